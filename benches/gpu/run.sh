@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the bundle `make gpu-build` writes to .gpu/:
+#   .gpu/run.sh tests            every test binary, ZKNTT_REQUIRE_GPU=1 (GPU tests fail, never skip)
+#   .gpu/run.sh sanitize         GPU tests under compute-sanitizer memcheck, racecheck, synccheck
+#   .gpu/run.sh bench [filter]   criterion benches; JSON and a markdown table into $ZKNTT_OUT (default .)
+#   .gpu/run.sh demo             zkntt info and zkntt demo
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+mode=${1:-tests}
+shift || true
+export ZKNTT_REQUIRE_GPU=1
+echo "bundle commit $(tr '\n' ' ' < "$here/COMMIT")"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
+
+case "$mode" in
+tests)
+  rc=0
+  for t in "$here"/tests/*; do
+    echo "=== $(basename "$t")"
+    "$t" --test-threads=4 "$@" || { echo "FAILED: $(basename "$t")"; rc=1; }
+  done
+  echo "tests: $([ $rc = 0 ] && echo all passed || echo FAILURES)"
+  exit $rc
+  ;;
+sanitize)
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  rc=0
+  for tool in memcheck racecheck synccheck; do
+    for t in "$here"/tests/zkntt-gpu-*; do
+      echo "=== $tool $(basename "$t")"
+      "$cs" --tool "$tool" --error-exitcode 99 "$t" --test-threads=1 "$@" 2>&1 | tail -n 25
+      r=${PIPESTATUS[0]}
+      [ "$r" = 0 ] || { echo "FAILED: $tool $(basename "$t") (exit $r)"; rc=1; }
+    done
+  done
+  echo "sanitize: $([ $rc = 0 ] && echo clean || echo FAILURES)"
+  exit $rc
+  ;;
+bench)
+  out=${ZKNTT_OUT:-.}
+  mkdir -p "$out"
+  export CRITERION_HOME="$out/criterion"
+  rc=0
+  for b in "$here"/benches/*; do
+    echo "=== $(basename "$b")"
+    "$b" --bench "$@" || rc=1
+  done
+  python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+root = os.path.join(out, "criterion")
+rows = []
+for dirpath, _, files in os.walk(root):
+    if "estimates.json" in files and dirpath.endswith(os.sep + "new"):
+        bench = json.load(open(os.path.join(dirpath, "benchmark.json")))
+        est = json.load(open(os.path.join(dirpath, "estimates.json")))
+        rows.append({"id": bench["full_id"], "median_ms": est["median"]["point_estimate"] / 1e6,
+                     "throughput": bench.get("throughput")})
+rows.sort(key=lambda r: r["id"])
+json.dump(rows, open(os.path.join(out, "bench.json"), "w"), indent=1)
+with open(os.path.join(out, "bench.md"), "w") as f:
+    f.write("| bench | median ms |\n|---|---|\n")
+    for r in rows:
+        f.write(f"| {r['id']} | {r['median_ms']:.4f} |\n")
+print(open(os.path.join(out, "bench.md")).read())
+PY
+  exit $rc
+  ;;
+demo)
+  "$here/bin/zkntt" info && "$here/bin/zkntt" demo "$@"
+  ;;
+*)
+  echo "usage: $0 tests|sanitize|bench [filter]|demo" >&2
+  exit 2
+  ;;
+esac

@@ -1,0 +1,163 @@
+//! `zkntt`: what this build can do on this machine, and a demonstration of it.
+
+use ark_ff::{FftField, PrimeField};
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+use std::time::Instant;
+use zkntt_core::{FieldId, NttConfig, reference};
+use zkntt_gpu::field_ops::{self, BinaryOp};
+use zkntt_gpu::{DeviceVec, Gpu};
+
+#[derive(Parser)]
+#[command(name = "zkntt", version, about = "GPU NTTs for zero-knowledge provers")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The toolchain the kernels were built with, the GPU found (or not), the fields supported.
+    Info,
+    /// Runs what exists: the CPU reference NTT against ark-poly, and the GPU field kernels against
+    /// ark-ff where a GPU is present.
+    Demo {
+        /// log2 of the NTT size.
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=24))]
+        log_n: u32,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info => info(),
+        Command::Demo { log_n } => demo(log_n),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type AnyError = Box<dyn std::error::Error>;
+
+fn info() -> Result<(), AnyError> {
+    println!("zkntt {}", env!("CARGO_PKG_VERSION"));
+    match zkntt_kernels::NVCC_VERSION {
+        Some(v) => println!("kernels: built ({v}), SASS for {:?}", zkntt_kernels::ARCHS),
+        None => println!("kernels: NOT built ({})", zkntt_kernels::BUILD_NOTE),
+    }
+    for id in FieldId::ALL {
+        let d = id.desc();
+        println!(
+            "field {}: {} bits, two-adicity {}, {} x 32-bit limbs",
+            d.name,
+            d.modulus_bits,
+            d.two_adicity,
+            d.limbs()
+        );
+    }
+    let count = Gpu::device_count();
+    if count == 0 {
+        match Gpu::new(0) {
+            Err(e) => println!("GPU: none found ({e}); the CPU reference still runs"),
+            Ok(_) => println!("GPU: none found"),
+        }
+        return Ok(());
+    }
+    for ordinal in 0..count {
+        let gpu = Gpu::new(ordinal)?;
+        println!("{}", gpu.info()?);
+    }
+    Ok(())
+}
+
+fn demo(log_n: u32) -> Result<(), AnyError> {
+    let n = 1usize << log_n;
+    println!("CPU reference NTT, 2^{log_n} elements, against ark-poly 0.6 Radix2EvaluationDomain:");
+    demo_cpu::<ark_bn254::Fr>("bn254_fr", log_n)?;
+    demo_cpu::<ark_bls12_381::Fr>("bls12_381_fr", log_n)?;
+
+    let gpu = match Gpu::new(0) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            println!("No GPU found ({e}): GPU part skipped; everything above ran on the CPU.");
+            return Ok(());
+        }
+    };
+    println!("{}", gpu.info()?);
+    if !zkntt_kernels::built() {
+        println!(
+            "Kernels not built into this binary ({}): GPU part skipped.",
+            zkntt_kernels::BUILD_NOTE
+        );
+        return Ok(());
+    }
+    println!("GPU field kernels, {n} random elements, against ark-ff:");
+    demo_gpu::<ark_bn254::Fr>(&gpu, "bn254_fr", n)?;
+    demo_gpu::<ark_bls12_381::Fr>(&gpu, "bls12_381_fr", n)?;
+    Ok(())
+}
+
+fn demo_cpu<F: PrimeField + FftField>(name: &str, log_n: u32) -> Result<(), AnyError> {
+    let mut rng = StdRng::seed_from_u64(1);
+    let coeffs: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
+    let domain = Radix2EvaluationDomain::<F>::new(coeffs.len()).ok_or("domain too large")?;
+    let t = Instant::now();
+    let want = domain.fft(&coeffs);
+    let t_ark = t.elapsed();
+    let mut got = coeffs.clone();
+    let t = Instant::now();
+    reference::ntt(&mut got, &NttConfig::forward())?;
+    let t_ref = t.elapsed();
+    let mut back = got.clone();
+    reference::ntt(&mut back, &NttConfig::inverse())?;
+    let ok = got == want && back == coeffs;
+    println!(
+        "  {name:<13} forward {} ark-poly ({:.1} ms reference, 1 core; {:.1} ms ark-poly, all cores); inverse(forward(x)) {} x",
+        if got == want { "==" } else { "!=" },
+        t_ref.as_secs_f64() * 1e3,
+        t_ark.as_secs_f64() * 1e3,
+        if back == coeffs { "==" } else { "!=" },
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{name}: CPU reference disagrees with ark-poly").into())
+    }
+}
+
+fn demo_gpu<F: PrimeField>(gpu: &Gpu, name: &str, n: usize) -> Result<(), AnyError> {
+    let mut rng = StdRng::seed_from_u64(2);
+    let a: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();
+    let b: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();
+    let da = DeviceVec::from_host(gpu, &a)?;
+    let db = DeviceVec::from_host(gpu, &b)?;
+    let mut out = DeviceVec::<F>::zeros(gpu, n)?;
+    let mut line = format!("  {name:<13}");
+    for (op, f) in [
+        (BinaryOp::Add, (|x, y| x + y) as fn(F, F) -> F),
+        (BinaryOp::Sub, |x, y| x - y),
+        (BinaryOp::Mul, |x, y| x * y),
+    ] {
+        field_ops::binary(gpu, op, &da, &db, &mut out)?;
+        let got = out.to_host(gpu)?;
+        let bad = got
+            .iter()
+            .zip(a.iter().zip(&b))
+            .filter(|(g, (x, y))| **g != f(**x, **y))
+            .count();
+        if bad != 0 {
+            return Err(format!("{name} {op:?}: {bad} of {n} elements differ from ark-ff").into());
+        }
+        line += &format!(" {op:?} ok;");
+    }
+    println!("{line} all {n} equal to ark-ff");
+    Ok(())
+}

@@ -1,0 +1,19 @@
+/// Errors of the configuration checks shared by the CPU reference and the GPU engine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// The buffer cannot be split into `batch` transforms of a power-of-two size.
+    #[error("length {len} is not batch ({batch}) x 2^k")]
+    BadLength { len: usize, batch: usize },
+    /// The transform is larger than the field's two-adicity allows.
+    #[error("domain 2^{log_n} is larger than the field's two-adicity allows (2^{max})")]
+    DomainTooLarge { log_n: u32, max: u32 },
+    /// A batch of zero transforms was asked for.
+    #[error("batch size must be at least 1")]
+    ZeroBatch,
+    /// A coset offset of zero does not define a coset.
+    #[error("coset offset must be non-zero")]
+    ZeroCosetOffset,
+    /// The 2-D split asks for more layers than the transform has.
+    #[error("2-D split 2^{log_p} x 2^(log_n - log_p) does not fit a transform of 2^{log_n}")]
+    BadSplit { log_n: u32, log_p: u32 },
+}

@@ -1,0 +1,14 @@
+#![doc = include_str!("../README.md")]
+
+mod config;
+mod error;
+pub mod field;
+pub mod four_step;
+pub mod reference;
+
+pub use config::{BatchLayout, Direction, NttConfig, Ordering};
+pub use error::Error;
+pub use field::{FieldDesc, FieldId};
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

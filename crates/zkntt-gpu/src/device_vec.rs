@@ -1,0 +1,179 @@
+use crate::error::DriverContext;
+use crate::{Error, Gpu, Result};
+use cudarc::driver::sys::CUresult;
+use cudarc::driver::{CudaSlice, DriverError};
+use std::marker::PhantomData;
+use zkntt_core::FieldId;
+
+/// Device memory holding `len` elements of the field `F`, freed on drop.
+///
+/// The bytes are the elements' in-memory representation (Montgomery limbs for ark-ff fields), so
+/// copies in and out need no conversion. Only fields with kernels ([`FieldId`]) can be stored.
+#[derive(Debug)]
+pub struct DeviceVec<F> {
+    pub(crate) buf: CudaSlice<u64>,
+    len: usize,
+    pub(crate) field: FieldId,
+    _f: PhantomData<F>,
+}
+
+/// The field of `F`, or `UnsupportedField`.
+pub(crate) fn field_of<F: 'static>() -> Result<FieldId> {
+    FieldId::of::<F>().ok_or(Error::UnsupportedField {
+        type_name: std::any::type_name::<F>(),
+    })
+}
+
+/// `F`'s elements as 64-bit words. Only for `F` with a [`FieldId`]: the field module asserts at
+/// compile time that those types are exactly their four limbs.
+fn words<F: 'static>(s: &[F]) -> Result<&[u64]> {
+    let id = field_of::<F>()?;
+    debug_assert_eq!(std::mem::size_of::<F>(), id.element_bytes());
+    // SAFETY: F is one of the field types whose size (32) and alignment (8) are asserted in
+    // zkntt-core; its bytes are four initialised u64 limbs.
+    Ok(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u64>(), s.len() * 4) })
+}
+
+fn words_mut<F: 'static>(s: &mut [F]) -> Result<&mut [u64]> {
+    field_of::<F>()?;
+    // SAFETY: as in `words`; every u64 bit pattern written back came from a valid element of the
+    // same field (the kernels write canonical Montgomery form).
+    Ok(unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u64>(), s.len() * 4) })
+}
+
+/// `OutOfMemory` before asking the driver when the device plainly lacks the room (a failed
+/// allocation is an API error that tools such as compute-sanitizer report).
+fn check_room(gpu: &Gpu, needed: usize) -> Result<()> {
+    let (free, _) = gpu.memory()?;
+    if needed > free {
+        return Err(Error::OutOfMemory { needed, free });
+    }
+    Ok(())
+}
+
+/// Turns an allocation failure into `OutOfMemory` with the sizes.
+fn alloc_error(gpu: &Gpu, needed: usize, e: DriverError) -> Error {
+    if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        let free = gpu.memory().map(|(free, _)| free).unwrap_or(0);
+        Error::OutOfMemory { needed, free }
+    } else {
+        Error::Driver {
+            op: "cuMemAlloc",
+            source: e,
+        }
+    }
+}
+
+impl<F: 'static + Copy> DeviceVec<F> {
+    /// `len` zero elements (all-zero bytes are zero in Montgomery form).
+    pub fn zeros(gpu: &Gpu, len: usize) -> Result<Self> {
+        let field = field_of::<F>()?;
+        let words = len.checked_mul(4).ok_or(Error::OutOfMemory {
+            needed: usize::MAX,
+            free: 0,
+        })?;
+        check_room(gpu, words * 8)?;
+        let buf = gpu
+            .stream()
+            .alloc_zeros::<u64>(words)
+            .map_err(|e| alloc_error(gpu, words * 8, e))?;
+        Ok(Self {
+            buf,
+            len,
+            field,
+            _f: PhantomData,
+        })
+    }
+
+    /// A copy of `host` on the device.
+    pub fn from_host(gpu: &Gpu, host: &[F]) -> Result<Self> {
+        let words = words(host)?;
+        let mut buf = unsafe_alloc(gpu, words.len())?;
+        gpu.stream()
+            .memcpy_htod(words, &mut buf)
+            .during("memcpy host to device")?;
+        Ok(Self {
+            buf,
+            len: host.len(),
+            field: field_of::<F>()?,
+            _f: PhantomData,
+        })
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes of device memory held.
+    pub fn num_bytes(&self) -> usize {
+        self.len * 32
+    }
+
+    /// The device this buffer lives on.
+    pub fn ordinal(&self) -> usize {
+        self.buf.ordinal()
+    }
+
+    /// Overwrites the buffer with `host`, which must have the same length.
+    pub fn copy_from_host(&mut self, gpu: &Gpu, host: &[F]) -> Result<()> {
+        self.check(gpu, host.len())?;
+        gpu.stream()
+            .memcpy_htod(words(host)?, &mut self.buf)
+            .during("memcpy host to device")
+    }
+
+    /// Copies the buffer into `host`, which must have the same length. Waits for the copy.
+    pub fn copy_to_host(&self, gpu: &Gpu, host: &mut [F]) -> Result<()> {
+        self.check(gpu, host.len())?;
+        gpu.stream()
+            .memcpy_dtoh(&self.buf, words_mut(host)?)
+            .during("memcpy device to host")?;
+        gpu.synchronize()
+    }
+
+    /// The buffer's contents as a new vector.
+    pub fn to_host(&self, gpu: &Gpu) -> Result<Vec<F>> {
+        let words = gpu
+            .stream()
+            .clone_dtoh(&self.buf)
+            .during("memcpy device to host")?;
+        gpu.synchronize()?;
+        let field = field_of::<F>()?;
+        debug_assert_eq!(field, self.field);
+        // SAFETY: `words` holds len * 4 u64 written from valid elements of F (see `words_mut`);
+        // F is exactly four u64 with alignment 8, so each chunk of four is one element.
+        let out = words
+            .chunks_exact(4)
+            .map(|c| unsafe { std::ptr::read_unaligned(c.as_ptr().cast::<F>()) })
+            .collect();
+        Ok(out)
+    }
+
+    /// Checks that this buffer can be used with `gpu` and has `expected` elements.
+    pub(crate) fn check(&self, gpu: &Gpu, expected: usize) -> Result<()> {
+        if self.ordinal() != gpu.ordinal() {
+            return Err(Error::ContextMismatch {
+                buffer: self.ordinal(),
+                gpu: gpu.ordinal(),
+            });
+        }
+        if self.len != expected {
+            return Err(Error::LengthMismatch {
+                expected: self.len,
+                got: expected,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn unsafe_alloc(gpu: &Gpu, words: usize) -> Result<CudaSlice<u64>> {
+    check_room(gpu, words * 8)?;
+    // SAFETY: the memory is fully overwritten by the copy that follows before anything reads it.
+    unsafe { gpu.stream().alloc::<u64>(words) }.map_err(|e| alloc_error(gpu, words * 8, e))
+}

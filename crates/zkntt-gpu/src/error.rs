@@ -1,0 +1,45 @@
+use cudarc::driver::DriverError;
+
+/// Errors of the GPU runtime. Library code returns these; it never panics on bad input.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No usable GPU: no driver library, no device with that ordinal, or the driver refused.
+    #[error("no GPU: {0}")]
+    NoDevice(String),
+    /// This build has no kernels (nvcc was not found when it was compiled).
+    #[error("zkntt kernels were not built into this binary ({note})")]
+    KernelsNotBuilt { note: &'static str },
+    /// The element type has no GPU kernels.
+    #[error("field type {type_name} has no GPU kernels (supported: BN254 Fr, BLS12-381 Fr)")]
+    UnsupportedField { type_name: &'static str },
+    /// Buffers of different lengths where equal lengths are needed.
+    #[error("length mismatch: expected {expected} elements, got {got}")]
+    LengthMismatch { expected: usize, got: usize },
+    /// Not enough free device memory; nothing was launched.
+    #[error("out of device memory: {needed} bytes needed, {free} free")]
+    OutOfMemory { needed: usize, free: usize },
+    /// A device buffer used with a GPU handle of another device.
+    #[error("device buffer belongs to device {buffer}, used with device {gpu}")]
+    ContextMismatch { buffer: usize, gpu: usize },
+    /// A configuration the NTT cannot run (length, size, offset).
+    #[error(transparent)]
+    Config(#[from] zkntt_core::Error),
+    /// Any other driver error, with the operation that hit it.
+    #[error("CUDA driver error in {op}: {source}")]
+    Driver {
+        op: &'static str,
+        #[source]
+        source: DriverError,
+    },
+}
+
+/// Attaches the operation's name to a driver error.
+pub(crate) trait DriverContext<T> {
+    fn during(self, op: &'static str) -> Result<T, Error>;
+}
+
+impl<T> DriverContext<T> for Result<T, DriverError> {
+    fn during(self, op: &'static str) -> Result<T, Error> {
+        self.map_err(|source| Error::Driver { op, source })
+    }
+}
