@@ -1,24 +1,26 @@
 #!/usr/bin/env bash
 # `make gpu-build`: release test and bench binaries and the zkntt binary, stripped, with run.sh,
 # into .gpu/ (git-ignored) for the GPU machine, which has no Rust toolchain. Kept under 64 MiB.
+# ZKNTT_BUNDLE=dir bundles elsewhere (several people building at once); default .gpu.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-rm -rf .gpu
-mkdir -p .gpu/tests .gpu/benches .gpu/bin
+B=${ZKNTT_BUNDLE:-.gpu}
+rm -rf "$B"
+mkdir -p "$B/tests" "$B/benches" "$B/bin"
 
 collect() { python3 benches/gpu/collect.py "$@"; }
 
 echo "gpu-build: test binaries"
-cargo test --release --workspace --no-run --message-format=json-render-diagnostics | collect .gpu/tests tests
+cargo test --release --workspace --no-run --message-format=json-render-diagnostics | collect "$B/tests" tests
 echo "gpu-build: bench binaries"
-cargo bench --workspace --no-run --message-format=json-render-diagnostics | collect .gpu/benches benches
+cargo bench --workspace --no-run --message-format=json-render-diagnostics | collect "$B/benches" benches
 echo "gpu-build: zkntt"
-cargo build --release -p zkntt-cli --message-format=json-render-diagnostics | collect .gpu/bin bin
-strip .gpu/tests/* .gpu/benches/* .gpu/bin/* 2>/dev/null || true
-cp benches/gpu/run.sh .gpu/run.sh
-chmod +x .gpu/run.sh
-git rev-parse --short HEAD > .gpu/COMMIT 2>/dev/null || echo unknown > .gpu/COMMIT
-git diff --quiet 2>/dev/null || echo "+dirty" >> .gpu/COMMIT
-du -sh .gpu
-size=$(du -sm .gpu | cut -f1)
-if [ "$size" -ge 64 ]; then echo "gpu-build: .gpu is ${size} MiB, over the 64 MiB carry limit" >&2; exit 1; fi
+cargo build --release -p zkntt-cli --message-format=json-render-diagnostics | collect "$B/bin" bin
+strip "$B"/tests/* "$B"/benches/* "$B"/bin/* 2>/dev/null || true
+cp benches/gpu/run.sh "$B/run.sh"
+chmod +x "$B/run.sh"
+git rev-parse --short HEAD > "$B/COMMIT" 2>/dev/null || echo unknown > "$B/COMMIT"
+git diff --quiet 2>/dev/null || echo "+dirty" >> "$B/COMMIT"
+du -sh "$B"
+size=$(du -sm "$B" | cut -f1)
+if [ "$size" -ge 64 ]; then echo "gpu-build: $B is ${size} MiB, over the 64 MiB carry limit" >&2; exit 1; fi
