@@ -4,11 +4,14 @@ mod config;
 mod error;
 pub mod field;
 pub mod four_step;
+pub mod plan;
 pub mod reference;
+pub mod self_sort;
 
 pub use config::{BatchLayout, Direction, NttConfig, Ordering};
 pub use error::Error;
 pub use field::{FieldDesc, FieldId};
+pub use plan::Plan;
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -355,3 +355,33 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     // Empty input with batch 1 is not a power of two.
     assert!(reference::ntt::<F>(&mut [], &NttConfig::forward()).is_err());
 }
+
+// ---------------------------------------------------------------- the GPU's scheme, on the CPU
+
+#[test]
+fn self_sort_matches_reference_at_every_split() {
+    use zkntt_core::{Plan, self_sort};
+    type F = ark_bn254::Fr;
+    let mut rng = StdRng::seed_from_u64(11);
+    for log_n in 2..=14u32 {
+        let input: Vec<F> = random_vec(&mut rng, 1 << log_n);
+        for cfg in [
+            NttConfig::forward(),
+            NttConfig::inverse().with_coset(F::GENERATOR),
+        ] {
+            let mut want = input.clone();
+            reference::ntt(&mut want, &cfg).unwrap();
+            // Every P with Q = N / P^2 at least 1.
+            for log_p in 1..=log_n / 2 {
+                let plan = Plan::three_stage(log_n, log_p);
+                let mut got = input.clone();
+                self_sort::ntt(&mut got, &cfg, plan).unwrap();
+                assert!(got == want, "2^{log_n} {plan:?} {:?}", cfg.direction);
+            }
+            let plan = Plan::for_size(log_n).unwrap();
+            let mut got = input.clone();
+            self_sort::ntt(&mut got, &cfg, plan).unwrap();
+            assert!(got == want, "2^{log_n} {plan:?}");
+        }
+    }
+}

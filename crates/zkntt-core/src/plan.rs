@@ -1,0 +1,117 @@
+//! How a transform of 2^log_n splits into GPU launches: the plan as data, shared by the GPU engine
+//! and its CPU twin ([`crate::self_sort`]).
+//!
+//! Up to [`MAX_SINGLE_LOG`] the whole transform runs in one block's shared memory (one launch).
+//! Beyond, N = P x Q x P (P = 2^log_p, Q = 2^log_q) in three in-place launches with natural order
+//! in and out and no bit-reversal pass (Hegland's self-sorting in-place scheme):
+//!
+//! | launch | what | data it reads and writes |
+//! |---|---|---|
+//! | A `column` | P-point NTTs down the columns of the P x (Q*P) matrix, times w_N^(c*k1) | column c, in place |
+//! | B `middle` | Q-point NTTs on groups (a, *, b), times w_N^(P*b*k), written to (b, *, a) | tile pairs (a,b)/(b,a), in place |
+//! | C `column` | P-point NTTs down the columns again (with 1/N and coset scaling for inverses) | column c, in place |
+
+use crate::Error;
+
+/// Largest log2 size done in one block (2^11 elements of 32 bytes: 64 KiB of shared memory).
+pub const MAX_SINGLE_LOG: u32 = 11;
+/// Largest P of the three-stage plan (column NTTs in one block).
+pub const MAX_LOG_P: u32 = 11;
+/// Largest Q of the middle stage (groups of Q elements per tile in one block).
+pub const MAX_LOG_Q: u32 = 10;
+/// Elements one middle-stage block holds at most (tiles are sized to reach it).
+pub const MIDDLE_ELEMENTS_LOG: u32 = 9;
+/// Elements one column-stage block holds for small P (several columns per block).
+pub const COLUMN_ELEMENTS_LOG: u32 = 10;
+
+/// The launches of one transform size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Plan {
+    /// One block per transform, all layers in shared memory.
+    Single { log_n: u32 },
+    /// N = P x Q x P in three launches.
+    ThreeStage {
+        log_n: u32,
+        log_p: u32,
+        log_q: u32,
+        /// log2 of the columns one column-stage block holds.
+        log_cols: u32,
+        /// log2 of the tile side of the middle stage (tiles of T x T groups).
+        log_tile: u32,
+    },
+}
+
+impl Plan {
+    /// The plan for 2^log_n. `DomainTooLarge` above 2^(2*MAX_LOG_P + MAX_LOG_Q) = 2^32.
+    pub fn for_size(log_n: u32) -> Result<Self, Error> {
+        if log_n <= MAX_SINGLE_LOG {
+            return Ok(Plan::Single { log_n });
+        }
+        let max = 2 * MAX_LOG_P + MAX_LOG_Q;
+        if log_n > max {
+            return Err(Error::DomainTooLarge { log_n, max });
+        }
+        // The middle stage gets at least two layers (never a launch of one layer), the columns as
+        // many as fit in a block, balanced.
+        let log_p = ((log_n - 2) / 2).min(MAX_LOG_P);
+        Ok(Self::three_stage(log_n, log_p))
+    }
+
+    /// The three-stage plan with a given P (for tests of every split). Needs 1 <= log_p and
+    /// log_n - 2*log_p in 0..=MAX_LOG_Q.
+    pub fn three_stage(log_n: u32, log_p: u32) -> Self {
+        let log_q = log_n - 2 * log_p;
+        let log_cols = COLUMN_ELEMENTS_LOG.saturating_sub(log_p).min(log_n - log_p);
+        let log_tile = (MIDDLE_ELEMENTS_LOG.saturating_sub(log_q) / 2).min(log_p);
+        Plan::ThreeStage {
+            log_n,
+            log_p,
+            log_q,
+            log_cols,
+            log_tile,
+        }
+    }
+
+    pub fn log_n(&self) -> u32 {
+        match *self {
+            Plan::Single { log_n } | Plan::ThreeStage { log_n, .. } => log_n,
+        }
+    }
+
+    /// Kernel launches per transform.
+    pub fn launches(&self) -> usize {
+        match self {
+            Plan::Single { .. } => 1,
+            Plan::ThreeStage { .. } => 3,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_cover_every_size() {
+        for log_n in 0..=32 {
+            let plan = Plan::for_size(log_n).unwrap();
+            assert_eq!(plan.log_n(), log_n);
+            if let Plan::ThreeStage { log_p, log_q, .. } = plan {
+                assert!(log_p >= 5 && log_p <= MAX_LOG_P, "{plan:?}");
+                assert!((2..=MAX_LOG_Q).contains(&log_q), "{plan:?}");
+                assert_eq!(2 * log_p + log_q, log_n);
+            }
+        }
+        assert!(Plan::for_size(33).is_err());
+        assert_eq!(
+            Plan::for_size(23).unwrap(),
+            Plan::ThreeStage {
+                log_n: 23,
+                log_p: 10,
+                log_q: 3,
+                log_cols: 0,
+                log_tile: 3
+            }
+        );
+    }
+}
