@@ -167,8 +167,9 @@ impl Gpu {
             })
     }
 
-    /// The kernel `name` from the embedded module.
-    pub(crate) fn function(&self, name: &str) -> Result<CudaFunction> {
+    /// The kernel `name` from the embedded module (any `extern "C"` kernel under `cuda/`), loaded
+    /// once and cached. For crates with their own kernels in the shared fatbin (zkntt-small).
+    pub fn function(&self, name: &str) -> Result<CudaFunction> {
         let module = self.module()?;
         let mut cache = self
             .inner

@@ -1,0 +1,57 @@
+/// Errors of the small-word kernels. Library code returns these; it never panics on bad input.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The transform size is not supported for this field (or by this entry point).
+    #[error("NTT of 2^{log_n} unsupported for {field}: at most 2^{max}")]
+    SizeUnsupported {
+        field: &'static str,
+        log_n: u32,
+        max: u32,
+    },
+    /// The buffer's length is not a whole number of transforms.
+    #[error("buffer of {len} elements is not a whole number of transforms of 2^{log_n}")]
+    NotWholeTransforms { len: usize, log_n: u32 },
+    /// Two buffers that must have equal lengths do not.
+    #[error("length mismatch: expected {expected} elements, got {got}")]
+    LengthMismatch { expected: usize, got: usize },
+    /// An input element is not below the bound the operation accepts.
+    #[error("element {index} is {value}, not below {bound}")]
+    ValueOutOfRange {
+        index: usize,
+        value: u64,
+        bound: u64,
+    },
+    /// A modulus the modmul forms cannot take (they need an odd modulus below 2^31).
+    #[error("modulus {0} unsupported: must be odd, at least 3 and below 2^31")]
+    BadModulus(u64),
+    /// The modmul form has no kernel for this modulus.
+    #[error("no {form} kernel for modulus {q} (kernels exist for {available})")]
+    NoKernel {
+        form: &'static str,
+        q: u32,
+        available: &'static str,
+    },
+    /// A stream count of zero (or too many).
+    #[error("stream count {0} unsupported: use 1..=64")]
+    Streams(usize),
+    /// The GPU runtime: no device, kernels not built, out of memory.
+    #[error(transparent)]
+    Gpu(#[from] zkntt_gpu::Error),
+    /// A CUDA driver call failed.
+    #[error("CUDA driver error in {op}: {source}")]
+    Driver {
+        op: &'static str,
+        #[source]
+        source: cudarc::driver::DriverError,
+    },
+}
+
+pub(crate) trait DriverContext<T> {
+    fn during(self, op: &'static str) -> Result<T, Error>;
+}
+
+impl<T> DriverContext<T> for Result<T, cudarc::driver::DriverError> {
+    fn during(self, op: &'static str) -> Result<T, Error> {
+        self.map_err(|source| Error::Driver { op, source })
+    }
+}

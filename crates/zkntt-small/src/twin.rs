@@ -1,0 +1,393 @@
+//! CPU twins of the NTT kernels: the same tile, thread, register, lane and shared-memory moves as
+//! `cuda/small/ntt_wsx.cu` and `cuda/small/ntt_block.cu`, the same butterflies in the same forms.
+//! Tests run them against the references on the CPU, and the GPU against them bit for bit.
+
+use crate::field::TILE_LOG;
+use crate::modmul::{Modulus, reduce_once};
+use crate::tables::Encoded;
+use crate::{Error, ModMulForm, Result, SmallField};
+
+const TILE: usize = 1 << TILE_LOG;
+const THREADS: usize = 256;
+const PER_THREAD: usize = TILE / THREADS;
+
+/// What a kernel launch is given (the twin of `NttParams`).
+#[derive(Debug, Clone, Copy)]
+pub struct KernelArgs<'a> {
+    pub field: SmallField,
+    pub form: ModMulForm,
+    pub log_n: u32,
+    /// `tables::dif_twiddles` for the direction.
+    pub twiddles: &'a Encoded,
+    /// Every output times this (the inverse's 1/N), encoded.
+    pub scale: Option<[u32; 2]>,
+    /// 2-D twiddles (lo, hi) and log2 of the rows per matrix: output (t, k) times w^(t*k).
+    pub post: Option<(&'a Encoded, &'a Encoded, u32)>,
+}
+
+struct Ctx<'a> {
+    m: Modulus,
+    args: KernelArgs<'a>,
+    lazy: bool,
+    harvey: bool,
+}
+
+impl Ctx<'_> {
+    fn tw(&self, i: u32) -> [u32; 2] {
+        self.args.twiddles.entries[i as usize]
+    }
+    fn mul(&self, x: u32, w: [u32; 2]) -> u32 {
+        self.m.mul(self.args.form, x, w)
+    }
+    fn butterfly(&self, a: u32, c: u32, w: [u32; 2]) -> (u32, u32) {
+        let q = self.m.q;
+        if !self.lazy {
+            (add_mod(a, c, q), self.mul(sub_mod(a, c, q), w))
+        } else if self.harvey {
+            (
+                reduce_once(a.wrapping_add(c), 2 * q),
+                self.mul(a.wrapping_sub(c).wrapping_add(2 * q), w),
+            )
+        } else {
+            (
+                add_mod(a, c, q),
+                reduce_once(self.mul(a.wrapping_sub(c).wrapping_add(q), w), q),
+            )
+        }
+    }
+    fn half_butterfly(&self, own: u32, other: u32, upper: bool, w: [u32; 2]) -> u32 {
+        let q = self.m.q;
+        if !self.lazy {
+            let x = if upper {
+                sub_mod(other, own, q)
+            } else {
+                add_mod(own, other, q)
+            };
+            self.mul(x, w)
+        } else if self.harvey {
+            let x = if upper {
+                other.wrapping_sub(own).wrapping_add(2 * q)
+            } else {
+                own.wrapping_add(other)
+            };
+            self.mul(x, w)
+        } else {
+            let x = if upper {
+                other.wrapping_sub(own).wrapping_add(q)
+            } else {
+                add_mod(own, other, q)
+            };
+            reduce_once(self.mul(x, w), q)
+        }
+    }
+    fn finish(&self, mut x: u32, t: u64, k: u32) -> u32 {
+        let q = self.m.q;
+        if let Some((lo, hi, log_rows)) = self.args.post {
+            let e = ((t & ((1u64 << log_rows) - 1)) as u32).wrapping_mul(k);
+            x = self.mul(x, lo.entries[(e & (TILE as u32 - 1)) as usize]);
+            if self.lazy && !self.harvey {
+                x = reduce_once(x, q);
+            }
+            x = self.mul(x, hi.entries[(e >> TILE_LOG) as usize]);
+            if self.lazy && !self.harvey {
+                x = reduce_once(x, q);
+            }
+        }
+        if let Some(s) = self.args.scale {
+            x = self.mul(x, s);
+        }
+        if self.lazy { reduce_once(x, q) } else { x }
+    }
+}
+
+fn add_mod(a: u32, b: u32, q: u32) -> u32 {
+    reduce_once(a.wrapping_add(b), q)
+}
+fn sub_mod(a: u32, b: u32, q: u32) -> u32 {
+    let d = a.wrapping_sub(b);
+    d.min(d.wrapping_add(q))
+}
+fn bitrev(pos: u32, log_n: u32) -> u32 {
+    if log_n == 0 {
+        pos
+    } else {
+        pos.reverse_bits() >> (32 - log_n)
+    }
+}
+
+fn setup(args: KernelArgs<'_>, len: usize) -> Result<Ctx<'_>> {
+    args.field.check_log_n(args.log_n.min(TILE_LOG))?;
+    if args.log_n > TILE_LOG {
+        return Err(Error::SizeUnsupported {
+            field: args.field.name(),
+            log_n: args.log_n,
+            max: TILE_LOG,
+        });
+    }
+    if len % (1usize << args.log_n) != 0 {
+        return Err(Error::NotWholeTransforms {
+            len,
+            log_n: args.log_n,
+        });
+    }
+    Ok(Ctx {
+        m: Modulus::new(args.field.modulus())?,
+        args,
+        lazy: args.form.is_lazy(),
+        harvey: args.field.harvey_lazy(),
+    })
+}
+
+fn slot(g: u32) -> usize {
+    ((g ^ (((g >> 8) & 1) << 4)) + (g >> 8)) as usize
+}
+fn m2_index(lane: u32, warp: u32, r: u32) -> u32 {
+    (lane & 15) | (r << 4) | ((lane >> 4) << 8) | (warp << 9)
+}
+
+/// The WSX kernel on `data` (whole transforms of 2^log_n, natural order, in place).
+pub fn wsx(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
+    let c = setup(args, data.len())?;
+    let log_n = args.log_n;
+    let low = (1u32 << log_n) - 1;
+    let mut smem = vec![0u32; TILE + TILE / 256];
+    for (tile, chunk) in data.chunks_mut(TILE).enumerate() {
+        let valid = chunk.len() as u32;
+        let mut v = [[0u32; PER_THREAD]; THREADS];
+        let load = |g: u32| if g < valid { chunk[g as usize] } else { 0 };
+        if log_n > 8 {
+            for (tid, regs) in v.iter_mut().enumerate() {
+                for (r, x) in regs.iter_mut().enumerate() {
+                    *x = load(tid as u32 | (r as u32) << 8);
+                }
+            }
+            for rb in (0..4u32).rev() {
+                let b = rb + 8;
+                if b >= log_n {
+                    continue;
+                }
+                for (tid, regs) in v.iter_mut().enumerate() {
+                    for lo in (0..PER_THREAD as u32).filter(|lo| lo & (1 << rb) == 0) {
+                        let g = tid as u32 | lo << 8;
+                        let j = g & ((1 << b) - 1);
+                        let hi = (lo | 1 << rb) as usize;
+                        (regs[lo as usize], regs[hi]) =
+                            c.butterfly(regs[lo as usize], regs[hi], c.tw(j << (11 - b)));
+                    }
+                }
+            }
+            for (tid, regs) in v.iter().enumerate() {
+                for (r, &x) in regs.iter().enumerate() {
+                    smem[slot(tid as u32 | (r as u32) << 8)] = x;
+                }
+            }
+            for (tid, regs) in v.iter_mut().enumerate() {
+                let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
+                for (r, x) in regs.iter_mut().enumerate() {
+                    *x = smem[slot(m2_index(lane, warp, r as u32))];
+                }
+            }
+        } else {
+            for (tid, regs) in v.iter_mut().enumerate() {
+                let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
+                for (r, x) in regs.iter_mut().enumerate() {
+                    *x = load(m2_index(lane, warp, r as u32));
+                }
+            }
+        }
+        for rb in (0..4u32).rev() {
+            let b = rb + 4;
+            if b >= log_n {
+                continue;
+            }
+            for (tid, regs) in v.iter_mut().enumerate() {
+                let lane = tid as u32 & 31;
+                for lo in (0..PER_THREAD as u32).filter(|lo| lo & (1 << rb) == 0) {
+                    let j = ((lane & 15) | lo << 4) & ((1 << b) - 1);
+                    let hi = (lo | 1 << rb) as usize;
+                    (regs[lo as usize], regs[hi]) =
+                        c.butterfly(regs[lo as usize], regs[hi], c.tw(j << (11 - b)));
+                }
+            }
+        }
+        for b in (0..4u32).rev() {
+            if b >= log_n {
+                continue;
+            }
+            let mask = 1u32 << b;
+            let before = v;
+            for (tid, regs) in v.iter_mut().enumerate() {
+                let lane = tid as u32 & 31;
+                let upper = lane & mask != 0;
+                let j = lane & (mask - 1);
+                let w = c.tw(if upper { j << (11 - b) } else { 0 });
+                let partner = (tid as u32 ^ mask) as usize;
+                for (r, x) in regs.iter_mut().enumerate() {
+                    *x = c.half_butterfly(*x, before[partner][r], upper, w);
+                }
+            }
+        }
+        for (tid, regs) in v.iter().enumerate() {
+            let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
+            for (r, &x) in regs.iter().enumerate() {
+                let g = m2_index(lane, warp, r as u32);
+                smem[slot((g & !low) | bitrev(g & low, log_n))] = x;
+            }
+        }
+        let first = ((tile * TILE) >> log_n) as u64;
+        for (g, out) in chunk.iter_mut().enumerate() {
+            let g = g as u32;
+            *out = c.finish(smem[slot(g)], first + (g >> log_n) as u64, g & low);
+        }
+    }
+    Ok(())
+}
+
+/// The block-synchronous baseline kernel on `data`.
+pub fn block(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
+    let c = setup(args, data.len())?;
+    let log_n = args.log_n;
+    let low = (1u32 << log_n) - 1;
+    for (tile, chunk) in data.chunks_mut(TILE).enumerate() {
+        let mut smem = vec![0u32; TILE];
+        smem[..chunk.len()].copy_from_slice(chunk);
+        for b in (0..log_n).rev() {
+            let stride = 1u32 << b;
+            for i in 0..(TILE / 2) as u32 {
+                let j = i & (stride - 1);
+                let lo = (((i >> b) << (b + 1)) | j) as usize;
+                let hi = lo | stride as usize;
+                (smem[lo], smem[hi]) = c.butterfly(smem[lo], smem[hi], c.tw(j << (11 - b)));
+            }
+        }
+        let first = ((tile * TILE) >> log_n) as u64;
+        for (g, out) in chunk.iter_mut().enumerate() {
+            let g = g as u32;
+            let x = smem[((g & !low) | bitrev(g & low, log_n)) as usize];
+            *out = c.finish(x, first + (g >> log_n) as u64, g & low);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Direction, reference, tables};
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    fn random(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        (0..n).map(|_| rng.gen_range(0..field.modulus())).collect()
+    }
+
+    type Twin = fn(KernelArgs<'_>, &mut [u32]) -> Result<()>;
+
+    fn check(
+        field: SmallField,
+        form: ModMulForm,
+        dir: Direction,
+        log_n: u32,
+        batch: usize,
+        twin: Twin,
+    ) {
+        let q = field.modulus();
+        let mut x = random(field, batch << log_n, (log_n as u64) << 8 | batch as u64);
+        x[0] = 0;
+        if x.len() > 1 {
+            x[1] = q - 1;
+        }
+        let mut want = x.clone();
+        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+        let tw = tables::dif_twiddles(field, form, dir).unwrap();
+        let scale =
+            (dir == Direction::Inverse).then(|| tables::inverse_scale(field, form, log_n).unwrap());
+        let args = KernelArgs {
+            field,
+            form,
+            log_n,
+            twiddles: &tw,
+            scale,
+            post: None,
+        };
+        twin(args, &mut x).unwrap();
+        assert_eq!(x, want, "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}");
+    }
+
+    #[test]
+    fn wsx_twin_matches_reference() {
+        for field in SmallField::ALL {
+            for form in ModMulForm::ALL {
+                for log_n in 0..=TILE_LOG {
+                    for dir in [Direction::Forward, Direction::Inverse] {
+                        let batch = if log_n >= 10 { 2 } else { 3 + (TILE >> log_n) };
+                        check(field, form, dir, log_n, batch, wsx);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn block_twin_matches_reference() {
+        for field in SmallField::ALL {
+            for form in ModMulForm::ALL {
+                for log_n in [0, 1, 2, 5, 8, 9, 11, 12] {
+                    check(field, form, Direction::Forward, log_n, 3, block);
+                    check(field, form, Direction::Inverse, log_n, 1, block);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn harvey_lazy_takes_inputs_below_2q() {
+        let field = SmallField::Q28;
+        let q = field.modulus();
+        for form in [ModMulForm::ShoupLazy, ModMulForm::MontgomeryLazy] {
+            for log_n in [4, 12] {
+                let x = random(field, 2 << log_n, 9);
+                // The same values shifted by q where that stays below 2q.
+                let mut unreduced: Vec<u32> = x.iter().map(|&v| v + q).collect();
+                unreduced[0] = 2 * q - 1;
+                let mut reduced = x.clone();
+                reduced[0] = q - 1;
+                let tw = tables::dif_twiddles(field, form, Direction::Forward).unwrap();
+                let args = KernelArgs {
+                    field,
+                    form,
+                    log_n,
+                    twiddles: &tw,
+                    scale: None,
+                    post: None,
+                };
+                wsx(args, &mut unreduced).unwrap();
+                block(args, &mut reduced).unwrap();
+                assert_eq!(unreduced, reduced, "{form:?} 2^{log_n}");
+            }
+        }
+    }
+
+    #[test]
+    fn errors() {
+        let field = SmallField::Q28;
+        let tw = tables::dif_twiddles(field, ModMulForm::Montgomery, Direction::Forward).unwrap();
+        let args = KernelArgs {
+            field,
+            form: ModMulForm::Montgomery,
+            log_n: 13,
+            twiddles: &tw,
+            scale: None,
+            post: None,
+        };
+        assert!(matches!(
+            wsx(args, &mut [0; 8192]),
+            Err(Error::SizeUnsupported { .. })
+        ));
+        let args = KernelArgs { log_n: 3, ..args };
+        assert!(matches!(
+            block(args, &mut [0; 12]),
+            Err(Error::NotWholeTransforms { .. })
+        ));
+    }
+}

@@ -1,0 +1,302 @@
+//! GPU tests of the small-word kernels against their CPU references and twins, bit for bit. Each
+//! test skips with one line where no GPU is present and fails instead under ZKNTT_REQUIRE_GPU=1.
+
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use zkntt_gpu::Gpu;
+use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_small::modmul::{BLOG_MODULI, Modulus};
+use zkntt_small::modmul_gpu::{ChainInputs, launch_chain};
+use zkntt_small::{
+    Direction, Error, Kernel, ModMulForm, PinnedBuffer, SmallField, SmallNtt, reference,
+};
+
+fn random_below(n: usize, bound: u64, seed: u64) -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.gen_range(0..bound) as u32).collect()
+}
+
+/// Random canonical elements with 0 and q-1 at the front.
+fn inputs(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
+    let mut x = random_below(n, field.modulus() as u64, seed);
+    x[0] = 0;
+    if n > 1 {
+        x[1] = field.modulus() - 1;
+    }
+    x
+}
+
+/// Equal, or a message naming the first differing transform and element.
+fn assert_same(got: &[u32], want: &[u32], log_n: u32, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    if let Some(i) = got.iter().zip(want).position(|(g, w)| g != w) {
+        let bad = got.iter().zip(want).filter(|(g, w)| g != w).count();
+        panic!(
+            "{what}, 2^{log_n}: transform {} element {}: got {} want {} ({bad} of {} differ)",
+            i >> log_n,
+            i & ((1 << log_n) - 1),
+            got[i],
+            want[i],
+            got.len()
+        );
+    }
+}
+
+fn on_gpu(
+    gpu: &Gpu,
+    ntt: &SmallNtt,
+    x: &[u32],
+    log_n: u32,
+    dir: Direction,
+    kernel: Kernel,
+) -> Vec<u32> {
+    let mut d = gpu.stream().clone_htod(x).unwrap();
+    ntt.run(&mut d, log_n, dir, kernel).unwrap();
+    let out = gpu.stream().clone_dtoh(&d).unwrap();
+    gpu.synchronize().unwrap();
+    out
+}
+
+#[test]
+fn modmul_chains_match_cpu_twins() {
+    let Some(gpu) = gpu_or_skip("modmul_chains_match_cpu_twins") else {
+        return;
+    };
+    let n = 1 << 16;
+    for (bits, q) in BLOG_MODULI {
+        let m = Modulus::new(q).unwrap();
+        let mut b = random_below(n, q as u64, bits as u64);
+        b[..4].copy_from_slice(&[0, 1, q - 1, q - 2]);
+        // Canonical a for the reduced forms; a up to 2^32 - 1 for the lazy ones.
+        for (lazy, bound) in [(false, q as u64), (true, 1u64 << 32)] {
+            let mut a = random_below(n, bound, bits as u64 + 100);
+            a[..4].copy_from_slice(&[0, (bound - 1) as u32, 1, (bound - 1) as u32]);
+            let mut inp = ChainInputs::new(&gpu, q, &a, &b).unwrap();
+            for form in ModMulForm::ALL.into_iter().filter(|f| f.is_lazy() == lazy) {
+                launch_chain(&gpu, form, &mut inp).unwrap();
+                let got = gpu.stream().clone_dtoh(&inp.out).unwrap();
+                gpu.synchronize().unwrap();
+                let want: Vec<u32> = a
+                    .iter()
+                    .zip(&b)
+                    .map(|(&x, &y)| {
+                        let plain = (0..16).fold(x, |acc, _| m.mul_dynamic(acc, y));
+                        assert_eq!(m.chain16(form, x, y), plain, "CPU twin {form:?} q={q}");
+                        plain
+                    })
+                    .collect();
+                assert_same(&got, &want, 0, &format!("chain16 {form:?} q={q}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_size_kernel_and_form_matches_reference() {
+    let Some(gpu) = gpu_or_skip("every_size_kernel_and_form_matches_reference") else {
+        return;
+    };
+    for field in SmallField::ALL {
+        for form in ModMulForm::ALL {
+            let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+            for log_n in 0..=12u32 {
+                // Two whole tiles and a partial one.
+                let batch = ((2usize << 12) >> log_n) + 1 + (log_n % 3) as usize;
+                let x = inputs(field, batch << log_n, log_n as u64);
+                for dir in [Direction::Forward, Direction::Inverse] {
+                    let mut want = x.clone();
+                    reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                    for kernel in Kernel::ALL {
+                        let got = on_gpu(&gpu, &ntt, &x, log_n, dir, kernel);
+                        let what = format!("{field:?} {form:?} {kernel:?} {dir:?} batch {batch}");
+                        assert_same(&got, &want, log_n, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn naive_definition_and_round_trip() {
+    let Some(gpu) = gpu_or_skip("naive_definition_and_round_trip") else {
+        return;
+    };
+    for field in SmallField::ALL {
+        let ntt = SmallNtt::new(&gpu, field, ModMulForm::MontgomeryLazy).unwrap();
+        for log_n in [1u32, 3, 6, 8] {
+            let x = inputs(field, 1 << log_n, 77 + log_n as u64);
+            let want = reference::naive_ntt(field, &x, Direction::Forward).unwrap();
+            let got = on_gpu(&gpu, &ntt, &x, log_n, Direction::Forward, Kernel::Wsx);
+            assert_same(&got, &want, log_n, &format!("{field:?} naive"));
+        }
+        for log_n in [1u32, 7, 12, 14, 16] {
+            let x = inputs(field, 4 << log_n, 5);
+            let mut d = gpu.stream().clone_htod(&x).unwrap();
+            ntt.run(&mut d, log_n, Direction::Forward, Kernel::Wsx)
+                .unwrap();
+            ntt.run(&mut d, log_n, Direction::Inverse, Kernel::Wsx)
+                .unwrap();
+            let back = gpu.stream().clone_dtoh(&d).unwrap();
+            assert_same(&back, &x, log_n, &format!("{field:?} INTT(NTT(x))"));
+        }
+    }
+}
+
+#[test]
+fn convolution_theorem_on_gpu() {
+    let Some(gpu) = gpu_or_skip("convolution_theorem_on_gpu") else {
+        return;
+    };
+    for field in SmallField::ALL {
+        let ntt = SmallNtt::new(&gpu, field, ModMulForm::Shoup).unwrap();
+        for log_n in [2u32, 7, 10] {
+            let a = inputs(field, 1 << log_n, 1);
+            let b = inputs(field, 1 << log_n, 2);
+            let fa = on_gpu(&gpu, &ntt, &a, log_n, Direction::Forward, Kernel::Wsx);
+            let fb = on_gpu(&gpu, &ntt, &b, log_n, Direction::Forward, Kernel::Wsx);
+            let prod: Vec<u32> = fa.iter().zip(&fb).map(|(&x, &y)| field.mul(x, y)).collect();
+            let c = on_gpu(&gpu, &ntt, &prod, log_n, Direction::Inverse, Kernel::Wsx);
+            let want = reference::cyclic_convolution(field, &a, &b).unwrap();
+            assert_same(&c, &want, log_n, &format!("{field:?} convolution"));
+        }
+    }
+}
+
+#[test]
+fn unreduced_inputs_below_2q_for_harvey_lazy_forms() {
+    let Some(gpu) = gpu_or_skip("unreduced_inputs_below_2q_for_harvey_lazy_forms") else {
+        return;
+    };
+    let field = SmallField::Q28;
+    let q = field.modulus();
+    for form in [ModMulForm::ShoupLazy, ModMulForm::MontgomeryLazy] {
+        let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+        for log_n in [5u32, 12] {
+            let x = inputs(field, 3 << log_n, 3);
+            let mut unreduced: Vec<u32> = x.iter().map(|&v| v + q).collect();
+            unreduced[1] = 2 * q - 1;
+            let mut want = x.clone();
+            reference::ntt_batch(field, &mut want, log_n, Direction::Forward).unwrap();
+            for kernel in Kernel::ALL {
+                let got = on_gpu(&gpu, &ntt, &unreduced, log_n, Direction::Forward, kernel);
+                assert_same(
+                    &got,
+                    &want,
+                    log_n,
+                    &format!("{form:?} {kernel:?} in [0, 2q)"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn two_d_sizes_match_reference() {
+    let Some(gpu) = gpu_or_skip("two_d_sizes_match_reference") else {
+        return;
+    };
+    let cases = [
+        (SmallField::Q28, 13u32, 3usize),
+        (SmallField::Q28, 16, 2),
+        (SmallField::BabyBear, 13, 2),
+        (SmallField::BabyBear, 17, 1),
+        (SmallField::BabyBear, 20, 2),
+        (SmallField::BabyBear, 24, 1),
+    ];
+    for form in [
+        ModMulForm::Montgomery,
+        ModMulForm::ShoupLazy,
+        ModMulForm::Barrett,
+    ] {
+        for &(field, log_n, batch) in &cases {
+            if log_n == 24 && form != ModMulForm::Montgomery {
+                continue;
+            }
+            let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+            let x = inputs(field, batch << log_n, log_n as u64);
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let mut want = x.clone();
+                reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                assert_same(
+                    &got,
+                    &want,
+                    log_n,
+                    &format!("{field:?} {form:?} {dir:?} 2-D"),
+                );
+                let mut input = gpu.stream().clone_htod(&x).unwrap();
+                let mut out = gpu.stream().alloc_zeros::<u32>(x.len()).unwrap();
+                ntt.run_into(&mut input, &mut out, log_n, dir, Kernel::BlockSync)
+                    .unwrap();
+                let got = gpu.stream().clone_dtoh(&out).unwrap();
+                assert_same(
+                    &got,
+                    &want,
+                    log_n,
+                    &format!("{field:?} {form:?} {dir:?} run_into"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn host_to_host_over_streams() {
+    let Some(gpu) = gpu_or_skip("host_to_host_over_streams") else {
+        return;
+    };
+    let field = SmallField::BabyBear;
+    let ntt = SmallNtt::new(&gpu, field, ModMulForm::Montgomery).unwrap();
+    let log_n = 10;
+    let x = inputs(field, 1000 << log_n, 11);
+    let mut want = x.clone();
+    reference::ntt_batch(field, &mut want, log_n, Direction::Forward).unwrap();
+    for streams in [1usize, 2, 4, 8] {
+        let mut host = x.clone();
+        ntt.run_host(&mut host, log_n, Direction::Forward, Kernel::Wsx, streams)
+            .unwrap();
+        assert_same(&host, &want, log_n, &format!("run_host, {streams} streams"));
+        let mut pinned = PinnedBuffer::new(&gpu, x.len()).unwrap();
+        pinned.as_mut_slice().unwrap().copy_from_slice(&x);
+        ntt.run_pinned(&mut pinned, log_n, Direction::Forward, Kernel::Wsx, streams)
+            .unwrap();
+        assert_same(
+            pinned.as_slice().unwrap(),
+            &want,
+            log_n,
+            &format!("run_pinned, {streams} streams"),
+        );
+    }
+}
+
+#[test]
+fn bad_requests_are_errors() {
+    let Some(gpu) = gpu_or_skip("bad_requests_are_errors") else {
+        return;
+    };
+    let ntt = SmallNtt::new(&gpu, SmallField::Q28, ModMulForm::Montgomery).unwrap();
+    let mut d = gpu.stream().alloc_zeros::<u32>(12).unwrap();
+    assert!(matches!(
+        ntt.run(&mut d, 3, Direction::Forward, Kernel::Wsx),
+        Err(Error::NotWholeTransforms { .. })
+    ));
+    let mut d = gpu.stream().alloc_zeros::<u32>(1 << 17).unwrap();
+    assert!(matches!(
+        ntt.run(&mut d, 17, Direction::Forward, Kernel::Wsx),
+        Err(Error::SizeUnsupported { .. })
+    ));
+    let mut host = vec![0u32; 64];
+    assert!(matches!(
+        ntt.run_host(&mut host, 4, Direction::Forward, Kernel::Wsx, 0),
+        Err(Error::Streams(0))
+    ));
+    assert!(matches!(
+        ntt.run_host(&mut host, 13, Direction::Forward, Kernel::Wsx, 1),
+        Err(Error::NotWholeTransforms { .. })
+    ));
+    let a = vec![1u32; 4];
+    assert!(matches!(
+        ChainInputs::new(&gpu, 97, &a, &a),
+        Err(Error::NoKernel { .. })
+    ));
+}
