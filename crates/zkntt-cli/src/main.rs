@@ -10,6 +10,8 @@ use zkntt_core::{FieldId, NttConfig, reference};
 use zkntt_gpu::field_ops::{self, BinaryOp};
 use zkntt_gpu::{DeviceVec, Gpu};
 
+mod bench_small;
+
 #[derive(Parser)]
 #[command(name = "zkntt", version, about = "GPU NTTs for zero-knowledge provers")]
 struct Cli {
@@ -28,6 +30,19 @@ enum Command {
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=24))]
         log_n: u32,
     },
+    /// Benchmarks on this machine's GPU.
+    Bench {
+        #[command(subcommand)]
+        what: Bench,
+    },
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// The blog's modular-multiplication experiment: chains of 16 multiplications per form.
+    Modmul(bench_small::ModmulArgs),
+    /// The small-word NTT: WSX against the block-synchronous baseline, throughput, streams.
+    SmallNtt(bench_small::SmallNttArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +50,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info => info(),
         Command::Demo { log_n } => demo(log_n),
+        Command::Bench { what } => match what {
+            Bench::Modmul(args) => bench_small::modmul(args),
+            Bench::SmallNtt(args) => bench_small::small_ntt(args),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,6 +7,7 @@ pub mod modmul;
 pub mod modmul_gpu;
 pub mod reference;
 pub mod tables;
+pub mod timing;
 pub mod twin;
 
 pub use error::Error;
