@@ -5,15 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${ZKNTT_BUNDLE:-.gpu}
+# ZKNTT_BUNDLE_PACKAGES="-p a -p b" limits what is built (default: the whole workspace).
+PKGS=${ZKNTT_BUNDLE_PACKAGES:---workspace}
 rm -rf "$B"
 mkdir -p "$B/tests" "$B/benches" "$B/bin"
 
 collect() { python3 benches/gpu/collect.py "$@"; }
 
 echo "gpu-build: test binaries"
-cargo test --release --workspace --no-run --message-format=json-render-diagnostics | collect "$B/tests" tests
+cargo test --release $PKGS --no-run --message-format=json-render-diagnostics | collect "$B/tests" tests
 echo "gpu-build: bench binaries"
-cargo bench --workspace --no-run --message-format=json-render-diagnostics | collect "$B/benches" benches
+cargo bench $PKGS --no-run --message-format=json-render-diagnostics | collect "$B/benches" benches
 echo "gpu-build: zkntt"
 cargo build --release -p zkntt-cli --message-format=json-render-diagnostics | collect "$B/bin" bin
 strip "$B"/tests/* "$B"/benches/* "$B"/bin/* 2>/dev/null || true

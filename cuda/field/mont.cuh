@@ -10,6 +10,7 @@ namespace zkntt {
 
 template <class P>
 struct alignas(16) mont {
+    using params = P;
     static constexpr int N = P::LIMBS;
     static_assert(N % 4 == 0, "elements are moved as 16-byte vectors");
     uint32_t l[N];

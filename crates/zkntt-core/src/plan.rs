@@ -97,7 +97,7 @@ mod tests {
             let plan = Plan::for_size(log_n).unwrap();
             assert_eq!(plan.log_n(), log_n);
             if let Plan::ThreeStage { log_p, log_q, .. } = plan {
-                assert!(log_p >= 5 && log_p <= MAX_LOG_P, "{plan:?}");
+                assert!((5..=MAX_LOG_P).contains(&log_p), "{plan:?}");
                 assert!((2..=MAX_LOG_Q).contains(&log_q), "{plan:?}");
                 assert_eq!(2 * log_p + log_q, log_n);
             }

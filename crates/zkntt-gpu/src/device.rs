@@ -3,6 +3,7 @@ use crate::{Error, Result};
 use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What a device is.
@@ -52,6 +53,8 @@ struct Inner {
     stream: Arc<CudaStream>,
     module: OnceLock<std::result::Result<Arc<CudaModule>, String>>,
     functions: Mutex<HashMap<String, CudaFunction>>,
+    /// Most device bytes this handle's allocations may take (usize::MAX: no limit).
+    budget: AtomicUsize,
 }
 
 /// Whether the CUDA driver library can be loaded. Checked before any driver call: cudarc's
@@ -85,13 +88,17 @@ impl Gpu {
         }
         let ctx = CudaContext::new(ordinal)
             .map_err(|e| Error::NoDevice(format!("cannot open device {ordinal}: {e}")))?;
-        let stream = ctx.default_stream();
+        // A stream of our own, not the legacy default stream that synchronises with everything.
+        let stream = ctx.new_stream().map_err(|e| {
+            Error::NoDevice(format!("cannot create a stream on device {ordinal}: {e}"))
+        })?;
         Ok(Self {
             inner: Arc::new(Inner {
                 ctx,
                 stream,
                 module: OnceLock::new(),
                 functions: Mutex::new(HashMap::new()),
+                budget: AtomicUsize::new(usize::MAX),
             }),
         })
     }
@@ -143,9 +150,19 @@ impl Gpu {
         })
     }
 
-    /// Free and total device memory in bytes.
+    /// Free and total device memory in bytes. Free is capped by the memory budget, if one is set.
     pub fn memory(&self) -> Result<(usize, usize)> {
-        self.inner.ctx.mem_get_info().during("cuMemGetInfo")
+        let (free, total) = self.inner.ctx.mem_get_info().during("cuMemGetInfo")?;
+        Ok((free.min(self.inner.budget.load(Ordering::Relaxed)), total))
+    }
+
+    /// Caps what allocations through this handle (and its clones) may assume is free: a larger
+    /// request is `OutOfMemory` before anything is allocated or launched. `None` lifts the cap.
+    /// For sharing a GPU with other work, and for testing the out-of-memory paths.
+    pub fn set_memory_budget(&self, bytes: Option<usize>) {
+        self.inner
+            .budget
+            .store(bytes.unwrap_or(usize::MAX), Ordering::Relaxed);
     }
 
     fn module(&self) -> Result<Arc<CudaModule>> {

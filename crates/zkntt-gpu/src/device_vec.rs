@@ -154,6 +154,18 @@ impl<F: 'static + Copy> DeviceVec<F> {
         Ok(out)
     }
 
+    /// The field of the elements.
+    pub fn field(&self) -> FieldId {
+        self.field
+    }
+
+    /// The raw device address of element 0, for kernel parameters.
+    pub(crate) fn device_ptr(&self, gpu: &Gpu) -> u64 {
+        use cudarc::driver::DevicePtr;
+        let (ptr, _sync) = self.buf.device_ptr(gpu.stream());
+        ptr
+    }
+
     /// Checks that this buffer can be used with `gpu` and has `expected` elements.
     pub(crate) fn check(&self, gpu: &Gpu, expected: usize) -> Result<()> {
         if self.ordinal() != gpu.ordinal() {

@@ -24,6 +24,9 @@ pub enum Error {
     /// A configuration the NTT cannot run (length, size, offset).
     #[error(transparent)]
     Config(#[from] zkntt_core::Error),
+    /// A CUDA runtime call of the host shim (CUB) failed: its error code and which call, where.
+    #[error("CUDA runtime error {code} in the host shim: {message}")]
+    Runtime { code: i32, message: String },
     /// Any other driver error, with the operation that hit it.
     #[error("CUDA driver error in {op}: {source}")]
     Driver {

@@ -4,11 +4,14 @@ mod device;
 mod device_vec;
 mod error;
 pub mod field_ops;
+mod ntt;
 pub mod test_support;
 
 pub use device::{DeviceInfo, Gpu};
 pub use device_vec::DeviceVec;
 pub use error::Error;
+pub use ntt::NttEngine;
+pub use zkntt_core::{BatchLayout, Direction, NttConfig, Ordering};
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

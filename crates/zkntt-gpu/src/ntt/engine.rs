@@ -1,0 +1,267 @@
+//! The NTT engine: validates a call, finds (or builds) the twiddles, launches the plan.
+
+use super::params::{NttStageParams, POST_CONST, POST_SCALE, PRE_SCALE, TWIDDLE_OUT};
+use super::twiddles::{SplitPowers, Twiddles, lo_bits};
+use crate::device_vec::field_of;
+use crate::error::DriverContext;
+use crate::{DeviceVec, Gpu, Result};
+use ark_ff::FftField;
+use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use zkntt_core::{BatchLayout, Direction, FieldId, NttConfig, Ordering, Plan};
+
+const THREADS: u32 = 256;
+/// Largest grid.y: batches beyond it run in chunks.
+const MAX_GRID_Y: usize = 65_535;
+
+type Key = (FieldId, u32, Direction);
+
+/// One device's NTT engine: launches on the device's stream, caches twiddles per
+/// (field, size, direction). Cheap to share (`&self` methods; clone the `Arc` it sits in).
+///
+/// ```no_run
+/// use ark_bn254::Fr;
+/// use zkntt_gpu::{DeviceVec, Gpu, NttConfig, NttEngine};
+///
+/// let engine = NttEngine::new(Gpu::new(0)?);
+/// let mut data = DeviceVec::from_host(engine.gpu(), &vec![Fr::from(1u64); 1 << 20])?;
+/// engine.ntt_in_place(&mut data, &NttConfig::forward())?; // asynchronous on the stream
+/// let evals = data.to_host(engine.gpu())?;               // waits
+///
+/// let mut host = vec![Fr::from(2u64); 1 << 16];
+/// engine.ntt(&mut host, &NttConfig::inverse().with_coset(Fr::from(7u64)))?;
+/// # Ok::<(), zkntt_gpu::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct NttEngine {
+    gpu: Gpu,
+    twiddles: Mutex<HashMap<Key, Arc<Twiddles>>>,
+}
+
+impl NttEngine {
+    pub fn new(gpu: Gpu) -> Self {
+        Self {
+            gpu,
+            twiddles: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// Device bytes held by cached twiddles.
+    pub fn twiddle_bytes(&self) -> usize {
+        self.lock().values().map(|t| t.bytes()).sum()
+    }
+
+    /// Drops the cached twiddles (they are rebuilt on the next call that needs them).
+    pub fn clear_cache(&self) {
+        self.lock().clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Twiddles>>> {
+        self.twiddles.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn twiddles<F: FftField>(
+        &self,
+        field: FieldId,
+        plan: Plan,
+        dir: Direction,
+    ) -> Result<Arc<Twiddles>> {
+        let key = (field, plan.log_n(), dir);
+        if let Some(t) = self.lock().get(&key) {
+            return Ok(t.clone());
+        }
+        let t = Arc::new(Twiddles::build::<F>(&self.gpu, field, plan, dir)?);
+        Ok(self.lock().entry(key).or_insert(t).clone())
+    }
+
+    /// Runs the transforms `cfg` describes on device data, in place, asynchronously on the GPU's
+    /// stream. Bad input (length, size, field, device) is an error before anything is launched;
+    /// the data is then untouched.
+    pub fn ntt_in_place<F: FftField>(
+        &self,
+        data: &mut DeviceVec<F>,
+        cfg: &NttConfig<F>,
+    ) -> Result<()> {
+        let field = field_of::<F>()?;
+        data.check(&self.gpu, data.len())?;
+        let log_n = cfg.log_size(data.len())?;
+        let plan = Plan::for_size(log_n)?;
+        if log_n == 0 {
+            return Ok(()); // a transform of one element is the identity, cosets and 1/N included
+        }
+        let tw = self.twiddles::<F>(field, plan, cfg.direction)?;
+        let n = 1u64 << log_n;
+        // Coset tables for this call: g^j before a forward transform, g^-k after an inverse.
+        let coset = match (cfg.coset, cfg.direction) {
+            (None, _) => None,
+            (Some(g), Direction::Forward) => Some(SplitPowers::new(&self.gpu, field, g, log_n)?),
+            (Some(g), Direction::Inverse) => {
+                let g_inv = g.inverse().ok_or(zkntt_core::Error::ZeroCosetOffset)?;
+                Some(SplitPowers::new(&self.gpu, field, g_inv, log_n)?)
+            }
+        };
+        let (elem_stride, batch_stride) = match cfg.layout {
+            BatchLayout::Rows => (1u64, n),
+            BatchLayout::Columns => (cfg.batch as u64, 1u64),
+        };
+        let base = data.device_ptr(&self.gpu);
+        let mut first = 0usize;
+        while first < cfg.batch {
+            let count = (cfg.batch - first).min(MAX_GRID_Y);
+            let mut p = NttStageParams {
+                data: base + first as u64 * batch_stride * 32,
+                elem_stride,
+                batch_stride,
+                log_n,
+                lo_bits: lo_bits(log_n),
+                ..Default::default()
+            };
+            if cfg.ordering == Ordering::RN {
+                self.bit_reverse(field, &p, count)?;
+            }
+            let mut pre = 0;
+            let mut post = 0;
+            if let Some(c) = &coset {
+                match cfg.direction {
+                    Direction::Forward => {
+                        p.pre = c.table(&self.gpu);
+                        pre = PRE_SCALE;
+                    }
+                    Direction::Inverse => {
+                        p.post = c.table(&self.gpu);
+                        post = POST_SCALE;
+                    }
+                }
+            }
+            if cfg.direction == Direction::Inverse {
+                p.post_const = tw.n_inv_ptr(&self.gpu);
+                post |= POST_CONST;
+            }
+            p.sub_twiddles = tw.sub_p.ptr(&self.gpu);
+            match plan {
+                Plan::Single { log_n } => {
+                    p.log_p = log_n;
+                    p.flags = pre | post;
+                    self.column(field, &p, 1, count)?;
+                }
+                Plan::ThreeStage {
+                    log_p,
+                    log_q,
+                    log_cols,
+                    log_tile,
+                    ..
+                } => {
+                    p.log_p = log_p;
+                    p.log_q = log_q;
+                    p.omega = tw
+                        .omega
+                        .as_ref()
+                        .expect("three-stage twiddles")
+                        .table(&self.gpu);
+                    let column_blocks = 1u32 << (log_n - log_p - log_cols);
+                    // A: columns, coset scaling on the way in, w^(c*k1) on the way out.
+                    p.log_cols = log_cols;
+                    p.flags = pre | TWIDDLE_OUT;
+                    self.column(field, &p, column_blocks, count)?;
+                    // B: Q-point groups with the transposing swap.
+                    let mut m = p;
+                    m.log_cols = log_tile;
+                    m.flags = 0;
+                    m.sub_twiddles = tw
+                        .sub_q
+                        .as_ref()
+                        .expect("three-stage twiddles")
+                        .ptr(&self.gpu);
+                    self.middle(field, &m, count)?;
+                    // C: columns again, 1/N and coset scaling on the way out.
+                    p.flags = post;
+                    self.column(field, &p, column_blocks, count)?;
+                }
+            }
+            if cfg.ordering == Ordering::NR {
+                self.bit_reverse(field, &p, count)?;
+            }
+            first += count;
+        }
+        // The coset tables are freed when `coset` drops: stream-ordered, after the kernels.
+        drop(coset);
+        Ok(())
+    }
+
+    /// Host memory in, host memory out: copies to the device, transforms, copies back, waits.
+    /// On any error `data` is left as it was.
+    pub fn ntt<F: FftField>(&self, data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
+        cfg.log_size(data.len())?;
+        let mut d = DeviceVec::from_host(&self.gpu, data)?;
+        self.ntt_in_place(&mut d, cfg)?;
+        d.copy_to_host(&self.gpu, data)
+    }
+
+    fn launch(&self, name: &str, p: &NttStageParams, grid: (u32, u32), smem: u32) -> Result<()> {
+        let f = self.gpu.function(name)?;
+        if smem > 48 * 1024 {
+            // SAFETY: a valid function handle of this context; the attribute only raises a limit.
+            unsafe {
+                cudarc::driver::result::function::set_function_attribute(
+                    f.cu_function(),
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    smem as i32,
+                )
+            }
+            .during("cuFuncSetAttribute")?;
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (grid.0, grid.1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: smem,
+        };
+        let mut l = self.gpu.stream().launch_builder(&f);
+        l.arg(p);
+        // SAFETY: the kernel takes one NttStageParams by value; its pointers address live device
+        // buffers of the sizes the plan implies (checked by the caller).
+        unsafe { l.launch(cfg) }.during("NTT kernel launch")?;
+        Ok(())
+    }
+
+    fn column(&self, field: FieldId, p: &NttStageParams, blocks: u32, batch: usize) -> Result<()> {
+        let slots = 1u32 << (p.log_p + p.log_cols);
+        self.launch(
+            &format!("ntt_column_block_{}", field.name()),
+            p,
+            (blocks, batch as u32),
+            smem_bytes(slots),
+        )
+    }
+
+    fn middle(&self, field: FieldId, p: &NttStageParams, batch: usize) -> Result<()> {
+        let tiles = 1u32 << (p.log_p - p.log_cols);
+        let slots = 2u32 << (2 * p.log_cols + p.log_q);
+        self.launch(
+            &format!("ntt_middle_block_{}", field.name()),
+            p,
+            (tiles * tiles, batch as u32),
+            smem_bytes(slots),
+        )
+    }
+
+    fn bit_reverse(&self, field: FieldId, p: &NttStageParams, batch: usize) -> Result<()> {
+        let blocks = ((1u64 << p.log_n).div_ceil(THREADS as u64)).min(4096) as u32;
+        self.launch(
+            &format!("ntt_bit_reverse_{}", field.name()),
+            p,
+            (blocks, batch as u32),
+            0,
+        )
+    }
+}
+
+/// Shared memory for `slots` elements in the padded column-major layout of `ntt_common.cuh`.
+fn smem_bytes(slots: u32) -> u32 {
+    32 * (slots + (slots >> 5) + 1)
+}

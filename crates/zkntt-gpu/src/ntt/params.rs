@@ -1,0 +1,39 @@
+//! Kernel parameters, mirroring `cuda/ntt/ntt_common.cuh` field for field.
+
+use cudarc::driver::DeviceRepr;
+
+pub(crate) const PRE_SCALE: u32 = 1;
+pub(crate) const TWIDDLE_OUT: u32 = 2;
+pub(crate) const POST_SCALE: u32 = 4;
+pub(crate) const POST_CONST: u32 = 8;
+
+/// x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)].
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PowerTable {
+    pub lo: u64,
+    pub hi: u64,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NttStageParams {
+    pub data: u64,
+    pub elem_stride: u64,
+    pub batch_stride: u64,
+    pub sub_twiddles: u64,
+    pub omega: PowerTable,
+    pub pre: PowerTable,
+    pub post: PowerTable,
+    pub post_const: u64,
+    pub log_n: u32,
+    pub log_p: u32,
+    pub log_q: u32,
+    pub log_cols: u32,
+    pub lo_bits: u32,
+    pub flags: u32,
+}
+
+// SAFETY: plain old data with the C layout the kernels declare (checked by the size assertion).
+unsafe impl DeviceRepr for NttStageParams {}
+const _: () = assert!(std::mem::size_of::<NttStageParams>() == 112);

@@ -1,0 +1,179 @@
+//! Twiddle tables, built on the GPU by the CUB shim (`cuda/ntt/twiddles_prefix_product.host.cu`)
+//! and cached per (field, size, direction). Stored compactly: the N-th root's powers as two tables
+//! of about sqrt(N) entries (x^e = hi[e >> b] * lo[e & (2^b - 1)]) plus the sub-NTTs' own tables,
+//! so 2^23 needs about 0.2 MiB of twiddles, not the 256 MiB of N entries.
+
+use super::params::PowerTable;
+use crate::error::DriverContext;
+use crate::{Error, Gpu, Result};
+use ark_ff::FftField;
+use cudarc::driver::{CudaSlice, DevicePtr};
+use zkntt_core::{Direction, FieldId, Plan};
+
+/// A table of field elements on the device (type-erased: 4 words each).
+#[derive(Debug)]
+pub(crate) struct Table {
+    buf: CudaSlice<u64>,
+    len: usize,
+}
+
+impl Table {
+    pub fn ptr(&self, gpu: &Gpu) -> u64 {
+        let (p, _sync) = self.buf.device_ptr(gpu.stream());
+        p
+    }
+    pub fn bytes(&self) -> usize {
+        self.len * 32
+    }
+}
+
+/// `[x^0, ..., x^(n-1)]` on the device, by the CUB prefix product.
+pub(crate) fn powers<F: FftField>(gpu: &Gpu, field: FieldId, x: F, n: usize) -> Result<Table> {
+    let n = n.max(1);
+    let (free, _) = gpu.memory()?;
+    if n * 32 > free {
+        return Err(Error::OutOfMemory {
+            needed: n * 32,
+            free,
+        });
+    }
+    // SAFETY: every word is written by the shim before any kernel reads it.
+    let buf = unsafe { gpu.stream().alloc::<u64>(n * 4) }.during("cuMemAlloc (twiddles)")?;
+    let (ptr, sync) = buf.device_ptr(gpu.stream());
+    // SAFETY: `ptr` holds n elements of `field`; `x` is one element of the same field type (F has
+    // a FieldId, so it is exactly its Montgomery limbs); the stream is this context's.
+    let r = unsafe {
+        zkntt_kernels::host::powers(
+            field.name(),
+            ptr as *mut std::ffi::c_void,
+            (&x as *const F).cast(),
+            n as u64,
+            gpu.stream().cu_stream() as *mut std::ffi::c_void,
+        )
+    };
+    drop(sync);
+    r.map_err(|e| match e.code {
+        0 => Error::KernelsNotBuilt {
+            note: zkntt_kernels::BUILD_NOTE,
+        },
+        2 => Error::OutOfMemory {
+            needed: n * 32,
+            free: gpu.memory().map(|m| m.0).unwrap_or(0),
+        },
+        code => Error::Runtime {
+            code,
+            message: e.message,
+        },
+    })?;
+    Ok(Table { buf, len: n })
+}
+
+/// Powers of `x` up to `x^(2^log_n - 1)` as two tables split at `lo_bits`.
+#[derive(Debug)]
+pub(crate) struct SplitPowers {
+    lo: Table,
+    hi: Table,
+}
+
+impl SplitPowers {
+    pub fn new<F: FftField>(gpu: &Gpu, field: FieldId, x: F, log_n: u32) -> Result<Self> {
+        let b = lo_bits(log_n);
+        let lo = powers(gpu, field, x, 1 << b)?;
+        let hi = powers(gpu, field, x.pow([1u64 << b]), 1 << (log_n - b))?;
+        Ok(Self { lo, hi })
+    }
+    pub fn table(&self, gpu: &Gpu) -> PowerTable {
+        PowerTable {
+            lo: self.lo.ptr(gpu),
+            hi: self.hi.ptr(gpu),
+        }
+    }
+    pub fn bytes(&self) -> usize {
+        self.lo.bytes() + self.hi.bytes()
+    }
+}
+
+/// The split of every power table of a 2^log_n transform.
+pub(crate) fn lo_bits(log_n: u32) -> u32 {
+    log_n.div_ceil(2)
+}
+
+/// Everything a transform of one (field, size, direction) needs, built once.
+#[derive(Debug)]
+pub(crate) struct Twiddles {
+    /// Powers of the N-th root (inverse root for inverses): stage twiddles w_N^e.
+    pub omega: Option<SplitPowers>,
+    /// w_S^t for t < S/2, S the column size (P, or N for a single-block plan).
+    pub sub_p: Table,
+    /// w_Q^t for t < Q/2 (three-stage plans).
+    pub sub_q: Option<Table>,
+    /// 1/N, one element (inverses).
+    pub n_inv: Option<Table>,
+}
+
+impl Twiddles {
+    pub fn build<F: FftField>(
+        gpu: &Gpu,
+        field: FieldId,
+        plan: Plan,
+        direction: Direction,
+    ) -> Result<Self> {
+        let log_n = plan.log_n();
+        let mut w =
+            F::get_root_of_unity(1u64 << log_n).ok_or(zkntt_core::Error::DomainTooLarge {
+                log_n,
+                max: F::TWO_ADICITY,
+            })?;
+        if direction == Direction::Inverse {
+            w = w.inverse().expect("roots of unity are invertible");
+        }
+        let n_inv = match direction {
+            Direction::Forward => None,
+            Direction::Inverse => {
+                let inv = F::from(1u64 << log_n).inverse().expect("N < p");
+                Some(powers(gpu, field, inv, 2)?) // [1, 1/N]: element 1 is 1/N
+            }
+        };
+        Ok(match plan {
+            Plan::Single { log_n } => Self {
+                omega: None,
+                sub_p: powers(gpu, field, w, (1usize << log_n) / 2)?,
+                sub_q: None,
+                n_inv,
+            },
+            Plan::ThreeStage {
+                log_n,
+                log_p,
+                log_q,
+                ..
+            } => Self {
+                omega: Some(SplitPowers::new(gpu, field, w, log_n)?),
+                sub_p: powers(
+                    gpu,
+                    field,
+                    w.pow([1u64 << (log_n - log_p)]),
+                    1 << (log_p - 1),
+                )?,
+                sub_q: Some(powers(
+                    gpu,
+                    field,
+                    w.pow([1u64 << (2 * log_p)]),
+                    (1usize << log_q) / 2,
+                )?),
+                n_inv,
+            },
+        })
+    }
+
+    /// Address of 1/N (element 1 of the `[1, 1/N]` table), or 0.
+    pub fn n_inv_ptr(&self, gpu: &Gpu) -> u64 {
+        self.n_inv.as_ref().map_or(0, |t| t.ptr(gpu) + 32)
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.omega.as_ref().map_or(0, SplitPowers::bytes)
+            + self.sub_p.bytes()
+            + self.sub_q.as_ref().map_or(0, Table::bytes)
+            + self.n_inv.as_ref().map_or(0, Table::bytes)
+    }
+}

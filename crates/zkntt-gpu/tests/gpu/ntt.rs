@@ -1,0 +1,338 @@
+//! The NTT engine on the GPU against ark-poly's Radix2EvaluationDomain and the CPU reference, bit
+//! for bit. Sizes up to 2^ZKNTT_TEST_MAX_LOG (default 24; the sanitizer runs set 18).
+
+use ark_ff::{FftField, Field, PrimeField, UniformRand, Zero};
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use zkntt_core::reference::{self, bit_reverse_permute};
+use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::{BatchLayout, DeviceVec, Direction, Error, NttConfig, NttEngine, Ordering};
+
+fn max_log() -> u32 {
+    std::env::var("ZKNTT_TEST_MAX_LOG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24)
+}
+
+fn engine(test: &str) -> Option<NttEngine> {
+    gpu_or_skip(test).map(NttEngine::new)
+}
+
+/// Random input with the edge values 0 and p-1 at both ends.
+fn input<F: PrimeField>(rng: &mut impl Rng, n: usize) -> Vec<F> {
+    let mut v: Vec<F> = (0..n).map(|_| F::rand(rng)).collect();
+    if n >= 2 {
+        v[0] = F::zero();
+        v[n - 1] = -F::one();
+    }
+    v
+}
+
+fn first_difference<F: PartialEq>(a: &[F], b: &[F]) -> Option<usize> {
+    a.iter().zip(b).position(|(x, y)| x != y)
+}
+
+fn assert_same<F: PartialEq + std::fmt::Display>(got: &[F], want: &[F], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    if let Some(i) = first_difference(got, want) {
+        panic!(
+            "{what}: element {i} differs: got {} want {}",
+            got[i], want[i]
+        );
+    }
+}
+
+/// Every size 2^1..2^max, forward and inverse, coset forward/inverse with the generator and a
+/// random offset, orderings NN/NR/RN: against ark-poly (the reference equals it, CI checks).
+fn sizes_directions_orders<F: PrimeField + FftField>(engine: &NttEngine, label: &str, max: u32) {
+    let mut rng = StdRng::seed_from_u64(0xf00d);
+    for log_n in 1..=max {
+        let n = 1usize << log_n;
+        let x: Vec<F> = input(&mut rng, n);
+        let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
+        let random_offset = F::rand(&mut rng);
+        let cases: Vec<(NttConfig<F>, Vec<F>)> = vec![
+            (NttConfig::forward(), domain.fft(&x)),
+            (NttConfig::inverse(), domain.ifft(&x)),
+            (
+                NttConfig::forward().with_coset(F::GENERATOR),
+                domain.get_coset(F::GENERATOR).unwrap().fft(&x),
+            ),
+            (
+                NttConfig::inverse().with_coset(F::GENERATOR),
+                domain.get_coset(F::GENERATOR).unwrap().ifft(&x),
+            ),
+            (
+                NttConfig::forward().with_coset(random_offset),
+                domain.get_coset(random_offset).unwrap().fft(&x),
+            ),
+            (
+                NttConfig::inverse().with_coset(random_offset),
+                domain.get_coset(random_offset).unwrap().ifft(&x),
+            ),
+        ];
+        let mut d = DeviceVec::from_host(engine.gpu(), &x).unwrap();
+        for (i, (cfg, want)) in cases.iter().enumerate() {
+            d.copy_from_host(engine.gpu(), &x).unwrap();
+            engine.ntt_in_place(&mut d, cfg).unwrap();
+            let got = d.to_host(engine.gpu()).unwrap();
+            assert_same(
+                &got,
+                want,
+                &format!(
+                    "{label} 2^{log_n} case {i} {:?} coset={}",
+                    cfg.direction,
+                    cfg.coset.is_some()
+                ),
+            );
+            // The same transform with the orderings: NR = bitrev(NN out), RN takes bitrev(in).
+            let mut want_nr = want.clone();
+            bit_reverse_permute(&mut want_nr);
+            d.copy_from_host(engine.gpu(), &x).unwrap();
+            engine
+                .ntt_in_place(&mut d, &cfg.with_ordering(Ordering::NR))
+                .unwrap();
+            assert_same(
+                &d.to_host(engine.gpu()).unwrap(),
+                &want_nr,
+                &format!("{label} 2^{log_n} case {i} NR"),
+            );
+            let mut x_rev = x.clone();
+            bit_reverse_permute(&mut x_rev);
+            d.copy_from_host(engine.gpu(), &x_rev).unwrap();
+            engine
+                .ntt_in_place(&mut d, &cfg.with_ordering(Ordering::RN))
+                .unwrap();
+            assert_same(
+                &d.to_host(engine.gpu()).unwrap(),
+                want,
+                &format!("{label} 2^{log_n} case {i} RN"),
+            );
+        }
+        // The CPU reference (the kernels' twin) at sizes where it is quick.
+        if log_n <= 16 {
+            let mut r = x.clone();
+            reference::ntt(&mut r, &NttConfig::forward()).unwrap();
+            assert_same(&r, &cases[0].1, &format!("{label} 2^{log_n} reference"));
+        }
+    }
+    println!("{label}: sizes 2^1..2^{max}, 6 configs x NN/NR/RN equal to ark-poly");
+}
+
+#[test]
+fn bn254_every_size_direction_coset_order() {
+    let Some(e) = engine("bn254_every_size_direction_coset_order") else {
+        return;
+    };
+    sizes_directions_orders::<ark_bn254::Fr>(&e, "bn254", max_log());
+}
+
+#[test]
+fn bls12_381_every_size_direction_coset_order() {
+    let Some(e) = engine("bls12_381_every_size_direction_coset_order") else {
+        return;
+    };
+    sizes_directions_orders::<ark_bls12_381::Fr>(&e, "bls12_381", max_log().min(22));
+}
+
+#[test]
+fn batches_rows_and_columns() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("batches_rows_and_columns") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(5);
+    for log_n in [1u32, 5, 11, 12, 14, 16] {
+        if log_n > max_log() {
+            continue;
+        }
+        let n = 1usize << log_n;
+        for batch in [1usize, 3, 64] {
+            for layout in [BatchLayout::Rows, BatchLayout::Columns] {
+                for cfg in [
+                    NttConfig::<F>::forward(),
+                    NttConfig::inverse()
+                        .with_coset(F::GENERATOR)
+                        .with_ordering(Ordering::NR),
+                ] {
+                    let cfg = cfg.with_batch(batch).with_layout(layout);
+                    let x: Vec<F> = input(&mut rng, n * batch);
+                    let mut want = x.clone();
+                    reference::ntt(&mut want, &cfg).unwrap();
+                    let mut got = x.clone();
+                    e.ntt(&mut got, &cfg).unwrap();
+                    if let Some(i) = first_difference(&got, &want) {
+                        let (b, k) = match layout {
+                            BatchLayout::Rows => (i / n, i % n),
+                            BatchLayout::Columns => (i % batch, i / batch),
+                        };
+                        panic!(
+                            "2^{log_n} batch {batch} {layout:?} {:?}: transform {b} element {k} differs",
+                            cfg.direction
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// 2^25..2^28: forward and inverse. 2^25 and 2^26 against ark-poly in full; beyond, every output
+/// of a sparse input is known in closed form (checked at 4096 random positions), and a dense
+/// input must come back from inverse(forward(x)).
+#[test]
+fn bn254_large_sizes() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("bn254_large_sizes") else {
+        return;
+    };
+    let max = max_log().min(28);
+    let mut rng = StdRng::seed_from_u64(25);
+    for log_n in 25..=max {
+        let n = 1usize << log_n;
+        let x: Vec<F> = input(&mut rng, n);
+        let mut d = DeviceVec::from_host(e.gpu(), &x).unwrap();
+        e.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
+        let fwd = d.to_host(e.gpu()).unwrap();
+        if log_n <= 26 {
+            let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
+            assert_same(
+                &fwd,
+                &domain.fft(&x),
+                &format!("2^{log_n} forward vs ark-poly"),
+            );
+        }
+        e.ntt_in_place(&mut d, &NttConfig::inverse()).unwrap();
+        assert_same(
+            &d.to_host(e.gpu()).unwrap(),
+            &x,
+            &format!("2^{log_n} inverse(forward)"),
+        );
+        drop(d);
+
+        // Sparse: 16 non-zeros; X[k] = sum_j x_j w^(jk) for any k.
+        let w = F::get_root_of_unity(n as u64).unwrap();
+        let mut sparse = vec![F::zero(); n];
+        let support: Vec<(usize, F)> = (0..16)
+            .map(|_| (rng.gen_range(0..n), F::rand(&mut rng)))
+            .collect();
+        for (j, v) in &support {
+            sparse[*j] += v;
+        }
+        let mut d = DeviceVec::from_host(e.gpu(), &sparse).unwrap();
+        e.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
+        let got = d.to_host(e.gpu()).unwrap();
+        for _ in 0..4096 {
+            let k = rng.gen_range(0..n);
+            let want: F = support
+                .iter()
+                .map(|(j, v)| *v * w.pow([(*j as u64 * k as u64) % n as u64]))
+                .sum();
+            assert!(got[k] == want, "2^{log_n} sparse forward: element {k}");
+        }
+        println!("2^{log_n}: forward/inverse checked");
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_and_leaves_data_untouched() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("ntt_bad_input") else {
+        return;
+    };
+    let gpu = e.gpu();
+    let x: Vec<F> = input(&mut StdRng::seed_from_u64(1), 12);
+    let mut d = DeviceVec::from_host(gpu, &x).unwrap();
+    assert!(matches!(
+        e.ntt_in_place(&mut d, &NttConfig::forward()),
+        Err(Error::Config(zkntt_core::Error::BadLength {
+            len: 12,
+            batch: 1
+        }))
+    ));
+    assert!(matches!(
+        e.ntt_in_place(&mut d, &NttConfig::forward().with_batch(5)),
+        Err(Error::Config(zkntt_core::Error::BadLength { .. }))
+    ));
+    assert!(matches!(
+        e.ntt_in_place(
+            &mut d,
+            &NttConfig::forward().with_batch(3).with_coset(F::from(0u64))
+        ),
+        Err(Error::Config(zkntt_core::Error::ZeroCosetOffset))
+    ));
+    assert_same(&d.to_host(gpu).unwrap(), &x, "untouched after errors");
+    let mut host = x.clone();
+    assert!(e.ntt(&mut host, &NttConfig::forward()).is_err());
+    assert_same(&host, &x, "host untouched after error");
+
+    // Above the two-adicity: 2^29 BN254 elements (16 GiB) fit on an H100, the transform does not.
+    if let Ok(mut big) = DeviceVec::<F>::zeros(gpu, 1 << 29) {
+        assert!(matches!(
+            e.ntt_in_place(&mut big, &NttConfig::forward()),
+            Err(Error::Config(zkntt_core::Error::DomainTooLarge {
+                log_n: 29,
+                max: 28
+            }))
+        ));
+    }
+
+    // Not enough device memory for the host path: OutOfMemory before anything runs. A memory
+    // budget on a handle of its own stands in for a full device (tests run in parallel).
+    let small = NttEngine::new(zkntt_gpu::Gpu::new(0).unwrap());
+    small.gpu().set_memory_budget(Some(64 << 20));
+    let big: Vec<F> = vec![F::from(3u64); 1 << 22]; // 128 MiB
+    let mut big_copy = big.clone();
+    match small.ntt(&mut big_copy, &NttConfig::forward()) {
+        Err(Error::OutOfMemory { needed, free }) => assert!(needed > free, "{needed} > {free}"),
+        other => panic!("expected OutOfMemory, got {other:?}"),
+    }
+    assert!(big_copy == big, "host data untouched after OutOfMemory");
+    // And it works once the memory is there.
+    small.gpu().set_memory_budget(None);
+    small.ntt(&mut big_copy, &NttConfig::forward()).unwrap();
+    assert!(
+        e.twiddle_bytes() < 1 << 20,
+        "twiddles stay compact: {} bytes",
+        e.twiddle_bytes()
+    );
+}
+
+#[test]
+fn peak_memory_of_2_23_in_place() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("peak_memory_of_2_23_in_place") else {
+        return;
+    };
+    if max_log() < 23 {
+        return;
+    }
+    let gpu = e.gpu();
+    let n = 1usize << 23;
+    let x: Vec<F> = input(&mut StdRng::seed_from_u64(23), n);
+    gpu.synchronize().unwrap();
+    let (free_before, _) = gpu.memory().unwrap();
+    let mut d = DeviceVec::from_host(gpu, &x).unwrap();
+    e.ntt_in_place(&mut d, &NttConfig::forward().with_coset(F::GENERATOR))
+        .unwrap();
+    e.ntt_in_place(&mut d, &NttConfig::inverse().with_coset(F::GENERATOR))
+        .unwrap();
+    gpu.synchronize().unwrap();
+    let (free_after, _) = gpu.memory().unwrap();
+    let used = free_before.saturating_sub(free_after);
+    let data = n * 32;
+    println!(
+        "2^23 in place: {} MiB used for {} MiB of data ({:.3}x), twiddles {} KiB",
+        used >> 20,
+        data >> 20,
+        used as f64 / data as f64,
+        e.twiddle_bytes() >> 10
+    );
+    assert!(
+        (used as f64) <= 1.15 * data as f64,
+        "peak {used} bytes for {data} of data"
+    );
+    assert_same(&d.to_host(gpu).unwrap(), &x, "2^23 coset round trip");
+    let _ = Direction::Forward;
+}
