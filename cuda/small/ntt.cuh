@@ -6,6 +6,11 @@
 // exchange through shared memory so that the output is natural order too. The twiddle of the DIF
 // layer with stride 2^b at offset j is w_4096^(j << (11 - b)): one table of 2048 powers of a
 // 4096th root serves every size (w_2^(b+1) = w_4096^(2^(11-b))).
+//
+// Unlike the paper, the twiddle table is read through the read-only data cache (__ldg), not
+// constant memory: within a layer the 32 lanes of a warp read different entries, and the constant
+// cache serialises divergent addresses (up to 32 transactions per load). Bit reversal is __brev,
+// one instruction, instead of a table.
 #pragma once
 #include <cstdint>
 
