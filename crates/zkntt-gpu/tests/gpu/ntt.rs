@@ -336,3 +336,29 @@ fn peak_memory_of_2_23_in_place() {
     assert_same(&d.to_host(gpu).unwrap(), &x, "2^23 coset round trip");
     let _ = Direction::Forward;
 }
+
+/// Every plan shape once per size (forward NN, inverse coset NR), against the CPU reference: the
+/// light test the sanitizers run (racecheck instruments every shared-memory access).
+#[test]
+fn each_plan_once() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("each_plan_once") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(18);
+    for log_n in 1..=max_log().min(18) {
+        let x: Vec<F> = input(&mut rng, 1 << log_n);
+        for cfg in [
+            NttConfig::<F>::forward(),
+            NttConfig::inverse()
+                .with_coset(F::GENERATOR)
+                .with_ordering(Ordering::NR),
+        ] {
+            let mut want = x.clone();
+            reference::ntt(&mut want, &cfg).unwrap();
+            let mut got = x.clone();
+            e.ntt(&mut got, &cfg).unwrap();
+            assert_same(&got, &want, &format!("2^{log_n} {:?}", cfg.direction));
+        }
+    }
+}
