@@ -114,10 +114,9 @@ __device__ __forceinline__ mont<P> neg(const mont<P>& a) {
     return sub<P>(mont<P>::zero(), a);
 }
 
-// Montgomery product a * b * R^-1 mod p, CIOS (coarsely integrated operand scanning), portable
-// C++ with 64-bit accumulators: the reference form, used for fields other than 8 limbs.
+// Montgomery product a * b * R^-1 mod p, CIOS (coarsely integrated operand scanning).
 template <class P>
-__device__ __forceinline__ mont<P> mul_cios(const mont<P>& a, const mont<P>& b) {
+__device__ __forceinline__ mont<P> mul(const mont<P>& a, const mont<P>& b) {
     constexpr int N = P::LIMBS;
     uint32_t t[N + 2];
 #pragma unroll
@@ -148,67 +147,6 @@ __device__ __forceinline__ mont<P> mul_cios(const mont<P>& a, const mont<P>& b) 
         t[N] = t[N + 1] + (uint32_t)(c >> 32);
     }
     return reduce_once<P>(t, t[N]);
-}
-
-// t[0..8] += lo(x[j] * y) at t[j]; then t[1..8] += hi(x[j] * y) at t[j+1]. One asm block per
-// carry chain: the carry flag does not survive between asm statements.
-#define ZKNTT_MAD_ROW(t, x0, x1, x2, x3, x4, x5, x6, x7, y)                                        \
-    asm("mad.lo.cc.u32  %0, %9,  %17, %0;\n\t"                                                   \
-        "madc.lo.cc.u32 %1, %10, %17, %1;\n\t"                                                   \
-        "madc.lo.cc.u32 %2, %11, %17, %2;\n\t"                                                   \
-        "madc.lo.cc.u32 %3, %12, %17, %3;\n\t"                                                   \
-        "madc.lo.cc.u32 %4, %13, %17, %4;\n\t"                                                   \
-        "madc.lo.cc.u32 %5, %14, %17, %5;\n\t"                                                   \
-        "madc.lo.cc.u32 %6, %15, %17, %6;\n\t"                                                   \
-        "madc.lo.cc.u32 %7, %16, %17, %7;\n\t"                                                   \
-        "addc.u32       %8, %8, 0;"                                                                \
-        : "+r"(t[0]), "+r"(t[1]), "+r"(t[2]), "+r"(t[3]), "+r"(t[4]), "+r"(t[5]), "+r"(t[6]),     \
-          "+r"(t[7]), "+r"(t[8])                                                                 \
-        : "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5), "r"(x6), "r"(x7), "r"(y));      \
-    asm("mad.hi.cc.u32  %0, %8,  %16, %0;\n\t"                                                   \
-        "madc.hi.cc.u32 %1, %9,  %16, %1;\n\t"                                                   \
-        "madc.hi.cc.u32 %2, %10, %16, %2;\n\t"                                                   \
-        "madc.hi.cc.u32 %3, %11, %16, %3;\n\t"                                                   \
-        "madc.hi.cc.u32 %4, %12, %16, %4;\n\t"                                                   \
-        "madc.hi.cc.u32 %5, %13, %16, %5;\n\t"                                                   \
-        "madc.hi.cc.u32 %6, %14, %16, %6;\n\t"                                                   \
-        "madc.hi.u32    %7, %15, %16, %7;"                                                         \
-        : "+r"(t[1]), "+r"(t[2]), "+r"(t[3]), "+r"(t[4]), "+r"(t[5]), "+r"(t[6]), "+r"(t[7]),     \
-          "+r"(t[8])                                                                             \
-        : "r"(x0), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5), "r"(x6), "r"(x7), "r"(y))
-
-// 8-limb CIOS on PTX carry chains. Each row adds a*b_i and m*p into a 9-word accumulator and
-// shifts one word out. No tenth word is needed: for canonical inputs (a, b < p) and p < 0.5 * 2^256
-// (BN254 Fr, BLS12-381 Fr), t + a*b_i + m*p < 2p + 2^288 * (p / 2^256) * 2 < 2^288 at every step.
-template <class P>
-__device__ __forceinline__ mont<P> mul_ptx8(const mont<P>& a, const mont<P>& b) {
-    static_assert(P::LIMBS == 8, "8-limb fields");
-    static_assert(P::modulus(7) < 0x80000000u, "p < 2^255 keeps the accumulator in 9 words");
-    uint32_t t[9];
-#pragma unroll
-    for (int i = 0; i < 9; i++) t[i] = 0;
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        ZKNTT_MAD_ROW(t, a.l[0], a.l[1], a.l[2], a.l[3], a.l[4], a.l[5], a.l[6], a.l[7], b.l[i]);
-        const uint32_t m = t[0] * P::M0;
-        ZKNTT_MAD_ROW(t, P::modulus(0), P::modulus(1), P::modulus(2), P::modulus(3), P::modulus(4),
-                      P::modulus(5), P::modulus(6), P::modulus(7), m);
-        // t[0] is now 0 by the choice of m: shift one word out.
-#pragma unroll
-        for (int j = 0; j < 8; j++) t[j] = t[j + 1];
-        t[8] = 0;
-    }
-    return reduce_once<P>(t, 0);
-}
-#undef ZKNTT_MAD_ROW
-
-template <class P>
-__device__ __forceinline__ mont<P> mul(const mont<P>& a, const mont<P>& b) {
-    if constexpr (P::LIMBS == 8) {
-        return mul_ptx8<P>(a, b);
-    } else {
-        return mul_cios<P>(a, b);
-    }
 }
 
 template <class P>

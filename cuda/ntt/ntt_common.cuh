@@ -80,58 +80,26 @@ __device__ __forceinline__ F lookup(const PowerTable& t, uint32_t lo_bits, uint6
     return mul(hi, lo);
 }
 
-// Calls body(e0, e1, both) for this thread's elements of [0, count), two at a time (e1 unused
-// when `both` is false), so that the two elements' products form independent chains.
-template <class Body>
-__device__ __forceinline__ void for_pairs(uint32_t count, Body body) {
-    uint32_t e = threadIdx.x;
-    for (; e + blockDim.x < count; e += 2 * blockDim.x) body(e, e + blockDim.x, true);
-    if (e < count) body(e, e, false);
-}
-
-// One radix-2 DIT butterfly of layer s (half = 2^s) on sub-transforms of 2^log_s slots:
-// butterfly i of the layer touches slots i0, i0 + half with twiddle w_S^(pos * S / 2^(s+1)).
-struct Butterfly {
-    uint32_t i0, i1, tw;
-    __device__ __forceinline__ Butterfly(uint32_t i, uint32_t log_s, uint32_t s) {
-        const uint32_t g = i >> (log_s - 1);
-        const uint32_t j = i & ((1u << (log_s - 1)) - 1);
-        const uint32_t pos = j & ((1u << s) - 1);
-        i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
-        i1 = i0 + (1u << s);
-        tw = pos << (log_s - 1 - s);
-    }
-};
-
 // In-place radix-2 DIT over `count` independent sub-transforms of 2^log_s slots each, held in
 // bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards.
-// Called by the whole block; ends with a barrier. Butterflies go two per thread at a time, loads
-// first: the two Montgomery products are independent carry chains the scheduler can interleave
-// (one chain alone leaves the multiplier waiting on its own latency).
+// Called by the whole block; ends with a barrier.
 template <class F>
 __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw) {
     const uint32_t half_total = count << (log_s - 1);  // butterflies per layer
-    const uint32_t stride = 2 * blockDim.x;
     for (uint32_t s = 0; s < log_s; s++) {
-        uint32_t i = threadIdx.x;
-        for (; i + blockDim.x < half_total; i += stride) {
-            const Butterfly a(i, log_s, s), b(i + blockDim.x, log_s, s);
-            const F ua = sm.get(a.i0), va = sm.get(a.i1), wa = F::load(tw + a.tw);
-            const F ub = sm.get(b.i0), vb = sm.get(b.i1), wb = F::load(tw + b.tw);
-            const F ta = mul(va, wa);
-            const F tb = mul(vb, wb);
-            sm.set(a.i0, add(ua, ta));
-            sm.set(a.i1, sub(ua, ta));
-            sm.set(b.i0, add(ub, tb));
-            sm.set(b.i1, sub(ub, tb));
-        }
-        if (i < half_total) {
-            const Butterfly a(i, log_s, s);
-            const F u = sm.get(a.i0);
-            const F t = mul(sm.get(a.i1), F::load(tw + a.tw));
-            sm.set(a.i0, add(u, t));
-            sm.set(a.i1, sub(u, t));
+        const uint32_t half = 1u << s;
+        for (uint32_t i = threadIdx.x; i < half_total; i += blockDim.x) {
+            const uint32_t g = i >> (log_s - 1);
+            const uint32_t j = i & ((1u << (log_s - 1)) - 1);
+            const uint32_t pos = j & (half - 1);
+            const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
+            const uint32_t i1 = i0 + half;
+            const F w = F::load(tw + (pos << (log_s - 1 - s)));
+            const F u = sm.get(i0);
+            const F v = mul(sm.get(i1), w);
+            sm.set(i0, add(u, v));
+            sm.set(i1, sub(u, v));
         }
         __syncthreads();
     }

@@ -18,48 +18,28 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
 
     // Load column c0+t, entry a, into slot t*P + rev(a). Consecutive threads: consecutive columns.
-    auto load = [&](uint32_t e) {
+    for (uint32_t e = threadIdx.x; e < E; e += blockDim.x) {
         const uint32_t t = e & (cols - 1), a = e >> log_cols;
         const uint64_t idx = (uint64_t)a * R + c0 + t;
         F x = load_global<F>(base, idx * p.elem_stride);
         if (p.flags & PRE_SCALE) x = mul(x, lookup<F>(p.pre, p.lo_bits, idx));
-        return x;
-    };
-    auto slot_in = [&](uint32_t e) { return ((e & (cols - 1)) << log_p) + bit_reverse(e >> log_cols, log_p); };
-    for_pairs(E, [&](uint32_t e0, uint32_t e1, bool both) {
-        const F x0 = load(e0);
-        if (both) {
-            const F x1 = load(e1);
-            sm.set(slot_in(e1), x1);
-        }
-        sm.set(slot_in(e0), x0);
-    });
+        sm.set((t << log_p) + bit_reverse(a, log_p), x);
+    }
     __syncthreads();
     if (log_p > 0) dit_in_shared<F>(sm, log_p, cols, reinterpret_cast<const F*>(p.sub_twiddles));
 
     F post_const;
     if (p.flags & POST_CONST) post_const = load_global<F>(p.post_const, 0);
-    // Entry k of column c0+t goes to k*R + c, with the stage's twiddle and scalings.
-    auto finish = [&](uint32_t e, uint64_t& idx) {
+    for (uint32_t e = threadIdx.x; e < E; e += blockDim.x) {
         const uint32_t t = e & (cols - 1), k = e >> log_cols;
         const uint64_t c = c0 + t;
-        idx = (uint64_t)k * R + c;
+        const uint64_t idx = (uint64_t)k * R + c;
         F x = sm.get((t << log_p) + k);
         if (p.flags & TWIDDLE_OUT) x = mul(x, lookup<F>(p.omega, p.lo_bits, c * k));
         if (p.flags & POST_SCALE) x = mul(x, lookup<F>(p.post, p.lo_bits, idx));
         if (p.flags & POST_CONST) x = mul(x, post_const);
-        return x;
-    };
-    F* out = reinterpret_cast<F*>(base);
-    for_pairs(E, [&](uint32_t e0, uint32_t e1, bool both) {
-        uint64_t i0, i1;
-        const F x0 = finish(e0, i0);
-        if (both) {
-            const F x1 = finish(e1, i1);
-            x1.store(out + i1 * p.elem_stride);
-        }
-        x0.store(out + i0 * p.elem_stride);
-    });
+        x.store(reinterpret_cast<F*>(base) + idx * p.elem_stride);
+    }
 }
 
 }  // namespace ntt

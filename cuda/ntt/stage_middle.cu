@@ -38,24 +38,15 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     dit_in_shared<F>(sm, log_q, pairs * TT, reinterpret_cast<const F*>(p.sub_twiddles));
 
     // Store group (a, b) entry k to (b, k, a): consecutive threads take consecutive a.
-    auto finish = [&](uint32_t e, uint64_t& dst) {
+    for (uint32_t e = threadIdx.x; e < E; e += blockDim.x) {
         const uint32_t aa = e & (T - 1), bb = (e >> log_t) & (T - 1);
         const uint32_t k = (e >> (2 * log_t)) & (Q - 1), sel = e >> (2 * log_t + log_q);
         const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
         const uint32_t g = sel * TT + aa * T + bb;
-        dst = b * R + (uint64_t)k * P + a;
-        return mul(sm.get((g << log_q) + k), lookup<F>(p.omega, p.lo_bits, (uint64_t)P * b * k));
-    };
-    F* out = reinterpret_cast<F*>(base);
-    for_pairs(E, [&](uint32_t e0, uint32_t e1, bool both) {
-        uint64_t d0, d1;
-        const F x0 = finish(e0, d0);
-        if (both) {
-            const F x1 = finish(e1, d1);
-            x1.store(out + d1 * p.elem_stride);
-        }
-        x0.store(out + d0 * p.elem_stride);
-    });
+        F x = sm.get((g << log_q) + k);
+        x = mul(x, lookup<F>(p.omega, p.lo_bits, (uint64_t)P * b * k));
+        x.store(reinterpret_cast<F*>(base) + (b * R + (uint64_t)k * P + a) * p.elem_stride);
+    }
 }
 
 }  // namespace ntt

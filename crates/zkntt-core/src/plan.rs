@@ -20,7 +20,7 @@ pub const MAX_LOG_P: u32 = 11;
 /// Largest Q of the middle stage (groups of Q elements per tile in one block).
 pub const MAX_LOG_Q: u32 = 10;
 /// Elements one middle-stage block holds at most (tiles are sized to reach it).
-pub const MIDDLE_ELEMENTS_LOG: u32 = 10;
+pub const MIDDLE_ELEMENTS_LOG: u32 = 9;
 /// Elements one column-stage block holds for small P (several columns per block).
 pub const COLUMN_ELEMENTS_LOG: u32 = 10;
 
