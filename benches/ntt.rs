@@ -1,35 +1,235 @@
-//! `ntt/bn254_fr/cpu`: the CPU reference (one core, written for clarity) beside ark-poly on all
-//! cores. The GPU engine joins this file with sppark in the same groups.
+//! `ntt/bn254_fr/*`: the GPU engine beside sppark (same GPU, same run, device-resident, CUDA
+//! events) and the CPU (ark-poly on all cores, the zkntt reference on one). After criterion, a
+//! table of medians with the ratio sppark / zkntt per size, batched throughput and the peak
+//! device memory of an in-place 2^23 transform.
+//!
+//! sppark is compiled in with `--features sppark` (what `make gpu-build` does); without it the
+//! sppark columns say so.
 
 use ark_bn254::Fr;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput};
+use cudarc::driver::sys::CUevent_flags;
+use std::time::Duration;
 use zkntt_benches::random_elements;
 use zkntt_core::{NttConfig, reference};
+use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::{DeviceVec, Gpu, NttEngine};
 
-fn cpu(c: &mut Criterion) {
-    let mut g = c.benchmark_group("ntt/bn254_fr/cpu");
-    g.sample_size(10);
-    for log_n in [10u32, 14, 18] {
+fn log_sizes() -> std::ops::RangeInclusive<u32> {
+    let max = std::env::var("ZKNTT_BENCH_MAX_LOG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    16..=max
+}
+
+/// Milliseconds of each of `reps` runs of `f` on the GPU's stream, by CUDA events.
+fn time_gpu(gpu: &Gpu, reps: usize, mut f: impl FnMut()) -> Vec<f32> {
+    let ctx = gpu.context();
+    let timed = || {
+        ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .unwrap()
+    };
+    let (a, b) = (timed(), timed());
+    f(); // warm-up: module load, twiddles
+    gpu.synchronize().unwrap();
+    (0..reps)
+        .map(|_| {
+            a.record(gpu.stream()).unwrap();
+            f();
+            b.record(gpu.stream()).unwrap();
+            b.synchronize().unwrap();
+            a.elapsed_ms(&b).unwrap()
+        })
+        .collect()
+}
+
+fn median(mut v: Vec<f32>) -> f32 {
+    v.sort_by(f32::total_cmp);
+    v[v.len() / 2]
+}
+
+#[cfg(feature = "sppark")]
+fn sppark_ms(
+    d: &DeviceVec<Fr>,
+    gpu: &Gpu,
+    log_n: u32,
+    inverse: bool,
+    coset: bool,
+    reps: usize,
+) -> Option<Vec<f32>> {
+    use zkntt_sppark_bn254::{Order, ntt_device};
+    gpu.synchronize().unwrap();
+    // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
+    unsafe {
+        ntt_device(
+            d.device_ptr_for_bench(gpu),
+            log_n,
+            Order::NN,
+            inverse,
+            coset,
+            reps,
+        )
+    }
+    .ok()
+}
+
+#[cfg(not(feature = "sppark"))]
+fn sppark_ms(_: &DeviceVec<Fr>, _: &Gpu, _: u32, _: bool, _: bool, _: usize) -> Option<Vec<f32>> {
+    None
+}
+
+fn gpu_criterion(c: &mut Criterion, engine: &NttEngine) {
+    let gpu = engine.gpu();
+    let mut g = c.benchmark_group("ntt/bn254_fr/gpu-device-NN");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    for log_n in log_sizes() {
         let n = 1usize << log_n;
-        let input: Vec<Fr> = random_elements(n, log_n as u64);
+        let mut d = DeviceVec::from_host(gpu, &random_elements::<Fr>(n, log_n as u64)).unwrap();
         g.throughput(Throughput::Elements(n as u64));
-        g.bench_with_input(
-            BenchmarkId::new("zkntt-reference", log_n),
-            &input,
-            |b, x| {
-                let mut data = x.clone();
-                b.iter(|| reference::ntt(&mut data, &NttConfig::forward()).unwrap())
-            },
-        );
-        let domain = Radix2EvaluationDomain::<Fr>::new(n).unwrap();
-        g.bench_with_input(BenchmarkId::new("ark-poly", log_n), &input, |b, x| {
-            let mut data = x.clone();
-            b.iter(|| domain.fft_in_place(&mut data))
+        g.bench_function(BenchmarkId::new("zkntt", log_n), |b| {
+            b.iter_custom(|iters| {
+                let ms: f32 = time_gpu(gpu, 1, || {
+                    for _ in 0..iters {
+                        engine.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
+                    }
+                })
+                .into_iter()
+                .sum();
+                Duration::from_secs_f64(ms as f64 / 1e3)
+            })
         });
+        if sppark_ms(&d, gpu, log_n, false, false, 1).is_some() {
+            g.bench_function(BenchmarkId::new("sppark", log_n), |b| {
+                b.iter_custom(|iters| {
+                    let ms: f32 = sppark_ms(&d, gpu, log_n, false, false, iters as usize)
+                        .unwrap()
+                        .into_iter()
+                        .sum();
+                    Duration::from_secs_f64(ms as f64 / 1e3)
+                })
+            });
+        }
     }
     g.finish();
 }
 
-criterion_group!(benches, cpu);
-criterion_main!(benches);
+fn cpu_criterion(c: &mut Criterion) {
+    let mut g = c.benchmark_group("ntt/bn254_fr/cpu");
+    g.sample_size(10);
+    for log_n in [16u32, 20] {
+        let n = 1usize << log_n;
+        let input: Vec<Fr> = random_elements(n, log_n as u64);
+        g.throughput(Throughput::Elements(n as u64));
+        let domain = Radix2EvaluationDomain::<Fr>::new(n).unwrap();
+        g.bench_with_input(
+            BenchmarkId::new("ark-poly-all-cores", log_n),
+            &input,
+            |b, x| {
+                let mut data = x.clone();
+                b.iter(|| domain.fft_in_place(&mut data))
+            },
+        );
+        if log_n <= 16 {
+            g.bench_with_input(
+                BenchmarkId::new("zkntt-reference-1-core", log_n),
+                &input,
+                |b, x| {
+                    let mut data = x.clone();
+                    b.iter(|| reference::ntt(&mut data, &NttConfig::forward()).unwrap())
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+/// The table printed after criterion: medians of 20 by CUDA events, one run, one GPU.
+fn summary(engine: &NttEngine) {
+    let gpu = engine.gpu();
+    let reps = 20;
+    let info = gpu.info().unwrap();
+    println!(
+        "\n## ntt/bn254_fr on {} (driver CUDA {}.{}), medians of {reps}, ms",
+        info.name,
+        info.driver_version / 1000,
+        info.driver_version % 1000 / 10
+    );
+    println!(
+        "| log2 N | zkntt fwd NN | sppark fwd NN | ratio sppark/zkntt | zkntt inv | sppark inv | ratio | zkntt coset fwd | sppark coset fwd | ratio |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let fmt = |x: Option<f32>| x.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+    let ratio = |s: Option<f32>, z: f32| s.map_or("n/a".to_string(), |s| format!("{:.2}", s / z));
+    for log_n in log_sizes() {
+        let n = 1usize << log_n;
+        let mut d = DeviceVec::from_host(gpu, &random_elements::<Fr>(n, 7)).unwrap();
+        let g = Fr::from(5u64);
+        let mut row = format!("| {log_n} |");
+        for (cfg, inverse, coset) in [
+            (NttConfig::forward(), false, false),
+            (NttConfig::inverse(), true, false),
+            (NttConfig::forward().with_coset(g), false, true),
+        ] {
+            let z = median(time_gpu(gpu, reps, || {
+                engine.ntt_in_place(&mut d, &cfg).unwrap()
+            }));
+            let s = sppark_ms(&d, gpu, log_n, inverse, coset, reps).map(median);
+            row += &format!(" {z:.3} | {} | {} |", fmt(s), ratio(s, z));
+        }
+        println!("{row}");
+    }
+    // Batched throughput: 64 x 2^16 rows.
+    let (batch, log_n) = (64usize, 16u32);
+    let mut d = DeviceVec::from_host(gpu, &random_elements::<Fr>(batch << log_n, 9)).unwrap();
+    let cfg = NttConfig::forward().with_batch(batch);
+    let z = median(time_gpu(gpu, reps, || {
+        engine.ntt_in_place(&mut d, &cfg).unwrap()
+    }));
+    let single = DeviceVec::from_host(gpu, &random_elements::<Fr>(1 << log_n, 9)).unwrap();
+    let s = sppark_ms(&single, gpu, log_n, false, false, reps).map(median);
+    println!(
+        "\nbatch {batch} x 2^{log_n} forward: zkntt {z:.3} ms ({:.2} G elements/s); sppark one 2^{log_n} {} ms, x{batch} = {}",
+        (batch << log_n) as f64 / (z as f64 * 1e6),
+        fmt(s),
+        fmt(s.map(|v| v * batch as f32))
+    );
+    // Peak device memory of an in-place 2^23 transform, twiddles included.
+    drop((d, single));
+    engine.clear_cache();
+    gpu.synchronize().unwrap();
+    let (free0, _) = gpu.memory().unwrap();
+    let mut d = DeviceVec::from_host(gpu, &random_elements::<Fr>(1 << 23, 3)).unwrap();
+    engine
+        .ntt_in_place(&mut d, &NttConfig::forward().with_coset(g_of()))
+        .unwrap();
+    gpu.synchronize().unwrap();
+    let (free1, _) = gpu.memory().unwrap();
+    let used = free0.saturating_sub(free1);
+    println!(
+        "2^23 in place (coset forward): {:.1} MiB device memory for 256 MiB of data = {:.3}x (twiddles {} KiB)",
+        used as f64 / (1u64 << 20) as f64,
+        used as f64 / (256u64 << 20) as f64,
+        engine.twiddle_bytes() >> 10
+    );
+}
+
+fn g_of() -> Fr {
+    Fr::from(5u64)
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    cpu_criterion(&mut c);
+    if let Some(gpu) = gpu_or_skip("bench ntt/bn254_fr/gpu") {
+        let engine = NttEngine::new(gpu);
+        gpu_criterion(&mut c, &engine);
+        c.final_summary();
+        summary(&engine);
+    } else {
+        c.final_summary();
+    }
+}

@@ -14,8 +14,12 @@ collect() { python3 benches/gpu/collect.py "$@"; }
 
 echo "gpu-build: test binaries"
 cargo test --release $PKGS --no-run --message-format=json-render-diagnostics | collect "$B/tests" tests
-echo "gpu-build: bench binaries"
-cargo bench $PKGS --no-run --message-format=json-render-diagnostics | collect "$B/benches" benches
+echo "gpu-build: bench binaries (with sppark beside zkntt)"
+# sppark's build and our bridge find nvcc on PATH and cudart in LIBRARY_PATH.
+if [ -x .toolchain/nvidia/cu13/bin/nvcc ]; then
+  export PATH="$PWD/.toolchain/nvidia/cu13/bin:$PATH" LIBRARY_PATH="$PWD/.toolchain/nvidia/cu13/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
+fi
+ZKNTT_SPPARK=1 cargo bench $PKGS --features zkntt-benches/sppark --no-run --message-format=json-render-diagnostics | collect "$B/benches" benches
 echo "gpu-build: zkntt"
 cargo build --release -p zkntt-cli --message-format=json-render-diagnostics | collect "$B/bin" bin
 strip "$B"/tests/* "$B"/benches/* "$B"/bin/* 2>/dev/null || true

@@ -24,11 +24,19 @@ tests)
   ;;
 sanitize)
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  # NTT sizes up to 2^18 under the sanitizers (the tests read ZKNTT_TEST_MAX_LOG).
+  export ZKNTT_TEST_MAX_LOG=${ZKNTT_TEST_MAX_LOG:-18}
   rc=0
   for tool in memcheck racecheck synccheck; do
-    for t in "$here"/tests/zkntt-gpu-*; do
-      echo "=== $tool $(basename "$t")"
-      "$cs" --tool "$tool" --error-exitcode 99 "$t" --test-threads=1 "$@" 2>&1 | tail -n 25
+    # memcheck runs every GPU test; racecheck and synccheck, which instrument every shared-memory
+    # access, the field tests and one transform of each plan shape per size.
+    filter=""
+    bins=("$here"/tests/zkntt-gpu-*)
+    if [ "$tool" != memcheck ]; then filter="field_kernels each_plan_once"; bins=("$here"/tests/zkntt-gpu-gpu); fi
+    for t in "${bins[@]}"; do
+      echo "=== $tool $(basename "$t") (NTT sizes to 2^$ZKNTT_TEST_MAX_LOG) ${filter:+[$filter]}"
+      # shellcheck disable=SC2086
+      "$cs" --tool "$tool" --error-exitcode 99 "$t" --test-threads=4 $filter "$@" 2>&1 | tail -n 25
       r=${PIPESTATUS[0]}
       [ "$r" = 0 ] || { echo "FAILED: $tool $(basename "$t") (exit $r)"; rc=1; }
     done

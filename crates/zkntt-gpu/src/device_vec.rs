@@ -166,6 +166,12 @@ impl<F: 'static + Copy> DeviceVec<F> {
         ptr
     }
 
+    /// The raw device address of element 0, for handing the buffer to other CUDA code in the same
+    /// context (benchmarks against other libraries). The buffer must outlive that use.
+    pub fn device_ptr_for_bench(&self, gpu: &Gpu) -> u64 {
+        self.device_ptr(gpu)
+    }
+
     /// Checks that this buffer can be used with `gpu` and has `expected` elements.
     pub(crate) fn check(&self, gpu: &Gpu, expected: usize) -> Result<()> {
         if self.ordinal() != gpu.ordinal() {
