@@ -4,7 +4,7 @@
 //! `Radix2EvaluationDomain` on all cores, and, with `--features sppark`, sppark's NTT behind the
 //! same pageable copies in and out that its `NTT::Base` host entry point makes.
 //!
-//! Sizes 2^10..2^24 (`ZKNTT_BENCH_MAX_LOG` caps them); ark-poly to 2^23 (`ZKNTT_BENCH_ARK_MAX_LOG`).
+//! Sizes 2^6..2^24 (`ZKNTT_BENCH_MAX_LOG` caps them); ark-poly to 2^23 (`ZKNTT_BENCH_ARK_MAX_LOG`).
 
 use ark_bn254::Fr;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
@@ -22,7 +22,7 @@ fn env_log(name: &str, default: u32) -> u32 {
 
 fn log_sizes() -> Vec<u32> {
     let max = env_log("ZKNTT_BENCH_MAX_LOG", 24);
-    [10u32, 12, 14, 16, 18, 20, 22, 23, 24]
+    [6u32, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24]
         .into_iter()
         .filter(|&l| l <= max)
         .collect()

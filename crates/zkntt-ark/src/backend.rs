@@ -11,13 +11,15 @@ use zkntt_core::{FieldId, NttConfig};
 use zkntt_gpu::{DeviceVec, Error, Gpu, NttEngine};
 
 /// Below `2^DEFAULT_GPU_MIN_LOG_SIZE` points a transform stays on the CPU, where the copies to
-/// and from the GPU and the launch latency cost more than ark-poly's FFT on all cores.
+/// and from the GPU and the launch latency would cost more than ark-poly's FFT.
 ///
-/// Provisional: ANCHORS.md has ark-poly at 6.0 ms for 2^16 on 16 cores against 0.5-0.7 ms for a
-/// GPU host-to-host NTT, and both scale roughly linearly, which puts the crossover near 2^12.
-/// `benches/domain.rs` measures it (the `gpu-always` line against `ark-poly`).
+/// Measured by `benches/domain.rs` (BN254, host vector in and out, one H200 with a 16-core host,
+/// 2026-11-21): at 2^10, the smallest size measured, the GPU path took 0.069 ms against 0.340 ms
+/// for ark-poly on all cores (0.119 vs 0.638 at 2^12). The crossover lies below 2^10; it is
+/// kept there until smaller sizes are measured, and on hosts with few cores (where ark-poly's
+/// small transforms pay less thread overhead) it may sit higher.
 /// `ZKNTT_GPU_MIN_LOG` or [`set_gpu_min_log_size`] overrides it.
-pub const DEFAULT_GPU_MIN_LOG_SIZE: u32 = 12;
+pub const DEFAULT_GPU_MIN_LOG_SIZE: u32 = 10;
 
 /// Set to `1` to run every transform on the CPU (ark-poly's code), GPU or not.
 pub const FORCE_CPU_ENV: &str = "ZKNTT_FORCE_CPU";
