@@ -19,7 +19,10 @@ echo "gpu-build: bench binaries (with sppark beside zkntt)"
 if [ -x .toolchain/nvidia/cu13/bin/nvcc ]; then
   export PATH="$PWD/.toolchain/nvidia/cu13/bin:$PATH" LIBRARY_PATH="$PWD/.toolchain/nvidia/cu13/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
 fi
-ZKNTT_SPPARK=1 cargo bench $PKGS --features zkntt-benches/sppark --no-run --message-format=json-render-diagnostics | collect "$B/benches" benches
+SPPARK=""
+case "$PKGS" in *--workspace*|*zkntt-benches*) SPPARK="--features zkntt-benches/sppark" ;; esac
+# shellcheck disable=SC2086
+ZKNTT_SPPARK=1 cargo bench $PKGS $SPPARK --no-run --message-format=json-render-diagnostics | collect "$B/benches" benches
 echo "gpu-build: zkntt"
 cargo build --release -p zkntt-cli --message-format=json-render-diagnostics | collect "$B/bin" bin
 strip "$B"/tests/* "$B"/benches/* "$B"/bin/* 2>/dev/null || true

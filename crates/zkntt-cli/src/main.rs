@@ -10,6 +10,7 @@ use zkntt_core::{FieldId, NttConfig, reference};
 use zkntt_gpu::field_ops::{self, BinaryOp};
 use zkntt_gpu::{DeviceVec, Gpu};
 
+mod bench_ntt;
 mod bench_small;
 
 #[derive(Parser)]
@@ -43,6 +44,8 @@ enum Bench {
     Modmul(bench_small::ModmulArgs),
     /// The small-word NTT: WSX against the block-synchronous baseline, throughput, streams.
     SmallNtt(bench_small::SmallNttArgs),
+    /// The big-field NTT engine (BN254), device-resident, beside ark-poly on all cores.
+    Ntt(bench_ntt::NttArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::Bench { what } => match what {
             Bench::Modmul(args) => bench_small::modmul(args),
             Bench::SmallNtt(args) => bench_small::small_ntt(args),
+            Bench::Ntt(args) => bench_ntt::ntt(args),
         },
     };
     match result {
