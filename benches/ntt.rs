@@ -9,11 +9,11 @@
 use ark_bn254::Fr;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use criterion::{BenchmarkId, Criterion, Throughput};
-use cudarc::driver::sys::CUevent_flags;
 use std::time::Duration;
 use zkntt_benches::random_elements;
 use zkntt_core::{NttConfig, reference};
 use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::timing::{median, median_ms};
 use zkntt_gpu::{DeviceVec, Gpu, NttEngine};
 
 fn log_sizes() -> std::ops::RangeInclusive<u32> {
@@ -24,30 +24,9 @@ fn log_sizes() -> std::ops::RangeInclusive<u32> {
     16..=max
 }
 
-/// Milliseconds of each of `reps` runs of `f` on the GPU's stream, by CUDA events.
-fn time_gpu(gpu: &Gpu, reps: usize, mut f: impl FnMut()) -> Vec<f32> {
-    let ctx = gpu.context();
-    let timed = || {
-        ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .unwrap()
-    };
-    let (a, b) = (timed(), timed());
-    f(); // warm-up: module load, twiddles
-    gpu.synchronize().unwrap();
-    (0..reps)
-        .map(|_| {
-            a.record(gpu.stream()).unwrap();
-            f();
-            b.record(gpu.stream()).unwrap();
-            b.synchronize().unwrap();
-            a.elapsed_ms(&b).unwrap()
-        })
-        .collect()
-}
-
-fn median(mut v: Vec<f32>) -> f32 {
-    v.sort_by(f32::total_cmp);
-    v[v.len() / 2]
+/// Median of sppark's per-run milliseconds.
+fn median_f32(v: Vec<f32>) -> f64 {
+    median(&mut v.into_iter().map(f64::from).collect::<Vec<_>>())
 }
 
 #[cfg(feature = "sppark")]
@@ -92,14 +71,11 @@ fn gpu_criterion(c: &mut Criterion, engine: &NttEngine) {
         g.throughput(Throughput::Elements(n as u64));
         g.bench_function(BenchmarkId::new("zkntt", log_n), |b| {
             b.iter_custom(|iters| {
-                let ms: f32 = time_gpu(gpu, 1, || {
-                    for _ in 0..iters {
-                        engine.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
-                    }
+                let ms = median_ms(gpu.stream(), 0, 1, || {
+                    (0..iters).try_for_each(|_| engine.ntt_in_place(&mut d, &NttConfig::forward()))
                 })
-                .into_iter()
-                .sum();
-                Duration::from_secs_f64(ms as f64 / 1e3)
+                .unwrap();
+                Duration::from_secs_f64(ms / 1e3)
             })
         });
         if sppark_ms(&d, gpu, log_n, false, false, 1).is_some() {
@@ -162,8 +138,8 @@ fn summary(engine: &NttEngine) {
         "| log2 N | zkntt fwd NN | sppark fwd NN | ratio sppark/zkntt | zkntt inv | sppark inv | ratio | zkntt coset fwd | sppark coset fwd | ratio |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
-    let fmt = |x: Option<f32>| x.map_or("n/a".to_string(), |v| format!("{v:.3}"));
-    let ratio = |s: Option<f32>, z: f32| s.map_or("n/a".to_string(), |s| format!("{:.2}", s / z));
+    let fmt = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+    let ratio = |s: Option<f64>, z: f64| s.map_or("n/a".to_string(), |s| format!("{:.2}", s / z));
     for log_n in log_sizes() {
         let n = 1usize << log_n;
         let mut d = DeviceVec::from_host(gpu, &random_elements::<Fr>(n, 7)).unwrap();
@@ -174,10 +150,8 @@ fn summary(engine: &NttEngine) {
             (NttConfig::inverse(), true, false),
             (NttConfig::forward().with_coset(g), false, true),
         ] {
-            let z = median(time_gpu(gpu, reps, || {
-                engine.ntt_in_place(&mut d, &cfg).unwrap()
-            }));
-            let s = sppark_ms(&d, gpu, log_n, inverse, coset, reps).map(median);
+            let z = median_ms(gpu.stream(), 1, reps, || engine.ntt_in_place(&mut d, &cfg)).unwrap();
+            let s = sppark_ms(&d, gpu, log_n, inverse, coset, reps).map(median_f32);
             row += &format!(" {z:.3} | {} | {} |", fmt(s), ratio(s, z));
         }
         println!("{row}");
@@ -186,16 +160,14 @@ fn summary(engine: &NttEngine) {
     let (batch, log_n) = (64usize, 16u32);
     let mut d = DeviceVec::from_host(gpu, &random_elements::<Fr>(batch << log_n, 9)).unwrap();
     let cfg = NttConfig::forward().with_batch(batch);
-    let z = median(time_gpu(gpu, reps, || {
-        engine.ntt_in_place(&mut d, &cfg).unwrap()
-    }));
+    let z = median_ms(gpu.stream(), 1, reps, || engine.ntt_in_place(&mut d, &cfg)).unwrap();
     let single = DeviceVec::from_host(gpu, &random_elements::<Fr>(1 << log_n, 9)).unwrap();
-    let s = sppark_ms(&single, gpu, log_n, false, false, reps).map(median);
+    let s = sppark_ms(&single, gpu, log_n, false, false, reps).map(median_f32);
     println!(
         "\nbatch {batch} x 2^{log_n} forward: zkntt {z:.3} ms ({:.2} G elements/s); sppark one 2^{log_n} {} ms, x{batch} = {}",
-        (batch << log_n) as f64 / (z as f64 * 1e6),
+        (batch << log_n) as f64 / (z * 1e6),
         fmt(s),
-        fmt(s.map(|v| v * batch as f32))
+        fmt(s.map(|v| v * batch as f64))
     );
     // Peak device memory of an in-place 2^23 transform, twiddles included.
     drop((d, single));

@@ -7,8 +7,7 @@ use ark_bn254::Fr;
 use ark_ff::UniformRand;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
-use cudarc::driver::sys::CUevent_flags;
-use std::time::Instant;
+use zkntt_gpu::timing::{median_ms, median_wall_ms};
 use zkntt_gpu::{DeviceVec, Gpu, NttConfig, NttEngine};
 
 #[derive(clap::Args)]
@@ -27,11 +26,6 @@ pub struct NttArgs {
     no_ark: bool,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
     if args.from > args.to {
         return Err(format!("--from {} is above --to {}", args.from, args.to).into());
@@ -45,9 +39,6 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     let engine = NttEngine::new(gpu.clone());
-    let ctx = gpu.context();
-    let a = ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-    let b = ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
     println!(
         "| log2 N | forward ms | inverse ms | coset fwd ms | G elem/s (fwd) | ark-poly fwd ms | ark / zkntt |"
     );
@@ -57,17 +48,11 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
         let n = 1usize << log_n;
         let host: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
         let mut d = DeviceVec::from_host(&gpu, &host)?;
-        let mut time = |cfg: &NttConfig<Fr>| -> Result<f64, AnyError> {
-            engine.ntt_in_place(&mut d, cfg)?; // warm-up: twiddles, module
-            let mut ms = Vec::with_capacity(args.reps as usize);
-            for _ in 0..args.reps {
-                a.record(gpu.stream())?;
-                engine.ntt_in_place(&mut d, cfg)?;
-                b.record(gpu.stream())?;
-                b.synchronize()?;
-                ms.push(a.elapsed_ms(&b)? as f64);
-            }
-            Ok(median(ms))
+        // One warm-up run builds the twiddles and loads the module.
+        let mut time = |cfg: &NttConfig<Fr>| {
+            median_ms(gpu.stream(), 1, args.reps as usize, || {
+                engine.ntt_in_place(&mut d, cfg)
+            })
         };
         let fwd = time(&NttConfig::forward())?;
         let inv = time(&NttConfig::inverse())?;
@@ -77,15 +62,10 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
         } else {
             let domain = Radix2EvaluationDomain::<Fr>::new(n).ok_or("domain")?;
             let mut v = host.clone();
-            let ms = median(
-                (0..3)
-                    .map(|_| {
-                        let t = Instant::now();
-                        domain.fft_in_place(&mut v);
-                        t.elapsed().as_secs_f64() * 1e3
-                    })
-                    .collect(),
-            );
+            let ms = median_wall_ms(0, 3, || {
+                domain.fft_in_place(&mut v);
+                Ok::<(), zkntt_gpu::Error>(())
+            })?;
             (format!("{ms:.2}"), format!("{:.0}x", ms / fwd))
         };
         println!(

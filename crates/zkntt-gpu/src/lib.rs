@@ -6,6 +6,7 @@ mod error;
 pub mod field_ops;
 mod ntt;
 pub mod test_support;
+pub mod timing;
 
 pub use device::{DeviceInfo, Gpu};
 pub use device_vec::DeviceVec;
