@@ -10,6 +10,7 @@ use zkntt_core::{FieldId, NttConfig, reference};
 use zkntt_gpu::field_ops::{self, BinaryOp};
 use zkntt_gpu::{DeviceVec, Gpu};
 
+mod bench_fft;
 mod bench_ntt;
 mod bench_small;
 
@@ -46,6 +47,8 @@ enum Bench {
     SmallNtt(bench_small::SmallNttArgs),
     /// The big-field NTT engine (BN254), device-resident, beside ark-poly on all cores.
     Ntt(bench_ntt::NttArgs),
+    /// The fp16 Tensor Core FFT beside cuFFT fp16 and fp32: time, bandwidth, accuracy.
+    Fft(bench_fft::FftArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
             Bench::Modmul(args) => bench_small::modmul(args),
             Bench::SmallNtt(args) => bench_small::small_ntt(args),
             Bench::Ntt(args) => bench_ntt::ntt(args),
+            Bench::Fft(args) => bench_fft::fft(args),
         },
     };
     match result {

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod error;
+pub mod fft;
 pub mod field;
 pub mod gpu;
 pub mod modmul;

@@ -1,0 +1,373 @@
+//! `zkntt bench fft`: the fp16 Tensor Core FFT (`cuda/small/fft_tc.cu`) beside cuFFT in the same
+//! process, same interleaved layout and batch: cuFFT fp16 and fp32 through
+//! `cufftXtMakePlanMany`/`cufftXtExec`, resolved at run time from libcufft (nothing of cuFFT is
+//! linked at build time, so machines without it still build and run everything else).
+//! Times are CUDA-event medians after warm-up, forward transforms, device-resident.
+
+use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use std::ffi::c_void;
+use std::sync::Arc;
+use zkntt_gpu::Gpu;
+use zkntt_small::Direction;
+use zkntt_small::fft::TcFft;
+use zkntt_small::fft::half::{f16_to_f32, f32_to_f16};
+use zkntt_small::fft::model::{self, C};
+use zkntt_small::timing::median_ms;
+
+type AnyError = Box<dyn std::error::Error>;
+
+#[derive(clap::Args, Debug)]
+pub struct FftArgs {
+    /// Smallest log2 size.
+    #[arg(long, default_value_t = 4)]
+    min_log: u32,
+    /// Largest log2 size (the kernel's limit is 12).
+    #[arg(long, default_value_t = 12)]
+    max_log: u32,
+    /// Bytes of fp16 complex input per size (the batch fills it).
+    #[arg(long, default_value_t = 512 << 20)]
+    bytes: usize,
+    /// Timed launches per measurement (median reported).
+    #[arg(long, default_value_t = 20)]
+    iters: usize,
+    /// Untimed launches first.
+    #[arg(long, default_value_t = 3)]
+    warmup: usize,
+    /// Skip cuFFT (also skipped, with a note, where libcufft cannot be loaded).
+    #[arg(long)]
+    no_cufft: bool,
+}
+
+// cuFFT's C API, the part used here (cufft.h, cufftXt.h, library_types.h).
+type Handle = i32;
+const CUFFT_SUCCESS: i32 = 0;
+const CUFFT_FORWARD: i32 = -1;
+const CUDA_C_32F: i32 = 4;
+const CUDA_C_16F: i32 = 6;
+type CreateFn = unsafe extern "C" fn(*mut Handle) -> i32;
+type DestroyFn = unsafe extern "C" fn(Handle) -> i32;
+type SetStreamFn = unsafe extern "C" fn(Handle, *mut c_void) -> i32;
+#[allow(clippy::type_complexity)]
+type XtMakePlanManyFn = unsafe extern "C" fn(
+    Handle,
+    i32,
+    *mut i64,
+    *mut i64,
+    i64,
+    i64,
+    i32,
+    *mut i64,
+    i64,
+    i64,
+    i32,
+    i64,
+    *mut usize,
+    i32,
+) -> i32;
+type XtExecFn = unsafe extern "C" fn(Handle, *mut c_void, *mut c_void, i32) -> i32;
+
+/// libcufft, opened at run time, with the five entry points the bench calls.
+struct CuFft {
+    create: CreateFn,
+    destroy: DestroyFn,
+    set_stream: SetStreamFn,
+    make_plan: XtMakePlanManyFn,
+    exec: XtExecFn,
+    path: String,
+    _lib: libloading::Library,
+}
+
+impl CuFft {
+    /// $ZKNTT_CUFFT, then the usual sonames on the loader's path and in /usr/local/cuda.
+    fn open() -> Result<Self, String> {
+        let mut candidates: Vec<String> = std::env::var("ZKNTT_CUFFT").into_iter().collect();
+        for dir in [
+            "",
+            "/usr/local/cuda/lib64/",
+            "/usr/local/cuda/targets/x86_64-linux/lib/",
+        ] {
+            for so in [
+                "libcufft.so",
+                "libcufft.so.12",
+                "libcufft.so.13",
+                "libcufft.so.11",
+            ] {
+                candidates.push(format!("{dir}{so}"));
+            }
+        }
+        let mut last = String::from("no candidates");
+        for path in candidates {
+            // SAFETY: loading libcufft runs its initialisers, which only register the library.
+            match unsafe { libloading::Library::new(&path) } {
+                Ok(lib) => return Self::resolve(lib, path).map_err(|e| e.to_string()),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        Err(last)
+    }
+
+    fn resolve(lib: libloading::Library, path: String) -> Result<Self, libloading::Error> {
+        // SAFETY: the types are those of cufft.h / cufftXt.h (cufftHandle = int, enums = int,
+        // long long = i64, size_t = usize, cudaStream_t = pointer).
+        unsafe {
+            Ok(Self {
+                create: *lib.get::<CreateFn>(b"cufftCreate\0")?,
+                destroy: *lib.get::<DestroyFn>(b"cufftDestroy\0")?,
+                set_stream: *lib.get::<SetStreamFn>(b"cufftSetStream\0")?,
+                make_plan: *lib.get::<XtMakePlanManyFn>(b"cufftXtMakePlanMany\0")?,
+                exec: *lib.get::<XtExecFn>(b"cufftXtExec\0")?,
+                path,
+                _lib: lib,
+            })
+        }
+    }
+}
+
+fn cufft_ok(r: i32, what: &str) -> Result<(), AnyError> {
+    if r == CUFFT_SUCCESS {
+        Ok(())
+    } else {
+        Err(format!("{what}: cufftResult {r}").into())
+    }
+}
+
+/// One batched 1-D C2C plan of contiguous transforms on `stream`; destroyed on drop.
+struct Plan<'a> {
+    lib: &'a CuFft,
+    handle: Handle,
+}
+
+impl<'a> Plan<'a> {
+    fn new(
+        lib: &'a CuFft,
+        stream: &Arc<CudaStream>,
+        log_n: u32,
+        batch: usize,
+        ty: i32,
+    ) -> Result<Self, AnyError> {
+        let mut handle = 0;
+        // SAFETY: out-pointer to a cufftHandle.
+        cufft_ok(unsafe { (lib.create)(&mut handle) }, "cufftCreate")?;
+        let plan = Self { lib, handle };
+        let mut n = [1i64 << log_n];
+        let mut work = 0usize;
+        // SAFETY: rank 1, n points to one size; null embeds select the contiguous layout (strides
+        // and distances ignored); the stream outlives the plan (both live through the bench).
+        unsafe {
+            cufft_ok(
+                (lib.set_stream)(handle, stream.cu_stream() as *mut c_void),
+                "cufftSetStream",
+            )?;
+            cufft_ok(
+                (lib.make_plan)(
+                    handle,
+                    1,
+                    n.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                    1,
+                    1 << log_n,
+                    ty,
+                    std::ptr::null_mut(),
+                    1,
+                    1 << log_n,
+                    ty,
+                    batch as i64,
+                    &mut work,
+                    ty,
+                ),
+                "cufftXtMakePlanMany",
+            )?;
+        }
+        Ok(plan)
+    }
+
+    /// Forward transform, `input` to `output`, both holding the plan's batch in its type.
+    fn forward<T>(
+        &self,
+        stream: &Arc<CudaStream>,
+        input: &CudaSlice<T>,
+        output: &mut CudaSlice<T>,
+    ) -> Result<(), AnyError> {
+        let (i, _gi) = input.device_ptr(stream);
+        let (o, _go) = output.device_ptr_mut(stream);
+        // SAFETY: both buffers hold the batch the plan was made for, on the plan's stream.
+        cufft_ok(
+            unsafe {
+                (self.lib.exec)(
+                    self.handle,
+                    i as *mut c_void,
+                    o as *mut c_void,
+                    CUFFT_FORWARD,
+                )
+            },
+            "cufftXtExec",
+        )
+    }
+}
+
+impl Drop for Plan<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from cufftCreate and is destroyed once.
+        unsafe { (self.lib.destroy)(self.handle) };
+    }
+}
+
+/// Relative L2 error of the first `count` transforms of `got` (interleaved f32 pairs) against
+/// the f64 DFT of the same fp16 inputs.
+fn accuracy(got: &[f32], x: &[C<f64>], log_n: u32) -> f64 {
+    let want = model::dft(x, log_n, Direction::Forward);
+    let got: Vec<C<f64>> = got
+        .chunks_exact(2)
+        .take(x.len())
+        .map(|p| (p[0] as f64, p[1] as f64))
+        .collect();
+    model::rel_l2(&got, &want)
+}
+
+pub fn fft(args: FftArgs) -> Result<(), AnyError> {
+    if args.min_log < TcFft::MIN_LOG || args.max_log > TcFft::MAX_LOG || args.min_log > args.max_log
+    {
+        return Err(format!(
+            "sizes 2^{}..2^{} outside 2^{}..2^{}",
+            args.min_log,
+            args.max_log,
+            TcFft::MIN_LOG,
+            TcFft::MAX_LOG
+        )
+        .into());
+    }
+    let gpu = Gpu::new(0)?;
+    println!("{}", gpu.info()?);
+    let s = gpu.stream().clone();
+    let elems = (args.bytes / 4) >> TcFft::MAX_LOG << TcFft::MAX_LOG;
+    let bytes = elems * 4;
+
+    // The copy bandwidth, read + write, measured now on the same number of bytes.
+    let copy_ms = {
+        let src = s.alloc_zeros::<u16>(2 * elems)?;
+        let mut dst = s.alloc_zeros::<u16>(2 * elems)?;
+        median_ms(&s, args.warmup, args.iters, || -> Result<(), AnyError> {
+            Ok(s.memcpy_dtod(&src, &mut dst)?)
+        })?
+    };
+    let copy_bw = 2.0 * bytes as f64 / (copy_ms * 1e-3);
+    println!(
+        "device-to-device copy of {} MiB: {copy_ms:.3} ms = {:.0} GB/s (read + write)",
+        bytes >> 20,
+        copy_bw / 1e9
+    );
+
+    let cufft = if args.no_cufft {
+        None
+    } else {
+        match CuFft::open() {
+            Ok(c) => {
+                println!("cuFFT: {}", c.path);
+                Some(c)
+            }
+            Err(e) => {
+                println!("cuFFT not loaded ({e}): zkntt only");
+                None
+            }
+        }
+    };
+
+    // One fresh random input for every size: fp16 bits, and the same values as f32 for cuFFT fp32.
+    let seed: u64 = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_nanos() as u64;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let host: Vec<u16> = (0..2 * elems)
+        .map(|_| f32_to_f16(rng.gen_range(-1.0f32..1.0)))
+        .collect();
+    let input = s.clone_htod(&host)?;
+    let mut output = s.alloc_zeros::<u16>(2 * elems)?;
+    let fft = TcFft::new(&gpu)?;
+    println!(
+        "fp16 complex FFT, forward, {} MiB in and out per size (interleaved half2), median of {} after {} warm-up; input seed {seed}",
+        bytes >> 20,
+        args.iters,
+        args.warmup
+    );
+    println!(
+        "GB/s counts read + write of the fp16 data; 'of copy' = copy time / FFT time; 'vs cuFFT16' = cuFFT fp16 time / zkntt time (> 1: zkntt faster); err = relative L2 against the f64 DFT of the same fp16 inputs"
+    );
+    println!(
+        "{:>6} {:>9} {:>9} {:>7} {:>7} | {:>10} {:>10} {:>10} | {:>9} {:>9} {:>9}",
+        "N",
+        "batch",
+        "zkntt ms",
+        "GB/s",
+        "of copy",
+        "cuFFT16 ms",
+        "vs cuFFT16",
+        "cuFFT32 ms",
+        "err zkntt",
+        "err cu16",
+        "err cu32"
+    );
+    let poison = vec![0x7e00u16; 2 * elems];
+    let mut buf32 = match cufft {
+        Some(_) => {
+            let host32: Vec<f32> = host.iter().map(|&h| f16_to_f32(h)).collect();
+            Some((s.clone_htod(&host32)?, s.alloc_zeros::<f32>(2 * elems)?))
+        }
+        None => None,
+    };
+    for log_n in args.min_log..=args.max_log {
+        let n = 1usize << log_n;
+        let batch = elems / n;
+        // Accuracy on the first transforms (the O(N^2) reference on about 2^16 points).
+        let check = (1usize << 16 >> log_n).clamp(1, 64).min(batch);
+        let x: Vec<C<f64>> = host[..2 * check * n]
+            .chunks_exact(2)
+            .map(|p| (f16_to_f32(p[0]) as f64, f16_to_f32(p[1]) as f64))
+            .collect();
+        let half_to_f32 =
+            |v: &[u16]| -> Vec<f32> { v.iter().map(|&h| f16_to_f32(h)).collect::<Vec<f32>>() };
+
+        s.memcpy_htod(&poison, &mut output)?;
+        let ms = median_ms(&s, args.warmup, args.iters, || {
+            fft.run(&input, &mut output, log_n, Direction::Forward)
+        })?;
+        let got = s.clone_dtoh(&output.slice(..2 * check * n))?;
+        s.synchronize()?;
+        let err = accuracy(&half_to_f32(&got), &x, log_n);
+        let gbs = 2.0 * bytes as f64 / (ms * 1e-3) / 1e9;
+
+        let mut cu16 = (f64::NAN, f64::NAN);
+        let mut cu32 = (f64::NAN, f64::NAN);
+        if let Some(lib) = &cufft {
+            s.memcpy_htod(&poison, &mut output)?;
+            let plan = Plan::new(lib, &s, log_n, batch, CUDA_C_16F)?;
+            let t = median_ms(&s, args.warmup, args.iters, || {
+                plan.forward(&s, &input, &mut output)
+            })?;
+            let got = s.clone_dtoh(&output.slice(..2 * check * n))?;
+            s.synchronize()?;
+            cu16 = (t, accuracy(&half_to_f32(&got), &x, log_n));
+            drop(plan);
+
+            // fp32 on the same values, same batch (twice the bytes).
+            let (in32, out32) = buf32.as_mut().ok_or("fp32 buffers")?;
+            let plan = Plan::new(lib, &s, log_n, batch, CUDA_C_32F)?;
+            let t = median_ms(&s, args.warmup, args.iters, || {
+                plan.forward(&s, in32, out32)
+            })?;
+            let got = s.clone_dtoh(&out32.slice(..2 * check * n))?;
+            s.synchronize()?;
+            cu32 = (t, accuracy(&got, &x, log_n));
+        }
+        println!(
+            "{n:>6} {batch:>9} {ms:>9.3} {gbs:>7.0} {:>7.2} | {:>10.3} {:>10.2} {:>10.3} | {err:>9.2e} {:>9.2e} {:>9.2e}",
+            copy_ms / ms,
+            cu16.0,
+            cu16.0 / ms,
+            cu32.0,
+            cu16.1,
+            cu32.1
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! The host API of the Tensor Core fp16 FFT (`cuda/small/fft_tc.cu`): batched complex FFTs of
+//! 2^1..2^12 points on device-resident data.
+//!
+//! Layout: interleaved complex fp16, `(re, im)` pairs of binary16 bits in a `CudaSlice<u16>`
+//! (cuFFT's `half2` layout), transforms contiguous, natural order in and out. A batch of B
+//! transforms of 2^log_n points is `2 * B << log_n` `u16`s.
+
+use crate::error::DriverContext;
+use crate::fft::model;
+use crate::{Direction, Error, Result};
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use zkntt_gpu::Gpu;
+
+/// Complex elements one block transforms (one 2^12 transform or several smaller ones).
+const CHUNK: u64 = 4096;
+const THREADS: u32 = 256;
+
+/// The kernel's name for a direction.
+pub const fn kernel_name(dir: Direction) -> &'static str {
+    match dir {
+        Direction::Forward => "fft_tc_f16_forward",
+        Direction::Inverse => "fft_tc_f16_inverse",
+    }
+}
+
+/// The fp16 Tensor Core FFT on one GPU: the twiddle table (e^{-2 pi i j / 4096}, f32, computed
+/// in f64) is uploaded once.
+#[derive(Debug)]
+pub struct TcFft {
+    gpu: Gpu,
+    twiddles: CudaSlice<f32>,
+}
+
+impl TcFft {
+    /// Smallest and largest log2 size one launch takes.
+    pub const MIN_LOG: u32 = 1;
+    pub const MAX_LOG: u32 = 12;
+
+    /// Uploads the twiddles and resolves both kernels. Errors where the GPU or kernels are missing.
+    pub fn new(gpu: &Gpu) -> Result<Self> {
+        if !zkntt_kernels::built() {
+            return Err(zkntt_gpu::Error::KernelsNotBuilt {
+                note: zkntt_kernels::BUILD_NOTE,
+            }
+            .into());
+        }
+        let table: Vec<f32> = (0..CHUNK)
+            .flat_map(|j| {
+                let (re, im) = model::root(j, CHUNK, Direction::Forward);
+                [re as f32, im as f32]
+            })
+            .collect();
+        let twiddles = gpu
+            .stream()
+            .clone_htod(&table)
+            .during("FFT twiddle upload")?;
+        for dir in [Direction::Forward, Direction::Inverse] {
+            gpu.function(kernel_name(dir))?;
+        }
+        Ok(Self {
+            gpu: gpu.clone(),
+            twiddles,
+        })
+    }
+
+    /// Transforms every 2^log_n consecutive complex elements of `input` into `output`,
+    /// asynchronously on the GPU's stream. Forward is e^{-2 pi i nk/N}; inverse is e^{+...}
+    /// without 1/N. Values whose transforms exceed fp16's range (65504) come out infinite.
+    pub fn run(
+        &self,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n: u32,
+        dir: Direction,
+    ) -> Result<()> {
+        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) {
+            return Err(Error::SizeUnsupported {
+                field: "the fp16 Tensor Core FFT (2^1..2^12 per launch)",
+                log_n,
+                max: Self::MAX_LOG,
+            });
+        }
+        if input.len() != output.len() {
+            return Err(Error::LengthMismatch {
+                expected: input.len(),
+                got: output.len(),
+            });
+        }
+        let len = input.len();
+        if len % (2 << log_n) != 0 {
+            return Err(Error::NotWholeTransforms { len, log_n });
+        }
+        let total = (len / 2) as u64;
+        if total == 0 {
+            return Ok(());
+        }
+        let f = self.gpu.function(kernel_name(dir))?;
+        let cfg = LaunchConfig {
+            grid_dim: (total.div_ceil(CHUNK) as u32, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let stream = self.gpu.stream();
+        let mut launch = stream.launch_builder(&f);
+        launch
+            .arg(input)
+            .arg(output)
+            .arg(&self.twiddles)
+            .arg(&log_n)
+            .arg(&total);
+        // SAFETY: (const half2* in, half2* out, const float2* tw, u32 log_n, u64 total): in and
+        // out hold `total` half2 each (checked above), tw the 4096 float2 the kernel indexes.
+        unsafe { launch.launch(cfg) }.during("fft_tc_f16 launch")?;
+        Ok(())
+    }
+
+    /// The GPU this FFT runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+}

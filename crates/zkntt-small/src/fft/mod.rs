@@ -1,0 +1,19 @@
+//! Batched complex FFTs of 16..4096 points the way the Tensor Core FFT paper computes them: the
+//! size-N DFT decomposed (iterative Cooley-Tukey, decimation in frequency) into 16-point DFT matrix
+//! products with twiddle multiplications between the steps, and one radix-2/4/8 step first where
+//! N is not a power of 16.
+//!
+//! - [`model`]: the decomposition on the CPU in f32 or f64, and the plain f64 DFT it is checked
+//!   against (both run in CI).
+//! - [`gpu`]: the fp16 kernel (`cuda/small/fft_tc.cu`): WMMA 16x16x16 products with fp32
+//!   accumulation, shared memory between the steps.
+//! - [`half`]: fp16 bits to and from f32 on the host (round to nearest even).
+
+pub mod gpu;
+pub mod half;
+pub mod model;
+
+pub use gpu::TcFft;
+
+#[cfg(test)]
+mod gpu_tests;

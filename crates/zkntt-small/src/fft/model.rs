@@ -1,0 +1,269 @@
+//! The decomposition on the CPU, in f32 or f64: the same stages, order and twiddles as the fp16
+//! kernel (`cuda/small/fft_tc.cu`), and the plain f64 DFT everything is checked against.
+//!
+//! Forward is `X[k] = sum_n x[n] e^{-2 pi i nk/N}`; inverse has `+` and no `1/N`, so
+//! `inverse(forward(x)) = N x`.
+//!
+//! The stages run in place, decimation in frequency. A stage of radix R on sub-problems of L
+//! points (m = L/R) takes, for every sub-problem s and every n2 < m, the R points
+//! `x[s L + n1 m + n2]`, computes their R-point DFT (for R = 16, the 16x16 DFT matrix times a
+//! column: on the GPU a Tensor Core tile of 16 such columns), multiplies output k1 by the
+//! twiddle `w_L^{n2 k1}` and writes it back to `s L + k1 m + n2`. The sub-problems of the next
+//! stage are the runs of m points. Radices: `2^(log_n mod 4)` first where that is not 1, then 16s.
+//! The result sits in digit-reversed order, and [`digit_reversed_index`] undoes it.
+
+use crate::Direction;
+
+/// A complex number as (re, im).
+pub type C<T> = (T, T);
+
+/// f32 or f64: the arithmetic the model needs.
+pub trait Real:
+    Copy
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + Default
+{
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl Real for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Real for f64 {
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+/// Largest log2 size the model takes (the kernel takes 4..=12).
+pub const MAX_LOG: u32 = 20;
+
+/// The radices of the stages of a 2^log_n-point transform, first stage first.
+pub fn radices(log_n: u32) -> Vec<u32> {
+    let mut r = Vec::new();
+    if log_n % 4 != 0 {
+        r.push(1 << (log_n % 4));
+    }
+    r.extend(std::iter::repeat_n(16, (log_n / 4) as usize));
+    r
+}
+
+/// `e^{sign 2 pi i j / n}` in f64, with sign -1 forward and +1 inverse.
+pub fn root(j: u64, n: u64, dir: Direction) -> C<f64> {
+    let (s, c) = (2.0 * std::f64::consts::PI * (j % n) as f64 / n as f64).sin_cos();
+    match dir {
+        Direction::Forward => (c, -s),
+        Direction::Inverse => (c, s),
+    }
+}
+
+fn cmul<T: Real>(a: C<T>, b: C<T>) -> C<T> {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+/// Where output k of a 2^log_n-point transform sits after the stages (within its transform).
+pub fn digit_reversed_index(k: usize, log_n: u32) -> usize {
+    let n = 1usize << log_n;
+    let (mut k, mut stride, mut p) = (k, n, 0);
+    for r in radices(log_n) {
+        let r = r as usize;
+        stride /= r;
+        p += (k % r) * stride;
+        k /= r;
+    }
+    p
+}
+
+/// Batched FFTs of 2^log_n points in place, `data.len()` a multiple of 2^log_n. Panics
+/// otherwise (a model for tests, not a library entry point).
+pub fn fft<T: Real>(data: &mut [C<T>], log_n: u32, dir: Direction) {
+    assert!(log_n <= MAX_LOG, "log_n {log_n} above {MAX_LOG}");
+    let n = 1usize << log_n;
+    assert_eq!(data.len() % n, 0, "not a whole number of transforms");
+    let conv = |c: C<f64>| (T::from_f64(c.0), T::from_f64(c.1));
+    let mut l = n;
+    for r in radices(log_n) {
+        let r = r as usize;
+        let m = l / r;
+        // The R-point DFT matrix and the stage's twiddles, rounded once to T like the kernel's.
+        let dft: Vec<C<T>> = (0..r * r)
+            .map(|i| conv(root(((i / r) * (i % r)) as u64, r as u64, dir)))
+            .collect();
+        let tw: Vec<C<T>> = (0..l)
+            .map(|j| conv(root(j as u64, l as u64, dir)))
+            .collect();
+        let mut col = vec![(T::default(), T::default()); r];
+        for s in (0..data.len()).step_by(l) {
+            for n2 in 0..m {
+                for (n1, c) in col.iter_mut().enumerate() {
+                    *c = data[s + n1 * m + n2];
+                }
+                for k1 in 0..r {
+                    let mut acc = (T::default(), T::default());
+                    for (n1, &c) in col.iter().enumerate() {
+                        let p = cmul(dft[k1 * r + n1], c);
+                        acc = (acc.0 + p.0, acc.1 + p.1);
+                    }
+                    data[s + k1 * m + n2] = cmul(acc, tw[(n2 * k1) % l]);
+                }
+            }
+        }
+        l = m;
+    }
+    let mut out = vec![(T::default(), T::default()); n];
+    for t in data.chunks_exact_mut(n) {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = t[digit_reversed_index(k, log_n)];
+        }
+        t.copy_from_slice(&out);
+    }
+}
+
+/// The plain O(N^2) DFT in f64 of each 2^log_n-point transform in `x`: the reference.
+pub fn dft(x: &[C<f64>], log_n: u32, dir: Direction) -> Vec<C<f64>> {
+    let n = 1usize << log_n;
+    let w: Vec<C<f64>> = (0..n).map(|j| root(j as u64, n as u64, dir)).collect();
+    let mut y = vec![(0.0, 0.0); x.len()];
+    for (xt, yt) in x.chunks_exact(n).zip(y.chunks_exact_mut(n)) {
+        for (k, yk) in yt.iter_mut().enumerate() {
+            let (mut re, mut im) = (0.0, 0.0);
+            for (j, &(a, b)) in xt.iter().enumerate() {
+                let (c, s) = w[(j * k) % n];
+                re += a * c - b * s;
+                im += a * s + b * c;
+            }
+            *yk = (re, im);
+        }
+    }
+    y
+}
+
+/// `||got - want|| / ||want||` over all elements (want not all zero).
+pub fn rel_l2<T: Real>(got: &[C<T>], want: &[C<f64>]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    let (mut num, mut den) = (0.0, 0.0);
+    for (g, w) in got.iter().zip(want) {
+        let (dr, di) = (g.0.to_f64() - w.0, g.1.to_f64() - w.1);
+        num += dr * dr + di * di;
+        den += w.0 * w.0 + w.1 * w.1;
+    }
+    (num / den).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    const SIZES: std::ops::RangeInclusive<u32> = 4..=12;
+
+    fn random(len: usize, seed: u64) -> Vec<C<f64>> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        (0..len)
+            .map(|_| (rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+            .collect()
+    }
+
+    fn to32(x: &[C<f64>]) -> Vec<C<f32>> {
+        x.iter().map(|&(a, b)| (a as f32, b as f32)).collect()
+    }
+
+    #[test]
+    fn radices_multiply_to_n() {
+        for log_n in 0..=MAX_LOG {
+            let r = radices(log_n);
+            assert_eq!(r.iter().product::<u32>(), 1 << log_n, "2^{log_n}");
+            assert!(r.iter().skip(1).all(|&x| x == 16));
+            let mut seen: Vec<usize> = (0..1 << log_n)
+                .map(|k| digit_reversed_index(k, log_n))
+                .collect();
+            seen.sort_unstable();
+            assert!(seen.iter().enumerate().all(|(i, &p)| i == p), "2^{log_n}");
+        }
+    }
+
+    #[test]
+    fn model_matches_dft_f64_and_f32() {
+        for log_n in SIZES.chain([1, 2, 3]) {
+            let n = 1 << log_n;
+            let batch = if log_n <= 8 { 3 } else { 1 };
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let x = random(n * batch, 7 + log_n as u64);
+                let want = dft(&x, log_n, dir);
+                let mut y = x.clone();
+                fft(&mut y, log_n, dir);
+                let e64 = rel_l2(&y, &want);
+                assert!(e64 < 1e-13, "f64 2^{log_n} {dir:?}: {e64:e}");
+                let mut y32 = to32(&x);
+                fft(&mut y32, log_n, dir);
+                let e32 = rel_l2(&y32, &want);
+                assert!(e32 < 1e-6, "f32 2^{log_n} {dir:?}: {e32:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn known_answers() {
+        for log_n in SIZES {
+            let n = 1usize << log_n;
+            // Impulse at 0: all ones.
+            let mut x = vec![(0.0f64, 0.0); n];
+            x[0] = (1.0, 0.0);
+            fft(&mut x, log_n, Direction::Forward);
+            let want = vec![(1.0, 0.0); n];
+            assert!(rel_l2(&x, &want) < 1e-14, "impulse 2^{log_n}");
+            // Constant c: N c at bin 0, zero elsewhere.
+            let c = (0.5, -0.25);
+            let mut x = vec![c; n];
+            fft(&mut x, log_n, Direction::Forward);
+            let mut want = vec![(0.0, 0.0); n];
+            want[0] = (c.0 * n as f64, c.1 * n as f64);
+            assert!(rel_l2(&x, &want) < 1e-14, "constant 2^{log_n}");
+            // Tone e^{+2 pi i f n/N}: N at bin f; the inverse transform puts it at N - f.
+            let f = 3 % n;
+            let tone: Vec<C<f64>> = (0..n)
+                .map(|j| root((f * j) as u64, n as u64, Direction::Inverse))
+                .collect();
+            let mut x = tone.clone();
+            fft(&mut x, log_n, Direction::Forward);
+            let mut want = vec![(0.0, 0.0); n];
+            want[f] = (n as f64, 0.0);
+            assert!(rel_l2(&x, &want) < 1e-13, "tone 2^{log_n}");
+            let mut x = tone;
+            fft(&mut x, log_n, Direction::Inverse);
+            let mut want = vec![(0.0, 0.0); n];
+            want[(n - f) % n] = (n as f64, 0.0);
+            assert!(rel_l2(&x, &want) < 1e-13, "inverse tone 2^{log_n}");
+        }
+    }
+
+    #[test]
+    fn parseval_and_round_trip() {
+        for log_n in SIZES {
+            let n = 1usize << log_n;
+            let x = random(n * 2, 100 + log_n as u64);
+            let mut y = to32(&x);
+            fft(&mut y, log_n, Direction::Forward);
+            let e_x: f64 = x.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
+            let e_y: f64 = y.iter().map(|c| (c.0 * c.0 + c.1 * c.1) as f64).sum();
+            let ratio = e_y / (e_x * n as f64);
+            assert!((ratio - 1.0).abs() < 1e-5, "Parseval 2^{log_n}: {ratio}");
+            fft(&mut y, log_n, Direction::Inverse);
+            let nx: Vec<C<f64>> = x.iter().map(|c| (c.0 * n as f64, c.1 * n as f64)).collect();
+            let e = rel_l2(&y, &nx);
+            assert!(e < 1e-6, "inverse(forward) 2^{log_n}: {e:e}");
+        }
+    }
+}
