@@ -43,7 +43,7 @@ mod sppark_host {
         // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
         let ok = unsafe {
             zkntt_sppark_bn254::ntt_device(
-                d.device_ptr_for_bench(gpu),
+                d.device_ptr(gpu),
                 log_n,
                 zkntt_sppark_bn254::Order::NN,
                 false,

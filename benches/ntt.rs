@@ -41,17 +41,7 @@ fn sppark_ms(
     use zkntt_sppark_bn254::{Order, ntt_device};
     gpu.synchronize().unwrap();
     // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
-    unsafe {
-        ntt_device(
-            d.device_ptr_for_bench(gpu),
-            log_n,
-            Order::NN,
-            inverse,
-            coset,
-            reps,
-        )
-    }
-    .ok()
+    unsafe { ntt_device(d.device_ptr(gpu), log_n, Order::NN, inverse, coset, reps) }.ok()
 }
 
 #[cfg(not(feature = "sppark"))]
@@ -176,7 +166,7 @@ fn summary(engine: &NttEngine) {
     let (free0, _) = gpu.memory().unwrap();
     let mut d = DeviceVec::from_host(gpu, &random_elements::<Fr>(1 << 23, 3)).unwrap();
     engine
-        .ntt_in_place(&mut d, &NttConfig::forward().with_coset(g_of()))
+        .ntt_in_place(&mut d, &NttConfig::forward().with_coset(Fr::from(5u64)))
         .unwrap();
     gpu.synchronize().unwrap();
     let (free1, _) = gpu.memory().unwrap();
@@ -187,10 +177,6 @@ fn summary(engine: &NttEngine) {
         used as f64 / (256u64 << 20) as f64,
         engine.twiddle_bytes() >> 10
     );
-}
-
-fn g_of() -> Fr {
-    Fr::from(5u64)
 }
 
 fn main() {

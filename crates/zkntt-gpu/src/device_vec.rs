@@ -43,7 +43,7 @@ fn words_mut<F: 'static>(s: &mut [F]) -> Result<&mut [u64]> {
 
 /// `OutOfMemory` before asking the driver when the device plainly lacks the room (a failed
 /// allocation is an API error that tools such as compute-sanitizer report).
-fn check_room(gpu: &Gpu, needed: usize) -> Result<()> {
+pub(crate) fn check_room(gpu: &Gpu, needed: usize) -> Result<()> {
     let (free, _) = gpu.memory()?;
     if needed > free {
         return Err(Error::OutOfMemory { needed, free });
@@ -159,17 +159,13 @@ impl<F: 'static + Copy> DeviceVec<F> {
         self.field
     }
 
-    /// The raw device address of element 0, for kernel parameters.
-    pub(crate) fn device_ptr(&self, gpu: &Gpu) -> u64 {
+    /// The raw device address of element 0: for kernel parameters, and for handing the buffer to
+    /// other CUDA code in the same context (benchmarks against other libraries). The buffer must
+    /// outlive that use.
+    pub fn device_ptr(&self, gpu: &Gpu) -> u64 {
         use cudarc::driver::DevicePtr;
         let (ptr, _sync) = self.buf.device_ptr(gpu.stream());
         ptr
-    }
-
-    /// The raw device address of element 0, for handing the buffer to other CUDA code in the same
-    /// context (benchmarks against other libraries). The buffer must outlive that use.
-    pub fn device_ptr_for_bench(&self, gpu: &Gpu) -> u64 {
-        self.device_ptr(gpu)
     }
 
     /// Checks that this buffer can be used with `gpu` and has `expected` elements.

@@ -4,6 +4,7 @@
 //! so 2^23 needs about 0.2 MiB of twiddles, not the 256 MiB of N entries.
 
 use super::params::PowerTable;
+use crate::device_vec::check_room;
 use crate::error::DriverContext;
 use crate::{Error, Gpu, Result};
 use ark_ff::FftField;
@@ -30,13 +31,7 @@ impl Table {
 /// `[x^0, ..., x^(n-1)]` on the device, by the CUB prefix product.
 pub(crate) fn powers<F: FftField>(gpu: &Gpu, field: FieldId, x: F, n: usize) -> Result<Table> {
     let n = n.max(1);
-    let (free, _) = gpu.memory()?;
-    if n * 32 > free {
-        return Err(Error::OutOfMemory {
-            needed: n * 32,
-            free,
-        });
-    }
+    check_room(gpu, n * 32)?;
     // SAFETY: every word is written by the shim before any kernel reads it.
     let buf = unsafe { gpu.stream().alloc::<u64>(n * 4) }.during("cuMemAlloc (twiddles)")?;
     let (ptr, sync) = buf.device_ptr(gpu.stream());
