@@ -10,15 +10,18 @@ PKGS=${ZKNTT_BUNDLE_PACKAGES:---workspace}
 rm -rf "$B"
 mkdir -p "$B/tests" "$B/benches" "$B/bin"
 
+# sppark (a path dependency, so cargo counts its bridge crate as a workspace member whatever
+# `exclude` says) is built with nvcc on PATH and cudart in LIBRARY_PATH; set both for every step,
+# or a test build after a bench build links against a cudart it cannot find.
+if [ -x .toolchain/nvidia/cu13/bin/nvcc ]; then
+  export PATH="$PWD/.toolchain/nvidia/cu13/bin:$PATH" LIBRARY_PATH="$PWD/.toolchain/nvidia/cu13/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
+fi
+
 collect() { python3 benches/gpu/collect.py "$@"; }
 
 echo "gpu-build: test binaries"
 cargo test --release $PKGS --no-run --message-format=json-render-diagnostics | collect "$B/tests" tests
 echo "gpu-build: bench binaries (with sppark beside zkntt)"
-# sppark's build and our bridge find nvcc on PATH and cudart in LIBRARY_PATH.
-if [ -x .toolchain/nvidia/cu13/bin/nvcc ]; then
-  export PATH="$PWD/.toolchain/nvidia/cu13/bin:$PATH" LIBRARY_PATH="$PWD/.toolchain/nvidia/cu13/lib${LIBRARY_PATH:+:$LIBRARY_PATH}"
-fi
 SPPARK=""
 case "$PKGS" in *--workspace*|*zkntt-benches*) SPPARK="--features zkntt-benches/sppark" ;; esac
 # shellcheck disable=SC2086

@@ -150,72 +150,139 @@ __device__ __forceinline__ mont<P> mul_cios(const mont<P>& a, const mont<P>& b) 
     return reduce_once<P>(t, t[N]);
 }
 
-// t[k+o..k+o+7] += x[j] * y for j = o, o+2, o+4, o+6 (o = 0: EVEN, 1: ODD), each product's low word
-// at t[k+j] and high word at t[k+j+1], in one carry chain; EVEN's carry lands in t[k+8], ODD ends at
-// t[k+8]. C is the constraint of the x operands (register or immediate). Low and high halves of one product sit next to each other in the chain, which
-// ptxas turns into one IMAD.WIDE.U32.X per product.
-#define ZKNTT_MAD_CHAIN_EVEN(C, t, k, x0, x2, x4, x6, y)                                                 \
-    asm("mad.lo.cc.u32  %0, %13, %9,  %0;\n\t"                                                   \
-        "madc.hi.cc.u32 %1, %13, %9,  %1;\n\t"                                                   \
-        "madc.lo.cc.u32 %2, %13, %10, %2;\n\t"                                                   \
-        "madc.hi.cc.u32 %3, %13, %10, %3;\n\t"                                                   \
-        "madc.lo.cc.u32 %4, %13, %11, %4;\n\t"                                                   \
-        "madc.hi.cc.u32 %5, %13, %11, %5;\n\t"                                                   \
-        "madc.lo.cc.u32 %6, %13, %12, %6;\n\t"                                                   \
-        "madc.hi.cc.u32 %7, %13, %12, %7;\n\t"                                                   \
-        "addc.u32       %8, %8, 0;"                                                                \
-        : "+r"(t[k]), "+r"(t[k + 1]), "+r"(t[k + 2]), "+r"(t[k + 3]), "+r"(t[k + 4]),             \
-          "+r"(t[k + 5]), "+r"(t[k + 6]), "+r"(t[k + 7]), "+r"(t[k + 8])                         \
-        : C(x0), C(x2), C(x4), C(x6), "r"(y))
-#define ZKNTT_MAD_CHAIN_ODD(C, t, k, x1, x3, x5, x7, y)                                                  \
-    asm("mad.lo.cc.u32  %0, %12, %8,  %0;\n\t"                                                   \
-        "madc.hi.cc.u32 %1, %12, %8,  %1;\n\t"                                                   \
-        "madc.lo.cc.u32 %2, %12, %9,  %2;\n\t"                                                   \
-        "madc.hi.cc.u32 %3, %12, %9,  %3;\n\t"                                                   \
-        "madc.lo.cc.u32 %4, %12, %10, %4;\n\t"                                                   \
-        "madc.hi.cc.u32 %5, %12, %10, %5;\n\t"                                                   \
-        "madc.lo.cc.u32 %6, %12, %11, %6;\n\t"                                                   \
-        "madc.hi.u32    %7, %12, %11, %7;"                                                         \
-        : "+r"(t[k + 1]), "+r"(t[k + 2]), "+r"(t[k + 3]), "+r"(t[k + 4]), "+r"(t[k + 5]),         \
-          "+r"(t[k + 6]), "+r"(t[k + 7]), "+r"(t[k + 8])                                         \
-        : C(x1), C(x3), C(x5), C(x7), "r"(y))
+// 8-limb Montgomery product on two accumulators whose word pairs stay aligned (v4).
+//
+// The running value is T = X + 2^32 * Y: X holds words 0..7 of T, Y words 1..8, so the products of
+// the even limbs a[0], a[2], .. by a word land on X's pairs (0,1), (2,3), .. and those of the odd
+// limbs a[1], a[3], .. on Y's pairs: every lo/hi pair of a product is one IMAD.WIDE.U32(.X) onto an
+// aligned register pair, with no moves between rows. After row i (T += a*b_i; T += m*p, which
+// clears word 0), T / 2^32 is (Y + X[1]) + 2^32 * (X[2..7] as words 0..5): the new X is the old
+// Y with the old X[1] added to its word 0, the new Y is the old X moved down by one *pair*. That
+// move is folded into the next row's product chain (the accumulate operand is two words up from the
+// destination), so the arrays simply swap roles from row to row.
+//
+// Bounds: T < 2p before a row and a*b_i + m*p < 2^33 p; for p < 2^255, T < 2^288 fits in X and Y
+// at every step, so no chain carries out of word 8 (Y[7]) and the result is < 2p before the
+// final conditional subtraction.
 
-#define ZKNTT_REG(x) "r"(x)
-#define ZKNTT_IMM(x) "n"(x)
+// Row 0: X = a_even * y, Y = a_odd * y.
+#define ZKNTT_ROW_FIRST(X, Y, a, y)                                                                \
+    asm("mul.lo.u32 %0, %16, %24;\n\t"                                                             \
+        "mul.hi.u32 %1, %16, %24;\n\t"                                                             \
+        "mul.lo.u32 %2, %18, %24;\n\t"                                                             \
+        "mul.hi.u32 %3, %18, %24;\n\t"                                                             \
+        "mul.lo.u32 %4, %20, %24;\n\t"                                                             \
+        "mul.hi.u32 %5, %20, %24;\n\t"                                                             \
+        "mul.lo.u32 %6, %22, %24;\n\t"                                                             \
+        "mul.hi.u32 %7, %22, %24;\n\t"                                                             \
+        "mul.lo.u32 %8, %17, %24;\n\t"                                                             \
+        "mul.hi.u32 %9, %17, %24;\n\t"                                                             \
+        "mul.lo.u32 %10, %19, %24;\n\t"                                                            \
+        "mul.hi.u32 %11, %19, %24;\n\t"                                                            \
+        "mul.lo.u32 %12, %21, %24;\n\t"                                                            \
+        "mul.hi.u32 %13, %21, %24;\n\t"                                                            \
+        "mul.lo.u32 %14, %23, %24;\n\t"                                                            \
+        "mul.hi.u32 %15, %23, %24;"                                                                \
+        : "=r"(X[0]), "=r"(X[1]), "=r"(X[2]), "=r"(X[3]), "=r"(X[4]), "=r"(X[5]), "=r"(X[6]),      \
+          "=r"(X[7]), "=r"(Y[0]), "=r"(Y[1]), "=r"(Y[2]), "=r"(Y[3]), "=r"(Y[4]), "=r"(Y[5]),      \
+          "=r"(Y[6]), "=r"(Y[7])                                                                   \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]),  \
+          "r"(y))
 
-// 8-limb CIOS with even/odd carry chains: each row adds a*b_i, then m*p, as two chains each
-// (even-indexed limbs at words 0..7, odd-indexed at 1..8) into one 9-word accumulator, then shifts
-// one word out. 9 words suffice: for canonical inputs and p < 0.5 * 2^256 (BN254 Fr, BLS12-381 Fr)
-// t + a*b_i + m*p < 2^288 at every step, so no chain carries out of word 8.
+// Rows 1..7, the a*b_i half, with the shift of the previous row: X (the old Y) gets the old
+// X[1] (here Y[1]) at word 0 and a_even * y; Y (the old X) moves down one pair while taking
+// a_odd * y; X's carry out of word 7 lands in Y[7] (word 8).
+#define ZKNTT_ROW_SHIFT_MAD(X, Y, a, y)                                                            \
+    asm("add.cc.u32      %0, %0, %9;\n\t"                                                          \
+        "madc.lo.cc.u32  %8, %17, %24, %10;\n\t"                                                   \
+        "madc.hi.cc.u32  %9, %17, %24, %11;\n\t"                                                   \
+        "madc.lo.cc.u32  %10, %19, %24, %12;\n\t"                                                  \
+        "madc.hi.cc.u32  %11, %19, %24, %13;\n\t"                                                  \
+        "madc.lo.cc.u32  %12, %21, %24, %14;\n\t"                                                  \
+        "madc.hi.cc.u32  %13, %21, %24, %15;\n\t"                                                  \
+        "madc.lo.cc.u32  %14, %23, %24, 0;\n\t"                                                    \
+        "madc.hi.cc.u32  %15, %23, %24, 0;\n\t"                                                    \
+        "madc.lo.cc.u32  %0, %16, %24, %0;\n\t"                                                    \
+        "madc.hi.cc.u32  %1, %16, %24, %1;\n\t"                                                    \
+        "madc.lo.cc.u32  %2, %18, %24, %2;\n\t"                                                    \
+        "madc.hi.cc.u32  %3, %18, %24, %3;\n\t"                                                    \
+        "madc.lo.cc.u32  %4, %20, %24, %4;\n\t"                                                    \
+        "madc.hi.cc.u32  %5, %20, %24, %5;\n\t"                                                    \
+        "madc.lo.cc.u32  %6, %22, %24, %6;\n\t"                                                    \
+        "madc.hi.cc.u32  %7, %22, %24, %7;\n\t"                                                    \
+        "addc.u32        %15, %15, 0;"                                                             \
+        : "+r"(X[0]), "+r"(X[1]), "+r"(X[2]), "+r"(X[3]), "+r"(X[4]), "+r"(X[5]), "+r"(X[6]),      \
+          "+r"(X[7]), "+r"(Y[0]), "+r"(Y[1]), "+r"(Y[2]), "+r"(Y[3]), "+r"(Y[4]), "+r"(Y[5]),      \
+          "+r"(Y[6]), "+r"(Y[7])                                                                   \
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]),  \
+          "r"(y))
+
+// Every row, the m*p half (modulus limbs as immediates): Y += p_odd * m, X += p_even * m, X's carry
+// into Y[7]. Afterwards X[0] == 0.
+#define ZKNTT_ROW_REDUCE(P, X, Y, m)                                                               \
+    asm("mad.lo.cc.u32   %8, %16, %17, %8;\n\t"                                                    \
+        "madc.hi.cc.u32  %9, %16, %17, %9;\n\t"                                                    \
+        "madc.lo.cc.u32  %10, %16, %19, %10;\n\t"                                                  \
+        "madc.hi.cc.u32  %11, %16, %19, %11;\n\t"                                                  \
+        "madc.lo.cc.u32  %12, %16, %21, %12;\n\t"                                                  \
+        "madc.hi.cc.u32  %13, %16, %21, %13;\n\t"                                                  \
+        "madc.lo.cc.u32  %14, %16, %23, %14;\n\t"                                                  \
+        "madc.hi.cc.u32  %15, %16, %23, %15;\n\t"                                                  \
+        "madc.lo.cc.u32  %0, %16, %18, %0;\n\t"                                                    \
+        "madc.hi.cc.u32  %1, %16, %18, %1;\n\t"                                                    \
+        "madc.lo.cc.u32  %2, %16, %20, %2;\n\t"                                                    \
+        "madc.hi.cc.u32  %3, %16, %20, %3;\n\t"                                                    \
+        "madc.lo.cc.u32  %4, %16, %22, %4;\n\t"                                                    \
+        "madc.hi.cc.u32  %5, %16, %22, %5;\n\t"                                                    \
+        "madc.lo.cc.u32  %6, %16, %24, %6;\n\t"                                                    \
+        "madc.hi.cc.u32  %7, %16, %24, %7;\n\t"                                                    \
+        "addc.u32        %15, %15, 0;"                                                             \
+        : "+r"(X[0]), "+r"(X[1]), "+r"(X[2]), "+r"(X[3]), "+r"(X[4]), "+r"(X[5]), "+r"(X[6]),      \
+          "+r"(X[7]), "+r"(Y[0]), "+r"(Y[1]), "+r"(Y[2]), "+r"(Y[3]), "+r"(Y[4]), "+r"(Y[5]),      \
+          "+r"(Y[6]), "+r"(Y[7])                                                                   \
+        : "r"(m), "n"(P::modulus(1)), "n"(P::modulus(0)), "n"(P::modulus(3)), "n"(P::modulus(2)),  \
+          "n"(P::modulus(5)), "n"(P::modulus(4)), "n"(P::modulus(7)), "n"(P::modulus(6)))
+
 template <class P>
-__device__ __forceinline__ mont<P> mul_evenodd8(const mont<P>& a, const mont<P>& b) {
+__device__ __forceinline__ mont<P> mul_pairs8(const mont<P>& a, const mont<P>& b) {
     static_assert(P::LIMBS == 8, "8-limb fields");
-    static_assert(P::modulus(7) < 0x80000000u, "p < 2^255 keeps the accumulator in 9 words");
-    // Row i works on words i..i+8 of a 17-word array instead of shifting a 9-word one: the
-    // words below i are spent (zero), and no register moves are needed between rows.
-    uint32_t t[17];
+    static_assert(P::modulus(7) < 0x80000000u, "p < 2^255 keeps T below 2^288");
+    uint32_t u[8], v[8];
+    ZKNTT_ROW_FIRST(u, v, a.l, b.l[0]);
+    ZKNTT_ROW_REDUCE(P, u, v, u[0] * P::M0);
 #pragma unroll
-    for (int i = 0; i < 17; i++) t[i] = 0;
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        ZKNTT_MAD_CHAIN_EVEN(ZKNTT_REG, t, i, a.l[0], a.l[2], a.l[4], a.l[6], b.l[i]);
-        ZKNTT_MAD_CHAIN_ODD(ZKNTT_REG, t, i, a.l[1], a.l[3], a.l[5], a.l[7], b.l[i]);
-        const uint32_t m = t[i] * P::M0;
-        // The modulus as immediates ("n"): no register or move per use.
-        ZKNTT_MAD_CHAIN_EVEN(ZKNTT_IMM, t, i, P::modulus(0), P::modulus(2), P::modulus(4), P::modulus(6), m);
-        ZKNTT_MAD_CHAIN_ODD(ZKNTT_IMM, t, i, P::modulus(1), P::modulus(3), P::modulus(5), P::modulus(7), m);
+    for (int i = 1; i < 8; i += 2) {
+        // Odd rows: X = v, Y = u; even rows: back.
+        ZKNTT_ROW_SHIFT_MAD(v, u, a.l, b.l[i]);
+        ZKNTT_ROW_REDUCE(P, v, u, v[0] * P::M0);
+        if (i + 1 < 8) {
+            ZKNTT_ROW_SHIFT_MAD(u, v, a.l, b.l[i + 1]);
+            ZKNTT_ROW_REDUCE(P, u, v, u[0] * P::M0);
+        }
     }
-    return reduce_once<P>(t + 8, 0);
+    // After row 7 (odd) T = v + 2^32 u with v[0] == 0: the result T / 2^32 = u + (v >> 32).
+    uint32_t t[8];
+    asm("add.cc.u32  %0, %8, %17;\n\t"
+        "addc.cc.u32 %1, %9, %18;\n\t"
+        "addc.cc.u32 %2, %10, %19;\n\t"
+        "addc.cc.u32 %3, %11, %20;\n\t"
+        "addc.cc.u32 %4, %12, %21;\n\t"
+        "addc.cc.u32 %5, %13, %22;\n\t"
+        "addc.cc.u32 %6, %14, %23;\n\t"
+        "addc.u32    %7, %15, 0;"
+        : "=r"(t[0]), "=r"(t[1]), "=r"(t[2]), "=r"(t[3]), "=r"(t[4]), "=r"(t[5]), "=r"(t[6]), "=r"(t[7])
+        : "r"(u[0]), "r"(u[1]), "r"(u[2]), "r"(u[3]), "r"(u[4]), "r"(u[5]), "r"(u[6]), "r"(u[7]),
+          "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]), "r"(v[4]), "r"(v[5]), "r"(v[6]), "r"(v[7]));
+    return reduce_once<P>(t, 0);
 }
-#undef ZKNTT_MAD_CHAIN_EVEN
-#undef ZKNTT_MAD_CHAIN_ODD
-#undef ZKNTT_REG
-#undef ZKNTT_IMM
+#undef ZKNTT_ROW_FIRST
+#undef ZKNTT_ROW_SHIFT_MAD
+#undef ZKNTT_ROW_REDUCE
 
 template <class P>
 __device__ __forceinline__ mont<P> mul(const mont<P>& a, const mont<P>& b) {
     if constexpr (P::LIMBS == 8) {
-        return mul_evenodd8<P>(a, b);
+        return mul_pairs8<P>(a, b);
     } else {
         return mul_cios<P>(a, b);
     }

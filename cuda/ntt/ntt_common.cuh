@@ -80,26 +80,61 @@ __device__ __forceinline__ F lookup(const PowerTable& t, uint32_t lo_bits, uint6
     return mul(hi, lo);
 }
 
-// In-place radix-2 DIT over `count` independent sub-transforms of 2^log_s slots each, held in
+// In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
 // bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards.
-// Called by the whole block; ends with a barrier.
+// Layers go two at a time (radix-4 groups of four slots in registers: half the shared-memory
+// round trips and barriers of radix-2, three twiddle loads per four products); an odd layer count
+// starts with one radix-2 layer. Layer 0's twiddles are all 1 and layer 1's are 1 and w_4, so those
+// products are skipped. `tw` holds w_S^t, t < S/2. Called by the whole block; ends with a barrier.
 template <class F>
 __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw) {
-    const uint32_t half_total = count << (log_s - 1);  // butterflies per layer
-    for (uint32_t s = 0; s < log_s; s++) {
-        const uint32_t half = 1u << s;
-        for (uint32_t i = threadIdx.x; i < half_total; i += blockDim.x) {
-            const uint32_t g = i >> (log_s - 1);
-            const uint32_t j = i & ((1u << (log_s - 1)) - 1);
-            const uint32_t pos = j & (half - 1);
-            const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
-            const uint32_t i1 = i0 + half;
-            const F w = F::load(tw + (pos << (log_s - 1 - s)));
-            const F u = sm.get(i0);
-            const F v = mul(sm.get(i1), w);
-            sm.set(i0, add(u, v));
-            sm.set(i1, sub(u, v));
+    uint32_t s = 0;
+    if (log_s & 1) {
+        // Layer 0 alone: pairs of neighbouring slots, twiddle 1.
+        const uint32_t pairs = count << (log_s - 1);
+        for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
+            const F u = sm.get(2 * i), v = sm.get(2 * i + 1);
+            sm.set(2 * i, add(u, v));
+            sm.set(2 * i + 1, sub(u, v));
+        }
+        __syncthreads();
+        s = 1;
+    }
+    const uint32_t log_quarter = log_s - 2;
+    const uint32_t groups = log_s >= 2 ? count << log_quarter : 0;
+    for (; s + 1 < log_s; s += 2) {
+        // Layers s and s+1 on the slots base + pos + {0, h, 2h, 3h}, h = 2^s.
+        const uint32_t h = 1u << s;
+        for (uint32_t i = threadIdx.x; i < groups; i += blockDim.x) {
+            const uint32_t g = i >> log_quarter;
+            const uint32_t j = i & ((1u << log_quarter) - 1);
+            const uint32_t pos = j & (h - 1);
+            const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 2)) + pos;
+            const F x0 = sm.get(i0), x1 = sm.get(i0 + h), x2 = sm.get(i0 + 2 * h), x3 = sm.get(i0 + 3 * h);
+            F a0, a1, a2, a3, b2, b3;
+            if (s == 0) {
+                // pos == 0: layer 0 twiddles 1; layer 1 twiddles 1 and w_S^(S/4) (= w_4).
+                a0 = add(x0, x1);
+                a1 = sub(x0, x1);
+                a2 = add(x2, x3);
+                a3 = sub(x2, x3);
+                b2 = a2;
+                b3 = mul(a3, F::load(tw + (1u << log_quarter)));
+            } else {
+                const F w1 = F::load(tw + (pos << (log_s - 1 - s)));
+                const F t1 = mul(x1, w1), t3 = mul(x3, w1);
+                a0 = add(x0, t1);
+                a1 = sub(x0, t1);
+                a2 = add(x2, t3);
+                a3 = sub(x2, t3);
+                b2 = mul(a2, F::load(tw + (pos << (log_s - 2 - s))));
+                b3 = mul(a3, F::load(tw + ((pos + h) << (log_s - 2 - s))));
+            }
+            sm.set(i0, add(a0, b2));
+            sm.set(i0 + 2 * h, sub(a0, b2));
+            sm.set(i0 + h, add(a1, b3));
+            sm.set(i0 + 3 * h, sub(a1, b3));
         }
         __syncthreads();
     }
