@@ -72,41 +72,120 @@ __device__ __forceinline__ mont<P> reduce_once(const uint32_t* t, uint32_t hi) {
     return r;
 }
 
+// 8 limbs: carry chains in PTX (about 25 instructions each; the int64 C++ forms below compile to
+// about 50, with a shift per limb to extract the borrow).
+// r = t < p ? t : t - p, for t < 2p.
+template <class P>
+__device__ __forceinline__ void reduce_once8(uint32_t* t) {
+    uint32_t r[8], borrow;
+    asm("sub.cc.u32  %0, %9, %17;\n\t"
+        "subc.cc.u32 %1, %10, %18;\n\t"
+        "subc.cc.u32 %2, %11, %19;\n\t"
+        "subc.cc.u32 %3, %12, %20;\n\t"
+        "subc.cc.u32 %4, %13, %21;\n\t"
+        "subc.cc.u32 %5, %14, %22;\n\t"
+        "subc.cc.u32 %6, %15, %23;\n\t"
+        "subc.cc.u32 %7, %16, %24;\n\t"
+        "subc.u32    %8, 0, 0;"
+        : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]),
+          "=r"(borrow)
+        : "r"(t[0]), "r"(t[1]), "r"(t[2]), "r"(t[3]), "r"(t[4]), "r"(t[5]), "r"(t[6]), "r"(t[7]),
+          "n"(P::modulus(0)), "n"(P::modulus(1)), "n"(P::modulus(2)), "n"(P::modulus(3)),
+          "n"(P::modulus(4)), "n"(P::modulus(5)), "n"(P::modulus(6)), "n"(P::modulus(7)));
+#pragma unroll
+    for (int i = 0; i < 8; i++) t[i] = borrow ? t[i] : r[i];
+}
+
 template <class P>
 __device__ __forceinline__ mont<P> add(const mont<P>& a, const mont<P>& b) {
     constexpr int N = P::LIMBS;
-    uint32_t t[N];
-    uint64_t c = 0;
+    if constexpr (N == 8) {
+        // a + b < 2p < 2^256 (p < 2^255): no carry out of the top limb.
+        static_assert(P::modulus(7) < 0x80000000u, "p < 2^255");
+        mont<P> r;
+        asm("add.cc.u32  %0, %8, %16;\n\t"
+            "addc.cc.u32 %1, %9, %17;\n\t"
+            "addc.cc.u32 %2, %10, %18;\n\t"
+            "addc.cc.u32 %3, %11, %19;\n\t"
+            "addc.cc.u32 %4, %12, %20;\n\t"
+            "addc.cc.u32 %5, %13, %21;\n\t"
+            "addc.cc.u32 %6, %14, %22;\n\t"
+            "addc.u32    %7, %15, %23;"
+            : "=r"(r.l[0]), "=r"(r.l[1]), "=r"(r.l[2]), "=r"(r.l[3]), "=r"(r.l[4]), "=r"(r.l[5]),
+              "=r"(r.l[6]), "=r"(r.l[7])
+            : "r"(a.l[0]), "r"(a.l[1]), "r"(a.l[2]), "r"(a.l[3]), "r"(a.l[4]), "r"(a.l[5]), "r"(a.l[6]),
+              "r"(a.l[7]), "r"(b.l[0]), "r"(b.l[1]), "r"(b.l[2]), "r"(b.l[3]), "r"(b.l[4]), "r"(b.l[5]),
+              "r"(b.l[6]), "r"(b.l[7]));
+        reduce_once8<P>(r.l);
+        return r;
+    } else {
+        uint32_t t[N];
+        uint64_t c = 0;
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        c += (uint64_t)a.l[i] + b.l[i];
-        t[i] = (uint32_t)c;
-        c >>= 32;
+        for (int i = 0; i < N; i++) {
+            c += (uint64_t)a.l[i] + b.l[i];
+            t[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        return reduce_once<P>(t, (uint32_t)c);
     }
-    return reduce_once<P>(t, (uint32_t)c);
 }
 
 template <class P>
 __device__ __forceinline__ mont<P> sub(const mont<P>& a, const mont<P>& b) {
     constexpr int N = P::LIMBS;
     mont<P> r;
-    int64_t borrow = 0;
+    if constexpr (N == 8) {
+        // a - b, then p added back under the borrow mask.
+        uint32_t t[8], mask;
+        asm("sub.cc.u32  %0, %9, %17;\n\t"
+            "subc.cc.u32 %1, %10, %18;\n\t"
+            "subc.cc.u32 %2, %11, %19;\n\t"
+            "subc.cc.u32 %3, %12, %20;\n\t"
+            "subc.cc.u32 %4, %13, %21;\n\t"
+            "subc.cc.u32 %5, %14, %22;\n\t"
+            "subc.cc.u32 %6, %15, %23;\n\t"
+            "subc.cc.u32 %7, %16, %24;\n\t"
+            "subc.u32    %8, 0, 0;"
+            : "=r"(t[0]), "=r"(t[1]), "=r"(t[2]), "=r"(t[3]), "=r"(t[4]), "=r"(t[5]), "=r"(t[6]), "=r"(t[7]),
+              "=r"(mask)
+            : "r"(a.l[0]), "r"(a.l[1]), "r"(a.l[2]), "r"(a.l[3]), "r"(a.l[4]), "r"(a.l[5]), "r"(a.l[6]),
+              "r"(a.l[7]), "r"(b.l[0]), "r"(b.l[1]), "r"(b.l[2]), "r"(b.l[3]), "r"(b.l[4]), "r"(b.l[5]),
+              "r"(b.l[6]), "r"(b.l[7]));
+        asm("add.cc.u32  %0, %8, %16;\n\t"
+            "addc.cc.u32 %1, %9, %17;\n\t"
+            "addc.cc.u32 %2, %10, %18;\n\t"
+            "addc.cc.u32 %3, %11, %19;\n\t"
+            "addc.cc.u32 %4, %12, %20;\n\t"
+            "addc.cc.u32 %5, %13, %21;\n\t"
+            "addc.cc.u32 %6, %14, %22;\n\t"
+            "addc.u32    %7, %15, %23;"
+            : "=r"(r.l[0]), "=r"(r.l[1]), "=r"(r.l[2]), "=r"(r.l[3]), "=r"(r.l[4]), "=r"(r.l[5]),
+              "=r"(r.l[6]), "=r"(r.l[7])
+            : "r"(t[0]), "r"(t[1]), "r"(t[2]), "r"(t[3]), "r"(t[4]), "r"(t[5]), "r"(t[6]), "r"(t[7]),
+              "r"(P::modulus(0) & mask), "r"(P::modulus(1) & mask), "r"(P::modulus(2) & mask),
+              "r"(P::modulus(3) & mask), "r"(P::modulus(4) & mask), "r"(P::modulus(5) & mask),
+              "r"(P::modulus(6) & mask), "r"(P::modulus(7) & mask));
+        return r;
+    } else {
+        int64_t borrow = 0;
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        int64_t d = (int64_t)a.l[i] - (int64_t)b.l[i] + borrow;
-        r.l[i] = (uint32_t)d;
-        borrow = d >> 32;
-    }
-    // Negative: add p back (mask is all ones iff there was a borrow).
-    uint32_t mask = (uint32_t)borrow;
-    uint64_t c = 0;
+        for (int i = 0; i < N; i++) {
+            int64_t d = (int64_t)a.l[i] - (int64_t)b.l[i] + borrow;
+            r.l[i] = (uint32_t)d;
+            borrow = d >> 32;
+        }
+        // Negative: add p back (mask is all ones iff there was a borrow).
+        uint32_t mask = (uint32_t)borrow;
+        uint64_t c = 0;
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        c += (uint64_t)r.l[i] + (P::modulus(i) & mask);
-        r.l[i] = (uint32_t)c;
-        c >>= 32;
+        for (int i = 0; i < N; i++) {
+            c += (uint64_t)r.l[i] + (P::modulus(i) & mask);
+            r.l[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        return r;
     }
-    return r;
 }
 
 template <class P>
@@ -273,7 +352,11 @@ __device__ __forceinline__ mont<P> mul_pairs8(const mont<P>& a, const mont<P>& b
         : "=r"(t[0]), "=r"(t[1]), "=r"(t[2]), "=r"(t[3]), "=r"(t[4]), "=r"(t[5]), "=r"(t[6]), "=r"(t[7])
         : "r"(u[0]), "r"(u[1]), "r"(u[2]), "r"(u[3]), "r"(u[4]), "r"(u[5]), "r"(u[6]), "r"(u[7]),
           "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]), "r"(v[4]), "r"(v[5]), "r"(v[6]), "r"(v[7]));
-    return reduce_once<P>(t, 0);
+    reduce_once8<P>(t);
+    mont<P> r;
+#pragma unroll
+    for (int i = 0; i < 8; i++) r.l[i] = t[i];
+    return r;
 }
 #undef ZKNTT_ROW_FIRST
 #undef ZKNTT_ROW_SHIFT_MAD

@@ -34,6 +34,7 @@ struct NttStageParams {
     uint32_t log_cols;      // column stage: columns per block; middle stage: log2 tile side
     uint32_t lo_bits;       // split of every PowerTable
     uint32_t flags;
+    uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product)
 };
 
 __device__ __forceinline__ uint32_t bit_reverse(uint32_t x, uint32_t bits) {

@@ -44,7 +44,8 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
         const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
         const uint32_t g = sel * TT + aa * T + bb;
         F x = sm.get((g << log_q) + k);
-        x = mul(x, lookup<F>(p.omega, p.lo_bits, (uint64_t)P * b * k));
+        // w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read.
+        x = mul(x, load_global<F>(p.mid_twiddles, b * k));
         x.store(reinterpret_cast<F*>(base) + (b * R + (uint64_t)k * P + a) * p.elem_stride);
     }
 }

@@ -178,6 +178,7 @@ impl NttEngine {
                         .as_ref()
                         .expect("three-stage twiddles")
                         .ptr(&self.gpu);
+                    m.mid_twiddles = tw.mid.as_ref().expect("three-stage twiddles").ptr(&self.gpu);
                     self.middle(field, &m, count)?;
                     // C: columns again, 1/N and coset scaling on the way out.
                     p.flags = post;

@@ -32,8 +32,9 @@ pub(crate) struct NttStageParams {
     pub log_cols: u32,
     pub lo_bits: u32,
     pub flags: u32,
+    pub mid_twiddles: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels declare (checked by the size assertion).
 unsafe impl DeviceRepr for NttStageParams {}
-const _: () = assert!(std::mem::size_of::<NttStageParams>() == 112);
+const _: () = assert!(std::mem::size_of::<NttStageParams>() == 120);

@@ -102,6 +102,9 @@ pub(crate) struct Twiddles {
     pub sub_p: Table,
     /// w_Q^t for t < Q/2 (three-stage plans).
     pub sub_q: Option<Table>,
+    /// w_(N/P)^e for e < N/P = Q*P: the middle stage's w_N^(P*b*k) in one read (three-stage
+    /// plans; 256 KiB at 2^23).
+    pub mid: Option<Table>,
     /// 1/N, one element (inverses).
     pub n_inv: Option<Table>,
 }
@@ -134,6 +137,7 @@ impl Twiddles {
                 omega: None,
                 sub_p: powers(gpu, field, w, (1usize << log_n) / 2)?,
                 sub_q: None,
+                mid: None,
                 n_inv,
             },
             Plan::ThreeStage {
@@ -155,6 +159,12 @@ impl Twiddles {
                     w.pow([1u64 << (2 * log_p)]),
                     (1usize << log_q) / 2,
                 )?),
+                mid: Some(powers(
+                    gpu,
+                    field,
+                    w.pow([1u64 << log_p]),
+                    1usize << (log_n - log_p),
+                )?),
                 n_inv,
             },
         })
@@ -169,6 +179,7 @@ impl Twiddles {
         self.omega.as_ref().map_or(0, SplitPowers::bytes)
             + self.sub_p.bytes()
             + self.sub_q.as_ref().map_or(0, Table::bytes)
+            + self.mid.as_ref().map_or(0, Table::bytes)
             + self.n_inv.as_ref().map_or(0, Table::bytes)
     }
 }
