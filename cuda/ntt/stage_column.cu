@@ -45,11 +45,11 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 }  // namespace ntt
 }  // namespace zkntt
 
-// Launch: grid (R / cols, batch), 256 threads, dynamic shared memory 32 * padded_slots(P * cols)
+// Launch: grid (R / cols, batch), 128 threads, dynamic shared memory 32 * padded_slots(P * cols)
 // bytes. In/out: natural order, in place; column c of transform b is data[b*batch_stride +
 // (a*R + c)*elem_stride] for a < P.
 #define ZKNTT_COLUMN_STAGE(FIELD)                                                                  \
-    extern "C" __global__ void __launch_bounds__(256) ntt_column_block_##FIELD(                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_block_##FIELD(                    \
         const zkntt::ntt::NttStageParams p) {                                                      \
         zkntt::ntt::column_stage<zkntt::FIELD>(p);                                                 \
     }

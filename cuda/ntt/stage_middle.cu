@@ -53,10 +53,10 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
 }  // namespace ntt
 }  // namespace zkntt
 
-// Launch: grid ((P/T)^2, batch), 256 threads, dynamic shared memory 32 * padded_slots(2*T*T*Q)
+// Launch: grid ((P/T)^2, batch), 128 threads, dynamic shared memory 32 * padded_slots(2*T*T*Q)
 // bytes; blocks below the diagonal exit at once. In/out: in place, group (a,*,b) -> (b,*,a).
 #define ZKNTT_MIDDLE_STAGE(FIELD)                                                                  \
-    extern "C" __global__ void __launch_bounds__(256) ntt_middle_block_##FIELD(                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_middle_block_##FIELD(                    \
         const zkntt::ntt::NttStageParams p) {                                                      \
         zkntt::ntt::middle_stage<zkntt::FIELD>(p);                                                 \
     }

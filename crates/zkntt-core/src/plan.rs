@@ -23,6 +23,13 @@ pub const MAX_LOG_Q: u32 = 10;
 pub const MIDDLE_ELEMENTS_LOG: u32 = 9;
 /// Elements one column-stage block holds for small P (several columns per block).
 pub const COLUMN_ELEMENTS_LOG: u32 = 10;
+/// P is kept at 2^10 where Q allows: a 2^10 column takes 33 KiB of shared memory, so four
+/// blocks share an SM (2^11 columns fit only three, and the stages are latency-bound).
+pub const PREFERRED_LOG_P: u32 = 10;
+/// Column-stage blocks wanted at least (four per SM on a 132-SM H100), reached by holding fewer
+/// columns per block, down to 2^MIN_COLUMN_ELEMENTS_LOG elements (one radix-4 group per thread).
+pub const MIN_COLUMN_BLOCKS_LOG: u32 = 9;
+pub const MIN_COLUMN_ELEMENTS_LOG: u32 = 9;
 
 /// The launches of one transform size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,8 +59,11 @@ impl Plan {
             return Err(Error::DomainTooLarge { log_n, max });
         }
         // The middle stage gets at least two layers (never a launch of one layer), the columns as
-        // many as fit in a block, balanced.
-        let log_p = ((log_n - 2) / 2).min(MAX_LOG_P);
+        // many as fit in a block, balanced; P = 2^11 only where Q would pass its maximum.
+        let mut log_p = ((log_n - 2) / 2).min(PREFERRED_LOG_P);
+        if log_n - 2 * log_p > MAX_LOG_Q {
+            log_p = (log_n - MAX_LOG_Q).div_ceil(2);
+        }
         Ok(Self::three_stage(log_n, log_p))
     }
 
@@ -61,7 +71,13 @@ impl Plan {
     /// log_n - 2*log_p in 0..=MAX_LOG_Q.
     pub fn three_stage(log_n: u32, log_p: u32) -> Self {
         let log_q = log_n - 2 * log_p;
-        let log_cols = COLUMN_ELEMENTS_LOG.saturating_sub(log_p).min(log_n - log_p);
+        let mut log_cols = COLUMN_ELEMENTS_LOG.saturating_sub(log_p).min(log_n - log_p);
+        while log_cols > 0
+            && log_p + log_cols > MIN_COLUMN_ELEMENTS_LOG
+            && log_n - log_p - log_cols < MIN_COLUMN_BLOCKS_LOG
+        {
+            log_cols -= 1;
+        }
         let log_tile = (MIDDLE_ELEMENTS_LOG.saturating_sub(log_q) / 2).min(log_p);
         Plan::ThreeStage {
             log_n,
@@ -103,6 +119,32 @@ mod tests {
             }
         }
         assert!(Plan::for_size(33).is_err());
+        // P = 2^10 up to 2^30, 2^11 beyond; small sizes split their columns over enough blocks.
+        assert!(matches!(
+            Plan::for_size(24).unwrap(),
+            Plan::ThreeStage {
+                log_p: 10,
+                log_q: 4,
+                ..
+            }
+        ));
+        assert!(matches!(
+            Plan::for_size(31).unwrap(),
+            Plan::ThreeStage {
+                log_p: 11,
+                log_q: 9,
+                ..
+            }
+        ));
+        assert!(matches!(
+            Plan::for_size(18).unwrap(),
+            Plan::ThreeStage {
+                log_p: 8,
+                log_q: 2,
+                log_cols: 1,
+                ..
+            }
+        ));
         assert_eq!(
             Plan::for_size(23).unwrap(),
             Plan::ThreeStage {
