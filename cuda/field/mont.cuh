@@ -72,10 +72,17 @@ __device__ __forceinline__ mont<P> reduce_once(const uint32_t* t, uint32_t hi) {
     return r;
 }
 
+// Limb i of K * p, K = 1 or 2 (2p < 2^256 for the fields here).
+template <class P, int K>
+__host__ __device__ constexpr uint32_t kp_limb(int i) {
+    static_assert(K == 1 || K == 2, "p or 2p");
+    return K == 1 ? P::modulus(i) : (P::modulus(i) << 1) | (i > 0 ? P::modulus(i - 1) >> 31 : 0u);
+}
+
 // 8 limbs: carry chains in PTX (about 25 instructions each; the int64 C++ forms below compile to
 // about 50, with a shift per limb to extract the borrow).
-// r = t < p ? t : t - p, for t < 2p.
-template <class P>
+// t = t < Kp ? t : t - Kp, for t < 2Kp.
+template <class P, int K = 1>
 __device__ __forceinline__ void reduce_once8(uint32_t* t) {
     uint32_t r[8], borrow;
     asm("sub.cc.u32  %0, %9, %17;\n\t"
@@ -90,18 +97,19 @@ __device__ __forceinline__ void reduce_once8(uint32_t* t) {
         : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]),
           "=r"(borrow)
         : "r"(t[0]), "r"(t[1]), "r"(t[2]), "r"(t[3]), "r"(t[4]), "r"(t[5]), "r"(t[6]), "r"(t[7]),
-          "n"(P::modulus(0)), "n"(P::modulus(1)), "n"(P::modulus(2)), "n"(P::modulus(3)),
-          "n"(P::modulus(4)), "n"(P::modulus(5)), "n"(P::modulus(6)), "n"(P::modulus(7)));
+          "n"(kp_limb<P, K>(0)), "n"(kp_limb<P, K>(1)), "n"(kp_limb<P, K>(2)), "n"(kp_limb<P, K>(3)),
+          "n"(kp_limb<P, K>(4)), "n"(kp_limb<P, K>(5)), "n"(kp_limb<P, K>(6)), "n"(kp_limb<P, K>(7)));
 #pragma unroll
     for (int i = 0; i < 8; i++) t[i] = borrow ? t[i] : r[i];
 }
 
-template <class P>
+// (a + b) mod Kp for a, b < Kp. K = 2 only for 8 limbs with 4p < 2^256 (see `lazy`).
+template <class P, int K = 1>
 __device__ __forceinline__ mont<P> add(const mont<P>& a, const mont<P>& b) {
     constexpr int N = P::LIMBS;
     if constexpr (N == 8) {
-        // a + b < 2p < 2^256 (p < 2^255): no carry out of the top limb.
-        static_assert(P::modulus(7) < 0x80000000u, "p < 2^255");
+        // a + b < 2Kp <= 2^256: no carry out of the top limb.
+        static_assert(K == 1 ? P::modulus(7) < 0x80000000u : P::modulus(7) < 0x40000000u, "2Kp <= 2^256");
         mont<P> r;
         asm("add.cc.u32  %0, %8, %16;\n\t"
             "addc.cc.u32 %1, %9, %17;\n\t"
@@ -116,9 +124,10 @@ __device__ __forceinline__ mont<P> add(const mont<P>& a, const mont<P>& b) {
             : "r"(a.l[0]), "r"(a.l[1]), "r"(a.l[2]), "r"(a.l[3]), "r"(a.l[4]), "r"(a.l[5]), "r"(a.l[6]),
               "r"(a.l[7]), "r"(b.l[0]), "r"(b.l[1]), "r"(b.l[2]), "r"(b.l[3]), "r"(b.l[4]), "r"(b.l[5]),
               "r"(b.l[6]), "r"(b.l[7]));
-        reduce_once8<P>(r.l);
+        reduce_once8<P, K>(r.l);
         return r;
     } else {
+        static_assert(K == 1, "lazy forms are 8-limb only");
         uint32_t t[N];
         uint64_t c = 0;
 #pragma unroll
@@ -131,12 +140,13 @@ __device__ __forceinline__ mont<P> add(const mont<P>& a, const mont<P>& b) {
     }
 }
 
-template <class P>
+// (a - b) mod Kp for a, b < Kp.
+template <class P, int K = 1>
 __device__ __forceinline__ mont<P> sub(const mont<P>& a, const mont<P>& b) {
     constexpr int N = P::LIMBS;
     mont<P> r;
     if constexpr (N == 8) {
-        // a - b, then p added back under the borrow mask.
+        // a - b, then Kp added back under the borrow mask.
         uint32_t t[8], mask;
         asm("sub.cc.u32  %0, %9, %17;\n\t"
             "subc.cc.u32 %1, %10, %18;\n\t"
@@ -163,11 +173,12 @@ __device__ __forceinline__ mont<P> sub(const mont<P>& a, const mont<P>& b) {
             : "=r"(r.l[0]), "=r"(r.l[1]), "=r"(r.l[2]), "=r"(r.l[3]), "=r"(r.l[4]), "=r"(r.l[5]),
               "=r"(r.l[6]), "=r"(r.l[7])
             : "r"(t[0]), "r"(t[1]), "r"(t[2]), "r"(t[3]), "r"(t[4]), "r"(t[5]), "r"(t[6]), "r"(t[7]),
-              "r"(P::modulus(0) & mask), "r"(P::modulus(1) & mask), "r"(P::modulus(2) & mask),
-              "r"(P::modulus(3) & mask), "r"(P::modulus(4) & mask), "r"(P::modulus(5) & mask),
-              "r"(P::modulus(6) & mask), "r"(P::modulus(7) & mask));
+              "r"(kp_limb<P, K>(0) & mask), "r"(kp_limb<P, K>(1) & mask), "r"(kp_limb<P, K>(2) & mask),
+              "r"(kp_limb<P, K>(3) & mask), "r"(kp_limb<P, K>(4) & mask), "r"(kp_limb<P, K>(5) & mask),
+              "r"(kp_limb<P, K>(6) & mask), "r"(kp_limb<P, K>(7) & mask));
         return r;
     } else {
+        static_assert(K == 1, "lazy forms are 8-limb only");
         int64_t borrow = 0;
 #pragma unroll
         for (int i = 0; i < N; i++) {
@@ -322,10 +333,14 @@ __device__ __forceinline__ mont<P> mul_cios(const mont<P>& a, const mont<P>& b) 
         : "r"(m), "n"(P::modulus(1)), "n"(P::modulus(0)), "n"(P::modulus(3)), "n"(P::modulus(2)),  \
           "n"(P::modulus(5)), "n"(P::modulus(4)), "n"(P::modulus(7)), "n"(P::modulus(6)))
 
-template <class P>
+// REDUCE = false (lazy form, 4p < 2^256 only): inputs below 2p, the result below 2p without the
+// final subtraction. The running T stays below 3p + 1 and T + a*b_i + m*p below 3p * 2^32 + 3p <
+// 2^288; the result (a*b + M*p) / R < 4p^2 / R + p < 2p.
+template <class P, bool REDUCE = true>
 __device__ __forceinline__ mont<P> mul_pairs8(const mont<P>& a, const mont<P>& b) {
     static_assert(P::LIMBS == 8, "8-limb fields");
     static_assert(P::modulus(7) < 0x80000000u, "p < 2^255 keeps T below 2^288");
+    static_assert(REDUCE || P::modulus(7) < 0x40000000u, "the lazy form needs 4p < 2^256");
     uint32_t u[8], v[8];
     ZKNTT_ROW_FIRST(u, v, a.l, b.l[0]);
     ZKNTT_ROW_REDUCE(P, u, v, u[0] * P::M0);
@@ -352,7 +367,7 @@ __device__ __forceinline__ mont<P> mul_pairs8(const mont<P>& a, const mont<P>& b
         : "=r"(t[0]), "=r"(t[1]), "=r"(t[2]), "=r"(t[3]), "=r"(t[4]), "=r"(t[5]), "=r"(t[6]), "=r"(t[7])
         : "r"(u[0]), "r"(u[1]), "r"(u[2]), "r"(u[3]), "r"(u[4]), "r"(u[5]), "r"(u[6]), "r"(u[7]),
           "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]), "r"(v[4]), "r"(v[5]), "r"(v[6]), "r"(v[7]));
-    reduce_once8<P>(t);
+    if constexpr (REDUCE) reduce_once8<P>(t);
     mont<P> r;
 #pragma unroll
     for (int i = 0; i < 8; i++) r.l[i] = t[i];
@@ -375,5 +390,32 @@ template <class P>
 __device__ __forceinline__ mont<P> sqr(const mont<P>& a) {
     return mul<P>(a, a);
 }
+
+// Lazy reduction inside a transform: where 4p < 2^256 (BN254 Fr; not BLS12-381 Fr), values may
+// sit anywhere in [0, 2p): products skip their final subtraction (about 17 of ~180 instructions)
+// and sums and differences reduce modulo 2p at the same cost as modulo p. `canonical` brings a
+// value back to [0, p) before it leaves for global memory. Elsewhere these are the strict forms.
+template <class P>
+struct lazy {
+    static constexpr bool enabled = P::LIMBS == 8 && P::modulus(7) < 0x40000000u;
+    static constexpr int K = enabled ? 2 : 1;
+    __device__ __forceinline__ static mont<P> mul(const mont<P>& a, const mont<P>& b) {
+        if constexpr (enabled) {
+            return mul_pairs8<P, false>(a, b);
+        } else {
+            return zkntt::mul<P>(a, b);
+        }
+    }
+    __device__ __forceinline__ static mont<P> add(const mont<P>& a, const mont<P>& b) {
+        return zkntt::add<P, K>(a, b);
+    }
+    __device__ __forceinline__ static mont<P> sub(const mont<P>& a, const mont<P>& b) {
+        return zkntt::sub<P, K>(a, b);
+    }
+    __device__ __forceinline__ static mont<P> canonical(mont<P> a) {
+        if constexpr (enabled) reduce_once8<P>(a.l);
+        return a;
+    }
+};
 
 }  // namespace zkntt

@@ -78,7 +78,7 @@ template <class F>
 __device__ __forceinline__ F lookup(const PowerTable& t, uint32_t lo_bits, uint64_t e) {
     const F lo = load_global<F>(t.lo, e & ((1ull << lo_bits) - 1));
     const F hi = load_global<F>(t.hi, e >> lo_bits);
-    return mul(hi, lo);
+    return lazy<typename F::params>::mul(hi, lo);  // below 2p: a lazy operand
 }
 
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
@@ -86,18 +86,20 @@ __device__ __forceinline__ F lookup(const PowerTable& t, uint32_t lo_bits, uint6
 // Layers go two at a time (radix-4 groups of four slots in registers: half the shared-memory
 // round trips and barriers of radix-2, three twiddle loads per four products); an odd layer count
 // starts with one radix-2 layer. Layer 0's twiddles are all 1 and layer 1's are 1 and w_4, so those
-// products are skipped. `tw` holds w_S^t, t < S/2. Called by the whole block; ends with a barrier.
+// products are skipped. `tw` holds w_S^t, t < S/2. Values in and out are in the lazy range of
+// `lazy<P>` ([0, 2p) for BN254 Fr). Called by the whole block; ends with a barrier.
 template <class F>
 __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw) {
+    using L = lazy<typename F::params>;
     uint32_t s = 0;
     if (log_s & 1) {
         // Layer 0 alone: pairs of neighbouring slots, twiddle 1.
         const uint32_t pairs = count << (log_s - 1);
         for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
             const F u = sm.get(2 * i), v = sm.get(2 * i + 1);
-            sm.set(2 * i, add(u, v));
-            sm.set(2 * i + 1, sub(u, v));
+            sm.set(2 * i, L::add(u, v));
+            sm.set(2 * i + 1, L::sub(u, v));
         }
         __syncthreads();
         s = 1;
@@ -116,26 +118,26 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
             F a0, a1, a2, a3, b2, b3;
             if (s == 0) {
                 // pos == 0: layer 0 twiddles 1; layer 1 twiddles 1 and w_S^(S/4) (= w_4).
-                a0 = add(x0, x1);
-                a1 = sub(x0, x1);
-                a2 = add(x2, x3);
-                a3 = sub(x2, x3);
+                a0 = L::add(x0, x1);
+                a1 = L::sub(x0, x1);
+                a2 = L::add(x2, x3);
+                a3 = L::sub(x2, x3);
                 b2 = a2;
-                b3 = mul(a3, F::load(tw + (1u << log_quarter)));
+                b3 = L::mul(a3, F::load(tw + (1u << log_quarter)));
             } else {
                 const F w1 = F::load(tw + (pos << (log_s - 1 - s)));
-                const F t1 = mul(x1, w1), t3 = mul(x3, w1);
-                a0 = add(x0, t1);
-                a1 = sub(x0, t1);
-                a2 = add(x2, t3);
-                a3 = sub(x2, t3);
-                b2 = mul(a2, F::load(tw + (pos << (log_s - 2 - s))));
-                b3 = mul(a3, F::load(tw + ((pos + h) << (log_s - 2 - s))));
+                const F t1 = L::mul(x1, w1), t3 = L::mul(x3, w1);
+                a0 = L::add(x0, t1);
+                a1 = L::sub(x0, t1);
+                a2 = L::add(x2, t3);
+                a3 = L::sub(x2, t3);
+                b2 = L::mul(a2, F::load(tw + (pos << (log_s - 2 - s))));
+                b3 = L::mul(a3, F::load(tw + ((pos + h) << (log_s - 2 - s))));
             }
-            sm.set(i0, add(a0, b2));
-            sm.set(i0 + 2 * h, sub(a0, b2));
-            sm.set(i0 + h, add(a1, b3));
-            sm.set(i0 + 3 * h, sub(a1, b3));
+            sm.set(i0, L::add(a0, b2));
+            sm.set(i0 + 2 * h, L::sub(a0, b2));
+            sm.set(i0 + h, L::add(a1, b3));
+            sm.set(i0 + 3 * h, L::sub(a1, b3));
         }
         __syncthreads();
     }

@@ -10,6 +10,7 @@ namespace ntt {
 template <class F>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
+    using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
     const uint32_t log_p = p.log_p, log_cols = p.log_cols;
     const uint32_t P = 1u << log_p, cols = 1u << log_cols, E = P << log_cols;
     const uint64_t R = 1ull << (p.log_n - log_p);
@@ -22,7 +23,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const uint32_t t = e & (cols - 1), a = e >> log_cols;
         const uint64_t idx = (uint64_t)a * R + c0 + t;
         F x = load_global<F>(base, idx * p.elem_stride);
-        if (p.flags & PRE_SCALE) x = mul(x, lookup<F>(p.pre, p.lo_bits, idx));
+        if (p.flags & PRE_SCALE) x = L::mul(x, lookup<F>(p.pre, p.lo_bits, idx));
         sm.set((t << log_p) + bit_reverse(a, log_p), x);
     }
     __syncthreads();
@@ -35,9 +36,10 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const uint64_t c = c0 + t;
         const uint64_t idx = (uint64_t)k * R + c;
         F x = sm.get((t << log_p) + k);
-        if (p.flags & TWIDDLE_OUT) x = mul(x, lookup<F>(p.omega, p.lo_bits, c * k));
-        if (p.flags & POST_SCALE) x = mul(x, lookup<F>(p.post, p.lo_bits, idx));
-        if (p.flags & POST_CONST) x = mul(x, post_const);
+        if (p.flags & TWIDDLE_OUT) x = L::mul(x, lookup<F>(p.omega, p.lo_bits, c * k));
+        if (p.flags & POST_SCALE) x = L::mul(x, lookup<F>(p.post, p.lo_bits, idx));
+        if (p.flags & POST_CONST) x = L::mul(x, post_const);
+        x = L::canonical(x);
         x.store(reinterpret_cast<F*>(base) + idx * p.elem_stride);
     }
 }

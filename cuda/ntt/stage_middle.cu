@@ -12,6 +12,7 @@ namespace ntt {
 template <class F>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
+    using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
     const uint32_t log_p = p.log_p, log_q = p.log_q, log_t = p.log_cols;
     const uint32_t P = 1u << log_p, Q = 1u << log_q, T = 1u << log_t;
     const uint64_t R = (uint64_t)P << log_q;
@@ -45,7 +46,7 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
         const uint32_t g = sel * TT + aa * T + bb;
         F x = sm.get((g << log_q) + k);
         // w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read.
-        x = mul(x, load_global<F>(p.mid_twiddles, b * k));
+        x = L::canonical(L::mul(x, load_global<F>(p.mid_twiddles, b * k)));
         x.store(reinterpret_cast<F*>(base) + (b * R + (uint64_t)k * P + a) * p.elem_stride);
     }
 }
