@@ -292,9 +292,9 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         args.bytes >> 20
     );
     println!(
-        "| field | log2 N | batch | block-sync ms | WSX ms | WSX speed-up | WSX G elem/s | WSX % of copy BW |"
+        "| field | log2 N | batch | block-sync ms | WSX ms | WSX speed-up | WSX G elem/s | WSX % of copy BW | WSX v1 shuffles ms (ablation) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for field in SmallField::ALL {
         let ntt = SmallNtt::new(&gpu, field, ModMulForm::MontgomeryLazy)?;
         let sizes: &[u32] = if field == SmallField::Q28 {
@@ -305,10 +305,11 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         for &log_n in sizes {
             let block = time(&ntt, &mut data, log_n, Kernel::BlockSync)?;
             let wsx = time(&ntt, &mut data, log_n, Kernel::Wsx)?;
+            let half = time(&ntt, &mut data, log_n, Kernel::WsxHalf)?;
             let rate = elems as f64 / (wsx * 1e-3);
             let frac = 8.0 * rate / copy_bw;
             println!(
-                "| {} | {log_n} | {} | {block:.3} | {wsx:.3} | {:.2}x | {:.1} | {:.0}% |",
+                "| {} | {log_n} | {} | {block:.3} | {wsx:.3} | {:.2}x | {:.1} | {:.1}% | {half:.3} |",
                 field.name(),
                 elems >> log_n,
                 block / wsx,
