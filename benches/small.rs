@@ -204,7 +204,7 @@ fn babybear_summary(gpu: &Gpu) {
             ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
         })
         .unwrap();
-        let oop = |kernel| {
+        let mut oop = |kernel| {
             median_ms(s, 3, 20, || {
                 ntt.run_into(&mut input, &mut out, log_n, Direction::Forward, kernel)
             })
