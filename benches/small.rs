@@ -63,7 +63,7 @@ fn batched(c: &mut Criterion) {
             .measurement_time(Duration::from_secs(1))
             .throughput(Throughput::Elements(elems as u64));
         for log_n in 6..=12u32 {
-            for kernel in Kernel::ALL.into_iter().chain([Kernel::WsxHalf]) {
+            for kernel in Kernel::ALL.into_iter().chain(Kernel::ABLATIONS) {
                 g.bench_function(BenchmarkId::new(kernel.name(), log_n), |b| {
                     b.iter_custom(|iters| {
                         device_time(&gpu, iters, || {

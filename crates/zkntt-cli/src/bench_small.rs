@@ -292,11 +292,12 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         args.bytes >> 20
     );
     println!(
-        "| field | log2 N | batch | block-sync ms | WSX ms | WSX speed-up | WSX G elem/s | WSX % of copy BW | WSX v1 shuffles ms (ablation) |"
+        "| field | log2 N | batch | block-sync ms | WSX ms | WSX speed-up | WSX G elem/s | WSX % of copy BW | ablation: v1 shuffles ms | ablation: no prefetch ms | Shoup lazy WSX ms | Shoup lazy % of copy BW |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for field in SmallField::ALL {
         let ntt = SmallNtt::new(&gpu, field, ModMulForm::MontgomeryLazy)?;
+        let shoup = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy)?;
         let sizes: &[u32] = if field == SmallField::Q28 {
             &[6, 7, 8, 9, 10, 11, 12]
         } else {
@@ -306,15 +307,17 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
             let block = time(&ntt, &mut data, log_n, Kernel::BlockSync)?;
             let wsx = time(&ntt, &mut data, log_n, Kernel::Wsx)?;
             let half = time(&ntt, &mut data, log_n, Kernel::WsxHalf)?;
-            let rate = elems as f64 / (wsx * 1e-3);
-            let frac = 8.0 * rate / copy_bw;
+            let nopf = time(&ntt, &mut data, log_n, Kernel::WsxNoPrefetch)?;
+            let sh = time(&shoup, &mut data, log_n, Kernel::Wsx)?;
+            let frac = |ms: f64| 100.0 * 8.0 * elems as f64 / (ms * 1e-3) / copy_bw;
             println!(
-                "| {} | {log_n} | {} | {block:.3} | {wsx:.3} | {:.2}x | {:.1} | {:.1}% | {half:.3} |",
+                "| {} | {log_n} | {} | {block:.3} | {wsx:.3} | {:.2}x | {:.1} | {:.1}% | {half:.3} | {nopf:.3} | {sh:.3} | {:.1}% |",
                 field.name(),
                 elems >> log_n,
                 block / wsx,
-                rate / 1e9,
-                frac * 100.0
+                elems as f64 / (wsx * 1e-3) / 1e9,
+                frac(wsx),
+                frac(sh)
             );
         }
     }

@@ -164,7 +164,8 @@ fn m3_index(lane: u32, warp: u32, r: u32) -> u32 {
 }
 
 /// The WSX kernel (`small_ntt_wsx_*`) on `data` (whole transforms of 2^log_n, natural order,
-/// in place).
+/// in place). Also the twin of the ablation `small_ntt_wsx_noprefetch_*`, which differs only in
+/// how a tile reaches the registers (straight from global memory instead of a cp.async stage).
 pub fn wsx(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
     wsx_with(args, data, true)
 }
