@@ -49,16 +49,24 @@ for s in $steps; do
     ;;
   ncu)
     step ncu
-    # Q28 launches of `bench small-ntt` with one timed run and no warm-up: wsx, wsx_half per size
-    # from 2^6; skip 8 to profile 2^10, 2^11, 2^12 of each.
-    timeout 200 ncu --kernel-name regex:'small_ntt_wsx_(half_)?q28_montgomery_lazy' --launch-skip 8 \
-      --launch-count 6 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+    # Q28 launches of `bench small-ntt` with one timed run and no warm-up: wsx, wsx_half,
+    # wsx_noprefetch per size from 2^6; skip 12 to profile 2^10, 2^11, 2^12 of each.
+    timeout 200 ncu --kernel-name regex:'small_ntt_wsx_(half_|noprefetch_)?q28_montgomery_lazy' \
+      --launch-skip 12 --launch-count 9 --section SpeedOfLight --section ComputeWorkloadAnalysis \
       --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
       --section SchedulerStats --metrics sm__inst_executed.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
       "$here/bin/zkntt" bench small-ntt --bytes 268435456 --iters 1 --warmup 0 --no-streams \
       > "$out/ncu.txt" 2>&1
     echo "ncu rc=$?"
-    grep -E "small_ntt_wsx|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Issue Slots Busy|Executed Ipc A|sm__inst_executed|Achieved Occupancy|No Eligible|wavefronts|requests" "$out/ncu.txt" | head -n 120
+    grep -E "small_ntt_wsx|Duration|DRAM Throughput|Issue Slots Busy|sm__inst_executed|Achieved Occupancy|No Eligible|wavefronts" "$out/ncu.txt" | head -n 90
+    step "ncu 2-D path"
+    # The first BabyBear 2^24 transform in place: transpose, NTT (2-D twiddles), transpose, NTT,
+    # transpose.
+    timeout 120 ncu --kernel-name regex:'small_' --launch-count 5 --section SpeedOfLight \
+      "$here/bin/zkntt" bench small-ntt --only-single --single 24 --no-streams --iters 1 --warmup 0 \
+      > "$out/ncu2d.txt" 2>&1
+    echo "ncu 2-D rc=$?"
+    grep -E "^  small_|Duration|DRAM Throughput|Compute \(SM\) Throughput" "$out/ncu2d.txt"
     ;;
   esac
 done

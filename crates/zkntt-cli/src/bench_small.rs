@@ -248,6 +248,13 @@ pub struct SmallNttArgs {
     /// Skip the host-to-host stream table.
     #[arg(long)]
     no_streams: bool,
+    /// Sizes (log2) of the BabyBear single-transform table.
+    #[arg(long, value_delimiter = ',', default_values_t = [12u32, 16, 20, 22, 24])]
+    single: Vec<u32>,
+    /// Only the BabyBear single-transform table (and the stream table unless --no-streams): for
+    /// profiling the 2-D path under ncu.
+    #[arg(long)]
+    only_single: bool,
 }
 
 fn random_field(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
@@ -255,9 +262,9 @@ fn random_field(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
     (0..n).map(|_| rng.gen_range(0..field.modulus())).collect()
 }
 
-pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
-    let gpu = Gpu::new(0)?;
-    println!("{}", gpu.info()?);
+/// The batched tables: WSX against the baseline and the copy bandwidth, the ablations, the forms.
+fn batched_tables(gpu: &Gpu, args: &SmallNttArgs) -> Result<(), AnyError> {
+    let gpu = gpu.clone();
     let s = gpu.stream().clone();
     let elems = args.bytes / 4;
 
@@ -336,6 +343,16 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         println!("| {} | {a:.3} | {b:.3} | {c:.3} |", form.label());
     }
     drop(data);
+    Ok(())
+}
+
+pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
+    let gpu = Gpu::new(0)?;
+    println!("{}", gpu.info()?);
+    let s = gpu.stream().clone();
+    if !args.only_single {
+        batched_tables(&gpu, &args)?;
+    }
 
     println!(
         "\nBabyBear single transforms, device-resident (2-D beyond 2^12: 3 transposes + 2 launches), ms:\n"
@@ -343,7 +360,7 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
     println!("| log2 N | WSX in place (+copy back) | WSX out of place | block-sync out of place |");
     println!("|---|---|---|---|");
     let bb = SmallNtt::new(&gpu, SmallField::BabyBear, ModMulForm::Montgomery)?;
-    for log_n in [12u32, 16, 20, 22, 24] {
+    for &log_n in &args.single {
         let x = random_field(SmallField::BabyBear, 1 << log_n, log_n as u64);
         let mut d = s.clone_htod(&x)?;
         let mut o = s.alloc_zeros::<u32>(x.len())?;
