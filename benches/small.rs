@@ -107,7 +107,7 @@ fn single(c: &mut Criterion) {
         return;
     };
     let field = SmallField::BabyBear;
-    let ntt = SmallNtt::new(&gpu, field, ModMulForm::Montgomery).unwrap();
+    let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
     let mut g = c.benchmark_group("small/ntt/babybear-single");
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(300))
@@ -187,10 +187,10 @@ fn sppark_ms(
 /// BabyBear single transforms beside sppark in one table: medians of 20 after 3 warm-ups.
 fn babybear_summary(gpu: &Gpu) {
     let field = SmallField::BabyBear;
-    let ntt = SmallNtt::new(gpu, field, ModMulForm::Montgomery).unwrap();
+    let ntt = SmallNtt::new(gpu, field, ModMulForm::ShoupLazy).unwrap();
     let s = gpu.stream();
     println!(
-        "\nBabyBear single forward NTT, device-resident, ms (median of 20; sppark in place, its own stream events):\n"
+        "\nBabyBear single forward NTT (zkntt: Shoup lazy form), device-resident, ms (median of 20; sppark in place, its own stream events):\n"
     );
     println!(
         "| log2 N | zkntt WSX in place | zkntt WSX out of place | block-sync out of place | sppark NN | sppark RN | sppark NN / zkntt in place | sppark RN / zkntt out of place |"

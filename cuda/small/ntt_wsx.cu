@@ -15,9 +15,6 @@
 // multiplications of shuffling every register and computing a half butterfly in both lanes
 // (kept as the ablation small_ntt_wsx_half_*). Then the output exchange writes each value to its
 // bit-reversed slot and reads back in M1 order, which is also the coalesced store order.
-// Blocks loop over tiles; while one tile is computed the next (whole) one is copied into a second
-// shared buffer by cp.async, so its DRAM latency overlaps the arithmetic (ablation
-// small_ntt_wsx_noprefetch_* loads each tile from global memory when it starts).
 // Transforms smaller than the tile (log_n < 12) occupy the tile's low log_n bits and run only the
 // layers below log_n.
 #include "small/ntt.cuh"
@@ -34,19 +31,6 @@ __host__ __device__ constexpr uint32_t slot(uint32_t p) {
     return p ^ ((p >> 5 & 1u) * 3u) ^ ((p >> 6 & 1u) * 5u) ^ ((p >> 7 & 1u) * 9u) ^ ((p >> 8 & 1u) * 17u);
 }
 
-// The staging buffer of the next tile (PREFETCH): word w at stage_slot(w), bit 8 flipping bit 4,
-// so the M2 read (lanes 16-31 at +256 words) hits other banks than lanes 0-15; 16-byte chunks stay
-// whole for cp.async.
-__device__ __forceinline__ uint32_t stage_slot(uint32_t w) { return w ^ ((w >> 4) & 16u); }
-
-// 16 bytes global -> shared without passing through registers (sm_80+), and waiting for them.
-__device__ __forceinline__ void copy_async16(uint32_t* dst, const uint32_t* src) {
-    const uint32_t d = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
-}
-__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-__device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
-
 // Natural-order position of DIF output slot g: the low log_n bits reversed.
 __device__ __forceinline__ uint32_t out_pos(uint32_t g, uint32_t log_n) {
     const uint32_t low = (1u << log_n) - 1;
@@ -54,14 +38,11 @@ __device__ __forceinline__ uint32_t out_pos(uint32_t g, uint32_t log_n) {
 }
 
 // EXCHANGE: the M2 -> M3 half exchange (the kernel). Otherwise layers 3..0 shuffle every
-// register and compute half butterflies in both lanes (ablation: v1's shuffle layers).
-// PREFETCH: while a block computes one tile, the next one (if whole) is already on its way into a
-// second shared buffer by cp.async, so no warp waits on DRAM at the top of a tile (ablation: off).
-template <class F, class Form, bool EXCHANGE, bool PREFETCH>
+// register and compute half butterflies in both lanes (the ablation, v1's shuffle layers).
+template <class F, class Form, bool EXCHANGE>
 __device__ __forceinline__ void kernel(const NttParams& p) {
     using W = typename Form::W;
     __shared__ uint32_t smem[TILE];
-    __shared__ __align__(16) uint32_t stage[PREFETCH ? TILE : 4];
     const Form f(p);
     const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const uint32_t log_n = p.log_n;
@@ -84,57 +65,16 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
     const uint32_t low = (1u << log_n) - 1;
     // No 2-D twiddle and no scale: the output is only brought to canonical form.
     const bool plain = p.post_lo == nullptr && !p.has_scale;
-    // cp.async moves 16-byte chunks: only for 16-byte aligned data (every buffer the host API
-    // passes is), and only whole tiles.
-    const bool prefetch = PREFETCH && (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
-    auto whole = [&](uint64_t t) { return ((t + 1) << TILE_LOG) <= total; };
-    auto issue = [&](uint64_t t) {
-        const uint32_t* src = p.data + (t << TILE_LOG);
-#pragma unroll
-        for (uint32_t i = 0; i < TILE / 4 / THREADS; i++) {
-            const uint32_t w = 4 * (tid + i * THREADS);
-            copy_async16(&stage[stage_slot(w)], src + w);
-        }
-        copy_async_commit();
-    };
-    bool staged = prefetch && blockIdx.x < tiles && whole(blockIdx.x);
-    if (staged) issue(blockIdx.x);
 
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t* base = p.data + (tile << TILE_LOG);
-        const bool full = whole(tile);
+        const bool full = ((tile + 1) << TILE_LOG) <= total;
         const uint32_t valid = full ? TILE : (uint32_t)(total - (tile << TILE_LOG));
         uint32_t v[PER_THREAD];
-        const bool from_stage = staged;  // uniform: depends on the tile only
-        if (from_stage) {
-            copy_async_wait_all();
-            __syncthreads();  // every thread's chunks landed
-            // stage_slot written as two bases (even and odd r) plus immediate offsets.
-            if (log_n > 8) {
-                // stage_slot(tid | r << 8) = (tid ^ 16 (r odd)) + (r << 8)
-                const uint32_t* even = stage + tid;
-                const uint32_t* odd = stage + (tid ^ 16u) + 256;
-#pragma unroll
-                for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = (r & 1 ? odd : even)[(r >> 1) << 9];
-            } else {
-                // stage_slot(m2 | r << 4) = m2 + ((r ^ u) << 4), u = bit 8 of m2 = lane >> 4
-                const uint32_t u = lane >> 4;
-                const uint32_t* even = stage + m2 + 16 * u;
-                const uint32_t* odd = stage + m2 + 16 - 16 * u;
-#pragma unroll
-                for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = (r & 1 ? odd : even)[(r >> 1) << 5];
-            }
-            __syncthreads();  // everyone has read the stage before it is refilled
-        }
-        const uint64_t next = tile + gridDim.x;
-        staged = prefetch && next < tiles && whole(next);
-        if (staged) issue(next);
 
         if (log_n > 8) {
             const uint32_t* src = base + tid;
-            if (from_stage) {
-                // loaded above
-            } else if (full) {
+            if (full) {
 #pragma unroll
                 for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = src[r << 8];
             } else {
@@ -168,9 +108,7 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
         } else {
             // Load straight into M2: each half-warp reads 64 contiguous bytes.
             const uint32_t* src = base + m2;
-            if (from_stage) {
-                // loaded above
-            } else if (full) {
+            if (full) {
 #pragma unroll
                 for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = src[r << 4];
             } else {
@@ -285,7 +223,7 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
 #define ZKNTT_SMALL_WSX(FIELD, FORM, NAME)                                                            \
     extern "C" __global__ void __launch_bounds__(256, 4)                                            \
         small_ntt_wsx_##NAME(const zkntt::small::NttParams p) {                                      \
-        zkntt::small::wsx::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>, true, true>(p); \
+        zkntt::small::wsx::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>, true>(p); \
     }
 
 ZKNTT_SMALL_WSX(FieldQ28, FormDynamic, q28_dynamic)
@@ -308,18 +246,8 @@ ZKNTT_SMALL_WSX(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
 #define ZKNTT_SMALL_WSX_HALF(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256, 4)                                             \
         small_ntt_wsx_half_##NAME(const zkntt::small::NttParams p) {                                  \
-        zkntt::small::wsx::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>, false, true>(p); \
+        zkntt::small::wsx::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>, false>(p); \
     }
 
 ZKNTT_SMALL_WSX_HALF(FieldQ28, FormMontLazy, q28_montgomery_lazy)
 ZKNTT_SMALL_WSX_HALF(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
-
-// The ablation without the next tile's prefetch (v2), Montgomery lazy only. Same launch, same order.
-#define ZKNTT_SMALL_WSX_NOPREFETCH(FIELD, FORM, NAME)                                                 \
-    extern "C" __global__ void __launch_bounds__(256, 4)                                             \
-        small_ntt_wsx_noprefetch_##NAME(const zkntt::small::NttParams p) {                            \
-        zkntt::small::wsx::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>, true, false>(p); \
-    }
-
-ZKNTT_SMALL_WSX_NOPREFETCH(FieldQ28, FormMontLazy, q28_montgomery_lazy)
-ZKNTT_SMALL_WSX_NOPREFETCH(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)

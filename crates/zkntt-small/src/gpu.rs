@@ -24,23 +24,19 @@ pub enum Kernel {
     /// (every register shuffled, a half butterfly in both lanes). Montgomery lazy form only;
     /// other forms return the driver's not-found error.
     WsxHalf,
-    /// Ablation of [`Kernel::Wsx`]: without the next tile's prefetch into shared memory (v2).
-    /// Montgomery lazy form only, like [`Kernel::WsxHalf`].
-    WsxNoPrefetch,
 }
 
 impl Kernel {
     /// The kernels every field and form has.
     pub const ALL: [Kernel; 2] = [Kernel::Wsx, Kernel::BlockSync];
     /// The ablations of [`Kernel::Wsx`], for the Montgomery lazy form only.
-    pub const ABLATIONS: [Kernel; 2] = [Kernel::WsxHalf, Kernel::WsxNoPrefetch];
+    pub const ABLATIONS: [Kernel; 1] = [Kernel::WsxHalf];
 
     pub const fn name(self) -> &'static str {
         match self {
             Kernel::Wsx => "wsx",
             Kernel::BlockSync => "block",
             Kernel::WsxHalf => "wsx_half",
-            Kernel::WsxNoPrefetch => "wsx_noprefetch",
         }
     }
 }

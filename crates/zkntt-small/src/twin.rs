@@ -152,7 +152,8 @@ fn setup(args: KernelArgs<'_>, len: usize) -> Result<Ctx<'_>> {
 
 /// `slot` of ntt_wsx.cu: bits 5..8 of the tile position flip bits 0..4 (bank-conflict swizzle).
 fn slot(p: u32) -> usize {
-    let h = ((p >> 5) & 1) * 3 ^ ((p >> 6) & 1) * 5 ^ ((p >> 7) & 1) * 9 ^ ((p >> 8) & 1) * 17;
+    let h =
+        (((p >> 5) & 1) * 3) ^ (((p >> 6) & 1) * 5) ^ (((p >> 7) & 1) * 9) ^ (((p >> 8) & 1) * 17);
     (p ^ h) as usize
 }
 fn m2_index(lane: u32, warp: u32, r: u32) -> u32 {
@@ -164,8 +165,7 @@ fn m3_index(lane: u32, warp: u32, r: u32) -> u32 {
 }
 
 /// The WSX kernel (`small_ntt_wsx_*`) on `data` (whole transforms of 2^log_n, natural order,
-/// in place). Also the twin of the ablation `small_ntt_wsx_noprefetch_*`, which differs only in
-/// how a tile reaches the registers (straight from global memory instead of a cp.async stage).
+/// in place).
 pub fn wsx(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
     wsx_with(args, data, true)
 }
