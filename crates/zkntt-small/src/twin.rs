@@ -432,6 +432,41 @@ mod tests {
         }
     }
 
+    /// The XOR swizzle of ntt_wsx.cu: each warp-wide shared-memory access of the WSX kernel
+    /// (M1 rows, the M2 read, the bit-reversed output write at every size) hits 32 banks.
+    #[test]
+    fn wsx_shared_memory_accesses_are_conflict_free() {
+        let banks = |slots: Vec<usize>| {
+            let mut b: Vec<usize> = slots.iter().map(|s| s % 32).collect();
+            b.sort_unstable();
+            b.dedup();
+            b.len()
+        };
+        for warp in 0..(THREADS / 32) as u32 {
+            for r in 0..PER_THREAD as u32 {
+                let lanes = 0..32u32;
+                let m1 = lanes
+                    .clone()
+                    .map(|l| slot((warp * 32 + l) | (r << 8)))
+                    .collect();
+                assert_eq!(banks(m1), 32, "M1 warp {warp} register {r}");
+                let m2 = lanes.clone().map(|l| slot(m2_index(l, warp, r))).collect();
+                assert_eq!(banks(m2), 32, "M2 warp {warp} register {r}");
+                for log_n in 0..=TILE_LOG {
+                    let low = (1u32 << log_n) - 1;
+                    let out = lanes
+                        .clone()
+                        .map(|l| {
+                            let g = m3_index(l, warp, r);
+                            slot((g & !low) | bitrev(g & low, log_n))
+                        })
+                        .collect();
+                    assert_eq!(banks(out), 32, "output 2^{log_n} warp {warp} register {r}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn errors() {
         let field = SmallField::Q28;
