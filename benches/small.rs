@@ -2,15 +2,18 @@
 //! - `small/ntt/{field}/{wsx|block}`: batches filling 256 MiB, by log2 N (WSX vs the
 //!   block-synchronous baseline in one group, so one run gives the ratio);
 //! - `small/modmul/q28/{form}`: 16 M elements x 16 chained multiplications (seed 002);
-//! - `small/ntt/babybear-single/{wsx|block}`: one transform of 2^16..2^24 (2-D beyond 2^12).
+//! - `small/ntt/babybear-single/{wsx|block|sppark-nn}`: one transform of 2^16..2^24 (2-D beyond
+//!   2^12), beside sppark's BabyBear NTT when built with `--features sppark` (make gpu-build) or `sppark-babybear`.
 //!
-//! `zkntt bench modmul` and `zkntt bench small-ntt` print the same experiments as tables.
+//! After criterion, a table of BabyBear single transforms beside sppark (NN and RN) with ratios.
+//! `zkntt bench modmul` and `zkntt bench small-ntt` print the other experiments as tables.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput};
 use cudarc::driver::sys::CUevent_flags;
 use std::time::Duration;
 use zkntt_gpu::Gpu;
 use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::timing::{median, median_ms};
 use zkntt_small::modmul_gpu::{ChainInputs, launch_chain};
 use zkntt_small::{Direction, Kernel, ModMulForm, SmallField, SmallNtt};
 
@@ -60,7 +63,7 @@ fn batched(c: &mut Criterion) {
             .measurement_time(Duration::from_secs(1))
             .throughput(Throughput::Elements(elems as u64));
         for log_n in 6..=12u32 {
-            for kernel in Kernel::ALL {
+            for kernel in Kernel::ALL.into_iter().chain(Kernel::ABLATIONS) {
                 g.bench_function(BenchmarkId::new(kernel.name(), log_n), |b| {
                     b.iter_custom(|iters| {
                         device_time(&gpu, iters, || {
@@ -104,7 +107,7 @@ fn single(c: &mut Criterion) {
         return;
     };
     let field = SmallField::BabyBear;
-    let ntt = SmallNtt::new(&gpu, field, ModMulForm::Montgomery).unwrap();
+    let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
     let mut g = c.benchmark_group("small/ntt/babybear-single");
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(300))
@@ -124,9 +127,112 @@ fn single(c: &mut Criterion) {
                 })
             });
         }
+        if sppark_ms(&gpu, &input, log_n, Order::NN, 1).is_some() {
+            g.bench_function(BenchmarkId::new("sppark-nn", log_n), |b| {
+                b.iter_custom(|iters| {
+                    let ms: f64 = sppark_ms(&gpu, &input, log_n, Order::NN, iters as usize)
+                        .unwrap()
+                        .into_iter()
+                        .sum();
+                    Duration::from_secs_f64(ms / 1e3)
+                })
+            });
+        }
     }
     g.finish();
 }
 
-criterion_group!(benches, batched, modmul, single);
-criterion_main!(benches);
+#[cfg(feature = "sppark-babybear")]
+use zkntt_sppark_babybear::Order;
+
+/// sppark's order names, when the bridge is not built in.
+#[cfg(not(feature = "sppark-babybear"))]
+#[derive(Debug, Clone, Copy)]
+enum Order {
+    NN,
+    RN,
+}
+
+/// Milliseconds of `reps` sppark BabyBear NTTs of 2^log_n in place on `d`, each timed by sppark's
+/// stream events; None where sppark is not built in.
+#[cfg(feature = "sppark-babybear")]
+fn sppark_ms(
+    gpu: &Gpu,
+    d: &cudarc::driver::CudaSlice<u32>,
+    log_n: u32,
+    order: Order,
+    reps: usize,
+) -> Option<Vec<f64>> {
+    use cudarc::driver::DevicePtr;
+    gpu.synchronize().unwrap();
+    let (ptr, _guard) = d.device_ptr(gpu.stream());
+    // SAFETY: `d` holds 2^log_n words in the primary context sppark also uses; the stream is
+    // idle and sppark synchronizes its own stream before returning.
+    let ms = unsafe { zkntt_sppark_babybear::ntt_device(ptr, log_n, order, reps) }.ok()?;
+    Some(ms.into_iter().map(f64::from).collect())
+}
+
+#[cfg(not(feature = "sppark-babybear"))]
+fn sppark_ms(
+    _: &Gpu,
+    _: &cudarc::driver::CudaSlice<u32>,
+    _: u32,
+    order: Order,
+    _: usize,
+) -> Option<Vec<f64>> {
+    let _ = order;
+    None
+}
+
+/// BabyBear single transforms beside sppark in one table: medians of 20 after 3 warm-ups.
+fn babybear_summary(gpu: &Gpu) {
+    let field = SmallField::BabyBear;
+    let ntt = SmallNtt::new(gpu, field, ModMulForm::ShoupLazy).unwrap();
+    let s = gpu.stream();
+    println!(
+        "\nBabyBear single forward NTT (zkntt: Shoup lazy form), device-resident, ms (median of 20; sppark in place, its own stream events):\n"
+    );
+    println!(
+        "| log2 N | zkntt WSX in place | zkntt WSX out of place | block-sync out of place | sppark NN | sppark RN | sppark NN / zkntt in place | sppark RN / zkntt out of place |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for log_n in [16u32, 20, 22, 24] {
+        let x = random(field.modulus(), 1 << log_n, log_n as u64);
+        let mut input = s.clone_htod(&x).unwrap();
+        let mut out = s.alloc_zeros::<u32>(x.len()).unwrap();
+        let inplace = median_ms(s, 3, 20, || {
+            ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
+        })
+        .unwrap();
+        let mut oop = |kernel| {
+            median_ms(s, 3, 20, || {
+                ntt.run_into(&mut input, &mut out, log_n, Direction::Forward, kernel)
+            })
+            .unwrap()
+        };
+        let (wsx, block) = (oop(Kernel::Wsx), oop(Kernel::BlockSync));
+        let sp = |order| sppark_ms(gpu, &input, log_n, order, 20).map(|mut v| median(&mut v));
+        let (nn, rn) = (sp(Order::NN), sp(Order::RN));
+        let cell = |v: Option<f64>| v.map_or("not built".into(), |v| format!("{v:.4}"));
+        let ratio =
+            |v: Option<f64>, ours: f64| v.map_or("-".into(), |v| format!("{:.2}x", v / ours));
+        println!(
+            "| {log_n} | {inplace:.4} | {wsx:.4} | {block:.4} | {} | {} | {} | {} |",
+            cell(nn),
+            cell(rn),
+            ratio(nn, inplace),
+            ratio(rn, wsx)
+        );
+    }
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    batched(&mut c);
+    modmul(&mut c);
+    single(&mut c);
+    c.final_summary();
+    if let Some(gpu) = gpu_or_skip("bench small: BabyBear beside sppark") {
+        babybear_summary(&gpu);
+    }
+}

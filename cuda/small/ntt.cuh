@@ -4,8 +4,10 @@
 // Both kernels compute batches of natural-order NTTs of size N = 2^log_n <= 4096 in place:
 // decimation in frequency over the 4096-element tile a block holds on chip, then a bit-reversing
 // exchange through shared memory so that the output is natural order too. The twiddle of the DIF
-// layer with stride 2^b at offset j is w_4096^(j << (11 - b)): one table of 2048 powers of a
-// 4096th root serves every size (w_2^(b+1) = w_4096^(2^(11-b))).
+// layer with stride 2^b at offset j < 2^b is entry (1 << b) | j of one 4096-entry table, layer
+// by layer: w_2^(b+1)^j = w_4096^(j << (11 - b)). A layer's twiddles are contiguous, so the lanes
+// of a warp that read consecutive offsets touch one cache line (the earlier single table of
+// w_4096^k, read at stride 2^(11-b), took up to 16 lines per load; see benches/NOTES.md).
 //
 // Unlike the paper, the twiddle table is read through the read-only data cache (__ldg), not
 // constant memory: within a layer the 32 lanes of a warp read different entries, and the constant
@@ -39,7 +41,7 @@ struct FieldBabyBear {
 // Launch parameters, one struct (mirrored by `NttParams` in crates/zkntt-small/src/gpu.rs).
 struct NttParams {
     uint32_t* data;         // batch << log_n elements, transforms contiguous; in place
-    const void* twiddles;   // 2048 entries w_4096^k in the form's representation
+    const void* twiddles;   // 4096 entries: (1 << b) | j holds w_2^(b+1)^j, in the form's representation
     const void* post_lo;    // optional 2-D twiddles (null when unused): w_M^i, i < 4096
     const void* post_hi;    //   and w_M^(4096 i), i < 4096; output (t, k) times w_M^(t * k)
     uint64_t batch;         // number of transforms
@@ -133,6 +135,22 @@ __device__ __forceinline__ void dif_butterfly(const Form& f, uint32_t& a, uint32
     } else {
         uint32_t s = add_mod(a, c, Q);
         c = reduce_once(f.mul(a - c + Q, w), Q);
+        a = s;
+    }
+}
+
+// The last DIF layer (stride 1): its twiddle is w^0 = 1, so no multiplication. Same value ranges
+// out as dif_butterfly.
+template <class F, class Form>
+__device__ __forceinline__ void dif_butterfly_unit(uint32_t& a, uint32_t& c) {
+    constexpr uint32_t Q = F::Q;
+    if constexpr (Form::LAZY && F::HARVEY) {
+        uint32_t s = reduce_once(a + c, 2 * Q);
+        c = reduce_once(a - c + 2 * Q, 2 * Q);  // a - c + 2q < 4q
+        a = s;
+    } else {
+        uint32_t s = add_mod(a, c, Q);
+        c = sub_mod(a, c, Q);
         a = s;
     }
 }

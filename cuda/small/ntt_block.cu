@@ -36,7 +36,7 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
                 const uint32_t j = i & (stride - 1);
                 const uint32_t lo = ((i >> b) << (b + 1)) | j;
                 uint32_t a = smem[lo], c = smem[lo | stride];
-                dif_butterfly<F>(f, a, c, Form::load(p.twiddles, j << (11 - b)));
+                dif_butterfly<F>(f, a, c, Form::load(p.twiddles, stride | j));
                 smem[lo] = a;
                 smem[lo | stride] = c;
             }

@@ -248,6 +248,13 @@ pub struct SmallNttArgs {
     /// Skip the host-to-host stream table.
     #[arg(long)]
     no_streams: bool,
+    /// Sizes (log2) of the BabyBear single-transform table.
+    #[arg(long, value_delimiter = ',', default_values_t = [12u32, 16, 20, 22, 24])]
+    single: Vec<u32>,
+    /// Only the BabyBear single-transform table (and the stream table unless --no-streams): for
+    /// profiling the 2-D path under ncu.
+    #[arg(long)]
+    only_single: bool,
 }
 
 fn random_field(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
@@ -255,9 +262,9 @@ fn random_field(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
     (0..n).map(|_| rng.gen_range(0..field.modulus())).collect()
 }
 
-pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
-    let gpu = Gpu::new(0)?;
-    println!("{}", gpu.info()?);
+/// The batched tables: WSX against the baseline and the copy bandwidth, the ablations, the forms.
+fn batched_tables(gpu: &Gpu, args: &SmallNttArgs) -> Result<(), AnyError> {
+    let gpu = gpu.clone();
     let s = gpu.stream().clone();
     let elems = args.bytes / 4;
 
@@ -292,11 +299,12 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         args.bytes >> 20
     );
     println!(
-        "| field | log2 N | batch | block-sync ms | WSX ms | WSX speed-up | WSX G elem/s | WSX % of copy BW |"
+        "| field | log2 N | batch | block-sync ms | WSX ms | WSX speed-up | WSX G elem/s | WSX % of copy BW | ablation: v1 shuffles ms | WSX Shoup lazy ms | Shoup lazy G elem/s | Shoup lazy % of copy BW |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for field in SmallField::ALL {
         let ntt = SmallNtt::new(&gpu, field, ModMulForm::MontgomeryLazy)?;
+        let shoup = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy)?;
         let sizes: &[u32] = if field == SmallField::Q28 {
             &[6, 7, 8, 9, 10, 11, 12]
         } else {
@@ -305,15 +313,19 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         for &log_n in sizes {
             let block = time(&ntt, &mut data, log_n, Kernel::BlockSync)?;
             let wsx = time(&ntt, &mut data, log_n, Kernel::Wsx)?;
-            let rate = elems as f64 / (wsx * 1e-3);
-            let frac = 8.0 * rate / copy_bw;
+            let half = time(&ntt, &mut data, log_n, Kernel::WsxHalf)?;
+            let sh = time(&shoup, &mut data, log_n, Kernel::Wsx)?;
+            let rate = |ms: f64| elems as f64 / (ms * 1e-3);
+            let frac = |ms: f64| 100.0 * 8.0 * rate(ms) / copy_bw;
             println!(
-                "| {} | {log_n} | {} | {block:.3} | {wsx:.3} | {:.2}x | {:.1} | {:.0}% |",
+                "| {} | {log_n} | {} | {block:.3} | {wsx:.3} | {:.2}x | {:.1} | {:.1}% | {half:.3} | {sh:.3} | {:.1} | {:.1}% |",
                 field.name(),
                 elems >> log_n,
                 block / wsx,
-                rate / 1e9,
-                frac * 100.0
+                rate(wsx) / 1e9,
+                frac(wsx),
+                rate(sh) / 1e9,
+                frac(sh)
             );
         }
     }
@@ -332,14 +344,25 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         println!("| {} | {a:.3} | {b:.3} | {c:.3} |", form.label());
     }
     drop(data);
+    Ok(())
+}
+
+pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
+    let gpu = Gpu::new(0)?;
+    println!("{}", gpu.info()?);
+    let s = gpu.stream().clone();
+    if !args.only_single {
+        batched_tables(&gpu, &args)?;
+    }
 
     println!(
-        "\nBabyBear single transforms, device-resident (2-D beyond 2^12: 3 transposes + 2 launches), ms:\n"
+        "\nBabyBear single transforms, Shoup lazy form, device-resident (2-D beyond 2^12: 3 transposes + 2 launches), ms:\n"
     );
     println!("| log2 N | WSX in place (+copy back) | WSX out of place | block-sync out of place |");
     println!("|---|---|---|---|");
-    let bb = SmallNtt::new(&gpu, SmallField::BabyBear, ModMulForm::Montgomery)?;
-    for log_n in [12u32, 16, 20, 22, 24] {
+    // The fastest form inside the WSX NTT on the H100 (benches/NOTES.md).
+    let bb = SmallNtt::new(&gpu, SmallField::BabyBear, ModMulForm::ShoupLazy)?;
+    for &log_n in &args.single {
         let x = random_field(SmallField::BabyBear, 1 << log_n, log_n as u64);
         let mut d = s.clone_htod(&x)?;
         let mut o = s.alloc_zeros::<u32>(x.len())?;

@@ -20,15 +20,23 @@ pub enum Kernel {
     Wsx,
     /// The baseline: shared memory and `__syncthreads` every layer (`cuda/small/ntt_block.cu`).
     BlockSync,
+    /// Ablation of [`Kernel::Wsx`] for the benches: the same kernel with v1's shuffle layers
+    /// (every register shuffled, a half butterfly in both lanes). Montgomery lazy form only;
+    /// other forms return the driver's not-found error.
+    WsxHalf,
 }
 
 impl Kernel {
+    /// The kernels every field and form has.
     pub const ALL: [Kernel; 2] = [Kernel::Wsx, Kernel::BlockSync];
+    /// The ablations of [`Kernel::Wsx`], for the Montgomery lazy form only.
+    pub const ABLATIONS: [Kernel; 1] = [Kernel::WsxHalf];
 
     pub const fn name(self) -> &'static str {
         match self {
             Kernel::Wsx => "wsx",
             Kernel::BlockSync => "block",
+            Kernel::WsxHalf => "wsx_half",
         }
     }
 }
@@ -54,8 +62,9 @@ struct NttParams {
 unsafe impl DeviceRepr for NttParams {}
 
 const THREADS: u32 = 256;
-/// Grid-stride kernels: more blocks than this only queue.
-const MAX_GRID: u64 = 1 << 20;
+/// Resident blocks per multiprocessor (the kernels' `__launch_bounds__(256, 4)`): the grid is one
+/// wave of them, each looping over tiles, so per-block setup is paid once per block, not per tile.
+const BLOCKS_PER_SM: u64 = 4;
 /// Host-to-host chunks: at most this many elements (64 MiB) per copy.
 const MAX_CHUNK: usize = 1 << 24;
 
@@ -119,6 +128,8 @@ pub struct SmallNtt {
     field: SmallField,
     form: ModMulForm,
     twiddles: Twiddles,
+    /// Blocks of one full wave on this GPU.
+    max_grid: u64,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
     scratch: Mutex<Option<CudaSlice<u32>>>,
     lanes: Mutex<Vec<Lane>>,
@@ -149,11 +160,18 @@ impl SmallNtt {
         for k in Kernel::ALL {
             gpu.function(&kernel_name(k, field, form))?;
         }
+        let sms = gpu
+            .context()
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .during("multiprocessor count")?;
         Ok(Self {
             gpu: gpu.clone(),
             field,
             form,
             twiddles,
+            max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
             lanes: Mutex::new(Vec::new()),
@@ -224,7 +242,7 @@ impl SmallNtt {
             return Ok(());
         }
         let cfg = LaunchConfig {
-            grid_dim: (tiles.min(MAX_GRID) as u32, 1, 1),
+            grid_dim: (tiles.min(self.max_grid) as u32, 1, 1),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };

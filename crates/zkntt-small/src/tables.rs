@@ -38,16 +38,24 @@ fn powers(field: SmallField, w: u32, count: usize) -> impl Iterator<Item = u32> 
     })
 }
 
-/// The 2048 DIF twiddles w_4096^k (w^-1 for the inverse): the layer with stride 2^b uses entry
-/// j << (11 - b) at offset j, for every size up to 4096.
+/// The DIF twiddles of every layer, layer by layer: entry `(1 << b) | j` holds w_2^(b+1)^j
+/// = w_4096^(j << (11 - b)) (w^-1 for the inverse), for the layer with stride 2^b and offset
+/// j < 2^b; entry 0 holds 1. 4096 entries serve every size up to 4096, and the lanes of a warp
+/// reading consecutive offsets of one layer read consecutive entries.
 pub fn dif_twiddles(field: SmallField, form: ModMulForm, direction: Direction) -> Result<Encoded> {
     let m = Modulus::new(field.modulus())?;
     let w = field.directed_root(TILE_LOG, direction)?;
-    Ok(Encoded::new(
-        &m,
-        form,
-        powers(field, w, 1 << (TILE_LOG - 1)),
-    ))
+    let pow: Vec<u32> = powers(field, w, 1 << (TILE_LOG - 1)).collect();
+    let entries = (0..1u32 << TILE_LOG).map(|i| {
+        if i == 0 {
+            1
+        } else {
+            let b = 31 - i.leading_zeros(); // the layer: 2^b <= i < 2^(b+1)
+            let j = i - (1 << b);
+            pow[(j << (TILE_LOG - 1 - b)) as usize]
+        }
+    });
+    Ok(Encoded::new(&m, form, entries))
 }
 
 /// The 2-D twiddles of a transform of 2^log_m: lo[i] = w^i and hi[i] = w^(4096 i), i < 4096,

@@ -55,6 +55,18 @@ impl Ctx<'_> {
             )
         }
     }
+    /// The last layer: twiddle 1, no multiplication (`dif_butterfly_unit`).
+    fn butterfly_unit(&self, a: u32, c: u32) -> (u32, u32) {
+        let q = self.m.q;
+        if self.lazy && self.harvey {
+            (
+                reduce_once(a.wrapping_add(c), 2 * q),
+                reduce_once(a.wrapping_sub(c).wrapping_add(2 * q), 2 * q),
+            )
+        } else {
+            (add_mod(a, c, q), sub_mod(a, c, q))
+        }
+    }
     fn half_butterfly(&self, own: u32, other: u32, upper: bool, w: [u32; 2]) -> u32 {
         let q = self.m.q;
         if !self.lazy {
@@ -138,19 +150,37 @@ fn setup(args: KernelArgs<'_>, len: usize) -> Result<Ctx<'_>> {
     })
 }
 
-fn slot(g: u32) -> usize {
-    ((g ^ (((g >> 8) & 1) << 4)) + (g >> 8)) as usize
+/// `slot` of ntt_wsx.cu: bits 5..8 of the tile position flip bits 0..4 (bank-conflict swizzle).
+fn slot(p: u32) -> usize {
+    let h =
+        (((p >> 5) & 1) * 3) ^ (((p >> 6) & 1) * 5) ^ (((p >> 7) & 1) * 9) ^ (((p >> 8) & 1) * 17);
+    (p ^ h) as usize
 }
 fn m2_index(lane: u32, warp: u32, r: u32) -> u32 {
     (lane & 15) | (r << 4) | ((lane >> 4) << 8) | (warp << 9)
 }
+/// M3: registers hold tile bits 0..3, lanes 0-15 bits 4..7.
+fn m3_index(lane: u32, warp: u32, r: u32) -> u32 {
+    r | ((lane & 15) << 4) | ((lane >> 4) << 8) | (warp << 9)
+}
 
-/// The WSX kernel on `data` (whole transforms of 2^log_n, natural order, in place).
+/// The WSX kernel (`small_ntt_wsx_*`) on `data` (whole transforms of 2^log_n, natural order,
+/// in place).
 pub fn wsx(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
+    wsx_with(args, data, true)
+}
+
+/// The ablation `small_ntt_wsx_half_*`: the same kernel with v1's shuffle layers (every register
+/// shuffled, half butterflies in both lanes).
+pub fn wsx_half(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
+    wsx_with(args, data, false)
+}
+
+fn wsx_with(args: KernelArgs<'_>, data: &mut [u32], exchange: bool) -> Result<()> {
     let c = setup(args, data.len())?;
     let log_n = args.log_n;
     let low = (1u32 << log_n) - 1;
-    let mut smem = vec![0u32; TILE + TILE / 256];
+    let mut smem = vec![0u32; TILE];
     for (tile, chunk) in data.chunks_mut(TILE).enumerate() {
         let valid = chunk.len() as u32;
         let mut v = [[0u32; PER_THREAD]; THREADS];
@@ -168,11 +198,10 @@ pub fn wsx(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
                 }
                 for (tid, regs) in v.iter_mut().enumerate() {
                     for lo in (0..PER_THREAD as u32).filter(|lo| lo & (1 << rb) == 0) {
-                        let g = tid as u32 | lo << 8;
-                        let j = g & ((1 << b) - 1);
+                        let j = (tid as u32 | lo << 8) & ((1 << b) - 1);
                         let hi = (lo | 1 << rb) as usize;
                         (regs[lo as usize], regs[hi]) =
-                            c.butterfly(regs[lo as usize], regs[hi], c.tw(j << (11 - b)));
+                            c.butterfly(regs[lo as usize], regs[hi], c.tw((1 << b) | j));
                     }
                 }
             }
@@ -206,31 +235,65 @@ pub fn wsx(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
                     let j = ((lane & 15) | lo << 4) & ((1 << b) - 1);
                     let hi = (lo | 1 << rb) as usize;
                     (regs[lo as usize], regs[hi]) =
-                        c.butterfly(regs[lo as usize], regs[hi], c.tw(j << (11 - b)));
+                        c.butterfly(regs[lo as usize], regs[hi], c.tw((1 << b) | j));
                 }
             }
         }
         for b in (0..4u32).rev() {
-            if b >= log_n {
-                continue;
-            }
             let mask = 1u32 << b;
             let before = v;
-            for (tid, regs) in v.iter_mut().enumerate() {
-                let lane = tid as u32 & 31;
-                let upper = lane & mask != 0;
-                let j = lane & (mask - 1);
-                let w = c.tw(if upper { j << (11 - b) } else { 0 });
-                let partner = (tid as u32 ^ mask) as usize;
-                for (r, x) in regs.iter_mut().enumerate() {
-                    *x = c.half_butterfly(*x, before[partner][r], upper, w);
+            if exchange {
+                // Lane bit b <-> register bit b: the lower lane receives its partner's v[r] into
+                // v[r | mask], the upper lane its partner's v[r | mask] into v[r]; every layer.
+                for (tid, regs) in v.iter_mut().enumerate() {
+                    let upper = tid as u32 & mask != 0;
+                    let partner = &before[tid ^ mask as usize];
+                    for r in (0..PER_THREAD).filter(|r| r & mask as usize == 0) {
+                        if upper {
+                            regs[r] = partner[r | mask as usize];
+                        } else {
+                            regs[r | mask as usize] = partner[r];
+                        }
+                    }
+                }
+                if b >= log_n {
+                    continue;
+                }
+                for (tid, regs) in v.iter_mut().enumerate() {
+                    let j = tid as u32 & 31 & (mask - 1);
+                    for r in (0..PER_THREAD).filter(|r| r & mask as usize == 0) {
+                        let hi = r | mask as usize;
+                        (regs[r], regs[hi]) = if b == 0 {
+                            c.butterfly_unit(regs[r], regs[hi])
+                        } else {
+                            c.butterfly(regs[r], regs[hi], c.tw(mask | j))
+                        };
+                    }
+                }
+            } else {
+                if b >= log_n {
+                    continue;
+                }
+                for (tid, regs) in v.iter_mut().enumerate() {
+                    let lane = tid as u32 & 31;
+                    let upper = lane & mask != 0;
+                    let j = lane & (mask - 1);
+                    let w = c.tw(mask | if upper { j } else { 0 });
+                    let partner = (tid as u32 ^ mask) as usize;
+                    for (r, x) in regs.iter_mut().enumerate() {
+                        *x = c.half_butterfly(*x, before[partner][r], upper, w);
+                    }
                 }
             }
         }
         for (tid, regs) in v.iter().enumerate() {
             let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
             for (r, &x) in regs.iter().enumerate() {
-                let g = m2_index(lane, warp, r as u32);
+                let g = if exchange {
+                    m3_index(lane, warp, r as u32)
+                } else {
+                    m2_index(lane, warp, r as u32)
+                };
                 smem[slot((g & !low) | bitrev(g & low, log_n))] = x;
             }
         }
@@ -257,7 +320,7 @@ pub fn block(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
                 let j = i & (stride - 1);
                 let lo = (((i >> b) << (b + 1)) | j) as usize;
                 let hi = lo | stride as usize;
-                (smem[lo], smem[hi]) = c.butterfly(smem[lo], smem[hi], c.tw(j << (11 - b)));
+                (smem[lo], smem[hi]) = c.butterfly(smem[lo], smem[hi], c.tw(stride | j));
             }
         }
         let first = ((tile * TILE) >> log_n) as u64;
@@ -322,6 +385,7 @@ mod tests {
                     for dir in [Direction::Forward, Direction::Inverse] {
                         let batch = if log_n >= 10 { 2 } else { 3 + (TILE >> log_n) };
                         check(field, form, dir, log_n, batch, wsx);
+                        check(field, form, dir, log_n, batch, wsx_half);
                     }
                 }
             }
@@ -364,6 +428,41 @@ mod tests {
                 wsx(args, &mut unreduced).unwrap();
                 block(args, &mut reduced).unwrap();
                 assert_eq!(unreduced, reduced, "{form:?} 2^{log_n}");
+            }
+        }
+    }
+
+    /// The XOR swizzle of ntt_wsx.cu: each warp-wide shared-memory access of the WSX kernel
+    /// (M1 rows, the M2 read, the bit-reversed output write at every size) hits 32 banks.
+    #[test]
+    fn wsx_shared_memory_accesses_are_conflict_free() {
+        let banks = |slots: Vec<usize>| {
+            let mut b: Vec<usize> = slots.iter().map(|s| s % 32).collect();
+            b.sort_unstable();
+            b.dedup();
+            b.len()
+        };
+        for warp in 0..(THREADS / 32) as u32 {
+            for r in 0..PER_THREAD as u32 {
+                let lanes = 0..32u32;
+                let m1 = lanes
+                    .clone()
+                    .map(|l| slot((warp * 32 + l) | (r << 8)))
+                    .collect();
+                assert_eq!(banks(m1), 32, "M1 warp {warp} register {r}");
+                let m2 = lanes.clone().map(|l| slot(m2_index(l, warp, r))).collect();
+                assert_eq!(banks(m2), 32, "M2 warp {warp} register {r}");
+                for log_n in 0..=TILE_LOG {
+                    let low = (1u32 << log_n) - 1;
+                    let out = lanes
+                        .clone()
+                        .map(|l| {
+                            let g = m3_index(l, warp, r);
+                            slot((g & !low) | bitrev(g & low, log_n))
+                        })
+                        .collect();
+                    assert_eq!(banks(out), 32, "output 2^{log_n} warp {warp} register {r}");
+                }
             }
         }
     }
