@@ -409,7 +409,9 @@ fn run<F: FftField>(
         s_in.wait(&slots_ready).during("cuStreamWaitEvent")?;
         let per_unit = |_| -> Result<[CudaEvent; 3]> { Ok([event()?, event()?, event()?]) };
         let unit_events = (0..cut.units).map(per_unit).collect::<Result<Vec<_>>>()?;
-        let ring_events = (0..RING_SLOTS).map(|_| event()).collect::<Result<Vec<_>>>()?;
+        let ring_events = (0..RING_SLOTS)
+            .map(|_| event())
+            .collect::<Result<Vec<_>>>()?;
         ctx.bind_to_thread().during("cuCtxSetCurrent")?;
 
         let src = words(data)?.as_ptr();
@@ -432,7 +434,10 @@ fn run<F: FftField>(
                     let (_, _, len, at) = cut.chunk(out_done);
                     let from = &ring[slot * cut.chunk_words..][..len];
                     // SAFETY: `dst` is `data`'s words; chunks are disjoint and in bounds.
-                    par_copy(unsafe { std::slice::from_raw_parts_mut(dst.add(at), len) }, from);
+                    par_copy(
+                        unsafe { std::slice::from_raw_parts_mut(dst.add(at), len) },
+                        from,
+                    );
                     written.set(at + len);
                     out_done += 1;
                     continue;
@@ -460,9 +465,7 @@ fn run<F: FftField>(
                     }
                     .result()
                     .during("cuMemcpyDtoHAsync")?;
-                    ring_events[slot]
-                        .record(&s_out)
-                        .during("cuEventRecord")?;
+                    ring_events[slot].record(&s_out).during("cuEventRecord")?;
                     if cut.is_last_of_unit(out_queued) {
                         gone.record(&s_out).during("cuEventRecord")?;
                         out_units += 1;
@@ -482,7 +485,9 @@ fn run<F: FftField>(
                     let staged = &mut image[at..at + len];
                     // SAFETY: `src` is `data`'s words, in bounds; nothing writes `data` in the
                     // range of a chunk not yet copied in.
-                    par_copy(staged, unsafe { std::slice::from_raw_parts(src.add(at), len) });
+                    par_copy(staged, unsafe {
+                        std::slice::from_raw_parts(src.add(at), len)
+                    });
                     // SAFETY: the image chunk stays untouched until the call ends; the device
                     // slot holds `unit_words` words and is free (waited for above).
                     unsafe {
@@ -572,17 +577,33 @@ mod tests {
     fn batches_are_cut_into_units_of_whole_transforms() {
         let cfg = NttConfig::<Fr>::forward().with_batch(8);
         let c = Cut::new(8 << 20, 1 << 20, &cfg, 0);
-        assert_eq!((c.units, c.rows), (8, 1), "8 x 2^20: one transform (32 MiB) per unit");
+        assert_eq!(
+            (c.units, c.rows),
+            (8, 1),
+            "8 x 2^20: one transform (32 MiB) per unit"
+        );
         let cfg = NttConfig::<Fr>::forward().with_batch(64);
         let c = Cut::new(64 << 12, 1 << 12, &cfg, 0);
-        assert_eq!((c.units, c.rows), (2, 32), "2^12 points are 128 KiB: 32 per 4 MiB unit");
+        assert_eq!(
+            (c.units, c.rows),
+            (2, 32),
+            "2^12 points are 128 KiB: 32 per 4 MiB unit"
+        );
         let cfg = NttConfig::<Fr>::forward().with_batch(7);
         let c = Cut::new(7 << 10, 1 << 10, &cfg, 0);
-        assert_eq!((c.units, c.rows), (1, 7), "a prime batch of small transforms: one unit");
+        assert_eq!(
+            (c.units, c.rows),
+            (1, 7),
+            "a prime batch of small transforms: one unit"
+        );
         let cols = NttConfig::<Fr>::forward()
             .with_batch(8)
             .with_layout(BatchLayout::Columns);
-        assert_eq!(Cut::new(8 << 20, 1 << 20, &cols, 0).units, 1, "columns interleave");
+        assert_eq!(
+            Cut::new(8 << 20, 1 << 20, &cols, 0).units,
+            1,
+            "columns interleave"
+        );
     }
 
     #[test]
