@@ -84,8 +84,8 @@ fn domain_bench(c: &mut Criterion) {
     // second per call; linear sampling would run it 55 times).
     g.sample_size(10)
         .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
     for log_n in log_sizes() {
         let n = 1usize << log_n;
         let input: Vec<Fr> = random_elements(n, log_n as u64);
@@ -99,6 +99,9 @@ fn domain_bench(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("zkntt-domain", log_n), |b| {
             b.iter(|| ours.fft_in_place(&mut data))
         });
+        if let Some(p) = gpu.and_then(|e| e.host_pipeline().last_profile()) {
+            println!("profile 2^{log_n}: {p:?}");
+        }
         if gpu.is_some() && log_n <= 14 {
             // Above 2^14 the default already runs on the GPU: this is the crossover's column.
             let mut data = input.clone();
@@ -160,7 +163,54 @@ fn domain_bench(c: &mut Criterion) {
     }
 
     batch_bench(c);
+    if let Some(p) = zkntt_ark::gpu_engine().and_then(|e| e.host_pipeline().last_profile()) {
+        println!("profile batch 8 x 2^20 (last call): {p:?}");
+    }
     copy_floor_bench(c);
+    chunk_sweep_bench(c);
+}
+
+/// The host path at 2^20 and 2^23 with chunks of 1, 4 and 16 MiB and one chunk for everything,
+/// beside the device-resident transform alone (wall clock, synchronised).
+fn chunk_sweep_bench(c: &mut Criterion) {
+    let Some(engine) = zkntt_ark::gpu_engine() else {
+        return;
+    };
+    let mut g = c.benchmark_group("domain/bn254/chunk_sweep");
+    g.sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for log_n in [20u32, 23] {
+        let n = 1usize << log_n;
+        let mut data: Vec<Fr> = random_elements(n, 11);
+        let cfg = NttConfig::forward();
+        for chunk_mib in [1usize, 4, 16, 1 << 20] {
+            engine
+                .host_pipeline()
+                .set_chunk_bytes(Some((chunk_mib << 20).min(n * 32)));
+            let label = if chunk_mib == 1 << 20 {
+                "one-chunk".to_string()
+            } else {
+                format!("{chunk_mib}MiB")
+            };
+            g.bench_function(BenchmarkId::new(label.clone(), log_n), |b| {
+                b.iter(|| engine.ntt(&mut data, &cfg).unwrap())
+            });
+            if let Some(p) = engine.host_pipeline().last_profile() {
+                println!("profile 2^{log_n} {label}: {p:?}");
+            }
+        }
+        engine.host_pipeline().set_chunk_bytes(None);
+        let mut d = zkntt_gpu::DeviceVec::from_host(engine.gpu(), &data).unwrap();
+        g.bench_function(BenchmarkId::new("device-resident-ntt", log_n), |b| {
+            b.iter(|| {
+                engine.ntt_in_place(&mut d, &cfg).unwrap();
+                engine.gpu().synchronize().unwrap();
+            })
+        });
+    }
+    g.finish();
 }
 
 /// Eight 2^20 transforms in one host buffer of 256 MiB.

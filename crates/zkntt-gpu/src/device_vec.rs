@@ -101,6 +101,23 @@ impl<F: 'static + Copy> DeviceVec<F> {
         })
     }
 
+    /// A buffer of `len` elements around device memory of `4 * len` words (the host pipeline's
+    /// pool of device slots hands them from call to call).
+    pub(crate) fn from_parts(buf: CudaSlice<u64>, len: usize, field: FieldId) -> Self {
+        debug_assert_eq!(buf.len(), len * 4);
+        Self {
+            buf,
+            len,
+            field,
+            _f: PhantomData,
+        }
+    }
+
+    /// The device memory, for the pool.
+    pub(crate) fn into_buf(self) -> CudaSlice<u64> {
+        self.buf
+    }
+
     /// A copy of `host` on the device.
     pub fn from_host(gpu: &Gpu, host: &[F]) -> Result<Self> {
         let words = words(host)?;

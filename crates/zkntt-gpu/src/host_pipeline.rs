@@ -30,7 +30,7 @@ use crate::error::DriverContext;
 use crate::{DeviceVec, Error, Gpu, NttEngine, Result};
 use ark_ff::FftField;
 use cudarc::driver::sys;
-use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
+use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
 use rayon::prelude::*;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering as MemOrder};
@@ -44,7 +44,7 @@ const WORDS_PER_ELEMENT: usize = 4;
 const RING_SLOTS: usize = 4;
 /// Device slots of a batch: one unit coming in, one being transformed, one going out.
 const DEVICE_SLOTS: usize = 3;
-/// Automatic chunk size: 1/16 of a unit, between these bounds. Large enough for full PCIe rate
+/// Automatic chunk size: 1/8 of a unit, between these bounds. Large enough for full PCIe rate
 /// per DMA, small enough that the unhidden first and last chunk cost little.
 const MIN_AUTO_CHUNK_BYTES: usize = 1 << 20;
 const MAX_AUTO_CHUNK_BYTES: usize = 8 << 20;
@@ -56,6 +56,8 @@ const MAX_UNITS: usize = 1024;
 const COPY_PIECE_WORDS: usize = 32 * 1024;
 /// Pinned bytes the pool keeps idle between calls unless told otherwise.
 const DEFAULT_PINNED_LIMIT: usize = 2 << 30;
+/// Device bytes of slots kept idle between calls unless told otherwise.
+const DEFAULT_DEVICE_LIMIT: usize = 1 << 30;
 
 /// Page-locked host memory from `cuMemHostAlloc`, zeroed once, freed on drop.
 #[derive(Debug)]
@@ -118,12 +120,42 @@ impl Drop for PinnedBuffer {
 fn par_copy(dst: &mut [u64], src: &[u64]) {
     debug_assert_eq!(dst.len(), src.len());
     if dst.len() <= COPY_PIECE_WORDS {
-        dst.copy_from_slice(src);
+        copy_streaming(dst, src);
         return;
     }
     dst.par_chunks_mut(COPY_PIECE_WORDS)
         .zip(src.par_chunks(COPY_PIECE_WORDS))
-        .for_each(|(d, s)| d.copy_from_slice(s));
+        .for_each(|(d, s)| copy_streaming(d, s));
+}
+
+/// `dst = src`, large copies with non-temporal stores on x86-64: the destination lines are not
+/// read first (a plain store reads each line before writing it), which leaves more of the host's
+/// memory bandwidth to the DMA running at the same time. The data is larger than the caches
+/// anyway. The fence at the end makes the stores visible before the caller signals anyone.
+fn copy_streaming(dst: &mut [u64], src: &[u64]) {
+    assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
+    #[cfg(target_arch = "x86_64")]
+    if dst.len() >= 1024 {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+        // One word first if `dst` is not 16-byte aligned (words are 8-byte aligned).
+        let head = (dst.as_ptr() as usize / 8) & 1;
+        dst[..head].copy_from_slice(&src[..head]);
+        let pairs = (dst.len() - head) / 2;
+        // SAFETY: SSE2 is part of x86-64. `d` is 16-byte aligned (after `head`); `d` and `s`
+        // address `pairs` 16-byte blocks inside `dst` and `src`, which do not overlap (`&mut`).
+        unsafe {
+            let d = dst.as_mut_ptr().add(head).cast::<__m128i>();
+            let s = src.as_ptr().add(head).cast::<__m128i>();
+            for k in 0..pairs {
+                _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
+            }
+            _mm_sfence();
+        }
+        let done = head + 2 * pairs;
+        dst[done..].copy_from_slice(&src[done..]);
+        return;
+    }
+    dst.copy_from_slice(src);
 }
 
 /// How one call is cut up: `units` units of `unit_words` words (`rows` transforms each), moved in
@@ -155,7 +187,7 @@ impl Cut {
         let unit_words = rows * n * WORDS_PER_ELEMENT;
         let units = len * WORDS_PER_ELEMENT / unit_words;
         let wanted = if chunk_bytes == 0 {
-            (unit_words * 8 / 16).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
+            (unit_words * 8 / 8).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
         } else {
             chunk_bytes
         };
@@ -192,6 +224,28 @@ impl Cut {
     }
 }
 
+/// Where the last call's time went, measured on the host (wall clock). For tuning and for the
+/// benches' notes; [`HostPipeline::last_profile`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HostProfile {
+    /// Elements moved each way, chunk size in bytes, chunks each way, batch units.
+    pub elements: usize,
+    pub chunk_bytes: usize,
+    pub chunks: usize,
+    pub units: usize,
+    /// The whole call, from entry to the result in place.
+    pub total: std::time::Duration,
+    /// Spent copying into pinned memory (CPU, all cores) and out of it.
+    pub copy_in: std::time::Duration,
+    pub copy_out: std::time::Duration,
+    /// Spent waiting for the device (nothing else to do).
+    pub waiting: std::time::Duration,
+    /// From entry until the last chunk was queued to the device, and until the first chunk of the
+    /// result was back.
+    pub inputs_queued: std::time::Duration,
+    pub first_result: std::time::Duration,
+}
+
 /// The host-to-host pipeline of one engine: its pinned buffer pool, its copy streams, its settings.
 /// Reached through [`NttEngine::host_pipeline`]; [`NttEngine::ntt`] runs on it.
 #[derive(Debug)]
@@ -199,7 +253,12 @@ pub struct HostPipeline {
     gpu: Gpu,
     pool: Mutex<Vec<PinnedBuffer>>,
     pinned_limit: AtomicUsize,
+    /// Device slots kept between calls (allocating and freeing them costs more than a small
+    /// transform), at most `device_limit` bytes.
+    device_pool: Mutex<Vec<CudaSlice<u64>>>,
+    device_limit: AtomicUsize,
     chunk_bytes: AtomicUsize,
+    last: Mutex<Option<HostProfile>>,
     /// Host-to-device and device-to-host streams of batches (a single transform uses the GPU's
     /// stream for everything: its phases run one after the other anyway).
     copy_streams: OnceLock<std::result::Result<[Arc<CudaStream>; 2], String>>,
@@ -211,7 +270,10 @@ impl HostPipeline {
             gpu,
             pool: Mutex::new(Vec::new()),
             pinned_limit: AtomicUsize::new(DEFAULT_PINNED_LIMIT),
+            device_pool: Mutex::new(Vec::new()),
+            device_limit: AtomicUsize::new(DEFAULT_DEVICE_LIMIT),
             chunk_bytes: AtomicUsize::new(0),
+            last: Mutex::new(None),
             copy_streams: OnceLock::new(),
         }
     }
@@ -239,6 +301,77 @@ impl HostPipeline {
     /// Frees every idle pinned buffer.
     pub fn release_pinned(&self) {
         self.lock_pool().clear();
+    }
+
+    /// Most device bytes of slots kept idle between calls (default 1 GiB); 0 frees them after
+    /// each call.
+    pub fn set_device_limit(&self, bytes: usize) {
+        self.device_limit.store(bytes, MemOrder::Relaxed);
+        self.trim_device(&mut self.lock_device());
+    }
+
+    /// Device bytes held idle in the slot pool.
+    pub fn device_bytes(&self) -> usize {
+        self.lock_device().iter().map(|b| b.len() * 8).sum()
+    }
+
+    /// Frees every idle device slot.
+    pub fn release_device(&self) {
+        self.lock_device().clear();
+    }
+
+    /// Where the time of the last completed call (of any thread) went.
+    pub fn last_profile(&self) -> Option<HostProfile> {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_device(&self) -> MutexGuard<'_, Vec<CudaSlice<u64>>> {
+        self.device_pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn trim_device(&self, pool: &mut Vec<CudaSlice<u64>>) {
+        let limit = self.device_limit.load(MemOrder::Relaxed);
+        let mut kept = 0usize;
+        pool.retain(|b| {
+            kept += b.len() * 8;
+            kept <= limit
+        });
+    }
+
+    /// `count` device slots of `len` elements: idle ones of exactly that size, new ones otherwise.
+    fn take_slots<F: 'static + Copy>(&self, count: usize, len: usize) -> Result<Vec<DeviceVec<F>>> {
+        let field = field_of::<F>()?;
+        let words = len * WORDS_PER_ELEMENT;
+        let mut slots = Vec::with_capacity(count);
+        {
+            let mut pool = self.lock_device();
+            while slots.len() < count {
+                match pool.iter().position(|b| b.len() == words) {
+                    Some(i) => slots.push(DeviceVec::from_parts(pool.swap_remove(i), len, field)),
+                    None => break,
+                }
+            }
+        }
+        while slots.len() < count {
+            match DeviceVec::uninit(&self.gpu, len) {
+                Ok(s) => slots.push(s),
+                Err(Error::OutOfMemory { .. }) if self.device_bytes() > 0 => {
+                    // Idle slots of other sizes stand in the way: free them and try again.
+                    self.release_device();
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(slots)
+    }
+
+    fn give_slots<F: 'static + Copy>(&self, slots: Vec<DeviceVec<F>>) {
+        let mut pool = self.lock_device();
+        // Newest first: the trim keeps the slots of the latest sizes.
+        for s in slots {
+            pool.insert(0, s.into_buf());
+        }
+        self.trim_device(&mut pool);
     }
 
     fn lock_pool(&self) -> MutexGuard<'_, Vec<PinnedBuffer>> {
@@ -315,23 +448,51 @@ impl HostPipeline {
         );
         let ring_words = RING_SLOTS.min(cut.total_chunks()) * cut.chunk_words;
         let total_words = data.len() * WORDS_PER_ELEMENT;
+        let started = std::time::Instant::now();
+        let mut slots = self.take_slots::<F>(
+            cut.units.min(DEVICE_SLOTS),
+            cut.unit_words / WORDS_PER_ELEMENT,
+        )?;
         let mut pinned = match self.take(total_words + ring_words) {
             Ok(p) => p,
             // No page-locked memory to be had: the same transform through pageable copies.
-            Err(_) => return self.transform_pageable(engine, data, cfg),
+            Err(_) => {
+                drop(slots);
+                return self.transform_pageable(engine, data, cfg);
+            }
         };
-        let out = run(
-            &self.gpu,
-            engine,
-            data,
-            cfg,
-            &cut,
-            pinned.as_mut_slice(),
-            || self.copy_streams(),
-        );
+        // Read on this thread: the pipeline itself runs on a rayon worker.
+        let fail_at = crate::test_support::take_copy_back_failure();
+        let mut profile = HostProfile {
+            elements: data.len(),
+            chunk_bytes: cut.chunk_words * 8,
+            chunks: cut.total_chunks(),
+            units: cut.units,
+            ..HostProfile::default()
+        };
+        let buffer = pinned.as_mut_slice();
+        // On a rayon worker, so that the copies' pieces go to the other workers directly rather
+        // than through the pool's cold entry (a wake-up and a blocking latch per copy).
+        let out = rayon::scope(|_| {
+            run(
+                &self.gpu,
+                engine,
+                data,
+                cfg,
+                &cut,
+                buffer,
+                &mut slots,
+                || self.copy_streams(),
+                fail_at,
+                &mut profile,
+            )
+        });
         match out {
             Ok(()) => {
                 self.give(pinned);
+                self.give_slots(slots);
+                profile.total = started.elapsed();
+                *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(profile);
                 Ok(())
             }
             Err(Failure { error, quiet }) => {
@@ -371,7 +532,8 @@ struct Failure {
 }
 
 /// The pipeline proper (see the module docs). `pinned` holds the input image (all of `data`) and
-/// then the copy-back ring.
+/// then the copy-back ring; `slots` are the device slots (one per unit, up to three).
+#[allow(clippy::too_many_arguments)]
 fn run<F: FftField>(
     gpu: &Gpu,
     engine: &NttEngine,
@@ -379,8 +541,12 @@ fn run<F: FftField>(
     cfg: &NttConfig<F>,
     cut: &Cut,
     pinned: &mut [u64],
+    slots: &mut [DeviceVec<F>],
     copy_streams: impl FnOnce() -> Result<[Arc<CudaStream>; 2]>,
+    fail_at: Option<usize>,
+    profile: &mut HostProfile,
 ) -> std::result::Result<(), Failure> {
+    let started = std::time::Instant::now();
     let fail = |error| Failure { error, quiet: true };
     let total_words = data.len() * WORDS_PER_ELEMENT;
     let (image, ring) = pinned.split_at_mut(total_words);
@@ -390,13 +556,8 @@ fn run<F: FftField>(
     } else {
         copy_streams().map_err(fail)?
     };
-    let unit_elems = cut.unit_words / WORDS_PER_ELEMENT;
     let unit_cfg = cfg.with_batch(cut.rows);
-    let slot_count = cut.units.min(DEVICE_SLOTS);
-    let mut slots = (0..slot_count)
-        .map(|_| DeviceVec::<F>::uninit(gpu, unit_elems))
-        .collect::<Result<Vec<_>>>()
-        .map_err(fail)?;
+    let slot_count = slots.len();
     let slot_ptrs: Vec<u64> = slots.iter().map(|s| s.device_ptr(gpu)).collect();
 
     let written = std::cell::Cell::new(0usize);
@@ -417,7 +578,6 @@ fn run<F: FftField>(
         let src = words(data)?.as_ptr();
         let dst = words_mut(data)?.as_mut_ptr();
         let total = cut.total_chunks();
-        let fail_at = crate::test_support::take_copy_back_failure();
         let (mut next_in, mut out_queued, mut out_done) = (0usize, 0usize, 0usize);
         let (mut computed, mut out_units) = (0usize, 0usize);
         while out_done < total {
@@ -501,6 +661,9 @@ fn run<F: FftField>(
                     .result()
                     .during("cuMemcpyHtoDAsync")?;
                     next_in += 1;
+                    if next_in == total {
+                        profile.inputs_queued = started.elapsed();
+                    }
                     if cut.is_last_of_unit(next_in - 1) {
                         let [arrived, done, _] = &unit_events[unit];
                         arrived.record(&s_in).during("cuEventRecord")?;
@@ -514,9 +677,11 @@ fn run<F: FftField>(
             }
             // 4. Nothing to do but wait for the oldest chunk on its way back.
             if out_done < out_queued {
+                let t = std::time::Instant::now();
                 ring_events[out_done % RING_SLOTS]
                     .synchronize()
                     .during("device-to-host copy")?;
+                profile.waiting += t.elapsed();
             } else {
                 return Err(Error::Runtime {
                     code: -2,
@@ -543,7 +708,6 @@ fn run<F: FftField>(
             let quiet = [&s_in, &s_out, &comp]
                 .iter()
                 .all(|s| s.synchronize().is_ok());
-            drop(slots);
             Err(Failure { error, quiet })
         }
     }

@@ -12,7 +12,7 @@ pub mod timing;
 pub use device::{DeviceInfo, Gpu};
 pub use device_vec::DeviceVec;
 pub use error::Error;
-pub use host_pipeline::HostPipeline;
+pub use host_pipeline::{HostPipeline, HostProfile};
 pub use ntt::NttEngine;
 pub use zkntt_core::{BatchLayout, Direction, NttConfig, Ordering};
 

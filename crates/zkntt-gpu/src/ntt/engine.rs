@@ -65,11 +65,12 @@ impl NttEngine {
         &self.host
     }
 
-    /// Drops the cached twiddles and the idle pinned buffers (rebuilt by the next call that needs
-    /// them).
+    /// Drops the cached twiddles and the host pipeline's idle pinned buffers and device slots
+    /// (rebuilt by the next call that needs them).
     pub fn clear_cache(&self) {
         self.lock().clear();
         self.host.release_pinned();
+        self.host.release_device();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Twiddles>>> {

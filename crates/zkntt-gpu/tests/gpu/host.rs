@@ -253,6 +253,20 @@ fn pinned_pool_is_reused_and_bounded() {
     p.set_pinned_limit(1 << 30);
     e.ntt(&mut data, &NttConfig::forward()).unwrap();
     assert!(p.pinned_bytes() > 0);
+    assert!(
+        p.device_bytes() >= (1 << 16) * 32,
+        "device slots are kept too"
+    );
+    p.set_device_limit(0);
+    assert_eq!(p.device_bytes(), 0);
+    e.ntt(&mut data, &NttConfig::forward()).unwrap();
+    assert_eq!(p.device_bytes(), 0, "device limit 0: freed after each call");
+    p.set_device_limit(1 << 30);
+    e.ntt(&mut data, &NttConfig::forward()).unwrap();
+    let prof = p.last_profile().expect("a profile of the last call");
+    assert_eq!((prof.elements, prof.units), (1 << 16, 1));
+    assert!(prof.total >= prof.copy_in && prof.chunks >= 1, "{prof:?}");
     e.clear_cache();
     assert_eq!(p.pinned_bytes(), 0, "clear_cache releases pinned buffers");
+    assert_eq!(p.device_bytes(), 0, "and device slots");
 }
