@@ -593,11 +593,16 @@ fn run<F: FftField>(
                     }
                     let (_, _, len, at) = cut.chunk(out_done);
                     let from = &ring[slot * cut.chunk_words..][..len];
+                    let t = std::time::Instant::now();
                     // SAFETY: `dst` is `data`'s words; chunks are disjoint and in bounds.
                     par_copy(
                         unsafe { std::slice::from_raw_parts_mut(dst.add(at), len) },
                         from,
                     );
+                    profile.copy_out += t.elapsed();
+                    if out_done == 0 {
+                        profile.first_result = started.elapsed();
+                    }
                     written.set(at + len);
                     out_done += 1;
                     continue;
@@ -643,11 +648,13 @@ fn run<F: FftField>(
                         s_in.wait(gone).during("cuStreamWaitEvent")?;
                     }
                     let staged = &mut image[at..at + len];
+                    let t = std::time::Instant::now();
                     // SAFETY: `src` is `data`'s words, in bounds; nothing writes `data` in the
                     // range of a chunk not yet copied in.
                     par_copy(staged, unsafe {
                         std::slice::from_raw_parts(src.add(at), len)
                     });
+                    profile.copy_in += t.elapsed();
                     // SAFETY: the image chunk stays untouched until the call ends; the device
                     // slot holds `unit_words` words and is free (waited for above).
                     unsafe {
