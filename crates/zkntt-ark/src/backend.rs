@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use zkntt_core::{FieldId, NttConfig};
-use zkntt_gpu::{DeviceVec, Error, Gpu, NttEngine};
+use zkntt_gpu::{Error, Gpu, NttEngine};
 
 /// Below `2^DEFAULT_GPU_MIN_LOG_SIZE` points a transform stays on the CPU, where the copies to
 /// and from the GPU and the launch latency would cost more than ark-poly's FFT.
@@ -99,9 +99,9 @@ pub(crate) fn record(p: Placement) {
     LAST.with(|l| *l.borrow_mut() = Some(p));
 }
 
-/// Test hook: the next GPU transform on this thread fails after its kernels ran on the device and
-/// before the result is copied back, as a driver error there would. The call must then complete on
-/// the CPU.
+/// Test hook: the next GPU transform on this thread fails part way through copying its result
+/// back into the caller's vector (after the first chunk), as a driver fault there would. The call
+/// must then complete on the CPU from the restored input.
 #[doc(hidden)]
 pub fn inject_gpu_failure_on_this_thread() {
     INJECT_FAILURE.with(|c| c.set(true));
@@ -260,32 +260,23 @@ pub(crate) fn gpu_failed(e: Error) -> CpuReason {
     CpuReason::GpuFailed(e.to_string())
 }
 
-/// The transform `cfg` describes, on the GPU, of `data` (host memory), in place.
+/// The transform `cfg` describes, on the GPU, of `data` (host memory), in place, through the
+/// engine's pinned host pipeline (`zkntt_gpu::HostPipeline`).
 ///
-/// On `Err`, `data` is untouched: the caller's memory is written only by the final copy back,
-/// after the device has finished every kernel (a failure is seen before that copy starts).
+/// On `Err`, `data` holds its input: the pipeline keeps the input in its pinned staging buffer
+/// until the result is complete and restores whatever part of `data` it had overwritten when a
+/// failure comes during the copy back.
 pub(crate) fn gpu_transform<F: FftField>(
     engine: &NttEngine,
     data: &mut [F],
     cfg: &NttConfig<F>,
 ) -> Result<(), Error> {
-    let gpu = engine.gpu();
-    let mut d = DeviceVec::from_host(gpu, data)?;
-    engine.ntt_in_place(&mut d, cfg)?;
-    gpu.synchronize()?;
     if INJECT_FAILURE.with(|c| c.replace(false)) {
-        return Err(Error::Runtime {
-            code: -1,
-            message: "failure injected by zkntt_ark's test hook after the kernels ran".into(),
-        });
+        // Part way through the copy back: after the first chunk of the result has been written
+        // into `data` (after all of it when the result is a single chunk).
+        zkntt_gpu::test_support::fail_next_copy_back_at(1);
     }
-    if let Err(e) = d.copy_to_host(gpu, data) {
-        // The device finished and the copy back itself failed part way (a hardware or driver
-        // fault): `data` may hold part of the result and no correct answer can be produced from
-        // it. Returning it would be a silent wrong answer.
-        panic!("zkntt-ark: the GPU failed while copying a finished transform back: {e}");
-    }
-    Ok(())
+    engine.ntt(data, cfg)
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 #![doc = include_str!("../README.md")]
 
 mod backend;
+#[cfg(feature = "ark-poly-05")]
+pub mod v05;
 
 pub use backend::{
     Backend, CpuReason, DEFAULT_GPU_MIN_LOG_SIZE, FORCE_CPU_ENV, GPU_MIN_LOG_ENV, Placement,

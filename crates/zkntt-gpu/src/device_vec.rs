@@ -26,7 +26,7 @@ pub(crate) fn field_of<F: 'static>() -> Result<FieldId> {
 
 /// `F`'s elements as 64-bit words. Only for `F` with a [`FieldId`]: the field module asserts at
 /// compile time that those types are exactly their four limbs.
-fn words<F: 'static>(s: &[F]) -> Result<&[u64]> {
+pub(crate) fn words<F: 'static>(s: &[F]) -> Result<&[u64]> {
     let id = field_of::<F>()?;
     debug_assert_eq!(std::mem::size_of::<F>(), id.element_bytes());
     // SAFETY: F is one of the field types whose size (32) and alignment (8) are asserted in
@@ -34,7 +34,7 @@ fn words<F: 'static>(s: &[F]) -> Result<&[u64]> {
     Ok(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u64>(), s.len() * 4) })
 }
 
-fn words_mut<F: 'static>(s: &mut [F]) -> Result<&mut [u64]> {
+pub(crate) fn words_mut<F: 'static>(s: &mut [F]) -> Result<&mut [u64]> {
     field_of::<F>()?;
     // SAFETY: as in `words`; every u64 bit pattern written back came from a valid element of the
     // same field (the kernels write canonical Montgomery form).
@@ -83,6 +83,39 @@ impl<F: 'static + Copy> DeviceVec<F> {
             field,
             _f: PhantomData,
         })
+    }
+
+    /// `len` elements whose contents are unspecified until written: for buffers that a copy or a
+    /// kernel fills completely before anything reads them (the host pipeline's device slots).
+    pub(crate) fn uninit(gpu: &Gpu, len: usize) -> Result<Self> {
+        let field = field_of::<F>()?;
+        let words = len.checked_mul(4).ok_or(Error::OutOfMemory {
+            needed: usize::MAX,
+            free: 0,
+        })?;
+        Ok(Self {
+            buf: unsafe_alloc(gpu, words)?,
+            len,
+            field,
+            _f: PhantomData,
+        })
+    }
+
+    /// A buffer of `len` elements around device memory of `4 * len` words (the host pipeline's
+    /// pool of device slots hands them from call to call).
+    pub(crate) fn from_parts(buf: CudaSlice<u64>, len: usize, field: FieldId) -> Self {
+        debug_assert_eq!(buf.len(), len * 4);
+        Self {
+            buf,
+            len,
+            field,
+            _f: PhantomData,
+        }
+    }
+
+    /// The device memory, for the pool.
+    pub(crate) fn into_buf(self) -> CudaSlice<u64> {
+        self.buf
     }
 
     /// A copy of `host` on the device.

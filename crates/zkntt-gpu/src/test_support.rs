@@ -5,7 +5,25 @@
 //! so nothing skips silently where a GPU is expected.
 
 use crate::Gpu;
+use std::cell::Cell;
 use std::io::Write;
+
+thread_local! {
+    static FAIL_COPY_BACK_AT: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Test hook: the next host-to-host transform on this thread ([`crate::NttEngine::ntt`]) fails
+/// as a driver fault would, just before copying chunk `chunk` of its result into the caller's
+/// memory (chunks 0..chunk are then already there; a `chunk` past the last fails after the whole
+/// result is written). The call must return the error with the caller's memory holding its input.
+pub fn fail_next_copy_back_at(chunk: usize) {
+    FAIL_COPY_BACK_AT.with(|c| c.set(Some(chunk)));
+}
+
+/// Takes the hook set by [`fail_next_copy_back_at`], if any.
+pub(crate) fn take_copy_back_failure() -> Option<usize> {
+    FAIL_COPY_BACK_AT.with(Cell::take)
+}
 
 /// Whether `ZKNTT_REQUIRE_GPU=1` is set.
 pub fn gpu_required() -> bool {

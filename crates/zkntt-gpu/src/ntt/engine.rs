@@ -4,6 +4,7 @@ use super::params::{NttStageParams, POST_CONST, POST_SCALE, PRE_SCALE, TWIDDLE_O
 use super::twiddles::{SplitPowers, Twiddles, lo_bits};
 use crate::device_vec::field_of;
 use crate::error::DriverContext;
+use crate::host_pipeline::HostPipeline;
 use crate::{DeviceVec, Gpu, Result};
 use ark_ff::FftField;
 use cudarc::driver::sys::CUfunction_attribute;
@@ -41,11 +42,13 @@ type Key = (FieldId, u32, Direction);
 pub struct NttEngine {
     gpu: Gpu,
     twiddles: Mutex<HashMap<Key, Arc<Twiddles>>>,
+    host: HostPipeline,
 }
 
 impl NttEngine {
     pub fn new(gpu: Gpu) -> Self {
         Self {
+            host: HostPipeline::new(gpu.clone()),
             gpu,
             twiddles: Mutex::new(HashMap::new()),
         }
@@ -60,9 +63,17 @@ impl NttEngine {
         self.lock().values().map(|t| t.bytes()).sum()
     }
 
-    /// Drops the cached twiddles (they are rebuilt on the next call that needs them).
+    /// The pinned staging pipeline of [`NttEngine::ntt`]: its chunk size and pinned buffer pool.
+    pub fn host_pipeline(&self) -> &HostPipeline {
+        &self.host
+    }
+
+    /// Drops the cached twiddles and the host pipeline's idle pinned buffers and device slots
+    /// (rebuilt by the next call that needs them).
     pub fn clear_cache(&self) {
         self.lock().clear();
+        self.host.release_pinned();
+        self.host.release_device();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Twiddles>>> {
@@ -202,13 +213,12 @@ impl NttEngine {
         Ok(())
     }
 
-    /// Host memory in, host memory out: copies to the device, transforms, copies back, waits.
-    /// On any error `data` is left as it was.
+    /// Host memory in, host memory out: through pinned staging buffers in chunks, the CPU copies
+    /// on all cores overlapping the DMAs, batches of rows overlapping both copy directions across
+    /// transforms (see [`HostPipeline`]). Waits for the result. On any error, `data` holds its
+    /// input unchanged, also when the failure comes during the copy back.
     pub fn ntt<F: FftField>(&self, data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
-        cfg.log_size(data.len())?;
-        let mut d = DeviceVec::from_host(&self.gpu, data)?;
-        self.ntt_in_place(&mut d, cfg)?;
-        d.copy_to_host(&self.gpu, data)
+        self.host.transform(self, data, cfg)
     }
 
     fn launch(&self, name: &str, p: &NttStageParams, grid: (u32, u32), smem: u32) -> Result<()> {

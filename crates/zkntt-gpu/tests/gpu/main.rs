@@ -1,6 +1,7 @@
 //! GPU tests of the runtime: field kernels against ark-ff, and error paths. Each test skips with
 //! one line where no GPU is present and fails instead under ZKNTT_REQUIRE_GPU=1.
 
+mod host;
 mod ntt;
 
 use ark_ff::{BigInteger, PrimeField, UniformRand};

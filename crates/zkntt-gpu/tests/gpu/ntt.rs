@@ -8,19 +8,19 @@ use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::test_support::gpu_or_skip;
 use zkntt_gpu::{BatchLayout, DeviceVec, Direction, Error, NttConfig, NttEngine, Ordering};
 
-fn max_log() -> u32 {
+pub(crate) fn max_log() -> u32 {
     std::env::var("ZKNTT_TEST_MAX_LOG")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(24)
 }
 
-fn engine(test: &str) -> Option<NttEngine> {
+pub(crate) fn engine(test: &str) -> Option<NttEngine> {
     gpu_or_skip(test).map(NttEngine::new)
 }
 
 /// Random input with the edge values 0 and p-1 at both ends.
-fn input<F: PrimeField>(rng: &mut impl Rng, n: usize) -> Vec<F> {
+pub(crate) fn input<F: PrimeField>(rng: &mut impl Rng, n: usize) -> Vec<F> {
     let mut v: Vec<F> = (0..n).map(|_| F::rand(rng)).collect();
     if n >= 2 {
         v[0] = F::zero();
@@ -33,7 +33,7 @@ fn first_difference<F: PartialEq>(a: &[F], b: &[F]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y)
 }
 
-fn assert_same<F: PartialEq + std::fmt::Display>(got: &[F], want: &[F], what: &str) {
+pub(crate) fn assert_same<F: PartialEq + std::fmt::Display>(got: &[F], want: &[F], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     if let Some(i) = first_difference(got, want) {
         panic!(

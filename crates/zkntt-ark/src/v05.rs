@@ -1,0 +1,339 @@
+//! [`GpuDomain05`]: the same drop-in domain for ark-poly 0.5 (feature `ark-poly-05`), for provers
+//! still on arkworks 0.5 (Jolt and others). Same semantics, same GPU path, same fallback.
+//!
+//! ark-ff 0.5 and 0.6 store a field element the same way: `Fp(BigInt<N>, PhantomData)`, the
+//! Montgomery limbs with `R = 2^(64 N)`. So a 0.5 BN254 `Fr` and a 0.6 BN254 `Fr` holding the same
+//! value have the same bytes (asserted for the sizes at compile time, checked value by value in the
+//! tests): a `Vec` of 0.5 elements goes to the GPU as the 0.6 type, with no conversion.
+
+use crate::backend::{self, CpuReason, Placement};
+use ark_ff_05::FftField;
+use ark_poly_05::domain::{DomainCoeff, radix2::Elements};
+use ark_poly_05::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_serialize_05::{
+    CanonicalDeserialize, CanonicalSerialize, Compress, SerializationError, Valid, Validate,
+};
+use std::any::TypeId;
+use std::fmt;
+use zkntt_core::{Direction, NttConfig};
+
+const _: () = {
+    use std::mem::{align_of, size_of};
+    assert!(size_of::<ark_bn254_05::Fr>() == size_of::<ark_bn254::Fr>());
+    assert!(align_of::<ark_bn254_05::Fr>() == align_of::<ark_bn254::Fr>());
+    assert!(size_of::<ark_bls12_381_05::Fr>() == size_of::<ark_bls12_381::Fr>());
+    assert!(align_of::<ark_bls12_381_05::Fr>() == align_of::<ark_bls12_381::Fr>());
+};
+
+/// `Radix2EvaluationDomain<F>` of ark-poly 0.5 with its FFTs on the GPU. See [`crate::GpuDomain`];
+/// everything said there holds here. Serializes to the same bytes as the domain it wraps.
+#[derive(Copy, Clone, Hash, Eq, PartialEq)]
+pub struct GpuDomain05<F: FftField> {
+    inner: Radix2EvaluationDomain<F>,
+}
+
+/// The ark-ff 0.6 type with the same field and representation as the 0.5 type `F`, when it has
+/// kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Twin {
+    Bn254Fr,
+    Bls12_381Fr,
+}
+
+fn twin<F: 'static>() -> Option<Twin> {
+    let t = TypeId::of::<F>();
+    if t == TypeId::of::<ark_bn254_05::Fr>() {
+        Some(Twin::Bn254Fr)
+    } else if t == TypeId::of::<ark_bls12_381_05::Fr>() {
+        Some(Twin::Bls12_381Fr)
+    } else {
+        None
+    }
+}
+
+/// The 0.6 element with the bytes of `x`. Call only with `G` the twin of `F`.
+fn to_twin<F: 'static + Copy, G: 'static + Copy>(x: F) -> G {
+    assert!(
+        std::mem::size_of::<F>() == std::mem::size_of::<G>(),
+        "to_twin on types of different sizes"
+    );
+    // SAFETY: F and G are twins (same size, asserted above and at compile time; same limb
+    // layout and Montgomery form, checked in the tests), so the bytes of x are a valid G.
+    unsafe { std::mem::transmute_copy(&x) }
+}
+
+impl<F: FftField> GpuDomain05<F> {
+    /// The radix-2 domain this one wraps.
+    pub fn as_radix2(&self) -> &Radix2EvaluationDomain<F> {
+        &self.inner
+    }
+
+    pub fn into_radix2(self) -> Radix2EvaluationDomain<F> {
+        self.inner
+    }
+
+    fn transform<T: DomainCoeff<F>>(&self, v: &mut Vec<T>, direction: Direction) {
+        let twin = twin::<F>();
+        if twin.is_none() || typeid::of::<T>() != TypeId::of::<F>() {
+            let reason = if twin.is_none() {
+                CpuReason::FieldWithoutKernels
+            } else {
+                CpuReason::CoefficientType
+            };
+            backend::record(Placement::Cpu(reason));
+            return self.cpu(v, direction);
+        }
+        match twin {
+            Some(Twin::Bn254Fr) => self.on_gpu_as::<T, ark_bn254::Fr>(v, direction),
+            Some(Twin::Bls12_381Fr) => self.on_gpu_as::<T, ark_bls12_381::Fr>(v, direction),
+            None => unreachable!("checked above"),
+        }
+    }
+
+    fn cpu<T: DomainCoeff<F>>(&self, v: &mut Vec<T>, direction: Direction) {
+        match direction {
+            Direction::Forward => self.inner.fft_in_place(v),
+            Direction::Inverse => self.inner.ifft_in_place(v),
+        }
+    }
+
+    /// The GPU path with `T` = `F` seen as its 0.6 twin `G`.
+    fn on_gpu_as<T: DomainCoeff<F>, G: ark_ff::FftField>(
+        &self,
+        v: &mut Vec<T>,
+        direction: Direction,
+    ) {
+        let engine = match backend::choose::<G>(self.inner.log_size_of_group) {
+            Ok(engine) => engine,
+            Err(reason) => {
+                backend::record(Placement::Cpu(reason));
+                return self.cpu(v, direction);
+            }
+        };
+        // ark's resize: zero-pads a short vector, truncates an over-long one.
+        v.resize(self.inner.size(), T::zero());
+        // SAFETY: T is F (TypeId, and F: 'static has no lifetimes), and G is F's twin: same
+        // size, alignment and bytes for every value. The slice covers the vector's elements.
+        let data = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<G>(), v.len()) };
+        let offset = self.inner.offset;
+        let mut cfg = NttConfig::<G>::forward().with_direction(direction);
+        if !offset.is_one() {
+            cfg = cfg.with_coset(to_twin::<F, G>(offset));
+        }
+        match backend::gpu_transform(engine, data, &cfg) {
+            Ok(()) => backend::record(Placement::Gpu),
+            Err(e) => {
+                let reason = backend::gpu_failed(e);
+                backend::record(Placement::Cpu(reason));
+                self.cpu(v, direction);
+            }
+        }
+    }
+}
+
+// By hand: the derive macros of ark-serialize name the crate `ark_serialize`, which is 0.6 here.
+impl<F: FftField> CanonicalSerialize for GpuDomain05<F> {
+    fn serialize_with_mode<W: std::io::Write>(
+        &self,
+        writer: W,
+        compress: Compress,
+    ) -> Result<(), SerializationError> {
+        self.inner.serialize_with_mode(writer, compress)
+    }
+
+    fn serialized_size(&self, compress: Compress) -> usize {
+        self.inner.serialized_size(compress)
+    }
+}
+
+impl<F: FftField> Valid for GpuDomain05<F> {
+    fn check(&self) -> Result<(), SerializationError> {
+        self.inner.check()
+    }
+}
+
+impl<F: FftField> CanonicalDeserialize for GpuDomain05<F> {
+    fn deserialize_with_mode<R: std::io::Read>(
+        reader: R,
+        compress: Compress,
+        validate: Validate,
+    ) -> Result<Self, SerializationError> {
+        Radix2EvaluationDomain::deserialize_with_mode(reader, compress, validate).map(Self::from)
+    }
+}
+
+impl<F: FftField> From<Radix2EvaluationDomain<F>> for GpuDomain05<F> {
+    fn from(inner: Radix2EvaluationDomain<F>) -> Self {
+        Self { inner }
+    }
+}
+
+impl<F: FftField> From<GpuDomain05<F>> for Radix2EvaluationDomain<F> {
+    fn from(d: GpuDomain05<F>) -> Self {
+        d.inner
+    }
+}
+
+impl<F: FftField> fmt::Debug for GpuDomain05<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "GPU radix-2 multiplicative subgroup of size {}",
+            self.inner.size
+        )?;
+        if !self.inner.offset.is_one() {
+            write!(f, ", coset offset {}", self.inner.offset)?;
+        }
+        Ok(())
+    }
+}
+
+impl<F: FftField> EvaluationDomain<F> for GpuDomain05<F> {
+    type Elements = Elements<F>;
+
+    fn new(num_coeffs: usize) -> Option<Self> {
+        Radix2EvaluationDomain::new(num_coeffs).map(Self::from)
+    }
+
+    fn new_coset(num_coeffs: usize, offset: F) -> Option<Self> {
+        Radix2EvaluationDomain::new_coset(num_coeffs, offset).map(Self::from)
+    }
+
+    fn get_coset(&self, offset: F) -> Option<Self> {
+        self.inner.get_coset(offset).map(Self::from)
+    }
+
+    fn compute_size_of_domain(num_coeffs: usize) -> Option<usize> {
+        Radix2EvaluationDomain::<F>::compute_size_of_domain(num_coeffs)
+    }
+
+    fn size(&self) -> usize {
+        self.inner.size()
+    }
+
+    fn size_as_field_element(&self) -> F {
+        self.inner.size_as_field_element()
+    }
+
+    fn log_size_of_group(&self) -> u64 {
+        self.inner.log_size_of_group()
+    }
+
+    fn size_inv(&self) -> F {
+        self.inner.size_inv()
+    }
+
+    fn group_gen(&self) -> F {
+        self.inner.group_gen()
+    }
+
+    fn group_gen_inv(&self) -> F {
+        self.inner.group_gen_inv()
+    }
+
+    fn coset_offset(&self) -> F {
+        self.inner.coset_offset()
+    }
+
+    fn coset_offset_inv(&self) -> F {
+        self.inner.coset_offset_inv()
+    }
+
+    fn coset_offset_pow_size(&self) -> F {
+        self.inner.coset_offset_pow_size()
+    }
+
+    fn fft_in_place<T: DomainCoeff<F>>(&self, coeffs: &mut Vec<T>) {
+        self.transform(coeffs, Direction::Forward);
+    }
+
+    fn ifft_in_place<T: DomainCoeff<F>>(&self, evals: &mut Vec<T>) {
+        self.transform(evals, Direction::Inverse);
+    }
+
+    fn distribute_powers<T: DomainCoeff<F>>(coeffs: &mut [T], g: F) {
+        Radix2EvaluationDomain::<F>::distribute_powers(coeffs, g)
+    }
+
+    fn distribute_powers_and_mul_by_const<T: DomainCoeff<F>>(coeffs: &mut [T], g: F, c: F) {
+        Radix2EvaluationDomain::<F>::distribute_powers_and_mul_by_const(coeffs, g, c)
+    }
+
+    fn evaluate_all_lagrange_coefficients(&self, tau: F) -> Vec<F> {
+        self.inner.evaluate_all_lagrange_coefficients(tau)
+    }
+
+    fn mul_polynomials_in_evaluation_domain(&self, self_evals: &[F], other_evals: &[F]) -> Vec<F> {
+        self.inner
+            .mul_polynomials_in_evaluation_domain(self_evals, other_evals)
+    }
+
+    fn evaluate_vanishing_polynomial(&self, tau: F) -> F {
+        self.inner.evaluate_vanishing_polynomial(tau)
+    }
+
+    fn element(&self, i: usize) -> F {
+        self.inner.element(i)
+    }
+
+    fn elements(&self) -> Elements<F> {
+        self.inner.elements()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same values have the same bytes in both versions: small integers, the generator,
+    /// 2-adic roots, -1, and values reduced from random bytes.
+    fn twins_agree<F05: ark_ff_05::PrimeField, F06: ark_ff::PrimeField>() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut bytes = || -> Vec<u8> {
+            (0..48)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed as u8
+                })
+                .collect()
+        };
+        let mut pairs: Vec<(F05, F06)> = (0..64u64).map(|i| (F05::from(i), F06::from(i))).collect();
+        pairs.push((F05::GENERATOR, F06::GENERATOR));
+        pairs.push((F05::TWO_ADIC_ROOT_OF_UNITY, F06::TWO_ADIC_ROOT_OF_UNITY));
+        pairs.push((-F05::one(), -F06::from(1u64)));
+        for _ in 0..64 {
+            let b = bytes();
+            pairs.push((
+                F05::from_le_bytes_mod_order(&b),
+                F06::from_le_bytes_mod_order(&b),
+            ));
+        }
+        for (i, (a, b)) in pairs.into_iter().enumerate() {
+            assert!(to_twin::<F05, F06>(a) == b, "value {i}: {a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn bn254_twins_have_the_same_bytes() {
+        twins_agree::<ark_bn254_05::Fr, ark_bn254::Fr>();
+    }
+
+    #[test]
+    fn bls12_381_twins_have_the_same_bytes() {
+        twins_agree::<ark_bls12_381_05::Fr, ark_bls12_381::Fr>();
+    }
+
+    #[test]
+    fn only_the_two_scalar_fields_have_twins() {
+        assert_eq!(twin::<ark_bn254_05::Fr>(), Some(Twin::Bn254Fr));
+        assert_eq!(twin::<ark_bls12_381_05::Fr>(), Some(Twin::Bls12_381Fr));
+        assert_eq!(twin::<ark_bn254_05::Fq>(), None);
+        assert_eq!(
+            twin::<ark_bn254::Fr>(),
+            None,
+            "a 0.6 type is not a 0.5 twin"
+        );
+    }
+}

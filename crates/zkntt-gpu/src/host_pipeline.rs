@@ -1,0 +1,816 @@
+//! Host memory in, host memory out: the pinned staging pipeline under [`NttEngine::ntt`].
+//!
+//! A transform of caller memory (`&mut [F]`, a `Vec<Fr>` as a prover has it) runs as:
+//!
+//! 1. **In**: the data is cut into chunks (1-16 MiB). For each chunk, the CPU copies it from the
+//!    caller's memory into a pinned (page-locked) buffer on all cores (rayon), then queues its DMA
+//!    to the device; the CPU copy of chunk i+1 runs while chunk i crosses PCIe.
+//! 2. **Transform**: the engine's kernels, on the GPU's stream, once the last chunk is in.
+//! 3. **Out**: chunks come back by DMA into a ring of pinned slots; the CPU copies each into the
+//!    caller's memory, on all cores, while the next chunks cross PCIe.
+//!
+//! A batch of row-major transforms is cut into units of whole transforms (at least 4 MiB each) on
+//! up to three device slots and two copy streams: unit k+1 comes in while unit k is transformed
+//! and unit k-1 goes out, so both PCIe directions work at once.
+//!
+//! The pinned buffers are kept across calls in a pool (see [`HostPipeline::set_pinned_limit`]).
+//! Each call's input stays in its pinned buffer until the result is complete: if anything fails
+//! after the caller's memory has started to be overwritten (a driver fault during the copy back),
+//! the part already written is restored from there, so on `Err` the caller's memory holds exactly
+//! the input. No element is converted on the way: `F` is stored as its Montgomery limbs, which is
+//! what the kernels read (`zkntt-core` asserts at compile time that the field types with kernels
+//! are exactly four `u64` with alignment 8).
+//!
+//! The first and last passes of the transform are not overlapped with the copies: the engine's
+//! first launch reads strided columns across the whole array (every column needs every chunk), and
+//! its last launch writes them likewise, so no chunk is complete before the whole launch is.
+
+use crate::device_vec::{field_of, words, words_mut};
+use crate::error::DriverContext;
+use crate::{DeviceVec, Error, Gpu, NttEngine, Result};
+use ark_ff::FftField;
+use cudarc::driver::sys;
+use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream};
+use rayon::prelude::*;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering as MemOrder};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use zkntt_core::{BatchLayout, NttConfig};
+
+/// u64 words per element: the field types with kernels are four 64-bit limbs (asserted in
+/// `zkntt-core`; [`words`] refuses any other type).
+const WORDS_PER_ELEMENT: usize = 4;
+/// Pinned slots of the copy-back ring: chunks in flight device-to-host while the CPU empties one.
+const RING_SLOTS: usize = 4;
+/// Device slots of a batch: one unit coming in, one being transformed, one going out.
+const DEVICE_SLOTS: usize = 3;
+/// Automatic chunk size, between these bounds: each chunk costs a fixed 50-100 us on the host
+/// (measured: 2^23 in 1 MiB chunks took 42 ms, in 16 MiB chunks 15.5 ms), while the first chunk
+/// in and the last one out are not overlapped. A single transform: half the data, at most 16 MiB
+/// (the best of the sweep at 2^20 and 2^23, H100). A batch: 1/8 of a unit, at most 8 MiB, so
+/// that the units' two directions interleave finely (measured there).
+const MIN_AUTO_CHUNK_BYTES: usize = 1 << 20;
+const MAX_AUTO_CHUNK_BYTES: usize = 16 << 20;
+const MAX_AUTO_BATCH_CHUNK_BYTES: usize = 8 << 20;
+/// A batch unit holds whole transforms and at least this many bytes.
+const MIN_UNIT_BYTES: usize = 4 << 20;
+/// At most this many units per call (each has three events).
+const MAX_UNITS: usize = 1024;
+/// Words per rayon task of a CPU copy (256 KiB).
+const COPY_PIECE_WORDS: usize = 32 * 1024;
+/// Pinned bytes the pool keeps idle between calls unless told otherwise.
+const DEFAULT_PINNED_LIMIT: usize = 2 << 30;
+/// Device bytes of slots kept idle between calls unless told otherwise.
+const DEFAULT_DEVICE_LIMIT: usize = 1 << 30;
+
+/// Page-locked host memory from `cuMemHostAlloc`, zeroed once, freed on drop.
+#[derive(Debug)]
+struct PinnedBuffer {
+    ptr: NonNull<u64>,
+    words: usize,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the buffer is plain host memory owned by this value (no thread affinity); shared access
+// goes through `&self`/`&mut self` like a `Box<[u64]>`.
+unsafe impl Send for PinnedBuffer {}
+// SAFETY: as above.
+unsafe impl Sync for PinnedBuffer {}
+
+impl PinnedBuffer {
+    fn new(ctx: &Arc<CudaContext>, words: usize) -> Result<Self> {
+        ctx.bind_to_thread().during("cuCtxSetCurrent")?;
+        let bytes = words.checked_mul(8).ok_or(Error::OutOfMemory {
+            needed: usize::MAX,
+            free: 0,
+        })?;
+        // SAFETY: a plain allocation; the memory is zeroed below before any reference to it.
+        let raw = unsafe { cudarc::driver::result::malloc_host(bytes.max(8), 0) }
+            .during("cuMemHostAlloc (pinned staging buffer)")?;
+        let ptr = NonNull::new(raw.cast::<u64>()).ok_or(Error::Driver {
+            op: "cuMemHostAlloc (pinned staging buffer)",
+            source: cudarc::driver::DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY),
+        })?;
+        // SAFETY: `ptr` addresses `bytes` writable bytes, suitably aligned (page-aligned).
+        unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, words) };
+        Ok(Self {
+            ptr,
+            words,
+            ctx: ctx.clone(),
+        })
+    }
+
+    fn bytes(&self) -> usize {
+        self.words * 8
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [u64] {
+        // SAFETY: `words` initialised u64 (zeroed at allocation), owned by `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.words) }
+    }
+}
+
+impl Drop for PinnedBuffer {
+    fn drop(&mut self) {
+        // Errors are ignored: there is nothing to do about a failed free, and a context that is
+        // gone has released the memory with it.
+        let _ = self.ctx.bind_to_thread();
+        // SAFETY: `ptr` came from cuMemHostAlloc and is freed once, here.
+        let _ = unsafe { cudarc::driver::result::free_host(self.ptr.as_ptr().cast()) };
+    }
+}
+
+/// `dst = src` on all cores (rayon), in pieces of 256 KiB.
+fn par_copy(dst: &mut [u64], src: &[u64]) {
+    debug_assert_eq!(dst.len(), src.len());
+    if dst.len() <= COPY_PIECE_WORDS {
+        copy_streaming(dst, src);
+        return;
+    }
+    dst.par_chunks_mut(COPY_PIECE_WORDS)
+        .zip(src.par_chunks(COPY_PIECE_WORDS))
+        .for_each(|(d, s)| copy_streaming(d, s));
+}
+
+/// `dst = src`, large copies with non-temporal stores on x86-64: the destination lines are not
+/// read first (a plain store reads each line before writing it), which leaves more of the host's
+/// memory bandwidth to the DMA running at the same time. The data is larger than the caches
+/// anyway. The fence at the end makes the stores visible before the caller signals anyone.
+fn copy_streaming(dst: &mut [u64], src: &[u64]) {
+    assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
+    #[cfg(target_arch = "x86_64")]
+    if dst.len() >= 1024 {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+        // One word first if `dst` is not 16-byte aligned (words are 8-byte aligned).
+        let head = (dst.as_ptr() as usize / 8) & 1;
+        dst[..head].copy_from_slice(&src[..head]);
+        let pairs = (dst.len() - head) / 2;
+        // SAFETY: SSE2 is part of x86-64. `d` is 16-byte aligned (after `head`); `d` and `s`
+        // address `pairs` 16-byte blocks inside `dst` and `src`, which do not overlap (`&mut`).
+        unsafe {
+            let d = dst.as_mut_ptr().add(head).cast::<__m128i>();
+            let s = src.as_ptr().add(head).cast::<__m128i>();
+            for k in 0..pairs {
+                _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
+            }
+            _mm_sfence();
+        }
+        let done = head + 2 * pairs;
+        dst[done..].copy_from_slice(&src[done..]);
+        return;
+    }
+    dst.copy_from_slice(src);
+}
+
+/// How one call is cut up: `units` units of `unit_words` words (`rows` transforms each), moved in
+/// chunks of at most `chunk_words`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cut {
+    units: usize,
+    rows: usize,
+    unit_words: usize,
+    chunk_words: usize,
+}
+
+impl Cut {
+    /// `len` elements, transforms of `n` points, `chunk_bytes` as set (0: automatic).
+    fn new<F>(len: usize, n: usize, cfg: &NttConfig<F>, chunk_bytes: usize) -> Self {
+        let transform_bytes = n * WORDS_PER_ELEMENT * 8;
+        let rows = if cfg.batch > 1 && cfg.layout == BatchLayout::Rows {
+            // The fewest transforms per unit that divide the batch and fill MIN_UNIT_BYTES.
+            (1..=cfg.batch)
+                .find(|&d| {
+                    cfg.batch % d == 0
+                        && (d * transform_bytes >= MIN_UNIT_BYTES || d == cfg.batch)
+                        && cfg.batch / d <= MAX_UNITS
+                })
+                .unwrap_or(cfg.batch)
+        } else {
+            cfg.batch
+        };
+        let unit_words = rows * n * WORDS_PER_ELEMENT;
+        let units = len * WORDS_PER_ELEMENT / unit_words;
+        let wanted = if chunk_bytes != 0 {
+            chunk_bytes
+        } else if units == 1 {
+            (unit_words * 8 / 2).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
+        } else {
+            (unit_words * 8 / 8).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_BATCH_CHUNK_BYTES)
+        };
+        // Whole elements, at least one, at most a unit.
+        let chunk_words = (wanted / 8 / WORDS_PER_ELEMENT * WORDS_PER_ELEMENT)
+            .clamp(WORDS_PER_ELEMENT, unit_words);
+        Self {
+            units,
+            rows,
+            unit_words,
+            chunk_words,
+        }
+    }
+
+    fn chunks_per_unit(&self) -> usize {
+        self.unit_words.div_ceil(self.chunk_words)
+    }
+
+    fn total_chunks(&self) -> usize {
+        self.units * self.chunks_per_unit()
+    }
+
+    /// (unit, offset of the chunk in its unit, words, offset in the whole buffer) of chunk `j`.
+    fn chunk(&self, j: usize) -> (usize, usize, usize, usize) {
+        let per = self.chunks_per_unit();
+        let (unit, k) = (j / per, j % per);
+        let off = k * self.chunk_words;
+        let len = self.chunk_words.min(self.unit_words - off);
+        (unit, off, len, unit * self.unit_words + off)
+    }
+
+    fn is_last_of_unit(&self, j: usize) -> bool {
+        j % self.chunks_per_unit() == self.chunks_per_unit() - 1
+    }
+}
+
+/// Where the last call's time went, measured on the host (wall clock). For tuning and for the
+/// benches' notes; [`HostPipeline::last_profile`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HostProfile {
+    /// Elements moved each way, chunk size in bytes, chunks each way, batch units.
+    pub elements: usize,
+    pub chunk_bytes: usize,
+    pub chunks: usize,
+    pub units: usize,
+    /// The whole call, from entry to the result in place.
+    pub total: std::time::Duration,
+    /// Spent copying into pinned memory (CPU, all cores) and out of it.
+    pub copy_in: std::time::Duration,
+    pub copy_out: std::time::Duration,
+    /// Spent waiting for the device (nothing else to do).
+    pub waiting: std::time::Duration,
+    /// From entry until the last chunk was queued to the device, and until the first chunk of the
+    /// result was back.
+    pub inputs_queued: std::time::Duration,
+    pub first_result: std::time::Duration,
+}
+
+/// The host-to-host pipeline of one engine: its pinned buffer pool, its copy streams, its settings.
+/// Reached through [`NttEngine::host_pipeline`]; [`NttEngine::ntt`] runs on it.
+#[derive(Debug)]
+pub struct HostPipeline {
+    gpu: Gpu,
+    pool: Mutex<Vec<PinnedBuffer>>,
+    pinned_limit: AtomicUsize,
+    /// Device slots kept between calls (allocating and freeing them costs more than a small
+    /// transform), at most `device_limit` bytes.
+    device_pool: Mutex<Vec<CudaSlice<u64>>>,
+    device_limit: AtomicUsize,
+    chunk_bytes: AtomicUsize,
+    last: Mutex<Option<HostProfile>>,
+    /// Host-to-device and device-to-host streams of batches (a single transform uses the GPU's
+    /// stream for everything: its phases run one after the other anyway).
+    copy_streams: OnceLock<std::result::Result<[Arc<CudaStream>; 2], String>>,
+}
+
+impl HostPipeline {
+    pub(crate) fn new(gpu: Gpu) -> Self {
+        Self {
+            gpu,
+            pool: Mutex::new(Vec::new()),
+            pinned_limit: AtomicUsize::new(DEFAULT_PINNED_LIMIT),
+            device_pool: Mutex::new(Vec::new()),
+            device_limit: AtomicUsize::new(DEFAULT_DEVICE_LIMIT),
+            chunk_bytes: AtomicUsize::new(0),
+            last: Mutex::new(None),
+            copy_streams: OnceLock::new(),
+        }
+    }
+
+    /// Bytes per copy chunk; `None` restores the automatic choice (half of a single transform's
+    /// data, 1-16 MiB; 1/8 of a batch unit, 1-8 MiB). Rounded down to whole elements, at least one.
+    pub fn set_chunk_bytes(&self, bytes: Option<usize>) {
+        self.chunk_bytes
+            .store(bytes.map_or(0, |b| b.max(1)), MemOrder::Relaxed);
+    }
+
+    /// Most pinned bytes kept idle in the pool between calls (default 2 GiB). A call takes what
+    /// it needs (its data plus the copy-back ring) and returns it; beyond this limit the smallest
+    /// idle buffers are freed. 0 frees every buffer after its call.
+    pub fn set_pinned_limit(&self, bytes: usize) {
+        self.pinned_limit.store(bytes, MemOrder::Relaxed);
+        self.trim(&mut self.lock_pool());
+    }
+
+    /// Pinned bytes held idle in the pool.
+    pub fn pinned_bytes(&self) -> usize {
+        self.lock_pool().iter().map(PinnedBuffer::bytes).sum()
+    }
+
+    /// Frees every idle pinned buffer.
+    pub fn release_pinned(&self) {
+        self.lock_pool().clear();
+    }
+
+    /// Most device bytes of slots kept idle between calls (default 1 GiB); 0 frees them after
+    /// each call.
+    pub fn set_device_limit(&self, bytes: usize) {
+        self.device_limit.store(bytes, MemOrder::Relaxed);
+        self.trim_device(&mut self.lock_device());
+    }
+
+    /// Device bytes held idle in the slot pool.
+    pub fn device_bytes(&self) -> usize {
+        self.lock_device().iter().map(|b| b.len() * 8).sum()
+    }
+
+    /// Frees every idle device slot.
+    pub fn release_device(&self) {
+        self.lock_device().clear();
+    }
+
+    /// Where the time of the last completed call (of any thread) went.
+    pub fn last_profile(&self) -> Option<HostProfile> {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_device(&self) -> MutexGuard<'_, Vec<CudaSlice<u64>>> {
+        self.device_pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn trim_device(&self, pool: &mut Vec<CudaSlice<u64>>) {
+        let limit = self.device_limit.load(MemOrder::Relaxed);
+        let mut kept = 0usize;
+        pool.retain(|b| {
+            kept += b.len() * 8;
+            kept <= limit
+        });
+    }
+
+    /// `count` device slots of `len` elements: idle ones of exactly that size, new ones otherwise.
+    fn take_slots<F: 'static + Copy>(&self, count: usize, len: usize) -> Result<Vec<DeviceVec<F>>> {
+        let field = field_of::<F>()?;
+        let words = len * WORDS_PER_ELEMENT;
+        let mut slots = Vec::with_capacity(count);
+        {
+            let mut pool = self.lock_device();
+            while slots.len() < count {
+                match pool.iter().position(|b| b.len() == words) {
+                    Some(i) => slots.push(DeviceVec::from_parts(pool.swap_remove(i), len, field)),
+                    None => break,
+                }
+            }
+        }
+        while slots.len() < count {
+            match DeviceVec::uninit(&self.gpu, len) {
+                Ok(s) => slots.push(s),
+                Err(Error::OutOfMemory { .. }) if self.device_bytes() > 0 => {
+                    // Idle slots of other sizes stand in the way: free them and try again.
+                    self.release_device();
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(slots)
+    }
+
+    fn give_slots<F: 'static + Copy>(&self, slots: Vec<DeviceVec<F>>) {
+        let mut pool = self.lock_device();
+        // Newest first: the trim keeps the slots of the latest sizes.
+        for s in slots {
+            pool.insert(0, s.into_buf());
+        }
+        self.trim_device(&mut pool);
+    }
+
+    fn lock_pool(&self) -> MutexGuard<'_, Vec<PinnedBuffer>> {
+        self.pool.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn trim(&self, pool: &mut Vec<PinnedBuffer>) {
+        let limit = self.pinned_limit.load(MemOrder::Relaxed);
+        pool.sort_by_key(|b| std::cmp::Reverse(b.words));
+        let mut kept = 0usize;
+        pool.retain(|b| {
+            kept += b.bytes();
+            kept <= limit
+        });
+    }
+
+    /// The smallest idle buffer of at least `words`, or a new one (2 MiB multiples, so that calls
+    /// of nearly equal sizes share buffers). A failed allocation frees the idle buffers and tries
+    /// once more.
+    fn take(&self, words: usize) -> Result<PinnedBuffer> {
+        {
+            let mut pool = self.lock_pool();
+            if let Some(i) = (0..pool.len())
+                .filter(|&i| pool[i].words >= words)
+                .min_by_key(|&i| pool[i].words)
+            {
+                return Ok(pool.swap_remove(i));
+            }
+        }
+        let rounded = words.div_ceil(1 << 18) << 18;
+        PinnedBuffer::new(self.gpu.context(), rounded).or_else(|_| {
+            self.release_pinned();
+            PinnedBuffer::new(self.gpu.context(), rounded)
+        })
+    }
+
+    fn give(&self, buf: PinnedBuffer) {
+        let mut pool = self.lock_pool();
+        pool.push(buf);
+        self.trim(&mut pool);
+    }
+
+    fn copy_streams(&self) -> Result<[Arc<CudaStream>; 2]> {
+        self.copy_streams
+            .get_or_init(|| {
+                let ctx = self.gpu.context();
+                ctx.new_stream()
+                    .and_then(|a| Ok([a, ctx.new_stream()?]))
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(|e| Error::NoDevice(format!("cannot create the copy streams: {e}")))
+    }
+
+    /// `cfg`'s transforms of `data` in caller memory, through the pinned pipeline. On `Err`,
+    /// `data` holds its input unchanged.
+    pub(crate) fn transform<F: FftField>(
+        &self,
+        engine: &NttEngine,
+        data: &mut [F],
+        cfg: &NttConfig<F>,
+    ) -> Result<()> {
+        field_of::<F>()?;
+        let log_n = cfg.log_size(data.len())?;
+        if log_n == 0 {
+            // One-point transforms are the identity (cosets and 1/N included); nothing to move.
+            return Ok(());
+        }
+        let cut = Cut::new(
+            data.len(),
+            1 << log_n,
+            cfg,
+            self.chunk_bytes.load(MemOrder::Relaxed),
+        );
+        let ring_words = RING_SLOTS.min(cut.total_chunks()) * cut.chunk_words;
+        let total_words = data.len() * WORDS_PER_ELEMENT;
+        let started = std::time::Instant::now();
+        let mut slots = self.take_slots::<F>(
+            cut.units.min(DEVICE_SLOTS),
+            cut.unit_words / WORDS_PER_ELEMENT,
+        )?;
+        let mut pinned = match self.take(total_words + ring_words) {
+            Ok(p) => p,
+            // No page-locked memory to be had: the same transform through pageable copies.
+            Err(_) => {
+                drop(slots);
+                return self.transform_pageable(engine, data, cfg);
+            }
+        };
+        // Read on this thread: the pipeline itself runs on a rayon worker.
+        let fail_at = crate::test_support::take_copy_back_failure();
+        let mut profile = HostProfile {
+            elements: data.len(),
+            chunk_bytes: cut.chunk_words * 8,
+            chunks: cut.total_chunks(),
+            units: cut.units,
+            ..HostProfile::default()
+        };
+        let buffer = pinned.as_mut_slice();
+        // On a rayon worker, so that the copies' pieces go to the other workers directly rather
+        // than through the pool's cold entry (a wake-up and a blocking latch per copy).
+        let out = rayon::scope(|_| {
+            run(
+                &self.gpu,
+                engine,
+                data,
+                cfg,
+                &cut,
+                buffer,
+                &mut slots,
+                || self.copy_streams(),
+                fail_at,
+                &mut profile,
+            )
+        });
+        match out {
+            Ok(()) => {
+                self.give(pinned);
+                self.give_slots(slots);
+                profile.total = started.elapsed();
+                *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(profile);
+                Ok(())
+            }
+            Err(Failure { error, quiet }) => {
+                if quiet {
+                    self.give(pinned);
+                } else {
+                    // The device did not settle: a DMA may still touch the buffer. Never reuse
+                    // or free it (a context in that state is lost anyway).
+                    std::mem::forget(pinned);
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// The same transform without pinned memory: pageable copies in and out, the result staged in
+    /// a host vector so that `data` is written only once the result is complete.
+    fn transform_pageable<F: FftField>(
+        &self,
+        engine: &NttEngine,
+        data: &mut [F],
+        cfg: &NttConfig<F>,
+    ) -> Result<()> {
+        let mut d = DeviceVec::from_host(&self.gpu, data)?;
+        engine.ntt_in_place(&mut d, cfg)?;
+        let result = d.to_host(&self.gpu)?;
+        data.copy_from_slice(&result);
+        Ok(())
+    }
+}
+
+/// A failed pipeline run: the error, and whether every stream was seen idle afterwards (only then
+/// may the pinned buffer be used again).
+struct Failure {
+    error: Error,
+    quiet: bool,
+}
+
+/// The pipeline proper (see the module docs). `pinned` holds the input image (all of `data`) and
+/// then the copy-back ring; `slots` are the device slots (one per unit, up to three).
+#[allow(clippy::too_many_arguments)]
+fn run<F: FftField>(
+    gpu: &Gpu,
+    engine: &NttEngine,
+    data: &mut [F],
+    cfg: &NttConfig<F>,
+    cut: &Cut,
+    pinned: &mut [u64],
+    slots: &mut [DeviceVec<F>],
+    copy_streams: impl FnOnce() -> Result<[Arc<CudaStream>; 2]>,
+    fail_at: Option<usize>,
+    profile: &mut HostProfile,
+) -> std::result::Result<(), Failure> {
+    let started = std::time::Instant::now();
+    let fail = |error| Failure { error, quiet: true };
+    let total_words = data.len() * WORDS_PER_ELEMENT;
+    let (image, ring) = pinned.split_at_mut(total_words);
+    let comp = gpu.stream().clone();
+    let [s_in, s_out] = if cut.units == 1 {
+        [comp.clone(), comp.clone()]
+    } else {
+        copy_streams().map_err(fail)?
+    };
+    let unit_cfg = cfg.with_batch(cut.rows);
+    let slot_count = slots.len();
+    let slot_ptrs: Vec<u64> = slots.iter().map(|s| s.device_ptr(gpu)).collect();
+
+    let written = std::cell::Cell::new(0usize);
+    let result = (|| -> Result<()> {
+        let ctx = gpu.context();
+        let event = || ctx.new_event(None).during("cuEventCreate");
+        // The slots are allocated on the GPU's stream: the copy streams start after that.
+        let slots_ready = event()?;
+        slots_ready.record(&comp).during("cuEventRecord")?;
+        s_in.wait(&slots_ready).during("cuStreamWaitEvent")?;
+        let per_unit = |_| -> Result<[CudaEvent; 3]> { Ok([event()?, event()?, event()?]) };
+        let unit_events = (0..cut.units).map(per_unit).collect::<Result<Vec<_>>>()?;
+        let ring_events = (0..RING_SLOTS)
+            .map(|_| event())
+            .collect::<Result<Vec<_>>>()?;
+        ctx.bind_to_thread().during("cuCtxSetCurrent")?;
+
+        let src = words(data)?.as_ptr();
+        let dst = words_mut(data)?.as_mut_ptr();
+        let total = cut.total_chunks();
+        let (mut next_in, mut out_queued, mut out_done) = (0usize, 0usize, 0usize);
+        let (mut computed, mut out_units) = (0usize, 0usize);
+        while out_done < total {
+            // 1. A chunk that has come back: into the caller's memory.
+            if out_done < out_queued {
+                let slot = out_done % RING_SLOTS;
+                if ring_events[slot]
+                    .try_is_complete()
+                    .during("device-to-host copy")?
+                {
+                    if fail_at == Some(out_done) {
+                        return Err(injected());
+                    }
+                    let (_, _, len, at) = cut.chunk(out_done);
+                    let from = &ring[slot * cut.chunk_words..][..len];
+                    let t = std::time::Instant::now();
+                    // SAFETY: `dst` is `data`'s words; chunks are disjoint and in bounds.
+                    par_copy(
+                        unsafe { std::slice::from_raw_parts_mut(dst.add(at), len) },
+                        from,
+                    );
+                    profile.copy_out += t.elapsed();
+                    if out_done == 0 {
+                        profile.first_result = started.elapsed();
+                    }
+                    written.set(at + len);
+                    out_done += 1;
+                    continue;
+                }
+            }
+            // 2. A chunk of a transformed unit, into a free ring slot.
+            if out_queued < total && out_queued - out_done < RING_SLOTS {
+                let (unit, off, len, _) = cut.chunk(out_queued);
+                if unit < computed {
+                    let [_, done, gone] = &unit_events[unit];
+                    if off == 0 {
+                        s_out.wait(done).during("cuStreamWaitEvent")?;
+                    }
+                    let slot = out_queued % RING_SLOTS;
+                    let to = &mut ring[slot * cut.chunk_words..][..len];
+                    // SAFETY: the slot holds `unit_words` words; the ring slot is free (its
+                    // previous chunk was consumed in step 1) and is read only after its event.
+                    unsafe {
+                        sys::cuMemcpyDtoHAsync_v2(
+                            to.as_mut_ptr().cast(),
+                            slot_ptrs[unit % slot_count] + off as u64 * 8,
+                            len * 8,
+                            s_out.cu_stream(),
+                        )
+                    }
+                    .result()
+                    .during("cuMemcpyDtoHAsync")?;
+                    ring_events[slot].record(&s_out).during("cuEventRecord")?;
+                    if cut.is_last_of_unit(out_queued) {
+                        gone.record(&s_out).during("cuEventRecord")?;
+                        out_units += 1;
+                    }
+                    out_queued += 1;
+                    continue;
+                }
+            }
+            // 3. The next chunk in, once its device slot has been emptied.
+            if next_in < total {
+                let (unit, off, len, at) = cut.chunk(next_in);
+                if unit < slot_count || unit - slot_count < out_units {
+                    if off == 0 && unit >= slot_count {
+                        let [_, _, gone] = &unit_events[unit - slot_count];
+                        s_in.wait(gone).during("cuStreamWaitEvent")?;
+                    }
+                    let staged = &mut image[at..at + len];
+                    let t = std::time::Instant::now();
+                    // SAFETY: `src` is `data`'s words, in bounds; nothing writes `data` in the
+                    // range of a chunk not yet copied in.
+                    par_copy(staged, unsafe {
+                        std::slice::from_raw_parts(src.add(at), len)
+                    });
+                    profile.copy_in += t.elapsed();
+                    // SAFETY: the image chunk stays untouched until the call ends; the device
+                    // slot holds `unit_words` words and is free (waited for above).
+                    unsafe {
+                        sys::cuMemcpyHtoDAsync_v2(
+                            slot_ptrs[unit % slot_count] + off as u64 * 8,
+                            staged.as_ptr().cast(),
+                            len * 8,
+                            s_in.cu_stream(),
+                        )
+                    }
+                    .result()
+                    .during("cuMemcpyHtoDAsync")?;
+                    next_in += 1;
+                    if next_in == total {
+                        profile.inputs_queued = started.elapsed();
+                    }
+                    if cut.is_last_of_unit(next_in - 1) {
+                        let [arrived, done, _] = &unit_events[unit];
+                        arrived.record(&s_in).during("cuEventRecord")?;
+                        comp.wait(arrived).during("cuStreamWaitEvent")?;
+                        engine.ntt_in_place(&mut slots[unit % slot_count], &unit_cfg)?;
+                        done.record(&comp).during("cuEventRecord")?;
+                        computed += 1;
+                    }
+                    continue;
+                }
+            }
+            // 4. Nothing to do but wait for the oldest chunk on its way back.
+            if out_done < out_queued {
+                let t = std::time::Instant::now();
+                ring_events[out_done % RING_SLOTS]
+                    .synchronize()
+                    .during("device-to-host copy")?;
+                profile.waiting += t.elapsed();
+            } else {
+                return Err(Error::Runtime {
+                    code: -2,
+                    message: format!(
+                        "host pipeline stalled (in {next_in}, out {out_queued}/{out_done} of {total})"
+                    ),
+                });
+            }
+        }
+        if fail_at.is_some_and(|a| a >= total) {
+            return Err(injected());
+        }
+        Ok(())
+    })();
+
+    match result {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            // Put back what the copy back overwrote: the input is still in the pinned image.
+            let n = written.get();
+            if let (true, Ok(dst)) = (n > 0, words_mut(data)) {
+                par_copy(&mut dst[..n], &image[..n]);
+            }
+            let quiet = [&s_in, &s_out, &comp]
+                .iter()
+                .all(|s| s.synchronize().is_ok());
+            Err(Failure { error, quiet })
+        }
+    }
+}
+
+fn injected() -> Error {
+    Error::Runtime {
+        code: -1,
+        message: "failure injected by zkntt_gpu::test_support while copying the result back".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_bn254::Fr;
+
+    #[test]
+    fn single_transforms_are_one_unit() {
+        let cfg = NttConfig::<Fr>::forward();
+        let c = Cut::new(1 << 23, 1 << 23, &cfg, 0);
+        assert_eq!((c.units, c.rows, c.unit_words), (1, 1, 1 << 25));
+        assert_eq!(c.chunk_words * 8, 16 << 20, "256 MiB in 16 MiB chunks");
+        assert_eq!(c.total_chunks(), 16);
+        let c = Cut::new(1 << 20, 1 << 20, &cfg, 0);
+        assert_eq!(c.chunk_words * 8, 16 << 20, "32 MiB in two chunks");
+        let small = Cut::new(1 << 10, 1 << 10, &cfg, 0);
+        assert_eq!((small.units, small.total_chunks()), (1, 1));
+        assert_eq!(small.chunk_words, small.unit_words);
+    }
+
+    #[test]
+    fn batches_are_cut_into_units_of_whole_transforms() {
+        let cfg = NttConfig::<Fr>::forward().with_batch(8);
+        let c = Cut::new(8 << 20, 1 << 20, &cfg, 0);
+        assert_eq!(
+            (c.units, c.rows),
+            (8, 1),
+            "8 x 2^20: one transform (32 MiB) per unit"
+        );
+        let cfg = NttConfig::<Fr>::forward().with_batch(64);
+        let c = Cut::new(64 << 12, 1 << 12, &cfg, 0);
+        assert_eq!(
+            (c.units, c.rows),
+            (2, 32),
+            "2^12 points are 128 KiB: 32 per 4 MiB unit"
+        );
+        let cfg = NttConfig::<Fr>::forward().with_batch(7);
+        let c = Cut::new(7 << 10, 1 << 10, &cfg, 0);
+        assert_eq!(
+            (c.units, c.rows),
+            (1, 7),
+            "a prime batch of small transforms: one unit"
+        );
+        let cols = NttConfig::<Fr>::forward()
+            .with_batch(8)
+            .with_layout(BatchLayout::Columns);
+        assert_eq!(
+            Cut::new(8 << 20, 1 << 20, &cols, 0).units,
+            1,
+            "columns interleave"
+        );
+    }
+
+    #[test]
+    fn chunks_cover_every_word_once() {
+        let cfg = NttConfig::<Fr>::forward().with_batch(3);
+        for chunk_bytes in [0usize, 1, 32, 100, 4096, 1 << 20] {
+            let c = Cut::new(3 << 18, 1 << 18, &cfg, chunk_bytes);
+            let mut next = 0;
+            for j in 0..c.total_chunks() {
+                let (unit, off, len, at) = c.chunk(j);
+                assert_eq!(at, next, "chunk {j} of {c:?}");
+                assert_eq!(at, unit * c.unit_words + off);
+                assert!(len > 0 && len % WORDS_PER_ELEMENT == 0);
+                assert_eq!(c.is_last_of_unit(j), off + len == c.unit_words);
+                next += len;
+            }
+            assert_eq!(next, 3 << 20, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn parallel_copy_copies() {
+        let src: Vec<u64> = (0..(COPY_PIECE_WORDS * 5 + 17) as u64).collect();
+        let mut dst = vec![0u64; src.len()];
+        par_copy(&mut dst, &src);
+        assert_eq!(dst, src);
+        let mut short = vec![0u64; 3];
+        par_copy(&mut short, &src[..3]);
+        assert_eq!(short, [0, 1, 2]);
+    }
+}

@@ -1,0 +1,272 @@
+//! The host pipeline (`NttEngine::ntt`, host memory in and out) against ark-poly and the engine's
+//! device-resident path, bit for bit: chunk sizes that cut elements and units every way, batches
+//! over the three device slots and two copy streams, failures during the copy back, several
+//! threads at once, the pinned pool.
+
+use super::ntt::{assert_same, engine, input, max_log};
+use ark_ff::{FftField, PrimeField};
+use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use ark_std::rand::{SeedableRng, rngs::StdRng};
+use zkntt_core::reference;
+use zkntt_gpu::test_support::fail_next_copy_back_at;
+use zkntt_gpu::{BatchLayout, DeviceVec, Error, NttConfig, NttEngine, Ordering};
+
+/// The same transform on the device-resident path: what the host path must reproduce.
+fn device_resident<F: FftField>(e: &NttEngine, x: &[F], cfg: &NttConfig<F>) -> Vec<F> {
+    let mut d = DeviceVec::from_host(e.gpu(), x).unwrap();
+    e.ntt_in_place(&mut d, cfg).unwrap();
+    d.to_host(e.gpu()).unwrap()
+}
+
+fn sizes_and_chunks<F: PrimeField + FftField>(e: &NttEngine, label: &str) {
+    let mut rng = StdRng::seed_from_u64(0x4057);
+    let max = max_log().min(22);
+    for log_n in 1..=max {
+        let n = 1usize << log_n;
+        let x: Vec<F> = input(&mut rng, n);
+        let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
+        let g = F::GENERATOR;
+        let cases = [
+            (NttConfig::forward(), domain.fft(&x)),
+            (NttConfig::inverse(), domain.ifft(&x)),
+            (
+                NttConfig::forward().with_coset(g),
+                domain.get_coset(g).unwrap().fft(&x),
+            ),
+            (
+                NttConfig::inverse().with_coset(g),
+                domain.get_coset(g).unwrap().ifft(&x),
+            ),
+        ];
+        // Automatic chunks, one element per chunk (small sizes), chunks that are not a power of
+        // two and cut the data unevenly.
+        let chunkings: &[Option<usize>] = if log_n <= 8 {
+            &[None, Some(32), Some(96)]
+        } else {
+            &[None, Some(32 * 1000), Some(1 << 16)]
+        };
+        for &chunk in chunkings {
+            e.host_pipeline().set_chunk_bytes(chunk);
+            for (i, (cfg, want)) in cases.iter().enumerate() {
+                let mut got = x.clone();
+                e.ntt(&mut got, cfg).unwrap();
+                assert_same(
+                    &got,
+                    want,
+                    &format!("{label} host 2^{log_n} case {i} chunk {chunk:?}"),
+                );
+            }
+        }
+        e.host_pipeline().set_chunk_bytes(None);
+        let mut got = x.clone();
+        let nr = NttConfig::forward().with_ordering(Ordering::NR);
+        e.ntt(&mut got, &nr).unwrap();
+        assert_same(&got, &device_resident(e, &x, &nr), "NR");
+    }
+    println!("{label}: host path 2^1..2^{max}, 4 configs x 3 chunkings equal to ark-poly");
+}
+
+#[test]
+fn host_path_every_size_bn254() {
+    let Some(e) = engine("host_path_every_size_bn254") else {
+        return;
+    };
+    sizes_and_chunks::<ark_bn254::Fr>(&e, "bn254");
+    if max_log() >= 24 {
+        // The largest sizes once each, forward against ark-poly.
+        for log_n in [23u32, 24] {
+            let n = 1usize << log_n;
+            let x: Vec<ark_bn254::Fr> = input(&mut StdRng::seed_from_u64(log_n as u64), n);
+            let want = Radix2EvaluationDomain::<ark_bn254::Fr>::new(n)
+                .unwrap()
+                .fft(&x);
+            let mut got = x;
+            e.ntt(&mut got, &NttConfig::forward()).unwrap();
+            assert_same(&got, &want, &format!("bn254 host 2^{log_n}"));
+        }
+    }
+}
+
+#[test]
+fn host_path_every_size_bls12_381() {
+    let Some(e) = engine("host_path_every_size_bls12_381") else {
+        return;
+    };
+    sizes_and_chunks::<ark_bls12_381::Fr>(&e, "bls12-381");
+}
+
+/// Batches of rows cut into units over three device slots (more units than slots, so slots are
+/// reused while the other copy direction runs), against the CPU reference, transform by transform.
+#[test]
+fn host_batches_over_slots_and_streams() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("host_batches_over_slots_and_streams") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(88);
+    // (log_n, batch, chunk): 2^16 x 10 makes 5 units of 2 transforms; 2^20 x 8 is the bench's
+    // batch, 8 units; small transforms grouped into units; columns as one unit.
+    let cases: &[(u32, usize, Option<usize>)] = &[
+        (16, 10, Some(300 * 32)),
+        (16, 10, None),
+        (12, 96, None),
+        (20, 8, None),
+        (5, 3, Some(64)),
+    ];
+    for &(log_n, batch, chunk) in cases {
+        if log_n > max_log() {
+            continue;
+        }
+        e.host_pipeline().set_chunk_bytes(chunk);
+        let n = 1usize << log_n;
+        for layout in [BatchLayout::Rows, BatchLayout::Columns] {
+            for cfg in [
+                NttConfig::<F>::forward(),
+                NttConfig::inverse().with_coset(F::from(7u64)),
+            ] {
+                let cfg = cfg.with_batch(batch).with_layout(layout);
+                let x: Vec<F> = input(&mut rng, n * batch);
+                let want = if log_n <= 16 {
+                    let mut r = x.clone();
+                    reference::ntt(&mut r, &cfg).unwrap();
+                    r
+                } else {
+                    device_resident(&e, &x, &cfg)
+                };
+                let mut got = x.clone();
+                e.ntt(&mut got, &cfg).unwrap();
+                if let Some(i) = got.iter().zip(&want).position(|(a, b)| a != b) {
+                    let (b, k) = match layout {
+                        BatchLayout::Rows => (i / n, i % n),
+                        BatchLayout::Columns => (i % batch, i / batch),
+                    };
+                    panic!(
+                        "host batch 2^{log_n} x {batch} {layout:?} {:?} chunk {chunk:?}: transform {b} element {k} differs",
+                        cfg.direction
+                    );
+                }
+            }
+        }
+    }
+    e.host_pipeline().set_chunk_bytes(None);
+}
+
+/// A driver fault at any point of the copy back: the call returns the error and the caller's
+/// memory holds its input, bit for bit; the next call works.
+#[test]
+fn failure_during_copy_back_leaves_the_input() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("failure_during_copy_back_leaves_the_input") else {
+        return;
+    };
+    let n = 1usize << 14;
+    let x: Vec<F> = input(&mut StdRng::seed_from_u64(3), n);
+    let want = Radix2EvaluationDomain::<F>::new(n).unwrap().fft(&x);
+    e.host_pipeline().set_chunk_bytes(Some(n * 32 / 8)); // 8 chunks
+    for at in [0usize, 1, 4, 7, 8, 100] {
+        let mut data = x.clone();
+        fail_next_copy_back_at(at);
+        match e.ntt(&mut data, &NttConfig::forward()) {
+            Err(Error::Runtime { code: -1, .. }) => {}
+            other => panic!("failure at chunk {at}: expected the injected error, got {other:?}"),
+        }
+        assert_same(
+            &data,
+            &x,
+            &format!("input restored after a failure at chunk {at}"),
+        );
+        e.ntt(&mut data, &NttConfig::forward()).unwrap();
+        assert_same(
+            &data,
+            &want,
+            &format!("the call after a failure at chunk {at}"),
+        );
+    }
+    // The same in a batch, failing while other units are still coming in.
+    let batch = 6;
+    let m = 1usize << 17; // 4 MiB per transform: one unit each, six units on three slots
+    let xb: Vec<F> = input(&mut StdRng::seed_from_u64(4), m * batch);
+    e.host_pipeline().set_chunk_bytes(Some(1 << 20));
+    let cfg = NttConfig::forward().with_batch(batch);
+    let mut data = xb.clone();
+    fail_next_copy_back_at(6);
+    assert!(e.ntt(&mut data, &cfg).is_err());
+    assert!(data == xb, "batch input restored");
+    e.ntt(&mut data, &cfg).unwrap();
+    assert!(
+        data == device_resident(&e, &xb, &cfg),
+        "batch after the failure"
+    );
+    e.host_pipeline().set_chunk_bytes(None);
+}
+
+/// Eight threads on one engine, different sizes and directions at once.
+#[test]
+fn eight_threads_share_the_pipeline() {
+    type F = ark_bls12_381::Fr;
+    let Some(e) = engine("eight_threads_share_the_pipeline") else {
+        return;
+    };
+    let top = max_log().min(20);
+    std::thread::scope(|s| {
+        for t in 0..8u32 {
+            let e = &e;
+            s.spawn(move || {
+                let log_n = top - t.min(top - 1) % 6;
+                let n = 1usize << log_n;
+                let mut rng = StdRng::seed_from_u64(t as u64);
+                let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
+                for round in 0..3 {
+                    let x: Vec<F> = input(&mut rng, n);
+                    let (cfg, want) = if (t + round) % 2 == 0 {
+                        (NttConfig::forward(), domain.fft(&x))
+                    } else {
+                        (NttConfig::inverse(), domain.ifft(&x))
+                    };
+                    let mut got = x;
+                    e.ntt(&mut got, &cfg).unwrap();
+                    assert_same(&got, &want, &format!("thread {t} round {round} 2^{log_n}"));
+                }
+            });
+        }
+    });
+}
+
+/// Pinned buffers are kept for the next call, within the limit, and can be released.
+#[test]
+fn pinned_pool_is_reused_and_bounded() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("pinned_pool_is_reused_and_bounded") else {
+        return;
+    };
+    let p = e.host_pipeline();
+    let mut data: Vec<F> = input(&mut StdRng::seed_from_u64(9), 1 << 16);
+    e.ntt(&mut data, &NttConfig::forward()).unwrap();
+    let held = p.pinned_bytes();
+    assert!(held >= (1 << 16) * 32, "the buffer is kept: {held} bytes");
+    e.ntt(&mut data, &NttConfig::inverse()).unwrap();
+    assert_eq!(p.pinned_bytes(), held, "and reused, not grown");
+    p.set_pinned_limit(0);
+    assert_eq!(p.pinned_bytes(), 0);
+    e.ntt(&mut data, &NttConfig::forward()).unwrap();
+    assert_eq!(p.pinned_bytes(), 0, "limit 0: freed after each call");
+    p.set_pinned_limit(1 << 30);
+    e.ntt(&mut data, &NttConfig::forward()).unwrap();
+    assert!(p.pinned_bytes() > 0);
+    assert!(
+        p.device_bytes() >= (1 << 16) * 32,
+        "device slots are kept too"
+    );
+    p.set_device_limit(0);
+    assert_eq!(p.device_bytes(), 0);
+    e.ntt(&mut data, &NttConfig::forward()).unwrap();
+    assert_eq!(p.device_bytes(), 0, "device limit 0: freed after each call");
+    p.set_device_limit(1 << 30);
+    e.ntt(&mut data, &NttConfig::forward()).unwrap();
+    let prof = p.last_profile().expect("a profile of the last call");
+    assert_eq!((prof.elements, prof.units), (1 << 16, 1));
+    assert!(prof.total >= prof.copy_in && prof.chunks >= 1, "{prof:?}");
+    e.clear_cache();
+    assert_eq!(p.pinned_bytes(), 0, "clear_cache releases pinned buffers");
+    assert_eq!(p.device_bytes(), 0, "and device slots");
+}
