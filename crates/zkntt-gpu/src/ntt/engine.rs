@@ -21,6 +21,11 @@ const THREADS: u32 = 128;
 const MAX_GRID_Y: usize = 65_535;
 
 type Key = (FieldId, u32, Direction);
+/// (field, log2 size, canonical bytes of the power base: the offset g, or g^-1 for inverses).
+type CosetKey = (FieldId, u32, Vec<u8>);
+/// Coset power tables kept per engine (a prover reuses one or two offsets per domain size); the
+/// least recently used is dropped beyond this. Each is two tables of about sqrt(N) elements.
+const COSET_CACHE: usize = 8;
 
 /// One device's NTT engine: launches on the device's stream, caches twiddles per
 /// (field, size, direction). Cheap to share (`&self` methods; clone the `Arc` it sits in).
@@ -42,6 +47,8 @@ type Key = (FieldId, u32, Direction);
 pub struct NttEngine {
     gpu: Gpu,
     twiddles: Mutex<HashMap<Key, Arc<Twiddles>>>,
+    /// Most recently used last.
+    cosets: Mutex<Vec<(CosetKey, Arc<SplitPowers>)>>,
     host: HostPipeline,
 }
 
@@ -51,6 +58,7 @@ impl NttEngine {
             host: HostPipeline::new(gpu.clone()),
             gpu,
             twiddles: Mutex::new(HashMap::new()),
+            cosets: Mutex::new(Vec::new()),
         }
     }
 
@@ -58,9 +66,14 @@ impl NttEngine {
         &self.gpu
     }
 
-    /// Device bytes held by cached twiddles.
+    /// Device bytes held by cached twiddles (coset power tables included).
     pub fn twiddle_bytes(&self) -> usize {
-        self.lock().values().map(|t| t.bytes()).sum()
+        self.lock().values().map(|t| t.bytes()).sum::<usize>()
+            + self
+                .lock_cosets()
+                .iter()
+                .map(|(_, t)| t.bytes())
+                .sum::<usize>()
     }
 
     /// The pinned staging pipeline of [`NttEngine::ntt`]: its chunk size and pinned buffer pool.
@@ -72,12 +85,47 @@ impl NttEngine {
     /// (rebuilt by the next call that needs them).
     pub fn clear_cache(&self) {
         self.lock().clear();
+        self.lock_cosets().clear();
         self.host.release_pinned();
         self.host.release_device();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Twiddles>>> {
         self.twiddles.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_cosets(&self) -> std::sync::MutexGuard<'_, Vec<(CosetKey, Arc<SplitPowers>)>> {
+        self.cosets.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Powers of `base` up to base^(2^log_n - 1), from the cache or built (and cached).
+    fn coset_powers<F: FftField>(
+        &self,
+        field: FieldId,
+        base: F,
+        log_n: u32,
+    ) -> Result<Arc<SplitPowers>> {
+        let mut bytes = Vec::new();
+        base.serialize_compressed(&mut bytes)
+            .expect("serializing a field element into a Vec cannot fail");
+        let key = (field, log_n, bytes);
+        {
+            let mut cache = self.lock_cosets();
+            if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
+                let hit = cache.remove(i);
+                let t = hit.1.clone();
+                cache.push(hit);
+                return Ok(t);
+            }
+        }
+        let t = Arc::new(SplitPowers::new(&self.gpu, field, base, log_n)?);
+        let mut cache = self.lock_cosets();
+        if cache.len() >= COSET_CACHE {
+            // Freed stream-ordered: kernels already queued with it still read valid memory.
+            cache.remove(0);
+        }
+        cache.push((key, t.clone()));
+        Ok(t)
     }
 
     fn twiddles<F: FftField>(
@@ -114,10 +162,10 @@ impl NttEngine {
         // Coset tables for this call: g^j before a forward transform, g^-k after an inverse.
         let coset = match (cfg.coset, cfg.direction) {
             (None, _) => None,
-            (Some(g), Direction::Forward) => Some(SplitPowers::new(&self.gpu, field, g, log_n)?),
+            (Some(g), Direction::Forward) => Some(self.coset_powers(field, g, log_n)?),
             (Some(g), Direction::Inverse) => {
                 let g_inv = g.inverse().ok_or(zkntt_core::Error::ZeroCosetOffset)?;
-                Some(SplitPowers::new(&self.gpu, field, g_inv, log_n)?)
+                Some(self.coset_powers(field, g_inv, log_n)?)
             }
         };
         let (elem_stride, batch_stride) = match cfg.layout {
@@ -208,7 +256,7 @@ impl NttEngine {
             }
             first += count;
         }
-        // The coset tables are freed when `coset` drops: stream-ordered, after the kernels.
+        // The coset tables stay cached (freed stream-ordered when evicted).
         drop(coset);
         Ok(())
     }

@@ -362,3 +362,61 @@ fn each_plan_once() {
         }
     }
 }
+
+/// Coset power tables are cached per (field, size, offset): repeated offsets, forward and inverse
+/// sharing a table (offset h forward and h^-1 inverse both use powers of h), more offsets than
+/// the cache holds (eviction), all still equal to ark-poly, and the cache stays small.
+#[test]
+fn coset_tables_cached_and_evicted() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("coset_tables_cached_and_evicted") else {
+        return;
+    };
+    let gpu = e.gpu();
+    let mut rng = StdRng::seed_from_u64(0xc05e7);
+    let log_n = 14.min(max_log());
+    let n = 1usize << log_n;
+    let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
+    let x: Vec<F> = input(&mut rng, n);
+    let offsets: Vec<F> = (0..11).map(|_| F::rand(&mut rng)).collect();
+    // The transform's own twiddles, both directions, before any coset.
+    let mut d = DeviceVec::from_host(gpu, &x).unwrap();
+    e.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
+    e.ntt_in_place(&mut d, &NttConfig::inverse()).unwrap();
+    gpu.synchronize().unwrap();
+    let base = e.twiddle_bytes();
+    // Each offset twice forward (a miss, then a hit), then offsets[0] again after 10 others
+    // (evicted and rebuilt), then inverse with offset h^-1 of a cached h.
+    let mut order: Vec<usize> = (0..offsets.len()).flat_map(|i| [i, i]).collect();
+    order.push(0);
+    for (step, &i) in order.iter().enumerate() {
+        let g = offsets[i];
+        let mut d = DeviceVec::from_host(gpu, &x).unwrap();
+        e.ntt_in_place(&mut d, &NttConfig::forward().with_coset(g))
+            .unwrap();
+        let want = domain.get_coset(g).unwrap().fft(&x);
+        assert_same(
+            &d.to_host(gpu).unwrap(),
+            &want,
+            &format!("coset step {step}"),
+        );
+    }
+    let h = offsets[0];
+    let h_inv = h.inverse().unwrap();
+    let mut d = DeviceVec::from_host(gpu, &x).unwrap();
+    e.ntt_in_place(&mut d, &NttConfig::inverse().with_coset(h_inv))
+        .unwrap();
+    let want = domain.get_coset(h_inv).unwrap().ifft(&x);
+    assert_same(
+        &d.to_host(gpu).unwrap(),
+        &want,
+        "inverse coset sharing a table",
+    );
+    // At most 8 coset tables of 2 x 2^ceil(log_n/2) elements (11 offsets were used).
+    let per_table = (2 * 32) << log_n.div_ceil(2);
+    let cosets = e.twiddle_bytes() - base;
+    assert!(
+        cosets > 0 && cosets <= 8 * per_table,
+        "coset cache holds at most 8 tables: {cosets} bytes, {per_table} per table"
+    );
+}
