@@ -28,7 +28,9 @@ type CosetKey = (FieldId, u32, Vec<u8>);
 const COSET_CACHE: usize = 8;
 
 /// One device's NTT engine: launches on the device's stream, caches twiddles per
-/// (field, size, direction). Cheap to share (`&self` methods; clone the `Arc` it sits in).
+/// (field, size, direction) and the power tables of the 8 most recently used coset offsets per
+/// (field, size) (`clear_cache` drops both; `twiddle_bytes` counts both). Cheap to share (`&self`
+/// methods; clone the `Arc` it sits in).
 ///
 /// ```no_run
 /// use ark_bn254::Fr;
