@@ -72,6 +72,12 @@ __device__ __forceinline__ mont<P> reduce_once(const uint32_t* t, uint32_t hi) {
     return r;
 }
 
+// Operand lists of the 8-limb asm blocks: constraint C on words 0..7 of array v.
+#define ZKNTT_W8(C, v) C(v[0]), C(v[1]), C(v[2]), C(v[3]), C(v[4]), C(v[5]), C(v[6]), C(v[7])
+#define ZKNTT_OUT(v) "=r"(v)
+#define ZKNTT_INOUT(v) "+r"(v)
+#define ZKNTT_IN(v) "r"(v)
+
 // Limb i of K * p, K = 1 or 2 (2p < 2^256 for the fields here).
 template <class P, int K>
 __host__ __device__ constexpr uint32_t kp_limb(int i) {
@@ -94,9 +100,8 @@ __device__ __forceinline__ void reduce_once8(uint32_t* t) {
         "subc.cc.u32 %6, %15, %23;\n\t"
         "subc.cc.u32 %7, %16, %24;\n\t"
         "subc.u32    %8, 0, 0;"
-        : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]),
-          "=r"(borrow)
-        : "r"(t[0]), "r"(t[1]), "r"(t[2]), "r"(t[3]), "r"(t[4]), "r"(t[5]), "r"(t[6]), "r"(t[7]),
+        : ZKNTT_W8(ZKNTT_OUT, r), "=r"(borrow)
+        : ZKNTT_W8(ZKNTT_IN, t),
           "n"(kp_limb<P, K>(0)), "n"(kp_limb<P, K>(1)), "n"(kp_limb<P, K>(2)), "n"(kp_limb<P, K>(3)),
           "n"(kp_limb<P, K>(4)), "n"(kp_limb<P, K>(5)), "n"(kp_limb<P, K>(6)), "n"(kp_limb<P, K>(7)));
 #pragma unroll
@@ -119,11 +124,8 @@ __device__ __forceinline__ mont<P> add(const mont<P>& a, const mont<P>& b) {
             "addc.cc.u32 %5, %13, %21;\n\t"
             "addc.cc.u32 %6, %14, %22;\n\t"
             "addc.u32    %7, %15, %23;"
-            : "=r"(r.l[0]), "=r"(r.l[1]), "=r"(r.l[2]), "=r"(r.l[3]), "=r"(r.l[4]), "=r"(r.l[5]),
-              "=r"(r.l[6]), "=r"(r.l[7])
-            : "r"(a.l[0]), "r"(a.l[1]), "r"(a.l[2]), "r"(a.l[3]), "r"(a.l[4]), "r"(a.l[5]), "r"(a.l[6]),
-              "r"(a.l[7]), "r"(b.l[0]), "r"(b.l[1]), "r"(b.l[2]), "r"(b.l[3]), "r"(b.l[4]), "r"(b.l[5]),
-              "r"(b.l[6]), "r"(b.l[7]));
+            : ZKNTT_W8(ZKNTT_OUT, r.l)
+            : ZKNTT_W8(ZKNTT_IN, a.l), ZKNTT_W8(ZKNTT_IN, b.l));
         reduce_once8<P, K>(r.l);
         return r;
     } else {
@@ -157,11 +159,8 @@ __device__ __forceinline__ mont<P> sub(const mont<P>& a, const mont<P>& b) {
             "subc.cc.u32 %6, %15, %23;\n\t"
             "subc.cc.u32 %7, %16, %24;\n\t"
             "subc.u32    %8, 0, 0;"
-            : "=r"(t[0]), "=r"(t[1]), "=r"(t[2]), "=r"(t[3]), "=r"(t[4]), "=r"(t[5]), "=r"(t[6]), "=r"(t[7]),
-              "=r"(mask)
-            : "r"(a.l[0]), "r"(a.l[1]), "r"(a.l[2]), "r"(a.l[3]), "r"(a.l[4]), "r"(a.l[5]), "r"(a.l[6]),
-              "r"(a.l[7]), "r"(b.l[0]), "r"(b.l[1]), "r"(b.l[2]), "r"(b.l[3]), "r"(b.l[4]), "r"(b.l[5]),
-              "r"(b.l[6]), "r"(b.l[7]));
+            : ZKNTT_W8(ZKNTT_OUT, t), "=r"(mask)
+            : ZKNTT_W8(ZKNTT_IN, a.l), ZKNTT_W8(ZKNTT_IN, b.l));
         asm("add.cc.u32  %0, %8, %16;\n\t"
             "addc.cc.u32 %1, %9, %17;\n\t"
             "addc.cc.u32 %2, %10, %18;\n\t"
@@ -170,9 +169,8 @@ __device__ __forceinline__ mont<P> sub(const mont<P>& a, const mont<P>& b) {
             "addc.cc.u32 %5, %13, %21;\n\t"
             "addc.cc.u32 %6, %14, %22;\n\t"
             "addc.u32    %7, %15, %23;"
-            : "=r"(r.l[0]), "=r"(r.l[1]), "=r"(r.l[2]), "=r"(r.l[3]), "=r"(r.l[4]), "=r"(r.l[5]),
-              "=r"(r.l[6]), "=r"(r.l[7])
-            : "r"(t[0]), "r"(t[1]), "r"(t[2]), "r"(t[3]), "r"(t[4]), "r"(t[5]), "r"(t[6]), "r"(t[7]),
+            : ZKNTT_W8(ZKNTT_OUT, r.l)
+            : ZKNTT_W8(ZKNTT_IN, t),
               "r"(kp_limb<P, K>(0) & mask), "r"(kp_limb<P, K>(1) & mask), "r"(kp_limb<P, K>(2) & mask),
               "r"(kp_limb<P, K>(3) & mask), "r"(kp_limb<P, K>(4) & mask), "r"(kp_limb<P, K>(5) & mask),
               "r"(kp_limb<P, K>(6) & mask), "r"(kp_limb<P, K>(7) & mask));
@@ -273,11 +271,8 @@ __device__ __forceinline__ mont<P> mul_cios(const mont<P>& a, const mont<P>& b) 
         "mul.hi.u32 %13, %21, %24;\n\t"                                                            \
         "mul.lo.u32 %14, %23, %24;\n\t"                                                            \
         "mul.hi.u32 %15, %23, %24;"                                                                \
-        : "=r"(X[0]), "=r"(X[1]), "=r"(X[2]), "=r"(X[3]), "=r"(X[4]), "=r"(X[5]), "=r"(X[6]),      \
-          "=r"(X[7]), "=r"(Y[0]), "=r"(Y[1]), "=r"(Y[2]), "=r"(Y[3]), "=r"(Y[4]), "=r"(Y[5]),      \
-          "=r"(Y[6]), "=r"(Y[7])                                                                   \
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]),  \
-          "r"(y))
+        : ZKNTT_W8(ZKNTT_OUT, X), ZKNTT_W8(ZKNTT_OUT, Y)                                           \
+        : ZKNTT_W8(ZKNTT_IN, a), "r"(y))
 
 // Rows 1..7, the a*b_i half, with the shift of the previous row: X (the old Y) gets the old
 // X[1] (here Y[1]) at word 0 and a_even * y; Y (the old X) moves down one pair while taking
@@ -301,11 +296,8 @@ __device__ __forceinline__ mont<P> mul_cios(const mont<P>& a, const mont<P>& b) 
         "madc.lo.cc.u32  %6, %22, %24, %6;\n\t"                                                    \
         "madc.hi.cc.u32  %7, %22, %24, %7;\n\t"                                                    \
         "addc.u32        %15, %15, 0;"                                                             \
-        : "+r"(X[0]), "+r"(X[1]), "+r"(X[2]), "+r"(X[3]), "+r"(X[4]), "+r"(X[5]), "+r"(X[6]),      \
-          "+r"(X[7]), "+r"(Y[0]), "+r"(Y[1]), "+r"(Y[2]), "+r"(Y[3]), "+r"(Y[4]), "+r"(Y[5]),      \
-          "+r"(Y[6]), "+r"(Y[7])                                                                   \
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]),  \
-          "r"(y))
+        : ZKNTT_W8(ZKNTT_INOUT, X), ZKNTT_W8(ZKNTT_INOUT, Y)                                       \
+        : ZKNTT_W8(ZKNTT_IN, a), "r"(y))
 
 // Every row, the m*p half (modulus limbs as immediates): Y += p_odd * m, X += p_even * m, X's carry
 // into Y[7]. Afterwards X[0] == 0.
@@ -327,9 +319,7 @@ __device__ __forceinline__ mont<P> mul_cios(const mont<P>& a, const mont<P>& b) 
         "madc.lo.cc.u32  %6, %16, %24, %6;\n\t"                                                    \
         "madc.hi.cc.u32  %7, %16, %24, %7;\n\t"                                                    \
         "addc.u32        %15, %15, 0;"                                                             \
-        : "+r"(X[0]), "+r"(X[1]), "+r"(X[2]), "+r"(X[3]), "+r"(X[4]), "+r"(X[5]), "+r"(X[6]),      \
-          "+r"(X[7]), "+r"(Y[0]), "+r"(Y[1]), "+r"(Y[2]), "+r"(Y[3]), "+r"(Y[4]), "+r"(Y[5]),      \
-          "+r"(Y[6]), "+r"(Y[7])                                                                   \
+        : ZKNTT_W8(ZKNTT_INOUT, X), ZKNTT_W8(ZKNTT_INOUT, Y)                                       \
         : "r"(m), "n"(P::modulus(1)), "n"(P::modulus(0)), "n"(P::modulus(3)), "n"(P::modulus(2)),  \
           "n"(P::modulus(5)), "n"(P::modulus(4)), "n"(P::modulus(7)), "n"(P::modulus(6)))
 
@@ -364,9 +354,8 @@ __device__ __forceinline__ mont<P> mul_pairs8(const mont<P>& a, const mont<P>& b
         "addc.cc.u32 %5, %13, %22;\n\t"
         "addc.cc.u32 %6, %14, %23;\n\t"
         "addc.u32    %7, %15, 0;"
-        : "=r"(t[0]), "=r"(t[1]), "=r"(t[2]), "=r"(t[3]), "=r"(t[4]), "=r"(t[5]), "=r"(t[6]), "=r"(t[7])
-        : "r"(u[0]), "r"(u[1]), "r"(u[2]), "r"(u[3]), "r"(u[4]), "r"(u[5]), "r"(u[6]), "r"(u[7]),
-          "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]), "r"(v[4]), "r"(v[5]), "r"(v[6]), "r"(v[7]));
+        : ZKNTT_W8(ZKNTT_OUT, t)
+        : ZKNTT_W8(ZKNTT_IN, u), ZKNTT_W8(ZKNTT_IN, v));
     if constexpr (REDUCE) reduce_once8<P>(t);
     mont<P> r;
 #pragma unroll
