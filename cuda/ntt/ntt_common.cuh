@@ -71,7 +71,9 @@ struct SmemElements {
 
 template <class F>
 __device__ __forceinline__ F load_global(uint64_t ptr, uint64_t index) {
-    return F::load(reinterpret_cast<const F*>(ptr) + index);
+    const F* q = reinterpret_cast<const F*>(ptr) + index;
+    __builtin_assume(__isGlobal(q));  // global loads (LDG), not generic ones
+    return F::load(q);
 }
 
 template <class F>
@@ -79,6 +81,24 @@ __device__ __forceinline__ F lookup(const PowerTable& t, uint32_t lo_bits, uint6
     const F lo = load_global<F>(t.lo, e & ((1ull << lo_bits) - 1));
     const F hi = load_global<F>(t.hi, e >> lo_bits);
     return lazy<typename F::params>::mul(hi, lo);  // below 2p: a lazy operand
+}
+
+// x[u] *= t^(e[u]) for u < B, two elements at a time: the four table reads of a pair are issued
+// before its products (four elements at a time would spill at 128 registers).
+template <class F, uint32_t B>
+__device__ __forceinline__ void mul_lookups(F (&x)[B], const PowerTable& t, uint32_t lo_bits,
+                                            const uint64_t (&e)[B]) {
+    using L = lazy<typename F::params>;
+    static_assert(B % 2 == 0, "pairs");
+#pragma unroll
+    for (uint32_t u = 0; u < B; u += 2) {
+        const F lo0 = load_global<F>(t.lo, e[u] & ((1ull << lo_bits) - 1));
+        const F hi0 = load_global<F>(t.hi, e[u] >> lo_bits);
+        const F lo1 = load_global<F>(t.lo, e[u + 1] & ((1ull << lo_bits) - 1));
+        const F hi1 = load_global<F>(t.hi, e[u + 1] >> lo_bits);
+        x[u] = L::mul(x[u], L::mul(hi0, lo0));
+        x[u + 1] = L::mul(x[u + 1], L::mul(hi1, lo1));
+    }
 }
 
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in

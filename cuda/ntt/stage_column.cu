@@ -7,6 +7,11 @@
 namespace zkntt {
 namespace ntt {
 
+// Elements per thread whose global accesses are issued together: 4 in the load loops, 2 in the
+// store loops with their twiddle reads (4 there spills at 128 registers).
+constexpr uint32_t LOAD_BATCH = 4;
+constexpr uint32_t STORE_BATCH = 2;
+
 template <class F>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -19,28 +24,53 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
 
     // Load column c0+t, entry a, into slot t*P + rev(a). Consecutive threads: consecutive columns.
-    for (uint32_t e = threadIdx.x; e < E; e += blockDim.x) {
-        const uint32_t t = e & (cols - 1), a = e >> log_cols;
-        const uint64_t idx = (uint64_t)a * R + c0 + t;
-        F x = load_global<F>(base, idx * p.elem_stride);
-        if (p.flags & PRE_SCALE) x = L::mul(x, lookup<F>(p.pre, p.lo_bits, idx));
-        sm.set((t << log_p) + bit_reverse(a, log_p), x);
+    // LOAD_BATCH elements per thread per round, their global loads all in flight before the first
+    // shared-memory store (one memory latency per round, not per element). Past the end (only
+    // transforms below 2^9 elements have partial rounds) a thread re-reads element E-1 and skips
+    // the store, so nothing but the stores needs a branch.
+    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += LOAD_BATCH * blockDim.x) {
+        F x[LOAD_BATCH];
+        uint64_t idx[LOAD_BATCH];
+        uint32_t slot[LOAD_BATCH];
+#pragma unroll
+        for (uint32_t u = 0; u < LOAD_BATCH; u++) {
+            const uint32_t e = min(e0 + u * blockDim.x, E - 1), t = e & (cols - 1), a = e >> log_cols;
+            idx[u] = (uint64_t)a * R + c0 + t;
+            x[u] = load_global<F>(base, idx[u] * p.elem_stride);
+            slot[u] = (t << log_p) + bit_reverse(a, log_p);
+        }
+        if (p.flags & PRE_SCALE) mul_lookups<F, LOAD_BATCH>(x, p.pre, p.lo_bits, idx);
+#pragma unroll
+        for (uint32_t u = 0; u < LOAD_BATCH; u++)
+            if (e0 + u * blockDim.x < E) sm.set(slot[u], x[u]);
     }
     __syncthreads();
     if (log_p > 0) dit_in_shared<F>(sm, log_p, cols, reinterpret_cast<const F*>(p.sub_twiddles));
 
     F post_const;
     if (p.flags & POST_CONST) post_const = load_global<F>(p.post_const, 0);
-    for (uint32_t e = threadIdx.x; e < E; e += blockDim.x) {
-        const uint32_t t = e & (cols - 1), k = e >> log_cols;
-        const uint64_t c = c0 + t;
-        const uint64_t idx = (uint64_t)k * R + c;
-        F x = sm.get((t << log_p) + k);
-        if (p.flags & TWIDDLE_OUT) x = L::mul(x, lookup<F>(p.omega, p.lo_bits, c * k));
-        if (p.flags & POST_SCALE) x = L::mul(x, lookup<F>(p.post, p.lo_bits, idx));
-        if (p.flags & POST_CONST) x = L::mul(x, post_const);
-        x = L::canonical(x);
-        x.store(reinterpret_cast<F*>(base) + idx * p.elem_stride);
+    // Entry k of column c to (k, c), STORE_BATCH elements per thread per round (their twiddle reads in
+    // flight together); the same clamping as the loads.
+    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += STORE_BATCH * blockDim.x) {
+        F x[STORE_BATCH];
+        uint64_t idx[STORE_BATCH], ck[STORE_BATCH];
+#pragma unroll
+        for (uint32_t u = 0; u < STORE_BATCH; u++) {
+            const uint32_t e = min(e0 + u * blockDim.x, E - 1), t = e & (cols - 1), k = e >> log_cols;
+            idx[u] = (uint64_t)k * R + c0 + t;
+            ck[u] = (c0 + t) * k;
+            x[u] = sm.get((t << log_p) + k);
+        }
+        if (p.flags & TWIDDLE_OUT) mul_lookups<F, STORE_BATCH>(x, p.omega, p.lo_bits, ck);
+        if (p.flags & POST_SCALE) mul_lookups<F, STORE_BATCH>(x, p.post, p.lo_bits, idx);
+#pragma unroll
+        for (uint32_t u = 0; u < STORE_BATCH; u++) {
+            if (p.flags & POST_CONST) x[u] = L::mul(x[u], post_const);
+            x[u] = L::canonical(x[u]);
+        }
+#pragma unroll
+        for (uint32_t u = 0; u < STORE_BATCH; u++)
+            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(base) + idx[u] * p.elem_stride);
     }
 }
 

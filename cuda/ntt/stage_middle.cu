@@ -9,6 +9,9 @@
 namespace zkntt {
 namespace ntt {
 
+// Elements per thread whose global accesses are issued together in the load and store loops.
+constexpr uint32_t BATCH = 4;
+
 template <class F>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -26,28 +29,48 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
 
     // Group g = sel*T*T + aa*T + bb is (a, b) = (I_sel*T + aa, J_sel*T + bb) with (I, J) = (ti, tj)
-    // for sel 0 and (tj, ti) for sel 1. Load: consecutive threads take consecutive b.
-    for (uint32_t e = threadIdx.x; e < E; e += blockDim.x) {
-        const uint32_t bb = e & (T - 1), aa = (e >> log_t) & (T - 1);
-        const uint32_t m = (e >> (2 * log_t)) & (Q - 1), sel = e >> (2 * log_t + log_q);
-        const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
-        const F x = load_global<F>(base, (a * R + (uint64_t)m * P + b) * p.elem_stride);
-        const uint32_t g = sel * TT + aa * T + bb;
-        sm.set((g << log_q) + bit_reverse(m, log_q), x);
+    // for sel 0 and (tj, ti) for sel 1. Load: consecutive threads take consecutive b. BATCH
+    // elements per thread per round with their global reads in flight together; past the end a
+    // thread re-reads element E-1 and skips the store (as in the column stage).
+    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += BATCH * blockDim.x) {
+        F x[BATCH];
+        uint32_t slot[BATCH];
+#pragma unroll
+        for (uint32_t u = 0; u < BATCH; u++) {
+            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
+            const uint32_t bb = e & (T - 1), aa = (e >> log_t) & (T - 1);
+            const uint32_t m = (e >> (2 * log_t)) & (Q - 1), sel = e >> (2 * log_t + log_q);
+            const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
+            x[u] = load_global<F>(base, (a * R + (uint64_t)m * P + b) * p.elem_stride);
+            slot[u] = ((sel * TT + aa * T + bb) << log_q) + bit_reverse(m, log_q);
+        }
+#pragma unroll
+        for (uint32_t u = 0; u < BATCH; u++)
+            if (e0 + u * blockDim.x < E) sm.set(slot[u], x[u]);
     }
     __syncthreads();
     dit_in_shared<F>(sm, log_q, pairs * TT, reinterpret_cast<const F*>(p.sub_twiddles));
 
     // Store group (a, b) entry k to (b, k, a): consecutive threads take consecutive a.
-    for (uint32_t e = threadIdx.x; e < E; e += blockDim.x) {
-        const uint32_t aa = e & (T - 1), bb = (e >> log_t) & (T - 1);
-        const uint32_t k = (e >> (2 * log_t)) & (Q - 1), sel = e >> (2 * log_t + log_q);
-        const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
-        const uint32_t g = sel * TT + aa * T + bb;
-        F x = sm.get((g << log_q) + k);
-        // w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read.
-        x = L::canonical(L::mul(x, load_global<F>(p.mid_twiddles, b * k)));
-        x.store(reinterpret_cast<F*>(base) + (b * R + (uint64_t)k * P + a) * p.elem_stride);
+    // w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read.
+    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += BATCH * blockDim.x) {
+        F x[BATCH], w[BATCH];
+        uint64_t idx[BATCH];
+#pragma unroll
+        for (uint32_t u = 0; u < BATCH; u++) {
+            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
+            const uint32_t aa = e & (T - 1), bb = (e >> log_t) & (T - 1);
+            const uint32_t k = (e >> (2 * log_t)) & (Q - 1), sel = e >> (2 * log_t + log_q);
+            const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
+            x[u] = sm.get(((sel * TT + aa * T + bb) << log_q) + k);
+            w[u] = load_global<F>(p.mid_twiddles, b * k);
+            idx[u] = b * R + (uint64_t)k * P + a;
+        }
+#pragma unroll
+        for (uint32_t u = 0; u < BATCH; u++) {
+            x[u] = L::canonical(L::mul(x[u], w[u]));
+            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(base) + idx[u] * p.elem_stride);
+        }
     }
 }
 
