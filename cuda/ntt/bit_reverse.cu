@@ -8,6 +8,8 @@ namespace ntt {
 
 template <class F>
 __device__ __forceinline__ void bit_reverse_permute(const NttStageParams& p) {
+    wait_for_previous_grid();
+    allow_dependent_launch();
     const uint64_t n = 1ull << p.log_n;
     F* base = reinterpret_cast<F*>(p.data) + (uint64_t)blockIdx.y * p.batch_stride;
     for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;

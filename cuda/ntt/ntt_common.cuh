@@ -37,6 +37,23 @@ struct NttStageParams {
     uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product)
 };
 
+// Programmatic dependent launch (sm_90+). Every NTT kernel calls `wait_for_previous_grid` before
+// its first global memory access: it returns once the previous kernel of the stream has finished
+// and its writes are visible. `allow_dependent_launch`, called once a block's global reads are
+// done, lets the next kernel be launched (its blocks scheduled) once every block of this one has
+// called it or exited. Without the launch attribute (the host sets it on sm_90+ for every stage
+// after a transform's first) both do nothing.
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ uint32_t bit_reverse(uint32_t x, uint32_t bits) {
     return bits == 0 ? 0 : __brev(x) >> (32 - bits);
 }

@@ -14,6 +14,7 @@ constexpr uint32_t STORE_BATCH = 2;
 
 template <class F>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
+    wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
     using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
     const uint32_t log_p = p.log_p, log_cols = p.log_cols;
@@ -46,6 +47,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     }
     __syncthreads();
     if (log_p > 0) dit_in_shared<F>(sm, log_p, cols, reinterpret_cast<const F*>(p.sub_twiddles));
+    allow_dependent_launch();
 
     F post_const;
     if (p.flags & POST_CONST) post_const = load_global<F>(p.post_const, 0);

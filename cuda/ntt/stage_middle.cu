@@ -22,6 +22,7 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const uint32_t tiles = P >> log_t;
     const uint32_t ti = blockIdx.x / tiles, tj = blockIdx.x % tiles;
     if (ti > tj) return;  // the pair (tj, ti) is done by block (ti, tj)
+    wait_for_previous_grid();
     const uint32_t pairs = ti == tj ? 1 : 2;
     const uint32_t TT = T * T;
     const uint32_t E = pairs * TT * Q;
@@ -50,6 +51,7 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     }
     __syncthreads();
     dit_in_shared<F>(sm, log_q, pairs * TT, reinterpret_cast<const F*>(p.sub_twiddles));
+    allow_dependent_launch();
 
     // Store group (a, b) entry k to (b, k, a): consecutive threads take consecutive a.
     // w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read.

@@ -7,7 +7,9 @@ use crate::error::DriverContext;
 use crate::host_pipeline::HostPipeline;
 use crate::{DeviceVec, Gpu, Result};
 use ark_ff::FftField;
-use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::sys::{
+    CUfunction_attribute, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig, cuLaunchKernelEx,
+};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,6 +19,10 @@ use zkntt_core::{BatchLayout, Direction, FieldId, NttConfig, Ordering, Plan};
 /// 2^10 elements per SM, each waiting at its own barriers (256 threads: 0.90 of sppark at 2^23,
 /// 128: 0.98, same run).
 const THREADS: u32 = 128;
+/// Smallest log2 size whose stages are launched dependently (programmatic dependent launch). H100,
+/// same run, forward NN: 2^18 0.078-0.079 -> 0.074-0.076 ms, 2^19..2^21 1-2% faster, 2^22..2^24
+/// unchanged, but 2^17 0.056-0.057 -> 0.067-0.074 ms (cause not established), so not below 2^18.
+const DEPENDENT_LAUNCH_MIN_LOG: u32 = 18;
 /// Largest grid.y: batches beyond it run in chunks.
 const MAX_GRID_Y: usize = 65_535;
 
@@ -52,11 +58,19 @@ pub struct NttEngine {
     /// Most recently used last.
     cosets: Mutex<Vec<(CosetKey, Arc<SplitPowers>)>>,
     host: HostPipeline,
+    /// Launch the stages with programmatic dependent launch (sm_90+): each stage's blocks are
+    /// scheduled while the previous stage drains and wait in the kernel for its writes (see
+    /// `wait_for_previous_grid` in `cuda/ntt/ntt_common.cuh`). `ZKNTT_DEPENDENT_LAUNCH=0`
+    /// turns it off (for comparisons).
+    dependent_launch: bool,
 }
 
 impl NttEngine {
     pub fn new(gpu: Gpu) -> Self {
+        let sm90 = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
+        let off = std::env::var("ZKNTT_DEPENDENT_LAUNCH").is_ok_and(|v| v == "0");
         Self {
+            dependent_launch: sm90 && !off,
             host: HostPipeline::new(gpu.clone()),
             gpu,
             twiddles: Mutex::new(HashMap::new()),
@@ -186,8 +200,13 @@ impl NttEngine {
                 lo_bits: lo_bits(log_n),
                 ..Default::default()
             };
+            // Whether a kernel of this transform is already queued, so that the next may be
+            // launched dependently (only from DEPENDENT_LAUNCH_MIN_LOG up).
+            let dependent = log_n >= DEPENDENT_LAUNCH_MIN_LOG;
+            let mut queued = false;
             if cfg.ordering == Ordering::RN {
-                self.bit_reverse(field, &p, count)?;
+                self.bit_reverse(field, &p, count, false)?;
+                queued = dependent;
             }
             let mut pre = 0;
             let mut post = 0;
@@ -212,7 +231,7 @@ impl NttEngine {
                 Plan::Single { log_n } => {
                     p.log_p = log_n;
                     p.flags = pre | post;
-                    self.column(field, &p, 1, count)?;
+                    self.column(field, &p, 1, count, queued)?;
                 }
                 Plan::ThreeStage {
                     log_p,
@@ -232,7 +251,7 @@ impl NttEngine {
                     // A: columns, coset scaling on the way in, w^(c*k1) on the way out.
                     p.log_cols = log_cols;
                     p.flags = pre | TWIDDLE_OUT;
-                    self.column(field, &p, column_blocks, count)?;
+                    self.column(field, &p, column_blocks, count, queued)?;
                     // B: Q-point groups with the transposing swap.
                     let mut m = p;
                     m.log_cols = log_tile;
@@ -247,14 +266,14 @@ impl NttEngine {
                         .as_ref()
                         .expect("three-stage twiddles")
                         .ptr(&self.gpu);
-                    self.middle(field, &m, count)?;
+                    self.middle(field, &m, count, dependent)?;
                     // C: columns again, 1/N and coset scaling on the way out.
                     p.flags = post;
-                    self.column(field, &p, column_blocks, count)?;
+                    self.column(field, &p, column_blocks, count, dependent)?;
                 }
             }
             if cfg.ordering == Ordering::NR {
-                self.bit_reverse(field, &p, count)?;
+                self.bit_reverse(field, &p, count, dependent)?;
             }
             first += count;
         }
@@ -271,7 +290,17 @@ impl NttEngine {
         self.host.transform(self, data, cfg)
     }
 
-    fn launch(&self, name: &str, p: &NttStageParams, grid: (u32, u32), smem: u32) -> Result<()> {
+    /// `dependent`: the previous kernel on the stream is a stage of this same transform, so this one
+    /// may be launched programmatically (see `dependent_launch`); never for a transform's first
+    /// kernel, so nothing of it starts before work queued ahead of the transform (events included).
+    fn launch(
+        &self,
+        name: &str,
+        p: &NttStageParams,
+        grid: (u32, u32),
+        smem: u32,
+        dependent: bool,
+    ) -> Result<()> {
         let f = self.gpu.function(name)?;
         if smem > 48 * 1024 {
             // SAFETY: a valid function handle of this context; the attribute only raises a limit.
@@ -283,6 +312,35 @@ impl NttEngine {
                 )
             }
             .during("cuFuncSetAttribute")?;
+        }
+        if dependent && self.dependent_launch {
+            let mut attr = CUlaunchAttribute {
+                id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                pad: [0; 4],
+                // SAFETY: plain data; the attribute's value is this one int.
+                value: unsafe { std::mem::zeroed() },
+            };
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let cfg = CUlaunchConfig {
+                gridDimX: grid.0,
+                gridDimY: grid.1,
+                gridDimZ: 1,
+                blockDimX: THREADS,
+                blockDimY: 1,
+                blockDimZ: 1,
+                sharedMemBytes: smem,
+                hStream: self.gpu.stream().cu_stream(),
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            let mut arg = p as *const NttStageParams as *mut std::ffi::c_void;
+            // SAFETY: as below; `arg` points at the one by-value parameter, alive for the call
+            // (the driver copies parameters at launch). Every NTT kernel waits for the previous
+            // grid (`griddepcontrol.wait`) before it touches global memory.
+            unsafe { cuLaunchKernelEx(&cfg, f.cu_function(), &mut arg, std::ptr::null_mut()) }
+                .result()
+                .during("NTT kernel launch")?;
+            return Ok(());
         }
         let cfg = LaunchConfig {
             grid_dim: (grid.0, grid.1, 1),
@@ -297,17 +355,31 @@ impl NttEngine {
         Ok(())
     }
 
-    fn column(&self, field: FieldId, p: &NttStageParams, blocks: u32, batch: usize) -> Result<()> {
+    fn column(
+        &self,
+        field: FieldId,
+        p: &NttStageParams,
+        blocks: u32,
+        batch: usize,
+        dependent: bool,
+    ) -> Result<()> {
         let slots = 1u32 << (p.log_p + p.log_cols);
         self.launch(
             &format!("ntt_column_block_{}", field.name()),
             p,
             (blocks, batch as u32),
             smem_bytes(slots),
+            dependent,
         )
     }
 
-    fn middle(&self, field: FieldId, p: &NttStageParams, batch: usize) -> Result<()> {
+    fn middle(
+        &self,
+        field: FieldId,
+        p: &NttStageParams,
+        batch: usize,
+        dependent: bool,
+    ) -> Result<()> {
         let tiles = 1u32 << (p.log_p - p.log_cols);
         let slots = 2u32 << (2 * p.log_cols + p.log_q);
         self.launch(
@@ -315,16 +387,24 @@ impl NttEngine {
             p,
             (tiles * tiles, batch as u32),
             smem_bytes(slots),
+            dependent,
         )
     }
 
-    fn bit_reverse(&self, field: FieldId, p: &NttStageParams, batch: usize) -> Result<()> {
+    fn bit_reverse(
+        &self,
+        field: FieldId,
+        p: &NttStageParams,
+        batch: usize,
+        dependent: bool,
+    ) -> Result<()> {
         let blocks = ((1u64 << p.log_n).div_ceil(THREADS as u64)).min(4096) as u32;
         self.launch(
             &format!("ntt_bit_reverse_{}", field.name()),
             p,
             (blocks, batch as u32),
             0,
+            dependent,
         )
     }
 }
