@@ -11,6 +11,7 @@ constexpr uint32_t PRE_SCALE = 1;     // input element j *= pre(j)          (cos
 constexpr uint32_t TWIDDLE_OUT = 2;   // column output (k1, c) *= w_N^(c*k1) (stage A)
 constexpr uint32_t POST_SCALE = 4;    // output element k *= post(k)        (coset inverse: g^-k / N)
 constexpr uint32_t POST_CONST = 8;    // output element *= post_const[0]    (inverse: 1/N)
+constexpr uint32_t OMEGA_FULL = 16;   // omega.lo holds all N powers: one read, no product (small N)
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.
@@ -116,6 +117,17 @@ __device__ __forceinline__ void mul_lookups(F (&x)[B], const PowerTable& t, uint
         x[u] = L::mul(x[u], L::mul(hi0, lo0));
         x[u + 1] = L::mul(x[u + 1], L::mul(hi1, lo1));
     }
+}
+
+// x[u] *= table[e[u]] for u < B: every read issued before the first product.
+template <class F, uint32_t B>
+__device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint64_t (&e)[B]) {
+    using L = lazy<typename F::params>;
+    F w[B];
+#pragma unroll
+    for (uint32_t u = 0; u < B; u++) w[u] = load_global<F>(table, e[u]);
+#pragma unroll
+    for (uint32_t u = 0; u < B; u++) x[u] = L::mul(x[u], w[u]);
 }
 
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in

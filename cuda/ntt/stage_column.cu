@@ -63,7 +63,10 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             ck[u] = (c0 + t) * k;
             x[u] = sm.get((t << log_p) + k);
         }
-        if (p.flags & TWIDDLE_OUT) mul_lookups<F, STORE_BATCH>(x, p.omega, p.lo_bits, ck);
+        if (p.flags & TWIDDLE_OUT) {
+            if (p.flags & OMEGA_FULL) mul_table<F, STORE_BATCH>(x, p.omega.lo, ck);
+            else mul_lookups<F, STORE_BATCH>(x, p.omega, p.lo_bits, ck);
+        }
         if (p.flags & POST_SCALE) mul_lookups<F, STORE_BATCH>(x, p.post, p.lo_bits, idx);
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {

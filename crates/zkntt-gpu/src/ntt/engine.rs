@@ -1,6 +1,6 @@
 //! The NTT engine: validates a call, finds (or builds) the twiddles, launches the plan.
 
-use super::params::{NttStageParams, POST_CONST, POST_SCALE, PRE_SCALE, TWIDDLE_OUT};
+use super::params::{NttStageParams, OMEGA_FULL, POST_CONST, POST_SCALE, PRE_SCALE, TWIDDLE_OUT};
 use super::twiddles::{SplitPowers, Twiddles, lo_bits};
 use crate::device_vec::field_of;
 use crate::error::DriverContext;
@@ -242,15 +242,16 @@ impl NttEngine {
                 } => {
                     p.log_p = log_p;
                     p.log_q = log_q;
-                    p.omega = tw
+                    let (omega, full) = tw
                         .omega
                         .as_ref()
                         .expect("three-stage twiddles")
                         .table(&self.gpu);
+                    p.omega = omega;
                     let column_blocks = 1u32 << (log_n - log_p - log_cols);
                     // A: columns, coset scaling on the way in, w^(c*k1) on the way out.
                     p.log_cols = log_cols;
-                    p.flags = pre | TWIDDLE_OUT;
+                    p.flags = pre | TWIDDLE_OUT | if full { OMEGA_FULL } else { 0 };
                     self.column(field, &p, column_blocks, count, queued)?;
                     // B: Q-point groups with the transposing swap.
                     let mut m = p;

@@ -6,6 +6,8 @@ pub(crate) const PRE_SCALE: u32 = 1;
 pub(crate) const TWIDDLE_OUT: u32 = 2;
 pub(crate) const POST_SCALE: u32 = 4;
 pub(crate) const POST_CONST: u32 = 8;
+/// `omega.lo` holds all N powers of the root (one read per stage-A twiddle, no product).
+pub(crate) const OMEGA_FULL: u32 = 16;
 
 /// x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)].
 #[repr(C)]

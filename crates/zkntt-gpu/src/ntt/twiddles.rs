@@ -1,7 +1,8 @@
 //! Twiddle tables, built on the GPU by the CUB shim (`cuda/ntt/twiddles_prefix_product.host.cu`)
 //! and cached per (field, size, direction). Stored compactly: the N-th root's powers as two tables
 //! of about sqrt(N) entries (x^e = hi[e >> b] * lo[e & (2^b - 1)]) plus the sub-NTTs' own tables,
-//! so 2^23 needs about 0.2 MiB of twiddles, not the 256 MiB of N entries.
+//! so 2^23 needs about 0.2 MiB of twiddles, not the 256 MiB of N entries. Up to
+//! [`FULL_OMEGA_MAX_LOG`] the N powers are kept whole (one read, no product per stage twiddle).
 
 use super::params::PowerTable;
 use crate::device_vec::check_room;
@@ -93,11 +94,47 @@ pub(crate) fn lo_bits(log_n: u32) -> u32 {
     log_n.div_ceil(2)
 }
 
+/// Up to this log2 size the stage-A twiddles w_N^(c*k1) come from a table of all N powers (one
+/// read per element instead of two reads and a product; N x 32 bytes, 32 MiB at the limit).
+/// Above it, the two split tables of about sqrt(N) entries.
+pub(crate) const FULL_OMEGA_MAX_LOG: u32 = 20;
+
+/// The stage twiddles w_N^e, e < N, as the kernels read them.
+#[derive(Debug)]
+pub(crate) enum OmegaTable {
+    /// All N powers in one table.
+    Full(Table),
+    /// Two tables split at `lo_bits(log_n)`.
+    Split(SplitPowers),
+}
+
+impl OmegaTable {
+    /// The table and whether it is the full one (flag `OMEGA_FULL`).
+    pub fn table(&self, gpu: &Gpu) -> (PowerTable, bool) {
+        match self {
+            OmegaTable::Full(t) => (
+                PowerTable {
+                    lo: t.ptr(gpu),
+                    hi: 0,
+                },
+                true,
+            ),
+            OmegaTable::Split(s) => (s.table(gpu), false),
+        }
+    }
+    pub fn bytes(&self) -> usize {
+        match self {
+            OmegaTable::Full(t) => t.bytes(),
+            OmegaTable::Split(s) => s.bytes(),
+        }
+    }
+}
+
 /// Everything a transform of one (field, size, direction) needs, built once.
 #[derive(Debug)]
 pub(crate) struct Twiddles {
     /// Powers of the N-th root (inverse root for inverses): stage twiddles w_N^e.
-    pub omega: Option<SplitPowers>,
+    pub omega: Option<OmegaTable>,
     /// w_S^t for t < S/2, S the column size (P, or N for a single-block plan).
     pub sub_p: Table,
     /// w_Q^t for t < Q/2 (three-stage plans).
@@ -146,7 +183,11 @@ impl Twiddles {
                 log_q,
                 ..
             } => Self {
-                omega: Some(SplitPowers::new(gpu, field, w, log_n)?),
+                omega: Some(if log_n <= FULL_OMEGA_MAX_LOG {
+                    OmegaTable::Full(powers(gpu, field, w, 1usize << log_n)?)
+                } else {
+                    OmegaTable::Split(SplitPowers::new(gpu, field, w, log_n)?)
+                }),
                 sub_p: powers(
                     gpu,
                     field,
@@ -176,7 +217,7 @@ impl Twiddles {
     }
 
     pub fn bytes(&self) -> usize {
-        self.omega.as_ref().map_or(0, SplitPowers::bytes)
+        self.omega.as_ref().map_or(0, OmegaTable::bytes)
             + self.sub_p.bytes()
             + self.sub_q.as_ref().map_or(0, Table::bytes)
             + self.mid.as_ref().map_or(0, Table::bytes)

@@ -292,10 +292,18 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     // And it works once the memory is there.
     small.gpu().set_memory_budget(None);
     small.ntt(&mut big_copy, &NttConfig::forward()).unwrap();
+    // Above 2^20 the stage twiddles are two tables of about sqrt(N) powers; up to 2^20 all N.
     assert!(
-        e.twiddle_bytes() < 1 << 20,
-        "twiddles stay compact: {} bytes",
-        e.twiddle_bytes()
+        small.twiddle_bytes() < 1 << 20,
+        "2^22 twiddles stay compact: {} bytes",
+        small.twiddle_bytes()
+    );
+    let mut mid = DeviceVec::<F>::zeros(small.gpu(), 1 << 20).unwrap();
+    small.ntt_in_place(&mut mid, &NttConfig::forward()).unwrap();
+    let full = small.twiddle_bytes();
+    assert!(
+        ((32 << 20)..(34 << 20)).contains(&full),
+        "2^20 keeps its N powers: {full} bytes"
     );
 }
 
