@@ -38,6 +38,11 @@ const COSET_CACHE: usize = 8;
 /// (field, size) (`clear_cache` drops both; `twiddle_bytes` counts both). Cheap to share (`&self`
 /// methods; clone the `Arc` it sits in).
 ///
+/// Twiddle memory: up to 2^22 a size's stage twiddles are all N powers (as many bytes as the data,
+/// per size and direction, for one table read instead of two and a product per element); above
+/// 2^22, or when the device has no room for the full table, two tables of about sqrt(N) powers
+/// (2^23: 656 KiB in all). `clear_cache` frees them.
+///
 /// ```no_run
 /// use ark_bn254::Fr;
 /// use zkntt_gpu::{DeviceVec, Gpu, NttConfig, NttEngine};

