@@ -13,11 +13,14 @@
 // (tile offset 16 a + b): step 1 along a (block-diagonal DFT_r, r = 1..16), twiddle, step 2 along
 // b (DFT_16, or block-diagonal DFT_N for N < 16).
 //   - N <= 256 (`fft_tc_f16_small_*`): a tile is 256/N whole transforms, read and written straight
-//     from and to global memory (every 32-byte sector whole), no shared memory.
+//     from and to global memory (every 32-byte sector whole), the next tile's loads issued before
+//     this one's arithmetic; shared memory only for the constant fragments and twiddles.
 //   - N = 512..4096 (`fft_tc_f16_large_*`): a block takes 4096 points through shared memory (16-byte
 //     global loads); the radix-R step (R = N/256, rows at stride 256) is one product per tile in
 //     place, then every 256-point sub-transform is a two-step tile whose outputs go to their
-//     digit-reversed (natural-order) places in a second buffer, copied out coalesced.
+//     digit-reversed (natural-order) places in a second buffer, copied out coalesced. Padded
+//     layouts make every shared-memory access base + immediate and (nearly) conflict-free.
+// Both kernels are persistent and switch once on log_n, so all index arithmetic is constant.
 //
 // Precision: inputs, outputs and the data between steps are fp16; products accumulate in fp32; the
 // twiddles are applied in fp32 and rounded to fp16 once per step (as v1).
@@ -180,29 +183,41 @@ __device__ __forceinline__ void step2(float (&out)[4][4], const uint32_t (&a2)[2
 // element sits at 16 k_a + b before and after step 1. After step 2 output k1 + r k_b of its
 // transform. For N < 16 (log_r = 0, log_c = log_n) a row is 16 / N transforms and step 2 keeps
 // every output in place.
-template <bool INV>
-__device__ __forceinline__ void fft_small(const uint32_t* __restrict__ in, uint32_t* __restrict__ out,
-                                          const float2* tw, uint32_t log_n, uint64_t total) {
+// The small kernel's constant fragments and twiddles, lane-indexed (conflict-free), read before
+// each use: in registers they would allow two blocks per SM, too few loads in flight.
+struct SmallSmem {
+    uint4 frag[2][4][32];  // [matrix][4 regs][lane]
+    float2 w1[8][32];      // step 1's w_N^{b k1}, [mt][nt][e][lane]
+};
+
+template <bool INV, uint32_t LOG_N>
+__device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restrict__ in,
+                                          uint32_t* __restrict__ out, const float2* tw,
+                                          uint64_t total) {
+    constexpr uint32_t log_n = LOG_N;
     const uint32_t lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
-    const uint32_t log_r = log_n > 4 ? log_n - 4 : 0, log_c = log_n < 4 ? log_n : 4;
+    constexpr uint32_t log_r = log_n > 4 ? log_n - 4 : 0, log_c = log_n < 4 ? log_n : 4;
     const uint64_t tiles = (total + 255) / 256;
     const uint64_t stride = (uint64_t)gridDim.x * WARPS;
     uint64_t tile = (uint64_t)blockIdx.x * WARPS + (threadIdx.x >> 5);
 
-    if (log_r == 0) {
+    if constexpr (log_r == 0) {
         // One step: rows g, g + 8, columns 8 nt + 2 q and + 1 as two words, straight into A.
         uint32_t g2[4][2][2];
         load_g2<INV, true>(g2, tw, log_c, lane);
-        for (; tile < tiles; tile += stride) {
-            const uint64_t base = tile * 256;
-            uint2 w[2][2];
+        auto load = [&](uint2 (&w)[2][2], uint64_t base) {
 #pragma unroll
             for (uint32_t mt = 0; mt < 2; mt++)
 #pragma unroll
                 for (uint32_t nt = 0; nt < 2; nt++) {
                     const uint64_t at = base + 16 * (g + 8 * mt) + 8 * nt + 2 * q;
-                    w[mt][nt] = at < total ? *reinterpret_cast<const uint2*>(in + at) : make_uint2(0, 0);
+                    w[mt][nt] = at < total ? __ldg(reinterpret_cast<const uint2*>(in + at)) : make_uint2(0, 0);
                 }
+        };
+        uint2 w[2][2];
+        if (tile < tiles) load(w, tile * 256);
+        for (; tile < tiles; tile += stride) {
+            const uint64_t base = tile * 256;
             uint32_t a2[2][4];
 #pragma unroll
             for (uint32_t j = 0; j < 4; j++) {
@@ -210,6 +225,8 @@ __device__ __forceinline__ void fft_small(const uint32_t* __restrict__ in, uint3
                 a2[0][j] = __byte_perm(v.x, v.y, 0x5410);  // (re_b, re_b+1)
                 a2[1][j] = __byte_perm(v.x, v.y, 0x7632);  // (im_b, im_b+1)
             }
+            // The next tile's loads go out before this tile's arithmetic.
+            if (tile + stride < tiles) load(w, (tile + stride) * 256);
             float y[4][4];
             step2(y, a2, g2);
             // nt = 2 p and 2 p + 1 hold k_b = 2 q + 8 p and + 1: one 8-byte store per row.
@@ -224,22 +241,28 @@ __device__ __forceinline__ void fft_small(const uint32_t* __restrict__ in, uint3
                                        pack(y[2 * p + 1][2 * h], y[2 * p + 1][2 * h + 1]));
                 }
         }
-        return;
+    } else {
+    constexpr uint32_t r = 1u << log_r;
+    auto& frag_s = sm.frag;
+    auto& w1_s = sm.w1;
+    if (threadIdx.x < 32) {
+        uint32_t g1[2][2][4], g2[4][2][2];
+        load_g1<INV>(g1, tw, log_r, lane);
+        load_g2<INV, false>(g2, tw, 4, lane);
+#pragma unroll
+        for (uint32_t i = 0; i < 4; i++) {
+            frag_s[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
+                                            g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
+            frag_s[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
+        }
+        // The step-1 twiddles w_N^{b k1} of this lane's accumulators: [mt][nt][e].
+#pragma unroll
+        for (uint32_t i = 0; i < 8; i++) {
+            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
+            w1_s[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_n);
+        }
     }
-
-    const uint32_t r = 1u << log_r;
-    uint32_t g1[2][2][4], g2[4][2][2];
-    load_g1<INV>(g1, tw, log_r, lane);
-    load_g2<INV, false>(g2, tw, 4, lane);
-    // The step-1 twiddles w_N^{b k1} of this lane's accumulators: [mt][nt][e].
-    float2 w1[2][2][2];
-#pragma unroll
-    for (uint32_t mt = 0; mt < 2; mt++)
-#pragma unroll
-        for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-            for (uint32_t e = 0; e < 2; e++)
-                w1[mt][nt][e] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_n);
+    __syncthreads();
 
     auto load = [&](uint32_t (&x)[2][2][2], uint64_t base) {
 #pragma unroll
@@ -257,7 +280,18 @@ __device__ __forceinline__ void fft_small(const uint32_t* __restrict__ in, uint3
     for (; tile < tiles; tile += stride) {
         const uint64_t base = tile * 256;
         float acc[2][2][4];
-        step1(acc, g1, x);
+        {
+            uint32_t g1[2][2][4];
+#pragma unroll
+            for (uint32_t i = 0; i < 4; i++) {
+                const uint4 v = frag_s[0][i][lane];
+                g1[i >> 1][i & 1][0] = v.x;
+                g1[i >> 1][i & 1][1] = v.y;
+                g1[i >> 1][i & 1][2] = v.z;
+                g1[i >> 1][i & 1][3] = v.w;
+            }
+            step1(acc, g1, x);
+        }
         // The next tile's loads go out before this tile's arithmetic.
         if (tile + stride < tiles) load(x, (tile + stride) * 256);
 #pragma unroll
@@ -265,11 +299,23 @@ __device__ __forceinline__ void fft_small(const uint32_t* __restrict__ in, uint3
 #pragma unroll
             for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
-                for (uint32_t e = 0; e < 2; e++) twiddle(acc[mt][nt], e, w1[mt][nt][e]);
+                for (uint32_t e = 0; e < 2; e++)
+                    twiddle(acc[mt][nt], e, w1_s[4 * mt + 2 * nt + e][lane]);
         uint32_t a2[2][4];
         to_a2(a2, acc);
         float y[4][4];
-        step2(y, a2, g2);
+        {
+            uint32_t g2[4][2][2];
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++) {
+                const uint4 v = frag_s[1][nt][lane];
+                g2[nt][0][0] = v.x;
+                g2[nt][0][1] = v.y;
+                g2[nt][1][0] = v.z;
+                g2[nt][1][1] = v.w;
+            }
+            step2(y, a2, g2);
+        }
 #pragma unroll
         for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
@@ -279,50 +325,116 @@ __device__ __forceinline__ void fft_small(const uint32_t* __restrict__ in, uint3
                 if (at < total) out[at] = pack(y[nt][2 * h], y[nt][2 * h + 1]);
             }
     }
+    }
+}
+
+// One kernel body per size, chosen by a uniform switch (no divergence; the register count is
+// the largest case's): every shift and mask of the index arithmetic is then a constant.
+template <bool INV>
+__device__ __forceinline__ void fft_small_any(const uint32_t* in, uint32_t* out, const float2* tw,
+                                              uint32_t log_n, uint64_t total) {
+    __shared__ SmallSmem sm;
+    switch (log_n) {
+        case 1: fft_small<INV, 1>(sm, in, out, tw, total); break;
+        case 2: fft_small<INV, 2>(sm, in, out, tw, total); break;
+        case 3: fft_small<INV, 3>(sm, in, out, tw, total); break;
+        case 4: fft_small<INV, 4>(sm, in, out, tw, total); break;
+        case 5: fft_small<INV, 5>(sm, in, out, tw, total); break;
+        case 6: fft_small<INV, 6>(sm, in, out, tw, total); break;
+        case 7: fft_small<INV, 7>(sm, in, out, tw, total); break;
+        case 8: fft_small<INV, 8>(sm, in, out, tw, total); break;
+        default: break;
+    }
 }
 
 // ---- N = 512..4096: a block per 4096 points, through shared memory ---------------------------
 
-// Bank-conflict-free (or 2-way) XOR swizzles of the word index, checked for every access pattern
-// below: `in` keeps bits 0-1 (16-byte stores), `out` is read one word per lane.
-__device__ __forceinline__ uint32_t swz_in(uint32_t a) { return a ^ ((a >> 5) & 28); }
-__device__ __forceinline__ uint32_t swz_out(uint32_t a) { return a ^ (((a >> 5) ^ (a >> 6)) & 31); }
+// Padded shared-memory layouts of the chunk's word index a, chosen by script over every access
+// pattern below: `in` conflict-free everywhere (16-byte rows stay whole), `out` at most 2-way.
+// Each is a sum of shifted copies of a, so for an address made of disjoint bit fields (a lane's
+// part | a register's part) the register's part is a constant added to the lane's padded base:
+// the loops below address shared memory as base + immediate.
+__host__ __device__ constexpr uint32_t pad_in(uint32_t a) { return a + 8 * (a >> 5) + 8 * (a >> 8); }
+__host__ __device__ constexpr uint32_t pad_out(uint32_t a) { return a + (a >> 5) + 2 * (a >> 7); }
+constexpr uint32_t IN_WORDS = pad_in(CHUNK - 1) + 4;
+constexpr uint32_t OUT_WORDS = pad_out(CHUNK - 1) + 1;
 
-template <bool INV>
-__device__ __forceinline__ void fft_large(const uint4* __restrict__ in, uint32_t* __restrict__ out,
-                                          const float2* tw, uint32_t log_n, uint64_t total) {
-    __shared__ __align__(16) uint32_t in_s[CHUNK];
-    __shared__ uint32_t out_s[CHUNK];
+struct LargeSmem {
+    alignas(16) uint32_t in[IN_WORDS];
+    uint32_t out[OUT_WORDS];
+    // Constant fragments, lane-indexed (conflict-free 16-byte reads) and read before each use:
+    // in registers they would hold the kernel to one block per SM. [matrix][4 regs][lane].
+    uint4 frag[3][4][32];
+    // Per-lane twiddles: w_256^{b k_a} of the 256-point tiles, and the lane's part
+    // w_N^{(16 j + b) k1} of the radix-R step's w_N^{n2 k1}. [mt][nt][e][lane].
+    float2 w256[8][32];
+    float2 wr[8][32];
+};
+
+// Row a of a radix-R step tile (a = j R + n1) at n1 * 256 + 16 j: a bit permutation of a.
+template <uint32_t LOG_R>
+__host__ __device__ constexpr uint32_t r_row(uint32_t a) {
+    return ((a & ((1u << LOG_R) - 1)) << 8) + 16 * (a >> LOG_R);
+}
+
+template <bool INV, uint32_t LOG_N>
+__device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict__ in,
+                                          uint32_t* __restrict__ out, const float2* tw,
+                                          uint64_t total) {
+    constexpr uint32_t log_n = LOG_N, log_r = log_n - 8, r = 1u << log_r;
     const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
-    const uint32_t log_r = log_n - 8, r = 1u << log_r;
     const uint64_t chunks = (total + CHUNK - 1) / CHUNK;
 
-    // The constant fragments live in shared memory, lane-indexed (conflict-free), and are read
-    // before each use: in registers they would hold the kernel to one block per SM.
-    __shared__ uint32_t frag_s[3][16][32];
-    __shared__ float2 w256_s[8][32];
     if (warp == 0) {
         uint32_t g1[2][2][4], g16[2][2][4], g2[4][2][2];
         load_g1<INV>(g1, tw, log_r, lane);
         load_g1<INV>(g16, tw, 4, lane);
         load_g2<INV, false>(g2, tw, 4, lane);
 #pragma unroll
-        for (uint32_t i = 0; i < 16; i++) {
-            frag_s[0][i][lane] = g1[i >> 3][(i >> 2) & 1][i & 3];
-            frag_s[1][i][lane] = g16[i >> 3][(i >> 2) & 1][i & 3];
-            frag_s[2][i][lane] = g2[i >> 2][(i >> 1) & 1][i & 1];
+        for (uint32_t i = 0; i < 4; i++) {
+            sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
+                                             g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
+            sm.frag[1][i][lane] = make_uint4(g16[i >> 1][i & 1][0], g16[i >> 1][i & 1][1],
+                                             g16[i >> 1][i & 1][2], g16[i >> 1][i & 1][3]);
+            sm.frag[2][i][lane] =
+                make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);  // [nt = i][kb][reg]
         }
-        // w_256^{b k_a} for the first step of every 256-point sub-transform: [mt][nt][e].
 #pragma unroll
         for (uint32_t i = 0; i < 8; i++) {
-            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
-            w256_s[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * (8 * mt + g), 8);
+            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1, ka = 8 * mt + g;
+            const uint32_t b = 8 * nt + 2 * q + e;
+            sm.w256[i][lane] = root<INV>(tw, b * ka, 8);
+            sm.wr[i][lane] = root<INV>(tw, (16 * (ka >> log_r) + b) * (ka & (r - 1)), log_n);
         }
     }
     auto frag_a = [&](uint32_t (&f)[2][2][4], uint32_t which) {
 #pragma unroll
-        for (uint32_t i = 0; i < 16; i++) f[i >> 3][(i >> 2) & 1][i & 3] = frag_s[which][i][lane];
+        for (uint32_t i = 0; i < 4; i++) {
+            const uint4 v = sm.frag[which][i][lane];
+            f[i >> 1][i & 1][0] = v.x;
+            f[i >> 1][i & 1][1] = v.y;
+            f[i >> 1][i & 1][2] = v.z;
+            f[i >> 1][i & 1][3] = v.w;
+        }
     };
+
+    // Per-thread padded bases, for tile slot s (tile T = warp + 8 s): radix-R step loads (rows
+    // q + ..., column g + ...) and stores (rows g + ..., columns 2 q + ...); 256-point tile loads
+    // and output stores. Then the radix-R step's per-tile twiddle w_N^{tau (256 / R) k1}.
+    uint32_t b2l[2], b2s[2], b3l[2], b3s[2];
+    float2 wt[2][2];
+#pragma unroll
+    for (uint32_t s = 0; s < 2; s++) {
+        const uint32_t T = warp + WARPS * s, t = T >> log_r, tau = T & (r - 1);
+        const uint32_t col0 = (t << log_n) + (tau << (8 - log_r));
+        b2l[s] = pad_in(col0 + r_row<log_r>(q) + g);
+        b2s[s] = pad_in(col0 + r_row<log_r>(g) + 2 * q);
+        b3l[s] = pad_in(256 * T + 16 * q + g);
+        b3s[s] = pad_out((t << log_n) + tau + ((g + 16 * q) << log_r));
+#pragma unroll
+        for (uint32_t mt = 0; mt < 2; mt++)
+            wt[s][mt] = root<INV>(tw, (tau << (8 - log_r)) * ((8 * mt + g) & (r - 1)), log_n);
+    }
 
     uint4 pre[CHUNK / 4 / THREADS];
     auto fetch = [&](uint64_t chunk) {
@@ -333,27 +445,24 @@ __device__ __forceinline__ void fft_large(const uint4* __restrict__ in, uint32_t
             pre[i] = v < end4 ? in[v] : make_uint4(0, 0, 0, 0);
         }
     };
+    const uint32_t p1 = pad_in(4 * tid), p4 = pad_out(tid);
     uint64_t chunk = blockIdx.x;
     if (chunk < chunks) fetch(chunk);
     for (; chunk < chunks; chunk += gridDim.x) {
         const uint64_t base = chunk * CHUNK;
-        const uint32_t valid = (uint32_t)min((uint64_t)CHUNK, total - base);  // a multiple of n
+        const uint32_t valid = (uint32_t)min((uint64_t)CHUNK, total - base);  // a multiple of 2^log_n
 #pragma unroll
         for (uint32_t i = 0; i < CHUNK / 4 / THREADS; i++)
-            *reinterpret_cast<uint4*>(in_s + swz_in(4 * (tid + i * THREADS))) = pre[i];
+            *reinterpret_cast<uint4*>(sm.in + p1 + pad_in(4 * THREADS * i)) = pre[i];
         __syncthreads();
         if (chunk + gridDim.x < chunks) fetch(chunk + gridDim.x);
 
-        // The radix-r step in place: tile T of transform t = T >> log_r covers the columns
-        // n2 = tau 256/r + 16 j + b (tau = T & (r - 1)) of rows n1; tile row a = j r + n1.
+        // The radix-R step in place: tile T of transform t = T >> log_r covers the columns
+        // n2 = tau 256/R + 16 j + b (tau = T & (R - 1)) of rows n1; tile row a = j R + n1.
 #pragma unroll
         for (uint32_t s = 0; s < 2; s++) {
-            const uint32_t T = warp + WARPS * s, t = T >> log_r, tau = T & (r - 1);
-            if ((t << log_n) >= valid) continue;
-            const uint32_t col0 = (t << log_n) + (tau << (8 - log_r));
-            auto at = [&](uint32_t a, uint32_t b) {
-                return col0 + ((a & (r - 1)) << 8) + 16 * (a >> log_r) + b;
-            };
+            const uint32_t T = warp + WARPS * s;
+            if (((T >> log_r) << log_n) >= valid) continue;
             uint32_t x[2][2][2];
 #pragma unroll
             for (uint32_t kb = 0; kb < 2; kb++)
@@ -361,7 +470,7 @@ __device__ __forceinline__ void fft_large(const uint4* __restrict__ in, uint32_t
                 for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
                     for (uint32_t j = 0; j < 2; j++)
-                        x[kb][nt][j] = in_s[swz_in(at(8 * kb + q + 4 * j, 8 * nt + g))];
+                        x[kb][nt][j] = sm.in[b2l[s] + pad_in(r_row<log_r>(8 * kb + 4 * j) + 8 * nt)];
             __syncwarp();
             float acc[2][2][4];
             {
@@ -373,24 +482,24 @@ __device__ __forceinline__ void fft_large(const uint4* __restrict__ in, uint32_t
             for (uint32_t mt = 0; mt < 2; mt++)
 #pragma unroll
                 for (uint32_t nt = 0; nt < 2; nt++) {
-                    const uint32_t ka = 8 * mt + g, k1 = ka & (r - 1);
-                    const uint32_t n2 = (tau << (8 - log_r)) + 16 * (ka >> log_r) + 8 * nt + 2 * q;
 #pragma unroll
-                    for (uint32_t e = 0; e < 2; e++)
-                        twiddle(acc[mt][nt], e, root<INV>(tw, (n2 + e) * k1, log_n));
+                    for (uint32_t e = 0; e < 2; e++) {
+                        const float2 l = sm.wr[4 * mt + 2 * nt + e][lane], v = wt[s][mt];
+                        twiddle(acc[mt][nt], e, make_float2(l.x * v.x - l.y * v.y, l.x * v.y + l.y * v.x));
+                    }
                     const float(&c)[4] = acc[mt][nt];
-                    *reinterpret_cast<uint2*>(in_s + swz_in(at(ka, 8 * nt + 2 * q))) =
+                    *reinterpret_cast<uint2*>(sm.in + b2s[s] + pad_in(r_row<log_r>(8 * mt) + 8 * nt)) =
                         make_uint2(pack(c[0], c[2]), pack(c[1], c[3]));
                 }
         }
         __syncthreads();
 
-        // Every 256-point run (sub-transform k1 = run & (r - 1) of transform t = run >> log_r):
-        // two steps in registers, output k1 + r (k_a + 16 k_b) of the transform.
+        // Every 256-point run (sub-transform k1 = run & (R - 1) of transform t = run >> log_r):
+        // two steps in registers, output k1 + R (k_a + 16 k_b) of the transform.
 #pragma unroll
         for (uint32_t s = 0; s < 2; s++) {
-            const uint32_t run = warp + WARPS * s, t = run >> log_r, k1 = run & (r - 1);
-            if ((t << log_n) >= valid) continue;
+            const uint32_t run = warp + WARPS * s;
+            if (((run >> log_r) << log_n) >= valid) continue;
             uint32_t x[2][2][2];
 #pragma unroll
             for (uint32_t kb = 0; kb < 2; kb++)
@@ -398,7 +507,7 @@ __device__ __forceinline__ void fft_large(const uint4* __restrict__ in, uint32_t
                 for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
                     for (uint32_t j = 0; j < 2; j++)
-                        x[kb][nt][j] = in_s[swz_in(256 * run + 16 * (8 * kb + q + 4 * j) + 8 * nt + g)];
+                        x[kb][nt][j] = sm.in[b3l[s] + pad_in(16 * (8 * kb + 4 * j) + 8 * nt)];
             float acc[2][2][4];
             {
                 uint32_t g16[2][2][4];
@@ -411,66 +520,89 @@ __device__ __forceinline__ void fft_large(const uint4* __restrict__ in, uint32_t
                 for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
                     for (uint32_t e = 0; e < 2; e++)
-                        twiddle(acc[mt][nt], e, w256_s[4 * mt + 2 * nt + e][lane]);
+                        twiddle(acc[mt][nt], e, sm.w256[4 * mt + 2 * nt + e][lane]);
             uint32_t a2[2][4];
             to_a2(a2, acc);
             float y[4][4];
             {
                 uint32_t g2[4][2][2];
 #pragma unroll
-                for (uint32_t i = 0; i < 16; i++) g2[i >> 2][(i >> 1) & 1][i & 1] = frag_s[2][i][lane];
+                for (uint32_t nt = 0; nt < 4; nt++) {
+                    const uint4 v = sm.frag[2][nt][lane];
+                    g2[nt][0][0] = v.x;
+                    g2[nt][0][1] = v.y;
+                    g2[nt][1][0] = v.z;
+                    g2[nt][1][1] = v.w;
+                }
                 step2(y, a2, g2);
             }
 #pragma unroll
             for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
-                for (uint32_t h = 0; h < 2; h++) {
-                    const uint32_t ka = g + 8 * h, kb = kb_of<false>(nt, q);
-                    out_s[swz_out((t << log_n) + k1 + ((ka + 16 * kb) << log_r))] =
+                for (uint32_t h = 0; h < 2; h++)
+                    sm.out[b3s[s] + pad_out((8 * h + 64 * nt) << log_r)] =
                         pack(y[nt][2 * h], y[nt][2 * h + 1]);
-                }
         }
         __syncthreads();
 
+        if (valid == CHUNK) {
 #pragma unroll
-        for (uint32_t i = 0; i < CHUNK / THREADS; i++) {
-            const uint32_t e = tid + i * THREADS;
-            if (e < valid) out[base + e] = out_s[swz_out(e)];
+            for (uint32_t i = 0; i < CHUNK / THREADS; i++)
+                out[base + tid + i * THREADS] = sm.out[p4 + pad_out(THREADS * i)];
+        } else {
+#pragma unroll
+            for (uint32_t i = 0; i < CHUNK / THREADS; i++)
+                if (tid + i * THREADS < valid)
+                    out[base + tid + i * THREADS] = sm.out[p4 + pad_out(THREADS * i)];
         }
+    }
+}
+
+template <bool INV>
+__device__ __forceinline__ void fft_large_any(const uint4* in, uint32_t* out, const float2* tw,
+                                              uint32_t log_n, uint64_t total) {
+    __shared__ LargeSmem sm;
+    switch (log_n) {
+        case 9: fft_large<INV, 9>(sm, in, out, tw, total); break;
+        case 10: fft_large<INV, 10>(sm, in, out, tw, total); break;
+        case 11: fft_large<INV, 11>(sm, in, out, tw, total); break;
+        case 12: fft_large<INV, 12>(sm, in, out, tw, total); break;
+        default: break;
     }
 }
 }  // namespace fft
 }  // namespace zkntt
 
-// Launch: 1-D grid of any size (persistent: warps stride over 256-point tiles), block 256, no
-// shared memory; 1 <= log_n <= 8. In/out: total = batch * 2^log_n complex fp16 as (re, im) half2
-// words, transforms contiguous, natural order; in != out (distinct tiles may be in flight).
-extern "C" __global__ void __launch_bounds__(256, 2)
+// Launch: 1-D grid of any size (persistent: warps stride over 256-point tiles), block 256,
+// 6 KiB static shared memory (constants); 1 <= log_n <= 8. In/out: total = batch * 2^log_n
+// complex fp16 as (re, im) half2 words, transforms contiguous, natural order; in != out
+// (another warp's tile may be in flight).
+extern "C" __global__ void __launch_bounds__(256, 4)
     fft_tc_f16_small_forward(const uint32_t* in, uint32_t* out, const float2* tw, uint32_t log_n,
                              uint64_t total) {
-    zkntt::fft::fft_small<false>(in, out, tw, log_n, total);
+    zkntt::fft::fft_small_any<false>(in, out, tw, log_n, total);
 }
 
 // Launch: as fft_tc_f16_small_forward. In/out: as there; the unnormalised inverse (+ in the
 // exponent, no 1/N), so inverse(forward(x)) = N x.
-extern "C" __global__ void __launch_bounds__(256, 2)
+extern "C" __global__ void __launch_bounds__(256, 4)
     fft_tc_f16_small_inverse(const uint32_t* in, uint32_t* out, const float2* tw, uint32_t log_n,
                              uint64_t total) {
-    zkntt::fft::fft_small<true>(in, out, tw, log_n, total);
+    zkntt::fft::fft_small_any<true>(in, out, tw, log_n, total);
 }
 
 // Launch: 1-D grid of any size (persistent: blocks stride over 4096-point chunks), block 256,
-// 40 KiB static shared memory; 9 <= log_n <= 12. In/out: as fft_tc_f16_small_forward, total a
+// 47 KiB static shared memory; 9 <= log_n <= 12. In/out: as fft_tc_f16_small_forward, total a
 // multiple of 4 (it is: 2^log_n divides it).
-extern "C" __global__ void __launch_bounds__(256, 3)
+extern "C" __global__ void __launch_bounds__(256, 4)
     fft_tc_f16_large_forward(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n,
                              uint64_t total) {
-    zkntt::fft::fft_large<false>(in, out, tw, log_n, total);
+    zkntt::fft::fft_large_any<false>(in, out, tw, log_n, total);
 }
 
 // Launch: as fft_tc_f16_large_forward. In/out: as there, the unnormalised inverse.
-extern "C" __global__ void __launch_bounds__(256, 3)
+extern "C" __global__ void __launch_bounds__(256, 4)
     fft_tc_f16_large_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n,
                              uint64_t total) {
-    zkntt::fft::fft_large<true>(in, out, tw, log_n, total);
+    zkntt::fft::fft_large_any<true>(in, out, tw, log_n, total);
 }
