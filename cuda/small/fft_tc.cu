@@ -195,9 +195,12 @@ __device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restr
                                           uint32_t* __restrict__ out, const float2* tw,
                                           uint64_t total) {
     constexpr uint32_t log_n = LOG_N;
-    const uint32_t lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
     constexpr uint32_t log_r = log_n > 4 ? log_n - 4 : 0, log_c = log_n < 4 ? log_n : 4;
-    const uint64_t tiles = (total + 255) / 256;
+    constexpr uint32_t r = 1u << log_r;
+    const uint32_t lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+    // Whole tiles go through the loop with no bounds checks (a pointer per tile, the rest
+    // immediates); a partial last tile, if any, after it with checks.
+    const uint64_t whole = total / 256;
     const uint64_t stride = (uint64_t)gridDim.x * WARPS;
     uint64_t tile = (uint64_t)blockIdx.x * WARPS + (threadIdx.x >> 5);
 
@@ -205,19 +208,21 @@ __device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restr
         // One step: rows g, g + 8, columns 8 nt + 2 q and + 1 as two words, straight into A.
         uint32_t g2[4][2][2];
         load_g2<INV, true>(g2, tw, log_c, lane);
-        auto load = [&](uint2 (&w)[2][2], uint64_t base) {
+        // A lane's offset in the tile, then immediates (kept apart so that they stay immediates).
+        const uint32_t lane_at = 16 * g + 2 * q;
+        auto load = [&](uint2 (&w)[2][2], uint64_t base, bool check) {
+            const uint32_t* p = in + base + lane_at;
 #pragma unroll
             for (uint32_t mt = 0; mt < 2; mt++)
 #pragma unroll
                 for (uint32_t nt = 0; nt < 2; nt++) {
-                    const uint64_t at = base + 16 * (g + 8 * mt) + 8 * nt + 2 * q;
-                    w[mt][nt] = at < total ? __ldg(reinterpret_cast<const uint2*>(in + at)) : make_uint2(0, 0);
+                    const uint32_t at = 128 * mt + 8 * nt;
+                    w[mt][nt] = !check || base + lane_at + at < total
+                                    ? __ldg(reinterpret_cast<const uint2*>(p + at))
+                                    : make_uint2(0, 0);
                 }
         };
-        uint2 w[2][2];
-        if (tile < tiles) load(w, tile * 256);
-        for (; tile < tiles; tile += stride) {
-            const uint64_t base = tile * 256;
+        auto work = [&](const uint2 (&w)[2][2], float (&y)[4][4]) {
             uint32_t a2[2][4];
 #pragma unroll
             for (uint32_t j = 0; j < 4; j++) {
@@ -225,106 +230,140 @@ __device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restr
                 a2[0][j] = __byte_perm(v.x, v.y, 0x5410);  // (re_b, re_b+1)
                 a2[1][j] = __byte_perm(v.x, v.y, 0x7632);  // (im_b, im_b+1)
             }
-            // The next tile's loads go out before this tile's arithmetic.
-            if (tile + stride < tiles) load(w, (tile + stride) * 256);
-            float y[4][4];
             step2(y, a2, g2);
-            // nt = 2 p and 2 p + 1 hold k_b = 2 q + 8 p and + 1: one 8-byte store per row.
+        };
+        // nt = 2 p and 2 p + 1 hold k_b = 2 q + 8 p and + 1: one 8-byte store per row.
+        auto store = [&](const float (&y)[4][4], uint64_t base, bool check) {
+            uint32_t* o = out + base + lane_at;
 #pragma unroll
             for (uint32_t p = 0; p < 2; p++)
 #pragma unroll
                 for (uint32_t h = 0; h < 2; h++) {
-                    const uint64_t at = base + 16 * (g + 8 * h) + 8 * p + 2 * q;
-                    if (at < total)
-                        *reinterpret_cast<uint2*>(out + at) =
+                    const uint32_t at = 128 * h + 8 * p;
+                    if (!check || base + lane_at + at < total)
+                        *reinterpret_cast<uint2*>(o + at) =
                             make_uint2(pack(y[2 * p][2 * h], y[2 * p][2 * h + 1]),
                                        pack(y[2 * p + 1][2 * h], y[2 * p + 1][2 * h + 1]));
                 }
+        };
+        uint2 w[2][2];
+        if (tile < whole) load(w, tile * 256, false);
+        for (; tile < whole; tile += stride) {
+            float y[4][4];
+            uint2 v[2][2];
+#pragma unroll
+            for (uint32_t i = 0; i < 4; i++) v[i >> 1][i & 1] = w[i >> 1][i & 1];
+            // The next tile's loads go out before this tile's arithmetic.
+            if (tile + stride < whole) load(w, (tile + stride) * 256, false);
+            work(v, y);
+            store(y, tile * 256, false);
+        }
+        if (tile == whole && whole * 256 < total) {
+            float y[4][4];
+            load(w, tile * 256, true);
+            work(w, y);
+            store(y, tile * 256, true);
         }
     } else {
-    constexpr uint32_t r = 1u << log_r;
-    auto& frag_s = sm.frag;
-    auto& w1_s = sm.w1;
-    if (threadIdx.x < 32) {
-        uint32_t g1[2][2][4], g2[4][2][2];
-        load_g1<INV>(g1, tw, log_r, lane);
-        load_g2<INV, false>(g2, tw, 4, lane);
+        if (threadIdx.x < 32) {
+            uint32_t g1[2][2][4], g2[4][2][2];
+            load_g1<INV>(g1, tw, log_r, lane);
+            load_g2<INV, false>(g2, tw, 4, lane);
 #pragma unroll
-        for (uint32_t i = 0; i < 4; i++) {
-            frag_s[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
-                                            g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
-            frag_s[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
-        }
-        // The step-1 twiddles w_N^{b k1} of this lane's accumulators: [mt][nt][e].
+            for (uint32_t i = 0; i < 4; i++) {
+                sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
+                                                 g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
+                sm.frag[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
+            }
+            // The step-1 twiddles w_N^{b k1} of this lane's accumulators: [mt][nt][e].
 #pragma unroll
-        for (uint32_t i = 0; i < 8; i++) {
-            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
-            w1_s[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_n);
+            for (uint32_t i = 0; i < 8; i++) {
+                const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
+                sm.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_n);
+            }
         }
-    }
-    __syncthreads();
+        __syncthreads();
 
-    auto load = [&](uint32_t (&x)[2][2][2], uint64_t base) {
+        // A lane's offsets in the tile (loads: row q, column g; stores: output row g, column q),
+        // then immediates (kept apart so that they stay immediates; the output index is additive
+        // over the lane's bits and the register's).
+        const uint32_t lane_ld = 16 * q + g;
+        const uint32_t lane_st = ((g >> log_r) << log_n) + (g & (r - 1)) + (q << log_r);
+        auto load = [&](uint32_t (&x)[2][2][2], uint64_t base, bool check) {
+            const uint32_t* p = in + base + lane_ld;
 #pragma unroll
-        for (uint32_t kb = 0; kb < 2; kb++)
+            for (uint32_t kb = 0; kb < 2; kb++)
 #pragma unroll
-            for (uint32_t nt = 0; nt < 2; nt++)
+                for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
-                for (uint32_t j = 0; j < 2; j++) {
-                    const uint64_t at = base + 16 * (8 * kb + q + 4 * j) + 8 * nt + g;
-                    x[kb][nt][j] = at < total ? __ldg(in + at) : 0u;
-                }
-    };
-    uint32_t x[2][2][2];
-    if (tile < tiles) load(x, tile * 256);
-    for (; tile < tiles; tile += stride) {
-        const uint64_t base = tile * 256;
-        float acc[2][2][4];
-        {
+                    for (uint32_t j = 0; j < 2; j++) {
+                        const uint32_t at = 16 * (8 * kb + 4 * j) + 8 * nt;
+                        x[kb][nt][j] = !check || base + lane_ld + at < total ? __ldg(p + at) : 0u;
+                    }
+        };
+        auto first = [&](const uint32_t (&x)[2][2][2], float (&acc)[2][2][4]) {
             uint32_t g1[2][2][4];
 #pragma unroll
             for (uint32_t i = 0; i < 4; i++) {
-                const uint4 v = frag_s[0][i][lane];
+                const uint4 v = sm.frag[0][i][lane];
                 g1[i >> 1][i & 1][0] = v.x;
                 g1[i >> 1][i & 1][1] = v.y;
                 g1[i >> 1][i & 1][2] = v.z;
                 g1[i >> 1][i & 1][3] = v.w;
             }
             step1(acc, g1, x);
-        }
-        // The next tile's loads go out before this tile's arithmetic.
-        if (tile + stride < tiles) load(x, (tile + stride) * 256);
+        };
+        auto rest = [&](float (&acc)[2][2][4], float (&y)[4][4]) {
 #pragma unroll
-        for (uint32_t mt = 0; mt < 2; mt++)
+            for (uint32_t mt = 0; mt < 2; mt++)
 #pragma unroll
-            for (uint32_t nt = 0; nt < 2; nt++)
+                for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
-                for (uint32_t e = 0; e < 2; e++)
-                    twiddle(acc[mt][nt], e, w1_s[4 * mt + 2 * nt + e][lane]);
-        uint32_t a2[2][4];
-        to_a2(a2, acc);
-        float y[4][4];
-        {
+                    for (uint32_t e = 0; e < 2; e++)
+                        twiddle(acc[mt][nt], e, sm.w1[4 * mt + 2 * nt + e][lane]);
+            uint32_t a2[2][4];
+            to_a2(a2, acc);
             uint32_t g2[4][2][2];
 #pragma unroll
             for (uint32_t nt = 0; nt < 4; nt++) {
-                const uint4 v = frag_s[1][nt][lane];
+                const uint4 v = sm.frag[1][nt][lane];
                 g2[nt][0][0] = v.x;
                 g2[nt][0][1] = v.y;
                 g2[nt][1][0] = v.z;
                 g2[nt][1][1] = v.w;
             }
             step2(y, a2, g2);
+        };
+        auto store = [&](const float (&y)[4][4], uint64_t base, bool check) {
+            uint32_t* p = out + base + lane_st;
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (uint32_t h = 0; h < 2; h++) {
+                    // k_a = g + 8 h, k_b = kb_of<false>(nt, q) = q + 4 nt.
+                    const uint32_t at = (((8 * h) >> log_r) << log_n) + ((8 * h) & (r - 1)) +
+                                        ((4 * nt) << log_r);
+                    if (!check || base + lane_st + at < total)
+                        p[at] = pack(y[nt][2 * h], y[nt][2 * h + 1]);
+                }
+        };
+        uint32_t x[2][2][2];
+        if (tile < whole) load(x, tile * 256, false);
+        for (; tile < whole; tile += stride) {
+            float acc[2][2][4], y[4][4];
+            first(x, acc);
+            // The next tile's loads go out before this tile's arithmetic.
+            if (tile + stride < whole) load(x, (tile + stride) * 256, false);
+            rest(acc, y);
+            store(y, tile * 256, false);
         }
-#pragma unroll
-        for (uint32_t nt = 0; nt < 4; nt++)
-#pragma unroll
-            for (uint32_t h = 0; h < 2; h++) {
-                const uint32_t ka = g + 8 * h, kb = kb_of<false>(nt, q);
-                const uint64_t at = base + ((ka >> log_r) << log_n) + (ka & (r - 1)) + (kb << log_r);
-                if (at < total) out[at] = pack(y[nt][2 * h], y[nt][2 * h + 1]);
-            }
-    }
+        if (tile == whole && whole * 256 < total) {
+            float acc[2][2][4], y[4][4];
+            load(x, tile * 256, true);
+            first(x, acc);
+            rest(acc, y);
+            store(y, tile * 256, true);
+        }
     }
 }
 
