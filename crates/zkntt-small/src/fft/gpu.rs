@@ -47,7 +47,8 @@ impl TcFft {
     pub const MIN_LOG: u32 = 1;
     pub const MAX_LOG: u32 = 12;
 
-    /// Uploads the twiddles and resolves both kernels. Errors where the GPU or kernels are missing.
+    /// Uploads the twiddles, resolves the four kernels and sizes their persistent grids. Errors
+    /// where the GPU or kernels are missing.
     pub fn new(gpu: &Gpu) -> Result<Self> {
         if !zkntt_kernels::built() {
             return Err(zkntt_gpu::Error::KernelsNotBuilt {
