@@ -21,6 +21,7 @@
 //     digit-reversed (natural-order) places in a second buffer, copied out coalesced. Padded
 //     layouts make every shared-memory access base + immediate and (nearly) conflict-free.
 // Both kernels are persistent and switch once on log_n, so all index arithmetic is constant.
+// cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64).
 //
 // Precision: inputs, outputs and the data between steps are fp16; products accumulate in fp32; the
 // twiddles are applied in fp32 and rounded to fp16 once per step (as v1).
