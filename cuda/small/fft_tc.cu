@@ -1,207 +1,648 @@
 // The Tensor Core FFT (seed 000_1717c90dfab45294): batched complex FFTs of 2^1..2^12 points in fp16,
 // the size-N DFT decomposed (in-place decimation in frequency) into 16-point DFT matrix products on
-// Tensor Cores (WMMA fp16 16x16x16, fp32 accumulation), one scalar radix-2/4/8 step first where N is
-// not a power of 16, twiddles (fp32) between the steps, shared memory between the steps. The CPU
-// model of the same stages, order and twiddles is crates/zkntt-small/src/fft/model.rs.
+// Tensor Cores with twiddles (fp32) between the steps. The CPU model of the same stages, order and
+// twiddles is crates/zkntt-small/src/fft/model.rs; this file fuses them differently, not changing
+// the arithmetic.
+//
+// v2: `mma.sync m16n8k16` (fp16 operands, fp32 accumulation) with its documented fragment layout, so
+// the data stays in registers between two steps. A complex 16-point DFT is one real 32x32 product
+// ([Re -Im; Im Re] with the rows and the reduction index permuted so that (a) a (re, im) half2 word
+// of memory is one operand register, (b) a thread's accumulators hold the re and im of the same
+// outputs, and (c) the first product's accumulators are, after the twiddle and a cvt, the second
+// product's A operand without a shuffle). One warp tile is 256 points as a 16x16 matrix M[a][b]
+// (tile offset 16 a + b): step 1 along a (block-diagonal DFT_r, r = 1..16), twiddle, step 2 along
+// b (DFT_16, or block-diagonal DFT_N for N < 16).
+//   - N <= 256 (`fft_tc_f16_small_*`): a tile is 256/N whole transforms, read and written straight
+//     from and to global memory (every 32-byte sector whole), the next tile's loads issued before
+//     this one's arithmetic; shared memory only for the constant fragments and twiddles.
+//   - N = 512..4096 (`fft_tc_f16_large_*`): a block takes 4096 points through shared memory (16-byte
+//     global loads); the radix-R step (R = N/256, rows at stride 256) is one product per tile in
+//     place, then every 256-point sub-transform is a two-step tile whose outputs go to their
+//     digit-reversed (natural-order) places in a second buffer, copied out coalesced. Padded
+//     layouts make every shared-memory access base + immediate and (nearly) conflict-free.
+// Both kernels are persistent and switch once on log_n, so all index arithmetic is constant.
+// cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64).
 //
 // Precision: inputs, outputs and the data between steps are fp16; products accumulate in fp32; the
-// twiddles are applied in fp32 and rounded to fp16 once per step.
+// twiddles are applied in fp32 and rounded to fp16 once per step (as v1).
 #include <cstdint>
 #include <cuda_fp16.h>
-#include <mma.h>
-#include <type_traits>
 
 namespace zkntt {
 namespace fft {
-// Complex elements per block: one 2^12 transform or 2^(12 - log_n) smaller ones.
-constexpr uint32_t CHUNK = 4096;
 constexpr uint32_t THREADS = 256;
 constexpr uint32_t WARPS = THREADS / 32;
+// Complex points per block of the large kernel: one 2^12 transform or 2^(12 - log_n) smaller ones.
+constexpr uint32_t CHUNK = 4096;
 // The twiddle table holds e^{-2 pi i j / TABLE} for j < TABLE (float2, built on the host).
-constexpr uint32_t TABLE = 4096;
+constexpr uint32_t LOG_TABLE = 12;
 
-struct alignas(32) Smem {
-    __half re[CHUNK];
-    __half im[CHUNK];
-    __half f_re[256];   // DFT_16[k][n] = w_16^{kn}, real part, row-major
-    __half f_im[256];   // imaginary part
-    __half f_nim[256];  // minus the imaginary part (so Re(F X) is two accumulating products)
-    float acc[WARPS][2][256];
-};
-
-// w_L^j (j < L, L a power of two dividing TABLE), conjugated for the inverse.
+// w_L^j (L = 2^log_l dividing TABLE), conjugated for the inverse.
 template <bool INV>
 __device__ __forceinline__ float2 root(const float2* tw, uint32_t j, uint32_t log_l) {
-    float2 w = __ldg(tw + (j << (12 - log_l)));
+    float2 w = __ldg(tw + ((j & ((1u << log_l) - 1)) << (LOG_TABLE - log_l)));
     if (INV) w.y = -w.y;
     return w;
 }
 
-// Where output k of a 2^log_n transform sits after the steps (model.rs: digit_reversed_index).
-__device__ __forceinline__ uint32_t digit_reversed(uint32_t k, uint32_t log_n) {
-    uint32_t p = 0, log_stride = log_n;
-    const uint32_t log_r = log_n & 3;
-    if (log_r) {
-        log_stride -= log_r;
-        p += (k & ((1u << log_r) - 1)) << log_stride;
-        k >>= log_r;
-    }
-    while (log_stride) {
-        log_stride -= 4;
-        p += (k & 15) << log_stride;
-        k >>= 4;
-    }
-    return p;
+// Two fp32 to one register of two fp16 (lo in the low half), round to nearest even.
+__device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    uint32_t r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
 }
 
-// One tile: 16 columns of 16 points, B[n1][c] at base + n1 * ld + c (row-major, ld = m >= 16)
-// or base + c * 16 + n1 (col-major, L = 16). Y = F B; Y[k1][c] * w_L^{n2 k1} back to where
-// B[k1][c] was.
-template <bool INV, typename Layout>
-__device__ __forceinline__ void tile(Smem& s, const float2* tw, uint32_t warp, uint32_t lane,
-                                     uint32_t base, uint32_t ld, uint32_t n2_0, uint32_t log_l,
-                                     const nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16,
-                                                                  __half, nvcuda::wmma::row_major>& a_re,
-                                     const nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16,
-                                                                  __half, nvcuda::wmma::row_major>& a_im,
-                                     const nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16,
-                                                                  __half, nvcuda::wmma::row_major>& a_nim) {
-    using namespace nvcuda;
-    constexpr bool ROW = std::is_same<Layout, wmma::row_major>::value;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, Layout> b_re, b_im;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c_re, c_im;
-    wmma::load_matrix_sync(b_re, s.re + base, ld);
-    wmma::load_matrix_sync(b_im, s.im + base, ld);
-    wmma::fill_fragment(c_re, 0.0f);
-    wmma::fill_fragment(c_im, 0.0f);
-    // (F_re + i F_im)(B_re + i B_im): four real products.
-    wmma::mma_sync(c_re, a_re, b_re, c_re);
-    wmma::mma_sync(c_re, a_nim, b_im, c_re);
-    wmma::mma_sync(c_im, a_re, b_im, c_im);
-    wmma::mma_sync(c_im, a_im, b_re, c_im);
-    wmma::store_matrix_sync(s.acc[warp][0], c_re, 16, wmma::mem_row_major);
-    wmma::store_matrix_sync(s.acc[warp][1], c_im, 16, wmma::mem_row_major);
-    __syncwarp();
-    for (uint32_t e = lane; e < 256; e += 32) {
-        const uint32_t k1 = e >> 4, c = e & 15;
-        float yr = s.acc[warp][0][e], yi = s.acc[warp][1][e];
-        uint32_t addr;
-        if (ROW) {
-            const float2 w = root<INV>(tw, ((n2_0 + c) * k1) & ((1u << log_l) - 1), log_l);
-            const float r = yr * w.x - yi * w.y;
-            yi = yr * w.y + yi * w.x;
-            yr = r;
-            addr = base + k1 * ld + c;
-        } else {
-            addr = base + c * 16 + k1;  // L = 16: the twiddle is 1
-        }
-        s.re[addr] = __float2half_rn(yr);
-        s.im[addr] = __float2half_rn(yi);
-    }
-    __syncwarp();
+__device__ __forceinline__ uint32_t half_bits(float x) {
+    return __half_as_ushort(__float2half_rn(x));
 }
 
+// d += A B, A 16x16 row-major fp16 (4 regs), B 16x8 col-major fp16 (2 regs), d 16x8 fp32. Lane
+// l = 4 g + q holds A (g, 2q..2q+1), (g+8, 2q..), (g, 2q+8..), (g+8, 2q+8..); B (k = 2q..2q+1,
+// n = g), (2q+8.., g); d (g, 2q), (g, 2q+1), (g+8, 2q), (g+8, 2q+1).
+__device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// Step 1, as an A operand: the 32x32 real form of block-diag(DFT_{2^log_r}) on 16 complex rows.
+// Row m = 16 mt + h is component h >> 3 (0 re, 1 im) of output k_a = 8 mt + (h & 7); column
+// k = 16 kb + kk is component kk & 1 of input a = 8 kb + (kk >> 1) (interleaved: a half2 word of
+// memory is one B register).
 template <bool INV>
-__device__ __forceinline__ void fft_tc(const __half2* in, __half2* out, const float2* tw,
-                                       uint32_t log_n, uint64_t total) {
-    using namespace nvcuda;
-    __shared__ Smem s;
-    const uint32_t n = 1u << log_n;
-    const uint64_t base = (uint64_t)blockIdx.x * CHUNK;
-    const uint32_t valid = (uint32_t)min((uint64_t)CHUNK, total - base);  // a multiple of n
-    const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+__device__ __forceinline__ float g1_entry(const float2* tw, uint32_t log_r, uint32_t m, uint32_t k) {
+    const uint32_t ka = 8 * (m >> 4) + (m & 7), co = (m >> 3) & 1;
+    const uint32_t a = 8 * (k >> 4) + ((k & 15) >> 1), ci = k & 1;
+    if ((ka >> log_r) != (a >> log_r)) return 0.0f;
+    const float2 w = root<INV>(tw, ka * a, log_r);
+    return co == 0 ? (ci == 0 ? w.x : -w.y) : (ci == 0 ? w.y : w.x);
+}
 
-    for (uint32_t i = tid; i < 256; i += THREADS) {
-        const float2 w = root<INV>(tw, ((i >> 4) * (i & 15)) & 15, 4);
-        s.f_re[i] = __float2half_rn(w.x);
-        s.f_im[i] = __float2half_rn(w.y);
-        s.f_nim[i] = __float2half_rn(-w.y);
-    }
-    // Zeros past the last transform: the padding transforms stay zero and are not stored.
-    for (uint32_t i = tid; i < CHUNK; i += THREADS) {
-        const __half2 v = i < valid ? in[base + i] : __floats2half2_rn(0.0f, 0.0f);
-        s.re[i] = __low2half(v);
-        s.im[i] = __high2half(v);
-    }
-    __syncthreads();
+// Step 2, as a B operand: the real form of block-diag(DFT_{2^log_c}) on 16 columns. Row
+// k = 16 c + b is component c of input column b (planar: step 1's accumulators are the A operand
+// as they stand); column n = 8 nt + 2 qq + co is component co of output k_b = kb_of(nt, qq).
+// PAIRS puts k_b and k_b + 1 in one thread (nt and nt + 1) for 8-byte stores.
+template <bool PAIRS>
+__device__ __forceinline__ uint32_t kb_of(uint32_t nt, uint32_t qq) {
+    return PAIRS ? 2 * qq + (nt & 1) + 8 * (nt >> 1) : 4 * nt + qq;
+}
 
-    // The radix-2/4/8 step on whole transforms (L = n, m = n / r), scalar in fp32.
-    const uint32_t log_r = log_n & 3;
-    if (log_r) {
-        const uint32_t r = 1u << log_r, log_m = log_n - log_r, m = 1u << log_m;
-        for (uint32_t col = tid; col < (CHUNK >> log_r); col += THREADS) {
-            const uint32_t sub = col >> log_m, n2 = col & (m - 1), at = sub * n + n2;
-            float xr[8], xi[8];
+template <bool INV, bool PAIRS>
+__device__ __forceinline__ float g2_entry(const float2* tw, uint32_t log_c, uint32_t k, uint32_t n) {
+    const uint32_t c = k >> 4, b = k & 15;
+    const uint32_t co = n & 1, kb = kb_of<PAIRS>(n >> 3, (n & 7) >> 1);
+    if ((kb >> log_c) != (b >> log_c)) return 0.0f;
+    const float2 w = root<INV>(tw, kb * b, log_c);
+    return c == 0 ? (co == 0 ? w.x : w.y) : (co == 0 ? -w.y : w.x);
+}
+
+// The per-lane fragments of step 1's matrix: [mt][kb][reg].
+template <bool INV>
+__device__ __forceinline__ void load_g1(uint32_t (&f)[2][2][4], const float2* tw, uint32_t log_r,
+                                        uint32_t lane) {
+    const uint32_t g = lane >> 2, q = lane & 3;
 #pragma unroll
-            for (uint32_t j = 0; j < 8; j++) {
-                if (j < r) {
-                    xr[j] = __half2float(s.re[at + j * m]);
-                    xi[j] = __half2float(s.im[at + j * m]);
-                }
+    for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+        for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+            for (uint32_t j = 0; j < 4; j++) {
+                const uint32_t m = 16 * mt + g + 8 * (j & 1), k = 16 * kb + 2 * q + 8 * (j >> 1);
+                f[mt][kb][j] = half_bits(g1_entry<INV>(tw, log_r, m, k)) |
+                               (half_bits(g1_entry<INV>(tw, log_r, m, k + 1)) << 16);
             }
+}
+
+// The per-lane fragments of step 2's matrix: [nt][kb][reg].
+template <bool INV, bool PAIRS>
+__device__ __forceinline__ void load_g2(uint32_t (&f)[4][2][2], const float2* tw, uint32_t log_c,
+                                        uint32_t lane) {
+    const uint32_t g = lane >> 2, q = lane & 3;
 #pragma unroll
-            for (uint32_t k1 = 0; k1 < 8; k1++) {
-                if (k1 >= r) break;
-                float yr = 0.0f, yi = 0.0f;
+    for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
-                for (uint32_t j = 0; j < 8; j++) {
-                    if (j < r) {
-                        const float2 w = root<INV>(tw, (j * k1) & (r - 1), log_r);
-                        yr += w.x * xr[j] - w.y * xi[j];
-                        yi += w.x * xi[j] + w.y * xr[j];
-                    }
+        for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+            for (uint32_t j = 0; j < 2; j++) {
+                const uint32_t k = 16 * kb + 2 * q + 8 * j, n = 8 * nt + g;
+                f[nt][kb][j] = half_bits(g2_entry<INV, PAIRS>(tw, log_c, k, n)) |
+                               (half_bits(g2_entry<INV, PAIRS>(tw, log_c, k + 1, n)) << 16);
+            }
+}
+
+// Step 1 on the B fragments x[kb][nt][reg] (word (a = 8 kb + q + 4 reg, b = 8 nt + g)): the
+// accumulators acc[mt][nt] hold output row k_a = 8 mt + g, columns b = 8 nt + 2 q + e as
+// (re, im) = (acc[e], acc[2 + e]).
+__device__ __forceinline__ void step1(float (&acc)[2][2][4], const uint32_t (&g1)[2][2][4],
+                                      const uint32_t (&x)[2][2][2]) {
+#pragma unroll
+    for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+        for (uint32_t nt = 0; nt < 2; nt++) {
+#pragma unroll
+            for (uint32_t e = 0; e < 4; e++) acc[mt][nt][e] = 0.0f;
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++) mma(acc[mt][nt], g1[mt][kb], x[kb][nt]);
+        }
+}
+
+// acc *= w (per element, fp32).
+__device__ __forceinline__ void twiddle(float (&acc)[4], uint32_t e, float2 w) {
+    const float re = acc[e], im = acc[2 + e];
+    acc[e] = re * w.x - im * w.y;
+    acc[2 + e] = re * w.y + im * w.x;
+}
+
+// Step 1's accumulators (twiddled) as step 2's A operand: [c][reg], reg = mt + 2 nt.
+__device__ __forceinline__ void to_a2(uint32_t (&a2)[2][4], const float (&acc)[2][2][4]) {
+#pragma unroll
+    for (uint32_t j = 0; j < 4; j++) {
+        const float(&c)[4] = acc[j & 1][j >> 1];
+        a2[0][j] = pack(c[0], c[1]);
+        a2[1][j] = pack(c[2], c[3]);
+    }
+}
+
+// Step 2: out[nt] holds rows k_a = g (regs 0, 1 = re, im) and g + 8 (regs 2, 3), column
+// k_b = kb_of(nt, q).
+__device__ __forceinline__ void step2(float (&out)[4][4], const uint32_t (&a2)[2][4],
+                                      const uint32_t (&g2)[4][2][2]) {
+#pragma unroll
+    for (uint32_t nt = 0; nt < 4; nt++) {
+#pragma unroll
+        for (uint32_t e = 0; e < 4; e++) out[nt][e] = 0.0f;
+#pragma unroll
+        for (uint32_t c = 0; c < 2; c++) mma(out[nt], a2[c], g2[nt][c]);
+    }
+}
+
+// ---- N = 2..256: one tile per warp per iteration, global memory only -------------------------
+
+// Tile row k_a is transform k_a >> log_r, step-1 output k1 = k_a & (r - 1); column b is n2, so the
+// element sits at 16 k_a + b before and after step 1. After step 2 output k1 + r k_b of its
+// transform. For N < 16 (log_r = 0, log_c = log_n) a row is 16 / N transforms and step 2 keeps
+// every output in place.
+// The small kernel's constant fragments and twiddles, lane-indexed (conflict-free), read before
+// each use: in registers they would allow two blocks per SM, too few loads in flight.
+struct SmallSmem {
+    uint4 frag[2][4][32];  // [matrix][4 regs][lane]
+    float2 w1[8][32];      // step 1's w_N^{b k1}, [mt][nt][e][lane]
+};
+
+template <bool INV, uint32_t LOG_N>
+__device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restrict__ in,
+                                          uint32_t* __restrict__ out, const float2* tw,
+                                          uint64_t total) {
+    constexpr uint32_t log_n = LOG_N;
+    constexpr uint32_t log_r = log_n > 4 ? log_n - 4 : 0, log_c = log_n < 4 ? log_n : 4;
+    constexpr uint32_t r = 1u << log_r;
+    const uint32_t lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+    // Whole tiles go through the loop with no bounds checks (a pointer per tile, the rest
+    // immediates); a partial last tile, if any, after it with checks.
+    const uint64_t whole = total / 256;
+    const uint64_t stride = (uint64_t)gridDim.x * WARPS;
+    uint64_t tile = (uint64_t)blockIdx.x * WARPS + (threadIdx.x >> 5);
+
+    if constexpr (log_r == 0) {
+        // One step: rows g, g + 8, columns 8 nt + 2 q and + 1 as two words, straight into A.
+        uint32_t g2[4][2][2];
+        load_g2<INV, true>(g2, tw, log_c, lane);
+        // A lane's offset in the tile, then immediates (kept apart so that they stay immediates).
+        const uint32_t lane_at = 16 * g + 2 * q;
+        auto load = [&](uint2 (&w)[2][2], uint64_t base, bool check) {
+            const uint32_t* p = in + base + lane_at;
+#pragma unroll
+            for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++) {
+                    const uint32_t at = 128 * mt + 8 * nt;
+                    w[mt][nt] = !check || base + lane_at + at < total
+                                    ? __ldg(reinterpret_cast<const uint2*>(p + at))
+                                    : make_uint2(0, 0);
                 }
-                const float2 w = root<INV>(tw, (n2 * k1) & (n - 1), log_n);
-                s.re[at + k1 * m] = __float2half_rn(yr * w.x - yi * w.y);
-                s.im[at + k1 * m] = __float2half_rn(yr * w.y + yi * w.x);
+        };
+        auto work = [&](const uint2 (&w)[2][2], float (&y)[4][4]) {
+            uint32_t a2[2][4];
+#pragma unroll
+            for (uint32_t j = 0; j < 4; j++) {
+                const uint2 v = w[j & 1][j >> 1];
+                a2[0][j] = __byte_perm(v.x, v.y, 0x5410);  // (re_b, re_b+1)
+                a2[1][j] = __byte_perm(v.x, v.y, 0x7632);  // (im_b, im_b+1)
+            }
+            step2(y, a2, g2);
+        };
+        // nt = 2 p and 2 p + 1 hold k_b = 2 q + 8 p and + 1: one 8-byte store per row.
+        auto store = [&](const float (&y)[4][4], uint64_t base, bool check) {
+            uint32_t* o = out + base + lane_at;
+#pragma unroll
+            for (uint32_t p = 0; p < 2; p++)
+#pragma unroll
+                for (uint32_t h = 0; h < 2; h++) {
+                    const uint32_t at = 128 * h + 8 * p;
+                    if (!check || base + lane_at + at < total)
+                        *reinterpret_cast<uint2*>(o + at) =
+                            make_uint2(pack(y[2 * p][2 * h], y[2 * p][2 * h + 1]),
+                                       pack(y[2 * p + 1][2 * h], y[2 * p + 1][2 * h + 1]));
+                }
+        };
+        uint2 w[2][2];
+        if (tile < whole) load(w, tile * 256, false);
+        for (; tile < whole; tile += stride) {
+            float y[4][4];
+            uint2 v[2][2];
+#pragma unroll
+            for (uint32_t i = 0; i < 4; i++) v[i >> 1][i & 1] = w[i >> 1][i & 1];
+            // The next tile's loads go out before this tile's arithmetic.
+            if (tile + stride < whole) load(w, (tile + stride) * 256, false);
+            work(v, y);
+            store(y, tile * 256, false);
+        }
+        if (tile == whole && whole * 256 < total) {
+            float y[4][4];
+            load(w, tile * 256, true);
+            work(w, y);
+            store(y, tile * 256, true);
+        }
+    } else {
+        if (threadIdx.x < 32) {
+            uint32_t g1[2][2][4], g2[4][2][2];
+            load_g1<INV>(g1, tw, log_r, lane);
+            load_g2<INV, false>(g2, tw, 4, lane);
+#pragma unroll
+            for (uint32_t i = 0; i < 4; i++) {
+                sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
+                                                 g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
+                sm.frag[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
+            }
+            // The step-1 twiddles w_N^{b k1} of this lane's accumulators: [mt][nt][e].
+#pragma unroll
+            for (uint32_t i = 0; i < 8; i++) {
+                const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
+                sm.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_n);
             }
         }
         __syncthreads();
-    }
 
-    // The 16-point steps: L = 16^j down to 16, CHUNK / 256 tiles each, two per warp.
-    if (log_n >= 4) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_re, a_im, a_nim;
-        wmma::load_matrix_sync(a_re, s.f_re, 16);
-        wmma::load_matrix_sync(a_im, s.f_im, 16);
-        wmma::load_matrix_sync(a_nim, s.f_nim, 16);
-        for (uint32_t log_l = log_n - log_r; log_l >= 4; log_l -= 4) {
-            const uint32_t log_m = log_l - 4, m = 1u << log_m;
-            for (uint32_t t = warp; t < CHUNK / 256; t += WARPS) {
-                if (m == 1) {
-                    tile<INV, wmma::col_major>(s, tw, warp, lane, t * 256, 16, 0, log_l, a_re, a_im,
-                                               a_nim);
-                } else {
-                    // Tiles per sub-problem: m / 16; a tile is 16 consecutive n2 of one sub-problem.
-                    const uint32_t per = m >> 4, sub = t / per, n2_0 = (t % per) * 16;
-                    tile<INV, wmma::row_major>(s, tw, warp, lane, (sub << log_l) + n2_0, m, n2_0,
-                                               log_l, a_re, a_im, a_nim);
-                }
+        // A lane's offsets in the tile (loads: row q, column g; stores: output row g, column q),
+        // then immediates (kept apart so that they stay immediates; the output index is additive
+        // over the lane's bits and the register's).
+        const uint32_t lane_ld = 16 * q + g;
+        const uint32_t lane_st = ((g >> log_r) << log_n) + (g & (r - 1)) + (q << log_r);
+        auto load = [&](uint32_t (&x)[2][2][2], uint64_t base, bool check) {
+            const uint32_t* p = in + base + lane_ld;
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t j = 0; j < 2; j++) {
+                        const uint32_t at = 16 * (8 * kb + 4 * j) + 8 * nt;
+                        x[kb][nt][j] = !check || base + lane_ld + at < total ? __ldg(p + at) : 0u;
+                    }
+        };
+        auto first = [&](const uint32_t (&x)[2][2][2], float (&acc)[2][2][4]) {
+            uint32_t g1[2][2][4];
+#pragma unroll
+            for (uint32_t i = 0; i < 4; i++) {
+                const uint4 v = sm.frag[0][i][lane];
+                g1[i >> 1][i & 1][0] = v.x;
+                g1[i >> 1][i & 1][1] = v.y;
+                g1[i >> 1][i & 1][2] = v.z;
+                g1[i >> 1][i & 1][3] = v.w;
             }
-            __syncthreads();
+            step1(acc, g1, x);
+        };
+        auto rest = [&](float (&acc)[2][2][4], float (&y)[4][4]) {
+#pragma unroll
+            for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t e = 0; e < 2; e++)
+                        twiddle(acc[mt][nt], e, sm.w1[4 * mt + 2 * nt + e][lane]);
+            uint32_t a2[2][4];
+            to_a2(a2, acc);
+            uint32_t g2[4][2][2];
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++) {
+                const uint4 v = sm.frag[1][nt][lane];
+                g2[nt][0][0] = v.x;
+                g2[nt][0][1] = v.y;
+                g2[nt][1][0] = v.z;
+                g2[nt][1][1] = v.w;
+            }
+            step2(y, a2, g2);
+        };
+        auto store = [&](const float (&y)[4][4], uint64_t base, bool check) {
+            uint32_t* p = out + base + lane_st;
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (uint32_t h = 0; h < 2; h++) {
+                    // k_a = g + 8 h, k_b = kb_of<false>(nt, q) = q + 4 nt.
+                    const uint32_t at = (((8 * h) >> log_r) << log_n) + ((8 * h) & (r - 1)) +
+                                        ((4 * nt) << log_r);
+                    if (!check || base + lane_st + at < total)
+                        p[at] = pack(y[nt][2 * h], y[nt][2 * h + 1]);
+                }
+        };
+        uint32_t x[2][2][2];
+        if (tile < whole) load(x, tile * 256, false);
+        for (; tile < whole; tile += stride) {
+            float acc[2][2][4], y[4][4];
+            first(x, acc);
+            // The next tile's loads go out before this tile's arithmetic.
+            if (tile + stride < whole) load(x, (tile + stride) * 256, false);
+            rest(acc, y);
+            store(y, tile * 256, false);
+        }
+        if (tile == whole && whole * 256 < total) {
+            float acc[2][2][4], y[4][4];
+            load(x, tile * 256, true);
+            first(x, acc);
+            rest(acc, y);
+            store(y, tile * 256, true);
         }
     }
+}
 
-    for (uint32_t i = tid; i < valid; i += THREADS) {
-        const uint32_t p = (i & ~(n - 1)) + digit_reversed(i & (n - 1), log_n);
-        out[base + i] = __halves2half2(s.re[p], s.im[p]);
+// One kernel body per size, chosen by a uniform switch (no divergence; the register count is
+// the largest case's): every shift and mask of the index arithmetic is then a constant.
+template <bool INV>
+__device__ __forceinline__ void fft_small_any(const uint32_t* in, uint32_t* out, const float2* tw,
+                                              uint32_t log_n, uint64_t total) {
+    __shared__ SmallSmem sm;
+    switch (log_n) {
+        case 1: fft_small<INV, 1>(sm, in, out, tw, total); break;
+        case 2: fft_small<INV, 2>(sm, in, out, tw, total); break;
+        case 3: fft_small<INV, 3>(sm, in, out, tw, total); break;
+        case 4: fft_small<INV, 4>(sm, in, out, tw, total); break;
+        case 5: fft_small<INV, 5>(sm, in, out, tw, total); break;
+        case 6: fft_small<INV, 6>(sm, in, out, tw, total); break;
+        case 7: fft_small<INV, 7>(sm, in, out, tw, total); break;
+        case 8: fft_small<INV, 8>(sm, in, out, tw, total); break;
+        default: break;
+    }
+}
+
+// ---- N = 512..4096: a block per 4096 points, through shared memory ---------------------------
+
+// Padded shared-memory layouts of the chunk's word index a, chosen by script over every access
+// pattern below: `in` conflict-free everywhere (16-byte rows stay whole), `out` at most 2-way.
+// Each is a sum of shifted copies of a, so for an address made of disjoint bit fields (a lane's
+// part | a register's part) the register's part is a constant added to the lane's padded base:
+// the loops below address shared memory as base + immediate.
+__host__ __device__ constexpr uint32_t pad_in(uint32_t a) { return a + 8 * (a >> 5) + 8 * (a >> 8); }
+__host__ __device__ constexpr uint32_t pad_out(uint32_t a) { return a + (a >> 5) + 2 * (a >> 7); }
+constexpr uint32_t IN_WORDS = pad_in(CHUNK - 1) + 4;
+constexpr uint32_t OUT_WORDS = pad_out(CHUNK - 1) + 1;
+
+struct LargeSmem {
+    alignas(16) uint32_t in[IN_WORDS];
+    uint32_t out[OUT_WORDS];
+    // Constant fragments, lane-indexed (conflict-free 16-byte reads) and read before each use:
+    // in registers they would hold the kernel to one block per SM. [matrix][4 regs][lane].
+    uint4 frag[3][4][32];
+    // Per-lane twiddles: w_256^{b k_a} of the 256-point tiles, and the lane's part
+    // w_N^{(16 j + b) k1} of the radix-R step's w_N^{n2 k1}. [mt][nt][e][lane].
+    float2 w256[8][32];
+    float2 wr[8][32];
+};
+
+// Row a of a radix-R step tile (a = j R + n1) at n1 * 256 + 16 j: a bit permutation of a.
+template <uint32_t LOG_R>
+__host__ __device__ constexpr uint32_t r_row(uint32_t a) {
+    return ((a & ((1u << LOG_R) - 1)) << 8) + 16 * (a >> LOG_R);
+}
+
+template <bool INV, uint32_t LOG_N>
+__device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict__ in,
+                                          uint32_t* __restrict__ out, const float2* tw,
+                                          uint64_t total) {
+    constexpr uint32_t log_n = LOG_N, log_r = log_n - 8, r = 1u << log_r;
+    const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const uint64_t chunks = (total + CHUNK - 1) / CHUNK;
+
+    if (warp == 0) {
+        uint32_t g1[2][2][4], g16[2][2][4], g2[4][2][2];
+        load_g1<INV>(g1, tw, log_r, lane);
+        load_g1<INV>(g16, tw, 4, lane);
+        load_g2<INV, false>(g2, tw, 4, lane);
+#pragma unroll
+        for (uint32_t i = 0; i < 4; i++) {
+            sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
+                                             g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
+            sm.frag[1][i][lane] = make_uint4(g16[i >> 1][i & 1][0], g16[i >> 1][i & 1][1],
+                                             g16[i >> 1][i & 1][2], g16[i >> 1][i & 1][3]);
+            sm.frag[2][i][lane] =
+                make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);  // [nt = i][kb][reg]
+        }
+#pragma unroll
+        for (uint32_t i = 0; i < 8; i++) {
+            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1, ka = 8 * mt + g;
+            const uint32_t b = 8 * nt + 2 * q + e;
+            sm.w256[i][lane] = root<INV>(tw, b * ka, 8);
+            sm.wr[i][lane] = root<INV>(tw, (16 * (ka >> log_r) + b) * (ka & (r - 1)), log_n);
+        }
+    }
+    auto frag_a = [&](uint32_t (&f)[2][2][4], uint32_t which) {
+#pragma unroll
+        for (uint32_t i = 0; i < 4; i++) {
+            const uint4 v = sm.frag[which][i][lane];
+            f[i >> 1][i & 1][0] = v.x;
+            f[i >> 1][i & 1][1] = v.y;
+            f[i >> 1][i & 1][2] = v.z;
+            f[i >> 1][i & 1][3] = v.w;
+        }
+    };
+
+    // Per-thread padded bases, for tile slot s (tile T = warp + 8 s): radix-R step loads (rows
+    // q + ..., column g + ...) and stores (rows g + ..., columns 2 q + ...); 256-point tile loads
+    // and output stores. Then the radix-R step's per-tile twiddle w_N^{tau (256 / R) k1}.
+    uint32_t b2l[2], b2s[2], b3l[2], b3s[2];
+    float2 wt[2][2];
+#pragma unroll
+    for (uint32_t s = 0; s < 2; s++) {
+        const uint32_t T = warp + WARPS * s, t = T >> log_r, tau = T & (r - 1);
+        const uint32_t col0 = (t << log_n) + (tau << (8 - log_r));
+        b2l[s] = pad_in(col0 + r_row<log_r>(q) + g);
+        b2s[s] = pad_in(col0 + r_row<log_r>(g) + 2 * q);
+        b3l[s] = pad_in(256 * T + 16 * q + g);
+        b3s[s] = pad_out((t << log_n) + tau + ((g + 16 * q) << log_r));
+#pragma unroll
+        for (uint32_t mt = 0; mt < 2; mt++)
+            wt[s][mt] = root<INV>(tw, (tau << (8 - log_r)) * ((8 * mt + g) & (r - 1)), log_n);
+    }
+
+    uint4 pre[CHUNK / 4 / THREADS];
+    auto fetch = [&](uint64_t chunk) {
+        const uint64_t base4 = chunk * (CHUNK / 4), end4 = total / 4;
+#pragma unroll
+        for (uint32_t i = 0; i < CHUNK / 4 / THREADS; i++) {
+            const uint64_t v = base4 + tid + i * THREADS;
+            pre[i] = v < end4 ? in[v] : make_uint4(0, 0, 0, 0);
+        }
+    };
+    const uint32_t p1 = pad_in(4 * tid), p4 = pad_out(tid);
+    uint64_t chunk = blockIdx.x;
+    if (chunk < chunks) fetch(chunk);
+    for (; chunk < chunks; chunk += gridDim.x) {
+        const uint64_t base = chunk * CHUNK;
+        const uint32_t valid = (uint32_t)min((uint64_t)CHUNK, total - base);  // a multiple of 2^log_n
+#pragma unroll
+        for (uint32_t i = 0; i < CHUNK / 4 / THREADS; i++)
+            *reinterpret_cast<uint4*>(sm.in + p1 + pad_in(4 * THREADS * i)) = pre[i];
+        __syncthreads();
+        if (chunk + gridDim.x < chunks) fetch(chunk + gridDim.x);
+
+        // The radix-R step in place: tile T of transform t = T >> log_r covers the columns
+        // n2 = tau 256/R + 16 j + b (tau = T & (R - 1)) of rows n1; tile row a = j R + n1.
+#pragma unroll
+        for (uint32_t s = 0; s < 2; s++) {
+            const uint32_t T = warp + WARPS * s;
+            if (((T >> log_r) << log_n) >= valid) continue;
+            uint32_t x[2][2][2];
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t j = 0; j < 2; j++)
+                        x[kb][nt][j] = sm.in[b2l[s] + pad_in(r_row<log_r>(8 * kb + 4 * j) + 8 * nt)];
+            __syncwarp();
+            float acc[2][2][4];
+            {
+                uint32_t g1[2][2][4];
+                frag_a(g1, 0);
+                step1(acc, g1, x);
+            }
+#pragma unroll
+            for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++) {
+#pragma unroll
+                    for (uint32_t e = 0; e < 2; e++) {
+                        const float2 l = sm.wr[4 * mt + 2 * nt + e][lane], v = wt[s][mt];
+                        twiddle(acc[mt][nt], e, make_float2(l.x * v.x - l.y * v.y, l.x * v.y + l.y * v.x));
+                    }
+                    const float(&c)[4] = acc[mt][nt];
+                    *reinterpret_cast<uint2*>(sm.in + b2s[s] + pad_in(r_row<log_r>(8 * mt) + 8 * nt)) =
+                        make_uint2(pack(c[0], c[2]), pack(c[1], c[3]));
+                }
+        }
+        __syncthreads();
+
+        // Every 256-point run (sub-transform k1 = run & (R - 1) of transform t = run >> log_r):
+        // two steps in registers, output k1 + R (k_a + 16 k_b) of the transform.
+#pragma unroll
+        for (uint32_t s = 0; s < 2; s++) {
+            const uint32_t run = warp + WARPS * s;
+            if (((run >> log_r) << log_n) >= valid) continue;
+            uint32_t x[2][2][2];
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t j = 0; j < 2; j++)
+                        x[kb][nt][j] = sm.in[b3l[s] + pad_in(16 * (8 * kb + 4 * j) + 8 * nt)];
+            float acc[2][2][4];
+            {
+                uint32_t g16[2][2][4];
+                frag_a(g16, 1);
+                step1(acc, g16, x);
+            }
+#pragma unroll
+            for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t e = 0; e < 2; e++)
+                        twiddle(acc[mt][nt], e, sm.w256[4 * mt + 2 * nt + e][lane]);
+            uint32_t a2[2][4];
+            to_a2(a2, acc);
+            float y[4][4];
+            {
+                uint32_t g2[4][2][2];
+#pragma unroll
+                for (uint32_t nt = 0; nt < 4; nt++) {
+                    const uint4 v = sm.frag[2][nt][lane];
+                    g2[nt][0][0] = v.x;
+                    g2[nt][0][1] = v.y;
+                    g2[nt][1][0] = v.z;
+                    g2[nt][1][1] = v.w;
+                }
+                step2(y, a2, g2);
+            }
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (uint32_t h = 0; h < 2; h++)
+                    sm.out[b3s[s] + pad_out((8 * h + 64 * nt) << log_r)] =
+                        pack(y[nt][2 * h], y[nt][2 * h + 1]);
+        }
+        __syncthreads();
+
+        if (valid == CHUNK) {
+#pragma unroll
+            for (uint32_t i = 0; i < CHUNK / THREADS; i++)
+                out[base + tid + i * THREADS] = sm.out[p4 + pad_out(THREADS * i)];
+        } else {
+#pragma unroll
+            for (uint32_t i = 0; i < CHUNK / THREADS; i++)
+                if (tid + i * THREADS < valid)
+                    out[base + tid + i * THREADS] = sm.out[p4 + pad_out(THREADS * i)];
+        }
+    }
+}
+
+template <bool INV>
+__device__ __forceinline__ void fft_large_any(const uint4* in, uint32_t* out, const float2* tw,
+                                              uint32_t log_n, uint64_t total) {
+    __shared__ LargeSmem sm;
+    switch (log_n) {
+        case 9: fft_large<INV, 9>(sm, in, out, tw, total); break;
+        case 10: fft_large<INV, 10>(sm, in, out, tw, total); break;
+        case 11: fft_large<INV, 11>(sm, in, out, tw, total); break;
+        case 12: fft_large<INV, 12>(sm, in, out, tw, total); break;
+        default: break;
     }
 }
 }  // namespace fft
 }  // namespace zkntt
 
-// Launch: grid ceil(total / 4096), block 256, 34 KiB static shared memory; 1 <= log_n <= 12.
-// In/out: total = batch * 2^log_n complex fp16 as (re, im) half2, transforms contiguous, natural order.
-extern "C" __global__ void __launch_bounds__(256)
-    fft_tc_f16_forward(const __half2* in, __half2* out, const float2* tw, uint32_t log_n,
-                       uint64_t total) {
-    zkntt::fft::fft_tc<false>(in, out, tw, log_n, total);
+// Launch: 1-D grid of any size (persistent: warps stride over 256-point tiles), block 256,
+// 6 KiB static shared memory (constants); 1 <= log_n <= 8. In/out: total = batch * 2^log_n
+// complex fp16 as (re, im) half2 words, transforms contiguous, natural order; in != out
+// (another warp's tile may be in flight).
+extern "C" __global__ void __launch_bounds__(256, 4)
+    fft_tc_f16_small_forward(const uint32_t* in, uint32_t* out, const float2* tw, uint32_t log_n,
+                             uint64_t total) {
+    zkntt::fft::fft_small_any<false>(in, out, tw, log_n, total);
 }
 
-// Launch: as fft_tc_f16_forward. In/out: as fft_tc_f16_forward; the unnormalised inverse
-// (+ in the exponent, no 1/N), so inverse(forward(x)) = N x. in == out is allowed for both.
-extern "C" __global__ void __launch_bounds__(256)
-    fft_tc_f16_inverse(const __half2* in, __half2* out, const float2* tw, uint32_t log_n,
-                       uint64_t total) {
-    zkntt::fft::fft_tc<true>(in, out, tw, log_n, total);
+// Launch: as fft_tc_f16_small_forward. In/out: as there; the unnormalised inverse (+ in the
+// exponent, no 1/N), so inverse(forward(x)) = N x.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    fft_tc_f16_small_inverse(const uint32_t* in, uint32_t* out, const float2* tw, uint32_t log_n,
+                             uint64_t total) {
+    zkntt::fft::fft_small_any<true>(in, out, tw, log_n, total);
+}
+
+// Launch: 1-D grid of any size (persistent: blocks stride over 4096-point chunks), block 256,
+// 47 KiB static shared memory; 9 <= log_n <= 12. In/out: as fft_tc_f16_small_forward, total a
+// multiple of 4 (it is: 2^log_n divides it).
+extern "C" __global__ void __launch_bounds__(256, 4)
+    fft_tc_f16_large_forward(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n,
+                             uint64_t total) {
+    zkntt::fft::fft_large_any<false>(in, out, tw, log_n, total);
+}
+
+// Launch: as fft_tc_f16_large_forward. In/out: as there, the unnormalised inverse.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    fft_tc_f16_large_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n,
+                             uint64_t total) {
+    zkntt::fft::fft_large_any<true>(in, out, tw, log_n, total);
 }

@@ -11,24 +11,35 @@ use crate::{Direction, Error, Result};
 use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use zkntt_gpu::Gpu;
 
-/// Complex elements one block transforms (one 2^12 transform or several smaller ones).
+/// Twiddle table length (e^{-2 pi i j / 4096}).
+const TABLE: u64 = 4096;
+/// Complex elements one block of the large kernel takes per step of its loop.
 const CHUNK: u64 = 4096;
+/// Complex elements one warp of the small kernel takes per step of its loop.
+const TILE: u64 = 256;
 const THREADS: u32 = 256;
+/// Largest log2 size of the small kernel (registers only); the large one takes 9..=12.
+const SMALL_MAX_LOG: u32 = 8;
 
-/// The kernel's name for a direction.
-pub const fn kernel_name(dir: Direction) -> &'static str {
-    match dir {
-        Direction::Forward => "fft_tc_f16_forward",
-        Direction::Inverse => "fft_tc_f16_inverse",
+/// The kernel's name for a size and direction.
+pub const fn kernel_name(log_n: u32, dir: Direction) -> &'static str {
+    match (log_n <= SMALL_MAX_LOG, dir) {
+        (true, Direction::Forward) => "fft_tc_f16_small_forward",
+        (true, Direction::Inverse) => "fft_tc_f16_small_inverse",
+        (false, Direction::Forward) => "fft_tc_f16_large_forward",
+        (false, Direction::Inverse) => "fft_tc_f16_large_inverse",
     }
 }
 
 /// The fp16 Tensor Core FFT on one GPU: the twiddle table (e^{-2 pi i j / 4096}, f32, computed
-/// in f64) is uploaded once.
+/// in f64) is uploaded once; the kernels are persistent (grid = resident blocks, at most one per
+/// piece of work), sized once from the occupancy the driver reports.
 #[derive(Debug)]
 pub struct TcFft {
     gpu: Gpu,
     twiddles: CudaSlice<f32>,
+    /// Resident blocks on the whole GPU: small kernel, large kernel.
+    resident: [u64; 2],
 }
 
 impl TcFft {
@@ -36,7 +47,8 @@ impl TcFft {
     pub const MIN_LOG: u32 = 1;
     pub const MAX_LOG: u32 = 12;
 
-    /// Uploads the twiddles and resolves both kernels. Errors where the GPU or kernels are missing.
+    /// Uploads the twiddles, resolves the four kernels and sizes their persistent grids. Errors
+    /// where the GPU or kernels are missing.
     pub fn new(gpu: &Gpu) -> Result<Self> {
         if !zkntt_kernels::built() {
             return Err(zkntt_gpu::Error::KernelsNotBuilt {
@@ -44,9 +56,9 @@ impl TcFft {
             }
             .into());
         }
-        let table: Vec<f32> = (0..CHUNK)
+        let table: Vec<f32> = (0..TABLE)
             .flat_map(|j| {
-                let (re, im) = model::root(j, CHUNK, Direction::Forward);
+                let (re, im) = model::root(j, TABLE, Direction::Forward);
                 [re as f32, im as f32]
             })
             .collect();
@@ -54,12 +66,26 @@ impl TcFft {
             .stream()
             .clone_htod(&table)
             .during("FFT twiddle upload")?;
-        for dir in [Direction::Forward, Direction::Inverse] {
-            gpu.function(kernel_name(dir))?;
+        let sms = gpu.info()?.multiprocessors.max(1) as u64;
+        let mut resident = [0u64; 2];
+        for (slot, log_n) in [(0, SMALL_MAX_LOG), (1, Self::MAX_LOG)] {
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let f = gpu.function(kernel_name(log_n, dir))?;
+                let per_sm = f
+                    .occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)
+                    .during("FFT kernel occupancy")?;
+                let r = sms * per_sm.max(1) as u64;
+                resident[slot] = if resident[slot] == 0 {
+                    r
+                } else {
+                    resident[slot].min(r)
+                };
+            }
         }
         Ok(Self {
             gpu: gpu.clone(),
             twiddles,
+            resident,
         })
     }
 
@@ -94,9 +120,17 @@ impl TcFft {
         if total == 0 {
             return Ok(());
         }
-        let f = self.gpu.function(kernel_name(dir))?;
+        let f = self.gpu.function(kernel_name(log_n, dir))?;
+        let blocks = if log_n <= SMALL_MAX_LOG {
+            total
+                .div_ceil(TILE)
+                .div_ceil((THREADS / 32) as u64)
+                .min(self.resident[0])
+        } else {
+            total.div_ceil(CHUNK).min(self.resident[1])
+        };
         let cfg = LaunchConfig {
-            grid_dim: (total.div_ceil(CHUNK) as u32, 1, 1),
+            grid_dim: (blocks as u32, 1, 1),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
@@ -108,8 +142,10 @@ impl TcFft {
             .arg(&self.twiddles)
             .arg(&log_n)
             .arg(&total);
-        // SAFETY: (const half2* in, half2* out, const float2* tw, u32 log_n, u64 total): in and
-        // out hold `total` half2 each (checked above), tw the 4096 float2 the kernel indexes.
+        // SAFETY: (const u32* in, u32* out, const float2* tw, u32 log_n, u64 total), in and out
+        // `total` (re, im) half2 words each (checked above; distinct buffers, as `&` and `&mut`
+        // guarantee; device allocations are 256-byte aligned for the 16-byte loads), tw the 4096
+        // float2 the kernels index; any grid size is valid (the kernels stride over the work).
         unsafe { launch.launch(cfg) }.during("fft_tc_f16 launch")?;
         Ok(())
     }

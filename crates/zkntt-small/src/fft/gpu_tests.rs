@@ -195,3 +195,48 @@ fn fft_gpu_rejects_bad_shapes() {
     assert!(fft.run(&a, &mut c, 4, Direction::Forward).is_err());
     assert!(fft.run(&a, &mut b, 4, Direction::Forward).is_ok());
 }
+
+/// A batch larger than the resident grid (every warp and block loops), with a partial last tile
+/// or chunk, checked transform by transform against the f64 model of the same decomposition.
+#[test]
+fn fft_gpu_large_batch_every_transform() {
+    let Some(gpu) = gpu_or_skip("fft_gpu_large_batch_every_transform") else {
+        return;
+    };
+    let fft = TcFft::new(&gpu).unwrap();
+    for log_n in [1, 4, 5, 8, 9, 12] {
+        let n = 1usize << log_n;
+        let batch = (1usize << 22 >> log_n) - 1;
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let seed = fresh_seed();
+            let (bits, x) = random_f16(batch << log_n, seed);
+            let mut want = x.clone();
+            model::fft(&mut want, log_n, dir);
+            let got = on_gpu(&gpu, &fft, &bits, log_n, dir);
+            let e = model::rel_l2(&got, &want);
+            let worst = got
+                .chunks_exact(n)
+                .zip(want.chunks_exact(n))
+                .map(|(g, w)| model::rel_l2(g, w))
+                .enumerate()
+                .fold(
+                    (0, 0.0f64),
+                    |a, (t, e)| if e.is_nan() || e > a.1 { (t, e) } else { a },
+                );
+            note(&format!(
+                "fft 2^{log_n} {dir:?} x {batch}: rel L2 {e:.2e}, worst transform {} {:.2e} (seed {seed})",
+                worst.0, worst.1
+            ));
+            assert!(
+                e <= BOUND,
+                "2^{log_n} {dir:?} x {batch} seed {seed}: rel L2 {e:e}"
+            );
+            assert!(
+                worst.1 <= 4.0 * BOUND,
+                "2^{log_n} {dir:?} x {batch} seed {seed}: transform {} rel L2 {:e}",
+                worst.0,
+                worst.1
+            );
+        }
+    }
+}

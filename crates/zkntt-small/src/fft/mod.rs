@@ -5,8 +5,10 @@
 //!
 //! - [`model`]: the decomposition on the CPU in f32 or f64, and the plain f64 DFT it is checked
 //!   against (both run in CI).
-//! - [`gpu`]: the fp16 kernel (`cuda/small/fft_tc.cu`): WMMA 16x16x16 products with fp32
-//!   accumulation, shared memory between the steps.
+//! - [`gpu`]: the fp16 kernels (`cuda/small/fft_tc.cu`): `mma.sync m16n8k16` products with fp32
+//!   accumulation, two 16-point steps per warp tile with the data in registers between them (the
+//!   radix-2/4/8 factor of N = 32..128 is a block-diagonal matrix in the first of them); N <= 256
+//!   straight from and to global memory, N = 512..4096 through shared memory for the radix-R step.
 //! - [`half`]: fp16 bits to and from f32 on the host (round to nearest even).
 
 pub mod gpu;

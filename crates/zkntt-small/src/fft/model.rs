@@ -11,6 +11,12 @@
 //! twiddle `w_L^{n2 k1}` and writes it back to `s L + k1 m + n2`. The sub-problems of the next
 //! stage are the runs of m points. Radices: `2^(log_n mod 4)` first where that is not 1, then 16s.
 //! The result sits in digit-reversed order, and [`digit_reversed_index`] undoes it.
+//!
+//! The kernel runs these same stages, fused differently: two consecutive stages per warp tile of
+//! 256 points with the data in registers between them (the radix-`2^(log_n mod 4)` stage of
+//! N = 32..128 as a block-diagonal 16x16 matrix in the first of the two), and the digit reversal
+//! folded into the last stage's store addresses. It rounds to fp16 where this model keeps `T`:
+//! after every stage (data between stages are fp16 there) and in the DFT matrices.
 
 use crate::Direction;
 
