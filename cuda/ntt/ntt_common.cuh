@@ -1,5 +1,5 @@
 // Shared pieces of the NTT kernels: the launch parameters (mirrored by #[repr(C)] structs in
-// crates/zkntt-gpu/src/ntt/params.rs), shared-memory element storage, twiddle lookup.
+// crates/zkntt-gpu/src/ntt/params.rs), shared-memory element storage, twiddle-table reads.
 #pragma once
 #include <cstdint>
 
@@ -92,13 +92,6 @@ __device__ __forceinline__ F load_global(uint64_t ptr, uint64_t index) {
     const F* q = reinterpret_cast<const F*>(ptr) + index;
     __builtin_assume(__isGlobal(q));  // global loads (LDG), not generic ones
     return F::load(q);
-}
-
-template <class F>
-__device__ __forceinline__ F lookup(const PowerTable& t, uint32_t lo_bits, uint64_t e) {
-    const F lo = load_global<F>(t.lo, e & ((1ull << lo_bits) - 1));
-    const F hi = load_global<F>(t.hi, e >> lo_bits);
-    return lazy<typename F::params>::mul(hi, lo);  // below 2p: a lazy operand
 }
 
 // x[u] *= t^(e[u]) for u < B, two elements at a time: the four table reads of a pair are issued
