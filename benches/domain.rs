@@ -170,8 +170,9 @@ fn domain_bench(c: &mut Criterion) {
     chunk_sweep_bench(c);
 }
 
-/// The host path at 2^20 and 2^23 with chunks of 1, 4 and 16 MiB and one chunk for everything,
-/// beside the device-resident transform alone (wall clock, synchronised).
+/// The host path at 2^20 and 2^23 with chunks of 1 to 16 MiB and one chunk for everything (column
+/// ranges), the contiguous-chunk pipeline at its automatic chunk, and the device-resident
+/// transform alone (wall clock, synchronised).
 fn chunk_sweep_bench(c: &mut Criterion) {
     let Some(engine) = zkntt_ark::gpu_engine() else {
         return;
@@ -185,7 +186,7 @@ fn chunk_sweep_bench(c: &mut Criterion) {
         let n = 1usize << log_n;
         let mut data: Vec<Fr> = random_elements(n, 11);
         let cfg = NttConfig::forward();
-        for chunk_mib in [1usize, 4, 16, 1 << 20] {
+        for chunk_mib in [1usize, 2, 4, 8, 16, 1 << 20] {
             engine
                 .host_pipeline()
                 .set_chunk_bytes(Some((chunk_mib << 20).min(n * 32)));
@@ -202,6 +203,12 @@ fn chunk_sweep_bench(c: &mut Criterion) {
             }
         }
         engine.host_pipeline().set_chunk_bytes(None);
+        // The contiguous-chunk pipeline (the transform after the last chunk is in), same run.
+        engine.host_pipeline().set_column_ranges(false);
+        g.bench_function(BenchmarkId::new("contiguous-chunks", log_n), |b| {
+            b.iter(|| engine.ntt(&mut data, &cfg).unwrap())
+        });
+        engine.host_pipeline().set_column_ranges(true);
         let mut d = zkntt_gpu::DeviceVec::from_host(engine.gpu(), &data).unwrap();
         g.bench_function(BenchmarkId::new("device-resident-ntt", log_n), |b| {
             b.iter(|| {

@@ -36,7 +36,10 @@ struct NttStageParams {
     uint32_t lo_bits;       // split of every PowerTable
     uint32_t flags;
     uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product)
+    uint64_t col_base;      // column stage: first column of this launch (the host pipeline launches
+                            // stages A and C a range of columns at a time); 0 otherwise
 };
+static_assert(sizeof(NttStageParams) == 128, "mirrored by params.rs");
 
 // Programmatic dependent launch (sm_90+). Every NTT kernel calls `wait_for_previous_grid` before
 // its first global memory access: it returns once the previous kernel of the stream has finished

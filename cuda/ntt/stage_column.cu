@@ -20,7 +20,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     const uint32_t log_p = p.log_p, log_cols = p.log_cols;
     const uint32_t P = 1u << log_p, cols = 1u << log_cols, E = P << log_cols;
     const uint64_t R = 1ull << (p.log_n - log_p);
-    const uint64_t c0 = (uint64_t)blockIdx.x << log_cols;
+    const uint64_t c0 = p.col_base + ((uint64_t)blockIdx.x << log_cols);
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
 
@@ -82,7 +82,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 }  // namespace ntt
 }  // namespace zkntt
 
-// Launch: grid (R / cols, batch), 128 threads, dynamic shared memory 32 * padded_slots(P * cols)
+// Launch: grid (R / cols, batch), 128 threads (or fewer blocks from column p.col_base on), dynamic shared memory 32 * padded_slots(P * cols)
 // bytes. In/out: natural order, in place; column c of transform b is data[b*batch_stride +
 // (a*R + c)*elem_stride] for a < P.
 #define ZKNTT_COLUMN_STAGE(FIELD)                                                                  \

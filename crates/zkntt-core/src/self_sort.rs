@@ -16,12 +16,25 @@ use ark_ff::FftField;
 /// P-point NTTs down every column of the P x R matrix held in `a`, then `a[k1*R + c] *= w^(c*k1)`
 /// when `twiddle` is set (`w` the N-th root).
 pub fn stage_column<F: FftField>(a: &mut [F], log_p: u32, omega: F, twiddle: bool) {
+    let r = a.len() >> log_p;
+    stage_column_range(a, log_p, omega, twiddle, 0..r);
+}
+
+/// [`stage_column`] on the columns `cols` only (the host pipeline launches stages A and C a range
+/// of columns at a time, as their data arrives or leaves); the others are untouched.
+pub fn stage_column_range<F: FftField>(
+    a: &mut [F],
+    log_p: u32,
+    omega: F,
+    twiddle: bool,
+    cols: std::ops::Range<usize>,
+) {
     let n = a.len();
     let p = 1usize << log_p;
     let r = n >> log_p;
     let omega_p = omega.pow([r as u64]);
     let mut col = vec![F::zero(); p];
-    for c in 0..r {
+    for c in cols {
         for (i, v) in col.iter_mut().enumerate() {
             *v = a[i * r + c];
         }

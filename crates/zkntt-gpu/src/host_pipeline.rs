@@ -21,12 +21,18 @@
 //! what the kernels read (`zkntt-core` asserts at compile time that the field types with kernels
 //! are exactly four `u64` with alignment 8).
 //!
-//! The first and last passes of the transform are not overlapped with the copies: the engine's
-//! first launch reads strided columns across the whole array (every column needs every chunk), and
-//! its last launch writes them likewise, so no chunk is complete before the whole launch is.
+//! A single transform of the three-stage plan (2^12 and up, natural order) is cut by columns
+//! instead: its data is a P x R matrix (element a*R + c) whose first and last launches work down
+//! the columns, so chunk j is a range of columns, every row's segment of it. The CPU copies those
+//! segments into the pinned image, one 2-D DMA (`cuMemcpy2DAsync`, the row length as the pitch)
+//! takes them to the device, and stage A runs on those columns while the next chunk crosses; after
+//! the middle stage, stage C runs by the same ranges and each range goes back (2-D DMA into a
+//! packed ring slot, then the CPU scatters its segments) while the next is computed. Only the
+//! middle stage and one range of each column stage are not under a copy.
 
 use crate::device_vec::{field_of, words, words_mut};
 use crate::error::DriverContext;
+use crate::ntt::Staged;
 use crate::{DeviceVec, Error, Gpu, NttEngine, Result};
 use ark_ff::FftField;
 use cudarc::driver::sys;
@@ -58,6 +64,12 @@ const MIN_UNIT_BYTES: usize = 4 << 20;
 const MAX_UNITS: usize = 1024;
 /// Words per rayon task of a CPU copy (256 KiB).
 const COPY_PIECE_WORDS: usize = 32 * 1024;
+/// Words per rayon task of a copy of row segments (64 KiB; a task copies whole segments).
+const SEGMENT_TASK_WORDS: usize = 8 * 1024;
+/// Column chunks of a single staged transform: automatically 1/8 of the data within the chunk
+/// bounds above (2^20: 4 MiB, 2^23: 16 MiB), never more than this many (a 2-D DMA of short rows
+/// is slow; small chunk settings are for the tests).
+const MAX_COLUMN_CHUNKS: usize = 256;
 /// Pinned bytes the pool keeps idle between calls unless told otherwise.
 const DEFAULT_PINNED_LIMIT: usize = 2 << 30;
 /// Device bytes of slots kept idle between calls unless told otherwise.
@@ -162,6 +174,142 @@ fn copy_streaming(dst: &mut [u64], src: &[u64]) {
     dst.copy_from_slice(src);
 }
 
+/// Row segments, on all cores: segment `a < rows` is the `seg` words at `src + a * src_stride`,
+/// copied to `dst + a * dst_stride` (non-temporal stores where long enough, as [`copy_streaming`]).
+///
+/// # Safety
+/// Every source segment must be readable and every destination segment writable for the whole
+/// call, and no destination segment may overlap another segment or a source.
+unsafe fn par_copy_rows(
+    dst: *mut u64,
+    dst_stride: usize,
+    src: *const u64,
+    src_stride: usize,
+    seg: usize,
+    rows: usize,
+) {
+    // Addresses as integers: raw pointers are not Send.
+    let (dst, src) = (dst as usize, src as usize);
+    let per_task = (SEGMENT_TASK_WORDS / seg.max(1)).max(1);
+    (0..rows)
+        .into_par_iter()
+        .with_min_len(per_task)
+        .for_each(|a| {
+            // SAFETY: the caller's contract, segment by segment.
+            let (d, s) = unsafe {
+                (
+                    std::slice::from_raw_parts_mut((dst as *mut u64).add(a * dst_stride), seg),
+                    std::slice::from_raw_parts((src as *const u64).add(a * src_stride), seg),
+                )
+            };
+            copy_streaming(d, s);
+        });
+}
+
+/// One side of a 2-D copy: host or device memory, the first row, bytes between rows.
+#[derive(Clone, Copy)]
+enum Side {
+    Host(*mut u64, usize),
+    Device(u64, usize),
+}
+
+/// Queues `height` rows of `width` bytes from `src` to `dst` on `stream` (`cuMemcpy2DAsync`;
+/// host memory must be pinned for the copy to be asynchronous).
+///
+/// # Safety
+/// Both sides must address `height` rows of `width` bytes at their pitch, alive and untouched by
+/// anything else until the copy has completed on the stream.
+unsafe fn copy_2d(
+    src: Side,
+    dst: Side,
+    width: usize,
+    height: usize,
+    stream: &CudaStream,
+) -> Result<()> {
+    // SAFETY: plain data; the fields that matter are set below, the rest stay zero.
+    let mut c: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    match src {
+        Side::Host(p, pitch) => {
+            c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            c.srcHost = p as *const std::ffi::c_void;
+            c.srcPitch = pitch;
+        }
+        Side::Device(p, pitch) => {
+            c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            c.srcDevice = p;
+            c.srcPitch = pitch;
+        }
+    }
+    match dst {
+        Side::Host(p, pitch) => {
+            c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+            c.dstHost = p.cast();
+            c.dstPitch = pitch;
+        }
+        Side::Device(p, pitch) => {
+            c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            c.dstDevice = p;
+            c.dstPitch = pitch;
+        }
+    }
+    c.WidthInBytes = width;
+    c.Height = height;
+    // SAFETY: the caller's contract; `c` describes exactly those rows.
+    unsafe { sys::cuMemcpy2DAsync_v2(&c, stream.cu_stream()) }
+        .result()
+        .during("cuMemcpy2DAsync")
+}
+
+/// How a single staged transform is cut: `chunks` ranges of `width` columns of its `rows` x
+/// `columns` matrix (element a*columns + c). Chunk j is row a's words
+/// `segment(j, a) .. + segment_words()` for every row a.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ColumnCut {
+    rows: usize,
+    columns: usize,
+    width: usize,
+    chunks: usize,
+}
+
+impl ColumnCut {
+    /// Chunks of about `chunk_bytes` (0: automatic), a power of two of them, each a multiple of
+    /// `per_block` columns (the column stage's block width).
+    fn new(log_rows: u32, columns: usize, per_block: usize, chunk_bytes: usize) -> Self {
+        let rows = 1usize << log_rows;
+        let total = rows * columns * WORDS_PER_ELEMENT * 8;
+        let wanted = if chunk_bytes != 0 {
+            chunk_bytes
+        } else {
+            (total / 8).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
+        };
+        let most = (columns / per_block).clamp(1, MAX_COLUMN_CHUNKS);
+        let chunks = (1usize << (total / wanted).max(1).ilog2()).min(most);
+        Self {
+            rows,
+            columns,
+            width: columns / chunks,
+            chunks,
+        }
+    }
+
+    fn segment_words(&self) -> usize {
+        self.width * WORDS_PER_ELEMENT
+    }
+
+    fn row_words(&self) -> usize {
+        self.columns * WORDS_PER_ELEMENT
+    }
+
+    fn chunk_words(&self) -> usize {
+        self.rows * self.segment_words()
+    }
+
+    /// Word offset of row `a`'s segment of chunk `j`.
+    fn segment(&self, j: usize, a: usize) -> usize {
+        a * self.row_words() + j * self.segment_words()
+    }
+}
+
 /// How one call is cut up: `units` units of `unit_words` words (`rows` transforms each), moved in
 /// chunks of at most `chunk_words`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -264,6 +412,9 @@ pub struct HostPipeline {
     device_pool: Mutex<Vec<CudaSlice<u64>>>,
     device_limit: AtomicUsize,
     chunk_bytes: AtomicUsize,
+    /// Single staged transforms by column ranges (default); off: by contiguous chunks, the
+    /// transform after the last chunk is in (for comparisons).
+    column_ranges: std::sync::atomic::AtomicBool,
     last: Mutex<Option<HostProfile>>,
     /// Host-to-device and device-to-host streams of batches (a single transform uses the GPU's
     /// stream for everything: its phases run one after the other anyway).
@@ -279,6 +430,7 @@ impl HostPipeline {
             device_pool: Mutex::new(Vec::new()),
             device_limit: AtomicUsize::new(DEFAULT_DEVICE_LIMIT),
             chunk_bytes: AtomicUsize::new(0),
+            column_ranges: std::sync::atomic::AtomicBool::new(true),
             last: Mutex::new(None),
             copy_streams: OnceLock::new(),
         }
@@ -289,6 +441,14 @@ impl HostPipeline {
     pub fn set_chunk_bytes(&self, bytes: Option<usize>) {
         self.chunk_bytes
             .store(bytes.map_or(0, |b| b.max(1)), MemOrder::Relaxed);
+    }
+
+    /// Whether a single transform of 2^12 or more points (natural order) goes by column ranges,
+    /// its first and last launches overlapping the copies (default `true`, see the module docs);
+    /// `false` moves it in contiguous chunks and transforms it once all of it is in. For
+    /// comparisons; the results are the same.
+    pub fn set_column_ranges(&self, on: bool) {
+        self.column_ranges.store(on, MemOrder::Relaxed);
     }
 
     /// Most pinned bytes kept idle in the pool between calls (default 2 GiB). A call takes what
@@ -452,13 +612,31 @@ impl HostPipeline {
             cfg,
             self.chunk_bytes.load(MemOrder::Relaxed),
         );
-        let ring_words = RING_SLOTS.min(cut.total_chunks()) * cut.chunk_words;
         let total_words = data.len() * WORDS_PER_ELEMENT;
         let started = std::time::Instant::now();
         let mut slots = self.take_slots::<F>(
             cut.units.min(DEVICE_SLOTS),
             cut.unit_words / WORDS_PER_ELEMENT,
         )?;
+        // A single transform of the three-stage plan goes by column ranges (module docs).
+        let staged =
+            if cut.units == 1 && cfg.batch == 1 && self.column_ranges.load(MemOrder::Relaxed) {
+                engine.staged(&slots[0], cfg)?
+            } else {
+                None
+            };
+        let columns = staged.as_ref().map(|s| {
+            ColumnCut::new(
+                s.log_rows(),
+                s.columns(),
+                s.columns_per_block(),
+                self.chunk_bytes.load(MemOrder::Relaxed),
+            )
+        });
+        let ring_words = match &columns {
+            Some(c) => RING_SLOTS.min(c.chunks) * c.chunk_words(),
+            None => RING_SLOTS.min(cut.total_chunks()) * cut.chunk_words,
+        };
         let mut pinned = match self.take(total_words + ring_words) {
             Ok(p) => p,
             // No page-locked memory to be had: the same transform through pageable copies.
@@ -471,16 +649,28 @@ impl HostPipeline {
         let fail_at = crate::test_support::take_copy_back_failure();
         let mut profile = HostProfile {
             elements: data.len(),
-            chunk_bytes: cut.chunk_words * 8,
-            chunks: cut.total_chunks(),
+            chunk_bytes: columns.map_or(cut.chunk_words, |c| c.chunk_words()) * 8,
+            chunks: columns.map_or(cut.total_chunks(), |c| c.chunks),
             units: cut.units,
             ..HostProfile::default()
         };
         let buffer = pinned.as_mut_slice();
         // On a rayon worker, so that the copies' pieces go to the other workers directly rather
         // than through the pool's cold entry (a wake-up and a blocking latch per copy).
-        let out = rayon::scope(|_| {
-            run(
+        let out = rayon::scope(|_| match (&staged, &columns) {
+            (Some(staged), Some(columns)) => run_columns(
+                &self.gpu,
+                engine,
+                staged,
+                data,
+                columns,
+                buffer,
+                slots[0].device_ptr(&self.gpu),
+                || self.copy_streams(),
+                fail_at,
+                &mut profile,
+            ),
+            _ => run(
                 &self.gpu,
                 engine,
                 data,
@@ -491,7 +681,7 @@ impl HostPipeline {
                 || self.copy_streams(),
                 fail_at,
                 &mut profile,
-            )
+            ),
         });
         match out {
             Ok(()) => {
@@ -726,6 +916,148 @@ fn run<F: FftField>(
     }
 }
 
+/// The pipeline of one staged transform, cut by columns (see the module docs): chunk j's row
+/// segments in, stage A on its columns while chunk j+1 comes in; the middle stage; stage C by the
+/// same ranges, each range out (2-D DMA into a packed ring slot, the CPU scatters it) while the
+/// next is computed. `pinned` holds the input image (all of `data`, same layout) and the ring.
+#[allow(clippy::too_many_arguments)]
+fn run_columns<F: FftField>(
+    gpu: &Gpu,
+    engine: &NttEngine,
+    staged: &Staged,
+    data: &mut [F],
+    cut: &ColumnCut,
+    pinned: &mut [u64],
+    slot: u64,
+    copy_streams: impl FnOnce() -> Result<[Arc<CudaStream>; 2]>,
+    fail_at: Option<usize>,
+    profile: &mut HostProfile,
+) -> std::result::Result<(), Failure> {
+    let started = std::time::Instant::now();
+    let fail = |error| Failure { error, quiet: true };
+    let total_words = data.len() * WORDS_PER_ELEMENT;
+    let (image, ring) = pinned.split_at_mut(total_words);
+    let comp = gpu.stream().clone();
+    let [s_in, s_out] = copy_streams().map_err(fail)?;
+    let (seg, row) = (cut.segment_words(), cut.row_words());
+    let written = std::cell::Cell::new(false);
+    let result = (|| -> Result<()> {
+        let ctx = gpu.context();
+        let event = || ctx.new_event(None).during("cuEventCreate");
+        // The slot is allocated on the GPU's stream: the copy streams start after that.
+        let slot_ready = event()?;
+        slot_ready.record(&comp).during("cuEventRecord")?;
+        s_in.wait(&slot_ready).during("cuStreamWaitEvent")?;
+        let events = |count| (0..count).map(|_| event()).collect::<Result<Vec<_>>>();
+        let (arrived, done, ring_events) = (
+            events(cut.chunks)?,
+            events(cut.chunks)?,
+            events(RING_SLOTS)?,
+        );
+        ctx.bind_to_thread().during("cuCtxSetCurrent")?;
+        let src = words(data)?.as_ptr();
+        let dst = words_mut(data)?.as_mut_ptr();
+        let img = image.as_mut_ptr();
+
+        // In: the chunk's segments into the image, its DMA, stage A on its columns.
+        for (j, arrived) in arrived.iter().enumerate() {
+            let at = cut.segment(j, 0);
+            let t = std::time::Instant::now();
+            // SAFETY: `data` and the image have the same layout; chunk j's segments are in bounds
+            // and disjoint from every other chunk's.
+            unsafe { par_copy_rows(img.add(at), row, src.add(at), row, seg, cut.rows) };
+            profile.copy_in += t.elapsed();
+            // SAFETY: the image stays untouched until the call ends; the slot holds the data.
+            unsafe {
+                copy_2d(
+                    Side::Host(img.add(at), row * 8),
+                    Side::Device(slot + at as u64 * 8, row * 8),
+                    seg * 8,
+                    cut.rows,
+                    &s_in,
+                )
+            }?;
+            arrived.record(&s_in).during("cuEventRecord")?;
+            comp.wait(arrived).during("cuStreamWaitEvent")?;
+            engine.launch_staged(staged, 0, j * cut.width, cut.width, false)?;
+        }
+        profile.inputs_queued = started.elapsed();
+        engine.launch_staged(staged, 1, 0, 0, true)?;
+        for (j, done) in done.iter().enumerate() {
+            engine.launch_staged(staged, 2, j * cut.width, cut.width, j == 0)?;
+            done.record(&comp).during("cuEventRecord")?;
+        }
+
+        // Out: each range into a ring slot once computed, then scattered into `data`.
+        let mut queued = 0;
+        for j in 0..cut.chunks {
+            while queued < cut.chunks && queued < j + RING_SLOTS {
+                let r = queued % RING_SLOTS;
+                s_out.wait(&done[queued]).during("cuStreamWaitEvent")?;
+                let at = cut.segment(queued, 0);
+                // SAFETY: the ring slot's previous chunk was scattered (iteration queued - 4);
+                // it is read only after its event.
+                unsafe {
+                    copy_2d(
+                        Side::Device(slot + at as u64 * 8, row * 8),
+                        Side::Host(ring[r * cut.chunk_words()..].as_mut_ptr(), seg * 8),
+                        seg * 8,
+                        cut.rows,
+                        &s_out,
+                    )
+                }?;
+                ring_events[r].record(&s_out).during("cuEventRecord")?;
+                queued += 1;
+            }
+            let r = j % RING_SLOTS;
+            let t = std::time::Instant::now();
+            ring_events[r].synchronize().during("device-to-host copy")?;
+            profile.waiting += t.elapsed();
+            if fail_at == Some(j) {
+                return Err(injected());
+            }
+            let at = cut.segment(j, 0);
+            written.set(true);
+            let t = std::time::Instant::now();
+            // SAFETY: ring slot r holds chunk j's segments packed; `data`'s segments of chunk j
+            // are in bounds and disjoint.
+            unsafe {
+                par_copy_rows(
+                    dst.add(at),
+                    row,
+                    ring[r * cut.chunk_words()..].as_ptr(),
+                    seg,
+                    seg,
+                    cut.rows,
+                )
+            };
+            profile.copy_out += t.elapsed();
+            if j == 0 {
+                profile.first_result = started.elapsed();
+            }
+        }
+        if fail_at.is_some_and(|a| a >= cut.chunks) {
+            return Err(injected());
+        }
+        Ok(())
+    })();
+
+    match result {
+        Ok(()) => Ok(()),
+        Err(error) => {
+            // Chunks already scattered: put the input back from the image (which holds all of it
+            // once anything has been written, since the result needs every chunk in).
+            if let (true, Ok(dst)) = (written.get(), words_mut(data)) {
+                par_copy(dst, &image[..total_words]);
+            }
+            let quiet = [&s_in, &s_out, &comp]
+                .iter()
+                .all(|s| s.synchronize().is_ok());
+            Err(Failure { error, quiet })
+        }
+    }
+}
+
 fn injected() -> Error {
     Error::Runtime {
         code: -1,
@@ -800,6 +1132,65 @@ mod tests {
                 next += len;
             }
             assert_eq!(next, 3 << 20, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn column_chunks_cover_every_word_once() {
+        // 2^23 as the engine plans it: 2^10 rows of 2^13 columns, one column per block.
+        let c = ColumnCut::new(10, 1 << 13, 1, 0);
+        assert_eq!(
+            (c.chunks, c.chunk_words() * 8),
+            (16, 16 << 20),
+            "2^23: 16 x 16 MiB"
+        );
+        // 2^20: 2^8 rows of 2^12 columns, four per block.
+        let c = ColumnCut::new(8, 1 << 12, 4, 0);
+        assert_eq!(
+            (c.chunks, c.chunk_words() * 8),
+            (8, 4 << 20),
+            "2^20: 8 x 4 MiB"
+        );
+        // Tiny settings stop at one block's columns per chunk, and at MAX_COLUMN_CHUNKS.
+        assert_eq!(ColumnCut::new(6, 1 << 8, 4, 1).chunks, 64);
+        assert_eq!(ColumnCut::new(2, 1 << 12, 1, 32).chunks, MAX_COLUMN_CHUNKS);
+        assert_eq!(ColumnCut::new(6, 1 << 8, 4, usize::MAX).chunks, 1);
+        for (log_rows, columns, per, bytes) in [
+            (3u32, 64usize, 2usize, 0usize),
+            (4, 32, 1, 1000),
+            (2, 16, 4, 96),
+        ] {
+            let c = ColumnCut::new(log_rows, columns, per, bytes);
+            assert!(c.chunks.is_power_of_two() && c.width % per == 0, "{c:?}");
+            let mut seen = vec![0u8; c.rows * c.row_words()];
+            for j in 0..c.chunks {
+                for a in 0..c.rows {
+                    let at = c.segment(j, a);
+                    seen[at..at + c.segment_words()]
+                        .iter_mut()
+                        .for_each(|s| *s += 1);
+                }
+            }
+            assert!(seen.iter().all(|&s| s == 1), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn row_segments_are_copied() {
+        // 5 rows of 300 words, segments of 100 words at column word 120, into a packed buffer
+        // and back into another image.
+        let src: Vec<u64> = (0..1500u64).collect();
+        let mut packed = vec![0u64; 500];
+        let mut back = vec![7u64; 1500];
+        // SAFETY: all segments in bounds, destinations disjoint.
+        unsafe {
+            par_copy_rows(packed.as_mut_ptr(), 100, src[120..].as_ptr(), 300, 100, 5);
+            par_copy_rows(back[120..].as_mut_ptr(), 300, packed.as_ptr(), 100, 100, 5);
+        }
+        for a in 0..5 {
+            assert_eq!(packed[a * 100..][..100], src[a * 300 + 120..][..100]);
+            assert_eq!(back[a * 300 + 120..][..100], src[a * 300 + 120..][..100]);
+            assert!(back[a * 300..a * 300 + 120].iter().all(|&w| w == 7));
         }
     }
 

@@ -178,8 +178,55 @@ impl NttEngine {
         if log_n == 0 {
             return Ok(()); // a transform of one element is the identity, cosets and 1/N included
         }
-        let tw = self.twiddles::<F>(field, plan, cfg.direction)?;
+        let call = self.prepare(field, plan, cfg)?;
         let n = 1u64 << log_n;
+        let (elem_stride, batch_stride) = match cfg.layout {
+            BatchLayout::Rows => (1u64, n),
+            BatchLayout::Columns => (cfg.batch as u64, 1u64),
+        };
+        let base = data.device_ptr(&self.gpu);
+        let mut first = 0usize;
+        while first < cfg.batch {
+            let count = (cfg.batch - first).min(MAX_GRID_Y);
+            let mut p = call.p;
+            p.data = base + first as u64 * batch_stride * 32;
+            p.elem_stride = elem_stride;
+            p.batch_stride = batch_stride;
+            // Whether a kernel of this transform is already queued, so that the next may be
+            // launched dependently (only from DEPENDENT_LAUNCH_MIN_LOG up).
+            let dependent = log_n >= DEPENDENT_LAUNCH_MIN_LOG;
+            let mut queued = false;
+            if cfg.ordering == Ordering::RN {
+                self.bit_reverse(field, &p, count, false)?;
+                queued = dependent;
+            }
+            match plan {
+                Plan::Single { log_n } => {
+                    p.log_p = log_n;
+                    p.flags = call.pre | call.post;
+                    self.column(field, &p, 1, count, queued)?;
+                }
+                Plan::ThreeStage { .. } => {
+                    let [a, b, c] = call.three_stage(&p);
+                    let blocks = call.column_blocks;
+                    self.column(field, &a, blocks, count, queued)?;
+                    self.middle(field, &b, count, dependent)?;
+                    self.column(field, &c, blocks, count, dependent)?;
+                }
+            }
+            if cfg.ordering == Ordering::NR {
+                self.bit_reverse(field, &p, count, dependent)?;
+            }
+            first += count;
+        }
+        Ok(())
+    }
+
+    /// The launch parameters of a transform of `cfg` under `plan`, everything but the data:
+    /// twiddles, coset tables (built or from the caches), scaling flags.
+    fn prepare<F: FftField>(&self, field: FieldId, plan: Plan, cfg: &NttConfig<F>) -> Result<Call> {
+        let log_n = plan.log_n();
+        let tw = self.twiddles::<F>(field, plan, cfg.direction)?;
         // Coset tables for this call: g^j before a forward transform, g^-k after an inverse.
         let coset = match (cfg.coset, cfg.direction) {
             (None, _) => None,
@@ -189,105 +236,116 @@ impl NttEngine {
                 Some(self.coset_powers(field, g_inv, log_n)?)
             }
         };
-        let (elem_stride, batch_stride) = match cfg.layout {
-            BatchLayout::Rows => (1u64, n),
-            BatchLayout::Columns => (cfg.batch as u64, 1u64),
+        let mut p = NttStageParams {
+            elem_stride: 1,
+            batch_stride: 1 << log_n,
+            log_n,
+            lo_bits: lo_bits(log_n),
+            ..Default::default()
         };
-        let base = data.device_ptr(&self.gpu);
-        let mut first = 0usize;
-        while first < cfg.batch {
-            let count = (cfg.batch - first).min(MAX_GRID_Y);
-            let mut p = NttStageParams {
-                data: base + first as u64 * batch_stride * 32,
-                elem_stride,
-                batch_stride,
-                log_n,
-                lo_bits: lo_bits(log_n),
-                ..Default::default()
-            };
-            // Whether a kernel of this transform is already queued, so that the next may be
-            // launched dependently (only from DEPENDENT_LAUNCH_MIN_LOG up).
-            let dependent = log_n >= DEPENDENT_LAUNCH_MIN_LOG;
-            let mut queued = false;
-            if cfg.ordering == Ordering::RN {
-                self.bit_reverse(field, &p, count, false)?;
-                queued = dependent;
-            }
-            let mut pre = 0;
-            let mut post = 0;
-            if let Some(c) = &coset {
-                match cfg.direction {
-                    Direction::Forward => {
-                        p.pre = c.table(&self.gpu);
-                        pre = PRE_SCALE;
-                    }
-                    Direction::Inverse => {
-                        p.post = c.table(&self.gpu);
-                        post = POST_SCALE;
-                    }
+        let (mut pre, mut post) = (0, 0);
+        if let Some(c) = &coset {
+            match cfg.direction {
+                Direction::Forward => {
+                    p.pre = c.table(&self.gpu);
+                    pre = PRE_SCALE;
+                }
+                Direction::Inverse => {
+                    p.post = c.table(&self.gpu);
+                    post = POST_SCALE;
                 }
             }
-            if cfg.direction == Direction::Inverse {
-                p.post_const = tw.n_inv_ptr(&self.gpu);
-                post |= POST_CONST;
-            }
-            p.sub_twiddles = tw.sub_p.ptr(&self.gpu);
-            match plan {
-                Plan::Single { log_n } => {
-                    p.log_p = log_n;
-                    p.flags = pre | post;
-                    self.column(field, &p, 1, count, queued)?;
-                }
-                Plan::ThreeStage {
-                    log_p,
-                    log_q,
-                    log_cols,
-                    log_tile,
-                    ..
-                } => {
-                    p.log_p = log_p;
-                    p.log_q = log_q;
-                    let (omega, full) = tw
-                        .omega
-                        .as_ref()
-                        .expect("three-stage twiddles")
-                        .table(&self.gpu);
-                    p.omega = omega;
-                    let column_blocks = 1u32 << (log_n - log_p - log_cols);
-                    // A: columns, coset scaling on the way in, w^(c*k1) on the way out.
-                    p.log_cols = log_cols;
-                    p.flags = pre | TWIDDLE_OUT | if full { OMEGA_FULL } else { 0 };
-                    self.column(field, &p, column_blocks, count, queued)?;
-                    // B: Q-point groups with the transposing swap.
-                    let mut m = p;
-                    m.log_cols = log_tile;
-                    m.flags = 0;
-                    m.sub_twiddles = tw
-                        .sub_q
-                        .as_ref()
-                        .expect("three-stage twiddles")
-                        .ptr(&self.gpu);
-                    m.mid_twiddles = tw
-                        .mid
-                        .as_ref()
-                        .expect("three-stage twiddles")
-                        .ptr(&self.gpu);
-                    self.middle(field, &m, count, dependent)?;
-                    // C: columns again, 1/N and coset scaling on the way out.
-                    p.flags = post;
-                    self.column(field, &p, column_blocks, count, dependent)?;
-                }
-            }
-            if cfg.ordering == Ordering::NR {
-                self.bit_reverse(field, &p, count, dependent)?;
-            }
-            first += count;
         }
-        // The coset tables stay cached (freed stream-ordered when evicted).
-        drop(coset);
-        Ok(())
+        if cfg.direction == Direction::Inverse {
+            p.post_const = tw.n_inv_ptr(&self.gpu);
+            post |= POST_CONST;
+        }
+        p.sub_twiddles = tw.sub_p.ptr(&self.gpu);
+        let mut call = Call {
+            field,
+            plan,
+            p,
+            pre,
+            post,
+            mid: (0, 0),
+            full_omega: false,
+            column_blocks: 0,
+            _tables: (tw.clone(), coset),
+        };
+        if let Plan::ThreeStage {
+            log_p,
+            log_q,
+            log_cols,
+            ..
+        } = plan
+        {
+            call.p.log_p = log_p;
+            call.p.log_q = log_q;
+            call.p.log_cols = log_cols;
+            let omega = tw.omega.as_ref().expect("three-stage twiddles");
+            let (table, full) = omega.table(&self.gpu);
+            call.p.omega = table;
+            call.full_omega = full;
+            call.mid = (
+                tw.sub_q
+                    .as_ref()
+                    .expect("three-stage twiddles")
+                    .ptr(&self.gpu),
+                tw.mid
+                    .as_ref()
+                    .expect("three-stage twiddles")
+                    .ptr(&self.gpu),
+            );
+            call.column_blocks = 1u32 << (log_n - log_p - log_cols);
+        }
+        Ok(call)
     }
 
+    /// A single natural-order transform of a three-stage plan, prepared so that the host pipeline
+    /// can launch stages A and C a range of columns at a time (A on the columns whose data has
+    /// arrived, C on those to send back first). `None` for one-launch sizes, batches and bit-
+    /// reversed orderings, which run whole.
+    pub(crate) fn staged<F: FftField>(
+        &self,
+        data: &DeviceVec<F>,
+        cfg: &NttConfig<F>,
+    ) -> Result<Option<Staged>> {
+        let field = field_of::<F>()?;
+        data.check(&self.gpu, data.len())?;
+        let log_n = cfg.log_size(data.len())?;
+        let plan = Plan::for_size(log_n)?;
+        if cfg.batch != 1 || cfg.ordering != Ordering::NN || plan.launches() != 3 {
+            return Ok(None);
+        }
+        let call = self.prepare(field, plan, cfg)?;
+        let mut p = call.p;
+        p.data = data.device_ptr(&self.gpu);
+        let params = call.three_stage(&p);
+        Ok(Some(Staged { call, params }))
+    }
+
+    /// Stage A (`stage == 0`) or C (`stage == 2`) of `s` on columns `first_col ..` (`count`
+    /// columns, both multiples of [`Staged::columns_per_block`]), or the middle stage B
+    /// (`stage == 1`, the columns ignored). `dependent` as for [`Self::launch`].
+    pub(crate) fn launch_staged(
+        &self,
+        s: &Staged,
+        stage: usize,
+        first_col: usize,
+        count: usize,
+        dependent: bool,
+    ) -> Result<()> {
+        let field = s.call.field;
+        let dependent = dependent && s.call.p.log_n >= DEPENDENT_LAUNCH_MIN_LOG;
+        if stage == 1 {
+            return self.middle(field, &s.params[1], 1, dependent);
+        }
+        let per = s.columns_per_block();
+        debug_assert!(first_col % per == 0 && count % per == 0 && count > 0);
+        let mut p = s.params[stage];
+        p.col_base = first_col as u64;
+        self.column(field, &p, (count / per) as u32, 1, dependent)
+    }
     /// Host memory in, host memory out: through pinned staging buffers in chunks, the CPU copies
     /// on all cores overlapping the DMAs, batches of rows overlapping both copy directions across
     /// transforms (see [`HostPipeline`]). Waits for the result. On any error, `data` holds its
@@ -412,6 +470,70 @@ impl NttEngine {
             0,
             dependent,
         )
+    }
+}
+
+/// What `prepare` finds for a call: its parameters less the data, the tables it keeps alive.
+#[derive(Debug)]
+struct Call {
+    field: FieldId,
+    plan: Plan,
+    /// Stage A's parameters (or the one launch's) without the data, flags not yet set.
+    p: NttStageParams,
+    /// PRE_SCALE / POST_SCALE | POST_CONST flags of this call.
+    pre: u32,
+    post: u32,
+    /// Middle stage: (sub_twiddles, mid_twiddles).
+    mid: (u64, u64),
+    full_omega: bool,
+    column_blocks: u32,
+    /// The twiddles and coset tables the parameters point into (cached by the engine as well).
+    _tables: (Arc<Twiddles>, Option<Arc<SplitPowers>>),
+}
+
+impl Call {
+    /// Parameters of stages A, B, C for `p` (this call's parameters with the data filled in).
+    fn three_stage(&self, p: &NttStageParams) -> [NttStageParams; 3] {
+        let Plan::ThreeStage { log_tile, .. } = self.plan else {
+            unreachable!("three_stage of a one-launch plan");
+        };
+        // A: columns, coset scaling on the way in, w^(c*k1) on the way out.
+        let mut a = *p;
+        a.flags = self.pre | TWIDDLE_OUT | if self.full_omega { OMEGA_FULL } else { 0 };
+        // B: Q-point groups with the transposing swap.
+        let mut b = *p;
+        b.log_cols = log_tile;
+        b.flags = 0;
+        (b.sub_twiddles, b.mid_twiddles) = self.mid;
+        // C: columns again, 1/N and coset scaling on the way out.
+        let mut c = *p;
+        c.flags = self.post;
+        [a, b, c]
+    }
+}
+
+/// A single transform prepared by [`NttEngine::staged`]: data of P rows by R columns
+/// (element a*R + c), stages A and C launched by column ranges.
+#[derive(Debug)]
+pub(crate) struct Staged {
+    call: Call,
+    params: [NttStageParams; 3],
+}
+
+impl Staged {
+    /// log2 of P, the rows.
+    pub(crate) fn log_rows(&self) -> u32 {
+        self.call.p.log_p
+    }
+
+    /// R, the columns (the length of a row).
+    pub(crate) fn columns(&self) -> usize {
+        1 << (self.call.p.log_n - self.call.p.log_p)
+    }
+
+    /// Columns of one column-stage block: column ranges are multiples of it.
+    pub(crate) fn columns_per_block(&self) -> usize {
+        1 << self.call.p.log_cols
     }
 }
 

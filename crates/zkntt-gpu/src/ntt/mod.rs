@@ -5,3 +5,4 @@ mod params;
 mod twiddles;
 
 pub use engine::NttEngine;
+pub(crate) use engine::Staged;

@@ -35,8 +35,10 @@ pub(crate) struct NttStageParams {
     pub lo_bits: u32,
     pub flags: u32,
     pub mid_twiddles: u64,
+    /// Column stage: the first column of this launch (column ranges of the host pipeline).
+    pub col_base: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels declare (checked by the size assertion).
 unsafe impl DeviceRepr for NttStageParams {}
-const _: () = assert!(std::mem::size_of::<NttStageParams>() == 120);
+const _: () = assert!(std::mem::size_of::<NttStageParams>() == 128);

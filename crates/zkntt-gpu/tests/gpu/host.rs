@@ -58,6 +58,18 @@ fn sizes_and_chunks<F: PrimeField + FftField>(e: &NttEngine, label: &str) {
             }
         }
         e.host_pipeline().set_chunk_bytes(None);
+        // From 2^12 single transforms go by column ranges; the contiguous-chunk path too.
+        e.host_pipeline().set_column_ranges(false);
+        for (i, (cfg, want)) in cases.iter().enumerate() {
+            let mut got = x.clone();
+            e.ntt(&mut got, cfg).unwrap();
+            assert_same(
+                &got,
+                want,
+                &format!("{label} host 2^{log_n} case {i} contiguous chunks"),
+            );
+        }
+        e.host_pipeline().set_column_ranges(true);
         let mut got = x.clone();
         let nr = NttConfig::forward().with_ordering(Ordering::NR);
         e.ntt(&mut got, &nr).unwrap();
@@ -163,7 +175,12 @@ fn failure_during_copy_back_leaves_the_input() {
     let x: Vec<F> = input(&mut StdRng::seed_from_u64(3), n);
     let want = Radix2EvaluationDomain::<F>::new(n).unwrap().fft(&x);
     e.host_pipeline().set_chunk_bytes(Some(n * 32 / 8)); // 8 chunks
-    for at in [0usize, 1, 4, 7, 8, 100] {
+    // Column ranges (the default for a single 2^14 transform), then contiguous chunks.
+    for (columns, at) in [true, false]
+        .into_iter()
+        .flat_map(|c| [0usize, 1, 4, 7, 8, 100].map(move |a| (c, a)))
+    {
+        e.host_pipeline().set_column_ranges(columns);
         let mut data = x.clone();
         fail_next_copy_back_at(at);
         match e.ntt(&mut data, &NttConfig::forward()) {
@@ -173,15 +190,16 @@ fn failure_during_copy_back_leaves_the_input() {
         assert_same(
             &data,
             &x,
-            &format!("input restored after a failure at chunk {at}"),
+            &format!("input restored after a failure at chunk {at} (column ranges {columns})"),
         );
         e.ntt(&mut data, &NttConfig::forward()).unwrap();
         assert_same(
             &data,
             &want,
-            &format!("the call after a failure at chunk {at}"),
+            &format!("the call after a failure at chunk {at} (column ranges {columns})"),
         );
     }
+    e.host_pipeline().set_column_ranges(true);
     // The same in a batch, failing while other units are still coming in.
     let batch = 6;
     let m = 1usize << 17; // 4 MiB per transform: one unit each, six units on three slots
