@@ -226,34 +226,38 @@ unsafe fn copy_2d(
     height: usize,
     stream: &CudaStream,
 ) -> Result<()> {
-    // SAFETY: plain data; the fields that matter are set below, the rest stay zero.
-    let mut c: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
+    use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+    // Every field spelled out: the memory-type enum has no zero value.
+    let mut c = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: CU_MEMORYTYPE_HOST,
+        srcHost: std::ptr::null(),
+        srcDevice: 0,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: 0,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: CU_MEMORYTYPE_HOST,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: 0,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: 0,
+        WidthInBytes: width,
+        Height: height,
+    };
     match src {
-        Side::Host(p, pitch) => {
-            c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-            c.srcHost = p as *const std::ffi::c_void;
-            c.srcPitch = pitch;
-        }
+        Side::Host(p, pitch) => (c.srcHost, c.srcPitch) = (p as *const std::ffi::c_void, pitch),
         Side::Device(p, pitch) => {
-            c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            c.srcDevice = p;
-            c.srcPitch = pitch;
+            (c.srcMemoryType, c.srcDevice, c.srcPitch) = (CU_MEMORYTYPE_DEVICE, p, pitch)
         }
     }
     match dst {
-        Side::Host(p, pitch) => {
-            c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-            c.dstHost = p.cast();
-            c.dstPitch = pitch;
-        }
+        Side::Host(p, pitch) => (c.dstHost, c.dstPitch) = (p.cast(), pitch),
         Side::Device(p, pitch) => {
-            c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-            c.dstDevice = p;
-            c.dstPitch = pitch;
+            (c.dstMemoryType, c.dstDevice, c.dstPitch) = (CU_MEMORYTYPE_DEVICE, p, pitch)
         }
     }
-    c.WidthInBytes = width;
-    c.Height = height;
     // SAFETY: the caller's contract; `c` describes exactly those rows.
     unsafe { sys::cuMemcpy2DAsync_v2(&c, stream.cu_stream()) }
         .result()
