@@ -66,8 +66,9 @@ const MAX_UNITS: usize = 1024;
 const COPY_PIECE_WORDS: usize = 32 * 1024;
 /// Words per rayon task of a copy of row segments (64 KiB; a task copies whole segments).
 const SEGMENT_TASK_WORDS: usize = 8 * 1024;
-/// Column chunks of a single staged transform: automatically 1/8 of the data within the chunk
-/// bounds above (2^20: 4 MiB, 2^23: 16 MiB), never more than this many (a 2-D DMA of short rows
+/// Column chunks of a single staged transform: automatically 1/4 of the data within the chunk
+/// bounds above (2^20: 8 MiB, 2^23: 16 MiB; the H100 sweep at 2^20: 1 MiB 3.8 ms, 4 MiB 2.7,
+/// 8 MiB 2.0, 16 MiB 2.2), never more than this many (a 2-D DMA of short rows
 /// is slow; small chunk settings are for the tests).
 const MAX_COLUMN_CHUNKS: usize = 256;
 /// Pinned bytes the pool keeps idle between calls unless told otherwise.
@@ -284,7 +285,7 @@ impl ColumnCut {
         let wanted = if chunk_bytes != 0 {
             chunk_bytes
         } else {
-            (total / 8).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
+            (total / 4).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
         };
         let most = (columns / per_block).clamp(1, MAX_COLUMN_CHUNKS);
         let chunks = (1usize << (total / wanted).max(1).ilog2()).min(most);
@@ -963,27 +964,54 @@ fn run_columns<F: FftField>(
         let dst = words_mut(data)?.as_mut_ptr();
         let img = image.as_mut_ptr();
 
-        // In: the chunk's segments into the image, its DMA, stage A on its columns.
-        for (j, arrived) in arrived.iter().enumerate() {
+        // In: the chunk's segments into the image, its DMA, stage A on its columns. Chunk j is
+        // queued (driver calls, on this thread, which holds the context) while the other workers
+        // copy chunk j+1, so that the copies run back to back.
+        let (src_at, img_at) = (src as usize, img as usize);
+        let copy_in = move |j: usize| {
             let at = cut.segment(j, 0);
-            let t = std::time::Instant::now();
             // SAFETY: `data` and the image have the same layout; chunk j's segments are in bounds
-            // and disjoint from every other chunk's.
-            unsafe { par_copy_rows(img.add(at), row, src.add(at), row, seg, cut.rows) };
-            profile.copy_in += t.elapsed();
-            // SAFETY: the image stays untouched until the call ends; the slot holds the data.
+            // and disjoint from every other chunk's (and from those a DMA is reading).
             unsafe {
-                copy_2d(
-                    Side::Host(img.add(at), row * 8),
-                    Side::Device(slot + at as u64 * 8, row * 8),
-                    seg * 8,
+                par_copy_rows(
+                    (img_at as *mut u64).add(at),
+                    row,
+                    (src_at as *const u64).add(at),
+                    row,
+                    seg,
                     cut.rows,
-                    &s_in,
                 )
-            }?;
-            arrived.record(&s_in).during("cuEventRecord")?;
-            comp.wait(arrived).during("cuStreamWaitEvent")?;
-            engine.launch_staged(staged, 0, j * cut.width, cut.width, false)?;
+            }
+        };
+        let t = std::time::Instant::now();
+        copy_in(0);
+        profile.copy_in += t.elapsed();
+        for (j, arrived) in arrived.iter().enumerate() {
+            let queue = || -> Result<()> {
+                let at = cut.segment(j, 0);
+                // SAFETY: the image's chunk j is complete and stays untouched until the call
+                // ends; the slot holds the data.
+                unsafe {
+                    copy_2d(
+                        Side::Host((img_at as *mut u64).add(at), row * 8),
+                        Side::Device(slot + at as u64 * 8, row * 8),
+                        seg * 8,
+                        cut.rows,
+                        &s_in,
+                    )
+                }?;
+                arrived.record(&s_in).during("cuEventRecord")?;
+                comp.wait(arrived).during("cuStreamWaitEvent")?;
+                engine.launch_staged(staged, 0, j * cut.width, cut.width, false)
+            };
+            let t = std::time::Instant::now();
+            let (queued, ()) = rayon::join(queue, || {
+                if j + 1 < cut.chunks {
+                    copy_in(j + 1)
+                }
+            });
+            profile.copy_in += t.elapsed();
+            queued?;
         }
         profile.inputs_queued = started.elapsed();
         engine.launch_staged(staged, 1, 0, 0, true)?;
@@ -1152,8 +1180,8 @@ mod tests {
         let c = ColumnCut::new(8, 1 << 12, 4, 0);
         assert_eq!(
             (c.chunks, c.chunk_words() * 8),
-            (8, 4 << 20),
-            "2^20: 8 x 4 MiB"
+            (4, 8 << 20),
+            "2^20: 4 x 8 MiB"
         );
         // Tiny settings stop at one block's columns per chunk, and at MAX_COLUMN_CHUNKS.
         assert_eq!(ColumnCut::new(6, 1 << 8, 4, 1).chunks, 64);
