@@ -50,6 +50,10 @@ use zkntt_core::{BatchLayout, NttConfig};
 const WORDS_PER_ELEMENT: usize = 4;
 /// Pinned slots of the copy-back ring: chunks in flight device-to-host while the CPU empties one.
 const RING_SLOTS: usize = 4;
+/// Column-range calls: ring slots for at least this many bytes in flight (small ranges need more
+/// than four slots, or each range's wait and queueing latency shows: 2^23 in 1 MiB ranges spent
+/// 15 ms in the copy back with four slots).
+const RING_BYTES: usize = 64 << 20;
 /// Device slots of a batch: one unit coming in, one being transformed, one going out.
 const DEVICE_SLOTS: usize = 3;
 /// Automatic chunk size, between these bounds: each chunk costs a fixed 50-100 us on the host
@@ -304,6 +308,14 @@ impl ColumnCut {
 
     fn chunk_words(&self) -> usize {
         self.rows * self.segment_words()
+    }
+
+    /// Slots of the copy-back ring: RING_BYTES in flight, at least RING_SLOTS, at most a slot
+    /// per range.
+    fn ring_slots(&self) -> usize {
+        (RING_BYTES / (self.chunk_words() * 8))
+            .max(RING_SLOTS)
+            .min(self.chunks)
     }
 
     /// Word offset of row `a`'s segment of chunk `j`.
@@ -638,7 +650,7 @@ impl HostPipeline {
             )
         });
         let ring_words = match &columns {
-            Some(c) => RING_SLOTS.min(c.chunks) * c.chunk_words(),
+            Some(c) => c.ring_slots() * c.chunk_words(),
             None => RING_SLOTS.min(cut.total_chunks()) * cut.chunk_words,
         };
         let mut pinned = match self.take(total_words + ring_words) {
@@ -1020,6 +1032,7 @@ fn run_columns<F: FftField>(
     let comp = gpu.stream().clone();
     let [s_in, s_out] = copy_streams().map_err(fail)?;
     let (seg, row, j_max) = (cut.segment_words(), cut.row_words(), cut.chunks);
+    let slots = cut.ring_slots();
     // Addresses as integers (the crew's closure is shared between threads).
     let src_at = words(data).map_err(fail)?.as_ptr() as usize;
     let dst_at = words_mut(data).map_err(fail)?.as_mut_ptr() as usize;
@@ -1032,7 +1045,7 @@ fn run_columns<F: FftField>(
         let rows = rows_per_block.min(cut.rows - first);
         // SAFETY: range r < j_max is copied in: `data` and the image have the same layout and a
         // range's segments are disjoint from every other range's. Range j = r - j_max is copied
-        // out of ring slot j % RING_SLOTS (packed segments), whose DMA is complete and which is
+        // out of ring slot j % slots (packed segments), whose DMA is complete and which is
         // not reused before every block of it is done, into `data`'s segments of range j, which
         // nothing else touches. Each item is its own rows.
         unsafe {
@@ -1049,7 +1062,7 @@ fn run_columns<F: FftField>(
             } else {
                 let j = r - j_max;
                 let from =
-                    (ring_at as *const u64).add((j % RING_SLOTS) * cut.chunk_words() + first * seg);
+                    (ring_at as *const u64).add((j % slots) * cut.chunk_words() + first * seg);
                 copy_rows(
                     (dst_at as *mut u64).add(cut.segment(j, first)),
                     row,
@@ -1087,8 +1100,7 @@ fn run_columns<F: FftField>(
             slot_ready.record(&comp).during("cuEventRecord")?;
             s_in.wait(&slot_ready).during("cuStreamWaitEvent")?;
             let events = |count| (0..count).map(|_| event()).collect::<Result<Vec<_>>>();
-            let (arrived, done, ring_events) =
-                (events(j_max)?, events(j_max)?, events(RING_SLOTS)?);
+            let (arrived, done, ring_events) = (events(j_max)?, events(j_max)?, events(slots)?);
             ctx.bind_to_thread().during("cuCtxSetCurrent")?;
 
             // In: once range j is in the image, its DMA, then stage A on its columns.
@@ -1120,7 +1132,7 @@ fn run_columns<F: FftField>(
 
             // Out: each range into a ring slot once computed, then scattered by the crew.
             let queue_out = |j: usize| -> Result<()> {
-                let r = j % RING_SLOTS;
+                let r = j % slots;
                 s_out.wait(&done[j]).during("cuStreamWaitEvent")?;
                 let at = cut.segment(j, 0);
                 // SAFETY: ring slot r is free (its previous range was scattered completely
@@ -1136,13 +1148,13 @@ fn run_columns<F: FftField>(
                 }?;
                 ring_events[r].record(&s_out).during("cuEventRecord")
             };
-            for j in 0..j_max.min(RING_SLOTS) {
+            for j in 0..slots {
                 queue_out(j)?;
             }
             let out_started = std::time::Instant::now();
             for j in 0..j_max {
                 let t = std::time::Instant::now();
-                ring_events[j % RING_SLOTS]
+                ring_events[j % slots]
                     .synchronize()
                     .during("device-to-host copy")?;
                 profile.waiting += t.elapsed();
@@ -1155,8 +1167,8 @@ fn run_columns<F: FftField>(
                 if j == 0 {
                     profile.first_result = started.elapsed();
                 }
-                if j + RING_SLOTS < j_max {
-                    queue_out(j + RING_SLOTS)?;
+                if j + slots < j_max {
+                    queue_out(j + slots)?;
                 }
             }
             profile.copy_out = out_started.elapsed();
@@ -1280,6 +1292,23 @@ mod tests {
         assert_eq!(ColumnCut::new(6, 1 << 8, 4, 1).chunks, 64);
         assert_eq!(ColumnCut::new(2, 1 << 12, 1, 32).chunks, MAX_COLUMN_CHUNKS);
         assert_eq!(ColumnCut::new(6, 1 << 8, 4, usize::MAX).chunks, 1);
+        // The ring: 64 MiB in flight, four slots at least, one per range at most.
+        assert_eq!(
+            ColumnCut::new(10, 1 << 13, 1, 0).ring_slots(),
+            4,
+            "2^23, 16 MiB"
+        );
+        assert_eq!(
+            ColumnCut::new(10, 1 << 13, 1, 1 << 20).ring_slots(),
+            64,
+            "2^23, 1 MiB"
+        );
+        assert_eq!(
+            ColumnCut::new(8, 1 << 12, 4, 1 << 20).ring_slots(),
+            32,
+            "2^20, 1 MiB"
+        );
+        assert_eq!(ColumnCut::new(6, 1 << 8, 4, usize::MAX).ring_slots(), 1);
         for (log_rows, columns, per, bytes) in [
             (3u32, 64usize, 2usize, 0usize),
             (4, 32, 1, 1000),
