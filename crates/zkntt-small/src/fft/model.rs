@@ -65,9 +65,13 @@ pub const MAX_LOG: u32 = 20;
 pub const ONE_LAUNCH_MAX_LOG: u32 = 12;
 
 /// The four-step split of a 2^log_n-point transform above one launch: `(log N1, log N2)`, the
-/// column transforms 2^4..2^8 points, the row transforms at most 2^12 (the one-launch kernels).
+/// column transforms 2^4..2^8 points, the row transforms at most 2^12 (the one-launch kernels),
+/// N1 as near sqrt(N) as that allows (2^13 = 128 x 64, 2^16 = 256 x 256, 2^20 = 256 x 4096): no
+/// 16-row transposes or 16-point column slabs, the slowest shapes (see benches/NOTES.md).
 pub fn split(log_n: u32) -> (u32, u32) {
-    let log_n1 = log_n.saturating_sub(ONE_LAUNCH_MAX_LOG).max(4);
+    let log_n1 = log_n
+        .div_ceil(2)
+        .clamp(log_n.saturating_sub(ONE_LAUNCH_MAX_LOG).max(4), 8);
     (log_n1, log_n - log_n1)
 }
 
