@@ -610,6 +610,175 @@ __device__ __forceinline__ void fft_large_any(const uint4* in, uint32_t* out, co
         default: break;
     }
 }
+
+// ---- N = 2^13..2^20: pass 1 of the four-step split, the N1-point column DFTs ------------------
+
+// N = N1 x N2 (N1 = 2^4..2^8, N2 = N / N1, x[n1 N2 + n2]): Y[k1 N2 + n2] = w_N^{n2 k1} times the
+// N1-point DFT of column n2 (rounded to fp16 once, after the fp32 twiddle). Passes 2 and 3 (host
+// side, `crates/zkntt-small/src/fft/gpu.rs`) are the one-kernel N2-point FFT on every row of Y and a
+// transpose, so that X[k1 + N1 k2] lands in natural order. A block takes a slab of C = 4096 / N1
+// adjacent columns (rows of C words, 16-byte coalesced), stores it column-major in shared memory
+// (pad_in layout), so that each 256-word run is one warp tile of 256 / N1 whole columns exactly as
+// in fft_small, and writes the tile's outputs back in place before copying the slab out.
+struct ColumnSmem {
+    alignas(16) uint32_t data[IN_WORDS];
+    uint4 frag[2][4][32];  // [matrix][4 regs][lane]
+    float2 w1[8][32];      // step 1's w_N1^{b k1}, [mt][nt][e][lane]
+};
+
+template <bool INV, uint32_t LOG_N1>
+__device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restrict__ in,
+                                            uint32_t* __restrict__ out, const float2* tw,
+                                            uint32_t log_n, uint64_t total) {
+    constexpr uint32_t log_r = LOG_N1 - 4, r = 1u << log_r;
+    constexpr uint32_t log_c = 12 - LOG_N1, c4s = (1u << log_c) / 4;  // columns per slab, / 4
+    const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const uint32_t log_n2 = log_n - LOG_N1, log_slabs = log_n - 12;  // slabs per transform
+    const uint64_t slabs = total / CHUNK;
+
+    if (warp == 0) {
+        uint32_t g1[2][2][4], g2[4][2][2];
+        load_g1<INV>(g1, tw, log_r, lane);
+        load_g2<INV, false>(g2, tw, 4, lane);
+#pragma unroll
+        for (uint32_t i = 0; i < 4; i++) {
+            sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
+                                             g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
+            sm.frag[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
+        }
+#pragma unroll
+        for (uint32_t i = 0; i < 8; i++) {
+            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
+            sm.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), LOG_N1);
+        }
+    }
+
+    // Slab s: transform s >> log_slabs, columns (s & (slabs per transform - 1)) C + [0, C).
+    auto slab_base = [&](uint64_t s) -> uint64_t {
+        return ((s >> log_slabs) << log_n) + ((s & ((1ull << log_slabs) - 1)) << log_c);
+    };
+    // Thread's 16-byte words i = tid + THREADS k: row i / (C / 4), columns 4 (i % (C / 4)) + [0, 4).
+    uint4 pre[CHUNK / 4 / THREADS];
+    auto fetch = [&](uint64_t s) {
+        const uint64_t base = slab_base(s);
+#pragma unroll
+        for (uint32_t k = 0; k < CHUNK / 4 / THREADS; k++) {
+            const uint32_t i = tid + k * THREADS, row = i / c4s, c4 = i % c4s;
+            pre[k] = in[(base + ((uint64_t)row << log_n2)) / 4 + c4];
+        }
+    };
+    const uint32_t lane_ld = 16 * q + g;
+    const uint32_t lane_st = ((g >> log_r) << LOG_N1) + (g & (r - 1)) + (q << log_r);
+    const float turn = __int_as_float((127 + 1 - (int)log_n) << 23);  // 2 / N, exact
+
+    uint64_t s = blockIdx.x;
+    if (s < slabs) fetch(s);
+    for (; s < slabs; s += gridDim.x) {
+        const uint64_t base = slab_base(s);
+        const uint32_t col_base = (uint32_t)(base & ((1ull << log_n2) - 1));  // n2 of column 0
+#pragma unroll
+        for (uint32_t k = 0; k < CHUNK / 4 / THREADS; k++) {
+            const uint32_t i = tid + k * THREADS, row = i / c4s, c4 = i % c4s;
+            const uint32_t at = ((4 * c4) << LOG_N1) + row;
+            sm.data[pad_in(at)] = pre[k].x;
+            sm.data[pad_in(at + (1u << LOG_N1))] = pre[k].y;
+            sm.data[pad_in(at + (2u << LOG_N1))] = pre[k].z;
+            sm.data[pad_in(at + (3u << LOG_N1))] = pre[k].w;
+        }
+        __syncthreads();
+        if (s + gridDim.x < slabs) fetch(s + gridDim.x);
+
+#pragma unroll
+        for (uint32_t t = 0; t < 2; t++) {
+            const uint32_t T = warp + WARPS * t;  // tile: columns T 256 / N1 + [0, 256 / N1)
+            const uint32_t b_ld = pad_in(256 * T + lane_ld);
+            uint32_t x[2][2][2];
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t j = 0; j < 2; j++)
+                        x[kb][nt][j] = sm.data[b_ld + pad_in(16 * (8 * kb + 4 * j) + 8 * nt)];
+            __syncwarp();
+            float acc[2][2][4];
+            {
+                uint32_t g1[2][2][4];
+#pragma unroll
+                for (uint32_t i = 0; i < 4; i++) {
+                    const uint4 v = sm.frag[0][i][lane];
+                    g1[i >> 1][i & 1][0] = v.x;
+                    g1[i >> 1][i & 1][1] = v.y;
+                    g1[i >> 1][i & 1][2] = v.z;
+                    g1[i >> 1][i & 1][3] = v.w;
+                }
+                step1(acc, g1, x);
+            }
+#pragma unroll
+            for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t e = 0; e < 2; e++)
+                        twiddle(acc[mt][nt], e, sm.w1[4 * mt + 2 * nt + e][lane]);
+            uint32_t a2[2][4];
+            to_a2(a2, acc);
+            float y[4][4];
+            {
+                uint32_t g2[4][2][2];
+#pragma unroll
+                for (uint32_t nt = 0; nt < 4; nt++) {
+                    const uint4 v = sm.frag[1][nt][lane];
+                    g2[nt][0][0] = v.x;
+                    g2[nt][0][1] = v.y;
+                    g2[nt][1][0] = v.z;
+                    g2[nt][1][1] = v.w;
+                }
+                step2(y, a2, g2);
+            }
+            // Output k1 of column tt sits at tile offset tt N1 + k1 (as fft_small's stores); the
+            // four-step twiddle w_N^{n2 k1} in fp32 (sincospi of an exact argument), then in place.
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (uint32_t h = 0; h < 2; h++) {
+                    const uint32_t o = lane_st + (((8 * h) >> log_r) << LOG_N1) + ((8 * h) & (r - 1)) +
+                                       ((4 * nt) << log_r);
+                    const uint32_t n2 = col_base + ((256 * T + o) >> LOG_N1), k1 = o & ((1u << LOG_N1) - 1);
+                    float sn, cs;
+                    sincospif((float)(n2 * k1) * turn, &sn, &cs);
+                    if (!INV) sn = -sn;
+                    const float re = y[nt][2 * h], im = y[nt][2 * h + 1];
+                    sm.data[pad_in(256 * T + o)] = pack(re * cs - im * sn, re * sn + im * cs);
+                }
+        }
+        __syncthreads();
+
+#pragma unroll
+        for (uint32_t k = 0; k < CHUNK / 4 / THREADS; k++) {
+            const uint32_t i = tid + k * THREADS, row = i / c4s, c4 = i % c4s;
+            const uint32_t at = ((4 * c4) << LOG_N1) + row;
+            reinterpret_cast<uint4*>(out)[(base + ((uint64_t)row << log_n2)) / 4 + c4] =
+                make_uint4(sm.data[pad_in(at)], sm.data[pad_in(at + (1u << LOG_N1))],
+                           sm.data[pad_in(at + (2u << LOG_N1))], sm.data[pad_in(at + (3u << LOG_N1))]);
+        }
+        __syncthreads();
+    }
+}
+
+template <bool INV>
+__device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, const float2* tw,
+                                                uint32_t log_n1, uint32_t log_n, uint64_t total) {
+    __shared__ ColumnSmem sm;
+    switch (log_n1) {
+        case 4: fft_columns<INV, 4>(sm, in, out, tw, log_n, total); break;
+        case 5: fft_columns<INV, 5>(sm, in, out, tw, log_n, total); break;
+        case 6: fft_columns<INV, 6>(sm, in, out, tw, log_n, total); break;
+        case 7: fft_columns<INV, 7>(sm, in, out, tw, log_n, total); break;
+        case 8: fft_columns<INV, 8>(sm, in, out, tw, log_n, total); break;
+        default: break;
+    }
+}
 }  // namespace fft
 }  // namespace zkntt
 
@@ -645,4 +814,22 @@ extern "C" __global__ void __launch_bounds__(256, 4)
     fft_tc_f16_large_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n,
                              uint64_t total) {
     zkntt::fft::fft_large_any<true>(in, out, tw, log_n, total);
+}
+
+// Launch: 1-D grid of any size (persistent: blocks stride over slabs of 4096 points = N1 rows of
+// 4096 / N1 adjacent columns), block 256, 27 KiB static shared memory; 4 <= log_n1 <= 8,
+// 12 <= log_n - log_n1, 13 <= log_n <= 20. In/out: total = batch * 2^log_n (re, im) half2 words,
+// transforms contiguous, in natural order; out in the same layout, row k1 = w_N^{n2 k1} DFT_N1 of
+// column n2 (pass 1 of 3, see fft_columns). in != out.
+extern "C" __global__ void __launch_bounds__(256, 3)
+    fft_tc_f16_columns_forward(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n1,
+                               uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_columns_any<false>(in, out, tw, log_n1, log_n, total);
+}
+
+// Launch: as fft_tc_f16_columns_forward. In/out: as there, + in the exponents (the inverse's pass 1).
+extern "C" __global__ void __launch_bounds__(256, 3)
+    fft_tc_f16_columns_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n1,
+                               uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_columns_any<true>(in, out, tw, log_n1, log_n, total);
 }

@@ -1,5 +1,8 @@
 //! The host API of the Tensor Core fp16 FFT (`cuda/small/fft_tc.cu`): batched complex FFTs of
-//! 2^1..2^12 points on device-resident data.
+//! 2^1..2^20 points on device-resident data, 2^1..2^12 in one launch, 2^13..2^20 in three (the
+//! four-step split of [`model::split`]: the N1-point column transforms with the twiddle
+//! `w_N^{n2 k1}`, the one-launch N2-point kernel on the rows, a transpose), with fp16 data
+//! between the launches in a scratch buffer of the output's size, kept for the next call.
 //!
 //! Layout: interleaved complex fp16, `(re, im)` pairs of binary16 bits in a `CudaSlice<u16>`
 //! (cuFFT's `half2` layout), transforms contiguous, natural order in and out. A batch of B
@@ -7,8 +10,10 @@
 
 use crate::error::DriverContext;
 use crate::fft::model;
+use crate::gpu::{oom, transpose_words};
 use crate::{Direction, Error, Result};
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+use std::sync::Mutex;
 use zkntt_gpu::Gpu;
 
 /// Twiddle table length (e^{-2 pi i j / 4096}).
@@ -21,7 +26,15 @@ const THREADS: u32 = 256;
 /// Largest log2 size of the small kernel (registers only); the large one takes 9..=12.
 const SMALL_MAX_LOG: u32 = 8;
 
-/// The kernel's name for a size and direction.
+/// The column kernel (pass 1 of the four-step split) for a direction.
+pub const fn column_kernel_name(dir: Direction) -> &'static str {
+    match dir {
+        Direction::Forward => "fft_tc_f16_columns_forward",
+        Direction::Inverse => "fft_tc_f16_columns_inverse",
+    }
+}
+
+/// The one-launch kernel's name for a size (at most 2^12) and direction.
 pub const fn kernel_name(log_n: u32, dir: Direction) -> &'static str {
     match (log_n <= SMALL_MAX_LOG, dir) {
         (true, Direction::Forward) => "fft_tc_f16_small_forward",
@@ -38,14 +51,18 @@ pub const fn kernel_name(log_n: u32, dir: Direction) -> &'static str {
 pub struct TcFft {
     gpu: Gpu,
     twiddles: CudaSlice<f32>,
-    /// Resident blocks on the whole GPU: small kernel, large kernel.
-    resident: [u64; 2],
+    /// Resident blocks on the whole GPU: small kernel, large kernel, column kernel.
+    resident: [u64; 3],
+    /// The four-step split's intermediate (fp16 words), as long as the last such call's output.
+    scratch: Mutex<Option<CudaSlice<u16>>>,
 }
 
 impl TcFft {
-    /// Smallest and largest log2 size one launch takes.
+    /// Smallest and largest log2 size.
     pub const MIN_LOG: u32 = 1;
-    pub const MAX_LOG: u32 = 12;
+    pub const MAX_LOG: u32 = model::MAX_LOG;
+    /// Largest log2 size one launch takes.
+    pub const ONE_LAUNCH_MAX_LOG: u32 = model::ONE_LAUNCH_MAX_LOG;
 
     /// Uploads the twiddles, resolves the four kernels and sizes their persistent grids. Errors
     /// where the GPU or kernels are missing.
@@ -67,10 +84,15 @@ impl TcFft {
             .clone_htod(&table)
             .during("FFT twiddle upload")?;
         let sms = gpu.info()?.multiprocessors.max(1) as u64;
-        let mut resident = [0u64; 2];
-        for (slot, log_n) in [(0, SMALL_MAX_LOG), (1, Self::MAX_LOG)] {
+        let mut resident = [0u64; 3];
+        for (slot, log_n) in [(0, SMALL_MAX_LOG), (1, Self::ONE_LAUNCH_MAX_LOG), (2, 0)] {
             for dir in [Direction::Forward, Direction::Inverse] {
-                let f = gpu.function(kernel_name(log_n, dir))?;
+                let name = if slot == 2 {
+                    column_kernel_name(dir)
+                } else {
+                    kernel_name(log_n, dir)
+                };
+                let f = gpu.function(name)?;
                 let per_sm = f
                     .occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)
                     .during("FFT kernel occupancy")?;
@@ -86,12 +108,16 @@ impl TcFft {
             gpu: gpu.clone(),
             twiddles,
             resident,
+            scratch: Mutex::new(None),
         })
     }
 
     /// Transforms every 2^log_n consecutive complex elements of `input` into `output`,
     /// asynchronously on the GPU's stream. Forward is e^{-2 pi i nk/N}; inverse is e^{+...}
     /// without 1/N. Values whose transforms exceed fp16's range (65504) come out infinite.
+    /// Above 2^12 the intermediate between launches is fp16 too (so is every partial result
+    /// whose magnitude passes 65504). Errors on a size outside 2^1..2^20, unequal lengths, or a
+    /// length that is not a whole number of transforms; never panics.
     pub fn run(
         &self,
         input: &CudaSlice<u16>,
@@ -101,7 +127,7 @@ impl TcFft {
     ) -> Result<()> {
         if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) {
             return Err(Error::SizeUnsupported {
-                field: "the fp16 Tensor Core FFT (2^1..2^12 per launch)",
+                field: "the fp16 Tensor Core FFT (2^1..2^20)",
                 log_n,
                 max: Self::MAX_LOG,
             });
@@ -120,6 +146,80 @@ impl TcFft {
         if total == 0 {
             return Ok(());
         }
+        if log_n <= Self::ONE_LAUNCH_MAX_LOG {
+            return self.launch_one(input, output, log_n, dir, total);
+        }
+        let (log_n1, log_n2) = model::split(log_n);
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        if scratch.as_ref().is_none_or(|b| b.len() != len) {
+            *scratch = None;
+            // SAFETY: the row pass writes every word before the transpose reads it.
+            let buf =
+                unsafe { self.gpu.stream().alloc::<u16>(len) }.map_err(|e| oom(e, len / 2))?;
+            *scratch = Some(buf);
+        }
+        let mid = scratch.as_mut().ok_or(Error::LengthMismatch {
+            expected: len,
+            got: 0,
+        })?;
+        // Pass 1: input -> output, columns with the twiddle; pass 2: output -> scratch, rows.
+        self.launch_columns(input, output, log_n1, log_n, dir, total)?;
+        self.launch_one(output, mid, log_n2, dir, total)?;
+        // Pass 3: scratch (N1 x N2 per transform) -> output (N2 x N1): X[k1 + N1 k2].
+        let stream = self.gpu.stream();
+        let (m, _gm) = mid.device_ptr(stream);
+        let (o, _go) = output.device_ptr_mut(stream);
+        transpose_words(
+            &self.gpu,
+            stream,
+            m,
+            o,
+            1 << log_n1,
+            1 << log_n2,
+            total >> log_n,
+        )
+    }
+
+    fn launch_columns(
+        &self,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n1: u32,
+        log_n: u32,
+        dir: Direction,
+        total: u64,
+    ) -> Result<()> {
+        let f = self.gpu.function(column_kernel_name(dir))?;
+        let blocks = (total / CHUNK).min(self.resident[2]);
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.gpu.stream().launch_builder(&f);
+        launch
+            .arg(input)
+            .arg(output)
+            .arg(&self.twiddles)
+            .arg(&log_n1)
+            .arg(&log_n)
+            .arg(&total);
+        // SAFETY: (const uint4* in, u32* out, const float2* tw, u32 log_n1, u32 log_n, u64 total),
+        // in and out `total` half2 words each, total a multiple of 2^log_n >= 2^13 (so of the
+        // 4096-point slab; checked by the caller), 4 <= log_n1 <= 8 and log_n - log_n1 <= 12
+        // (model::split), distinct 256-byte aligned buffers; any grid size is valid.
+        unsafe { launch.launch(cfg) }.during("fft_tc_f16_columns launch")?;
+        Ok(())
+    }
+
+    fn launch_one(
+        &self,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n: u32,
+        dir: Direction,
+        total: u64,
+    ) -> Result<()> {
         let f = self.gpu.function(kernel_name(log_n, dir))?;
         let blocks = if log_n <= SMALL_MAX_LOG {
             total

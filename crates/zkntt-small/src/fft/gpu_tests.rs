@@ -72,7 +72,7 @@ fn fft_gpu_matches_f64_dft() {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
-    for log_n in TcFft::MIN_LOG..=TcFft::MAX_LOG {
+    for log_n in TcFft::MIN_LOG..=TcFft::ONE_LAUNCH_MAX_LOG {
         for dir in [Direction::Forward, Direction::Inverse] {
             let seed = fresh_seed();
             let (bits, x) = random_f16(batch(log_n) << log_n, seed);
@@ -107,7 +107,7 @@ fn fft_gpu_known_answers() {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
-    for log_n in 4..=TcFft::MAX_LOG {
+    for log_n in 4..=TcFft::ONE_LAUNCH_MAX_LOG {
         let n = 1usize << log_n;
         let check = |what: &str, x: &[C<f64>], dir: Direction, want: &[C<f64>]| {
             let got = on_gpu(&gpu, &fft, &from_c64(x), log_n, dir);
@@ -146,7 +146,7 @@ fn fft_gpu_parseval_and_round_trip() {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
-    for log_n in TcFft::MIN_LOG..=TcFft::MAX_LOG {
+    for log_n in TcFft::MIN_LOG..=TcFft::ONE_LAUNCH_MAX_LOG {
         let n = 1usize << log_n;
         let seed = fresh_seed();
         let (bits, x) = random_f16(batch(log_n) << log_n, seed);
@@ -190,6 +190,17 @@ fn fft_gpu_rejects_bad_shapes() {
     let mut b = gpu.stream().alloc_zeros::<u16>(2 * 48).unwrap();
     let mut c = gpu.stream().alloc_zeros::<u16>(2 * 32).unwrap();
     assert!(fft.run(&a, &mut b, 13, Direction::Forward).is_err());
+    assert!(fft.run(&a, &mut b, 21, Direction::Forward).is_err());
+    assert!(fft.run(&a, &mut b, 32, Direction::Inverse).is_err());
+    // Four-step sizes: not a whole number of transforms, unequal lengths.
+    let big = gpu.stream().alloc_zeros::<u16>(2 * (3 << 12)).unwrap();
+    let mut big_out = gpu.stream().alloc_zeros::<u16>(2 * (3 << 12)).unwrap();
+    assert!(fft.run(&big, &mut big_out, 13, Direction::Forward).is_err());
+    assert!(fft.run(&big, &mut big_out, 14, Direction::Inverse).is_err());
+    assert!(fft.run(&big, &mut b, 12, Direction::Forward).is_err());
+    let two = gpu.stream().alloc_zeros::<u16>(2 << 13).unwrap();
+    let mut two_out = gpu.stream().alloc_zeros::<u16>(2 << 13).unwrap();
+    assert!(fft.run(&two, &mut two_out, 13, Direction::Forward).is_ok());
     assert!(fft.run(&a, &mut b, 0, Direction::Forward).is_err());
     assert!(fft.run(&a, &mut b, 5, Direction::Forward).is_err());
     assert!(fft.run(&a, &mut c, 4, Direction::Forward).is_err());
@@ -238,5 +249,188 @@ fn fft_gpu_large_batch_every_transform() {
                 worst.1
             );
         }
+    }
+}
+
+// ---- 2^13..2^20: the four-step split across three launches -----------------------------------
+
+/// The four-step sizes with their test batches (more than one transform each; 2^13 with an odd
+/// batch of 33).
+const FOUR_STEP: [(u32, usize); 8] = [
+    (13, 33),
+    (14, 8),
+    (15, 4),
+    (16, 4),
+    (17, 2),
+    (18, 2),
+    (19, 2),
+    (20, 2),
+];
+
+/// Uniform in [-scale, scale) per component (scale a power of two), rounded to fp16.
+fn random_f16_scaled(len: usize, seed: u64, scale: f32) -> (Vec<u16>, Vec<C<f64>>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let bits: Vec<u16> = (0..2 * len)
+        .map(|_| f32_to_f16(rng.gen_range(-1.0f32..1.0) * scale))
+        .collect();
+    let vals = to_c64(&bits);
+    (bits, vals)
+}
+
+fn first_non_finite(got: &[C<f64>]) -> Option<usize> {
+    got.iter()
+        .position(|c| !c.0.is_finite() || !c.1.is_finite())
+}
+
+/// Against the f64 reference FFT on the same fp16 inputs (fresh each run), output poisoned, every
+/// transform of the batch checked; and against the f64 model of the same decomposition.
+#[test]
+fn fft_gpu_four_step_matches_f64_reference() {
+    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_matches_f64_reference") else {
+        return;
+    };
+    let fft = TcFft::new(&gpu).unwrap();
+    for (log_n, batch) in FOUR_STEP {
+        let n = 1usize << log_n;
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let seed = fresh_seed();
+            let (bits, x) = random_f16(batch << log_n, seed);
+            let want = model::reference_fft(&x, log_n, dir);
+            let got = on_gpu(&gpu, &fft, &bits, log_n, dir);
+            if let Some(i) = first_non_finite(&got) {
+                panic!(
+                    "2^{log_n} {dir:?} seed {seed}: transform {} element {} is {:?} (poison left or overflow)",
+                    i >> log_n,
+                    i & (n - 1),
+                    got[i]
+                );
+            }
+            let e = model::rel_l2(&got, &want);
+            let worst = got
+                .chunks_exact(n)
+                .zip(want.chunks_exact(n))
+                .map(|(g, w)| model::rel_l2(g, w))
+                .enumerate()
+                .fold((0, 0.0f64), |a, (t, e)| if e > a.1 { (t, e) } else { a });
+            let mut m = x.clone();
+            model::fft(&mut m, log_n, dir);
+            let e_model = model::rel_l2(&m, &want);
+            note(&format!(
+                "fft 2^{log_n} {dir:?} x {batch}: rel L2 {e:.2e}, worst transform {} {:.2e} (seed {seed}); f64 model {e_model:.1e}",
+                worst.0, worst.1
+            ));
+            assert!(e_model < 1e-12, "model 2^{log_n} {dir:?}: {e_model:e}");
+            assert!(
+                e <= BOUND,
+                "2^{log_n} {dir:?} x {batch} seed {seed}: rel L2 {e:e} > {BOUND}"
+            );
+            assert!(
+                worst.1 <= 2.0 * BOUND,
+                "2^{log_n} {dir:?} seed {seed}: transform {} rel L2 {:e}",
+                worst.0,
+                worst.1
+            );
+        }
+    }
+}
+
+/// Impulse, constant and single tone, scaled so that N times the amplitude stays 4096 (fp16's
+/// range is 65504).
+#[test]
+fn fft_gpu_four_step_known_answers() {
+    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_known_answers") else {
+        return;
+    };
+    let fft = TcFft::new(&gpu).unwrap();
+    for (log_n, _) in FOUR_STEP {
+        let n = 1usize << log_n;
+        let a = 4096.0 / n as f64;
+        let check = |what: &str, x: &[C<f64>], dir: Direction, want: &[C<f64>]| {
+            let got = on_gpu(&gpu, &fft, &from_c64(x), log_n, dir);
+            let e = model::rel_l2(&got, want);
+            note(&format!("fft 2^{log_n} {what} {dir:?}: rel L2 {e:.2e}"));
+            assert!(e <= BOUND, "{what} 2^{log_n} {dir:?}: rel L2 {e:e}");
+        };
+        let mut impulse = vec![(0.0, 0.0); n];
+        impulse[0] = (1.0, 0.0);
+        check(
+            "impulse",
+            &impulse,
+            Direction::Forward,
+            &vec![(1.0, 0.0); n],
+        );
+        check(
+            "impulse",
+            &impulse,
+            Direction::Inverse,
+            &vec![(1.0, 0.0); n],
+        );
+        let c = (0.5 * a, -0.25 * a);
+        let mut want = vec![(0.0, 0.0); n];
+        want[0] = (c.0 * n as f64, c.1 * n as f64);
+        check("constant", &vec![c; n], Direction::Forward, &want);
+        check("constant", &vec![c; n], Direction::Inverse, &want);
+        let f = 1234567 % n;
+        let tone: Vec<C<f64>> = (0..n)
+            .map(|j| {
+                let w = model::root((f * j) as u64, n as u64, Direction::Inverse);
+                (w.0 * a, w.1 * a)
+            })
+            .collect();
+        // The reference on the fp16-rounded tone (the rounding spreads a little energy).
+        let rounded = to_c64(&from_c64(&tone));
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let want = model::reference_fft(&rounded, log_n, dir);
+            let peak = if dir == Direction::Forward {
+                f
+            } else {
+                (n - f) % n
+            };
+            assert!((want[peak].0 - a * n as f64).abs() < 1e-2 * a * n as f64);
+            check("tone", &rounded, dir, &want);
+        }
+    }
+}
+
+/// Parseval per transform and inverse(forward(x)) = N x, inputs scaled so N |x| <= 2^15.
+#[test]
+fn fft_gpu_four_step_parseval_and_round_trip() {
+    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_parseval_and_round_trip") else {
+        return;
+    };
+    let fft = TcFft::new(&gpu).unwrap();
+    for (log_n, batch) in FOUR_STEP {
+        let n = 1usize << log_n;
+        let scale = (2.0f32).powi(15 - log_n as i32).min(1.0);
+        let seed = fresh_seed();
+        let (bits, x) = random_f16_scaled(batch << log_n, seed, scale);
+        let input = gpu.stream().clone_htod(&bits).unwrap();
+        let mut mid = gpu.stream().clone_htod(&vec![POISON; bits.len()]).unwrap();
+        let mut back = gpu.stream().clone_htod(&vec![POISON; bits.len()]).unwrap();
+        fft.run(&input, &mut mid, log_n, Direction::Forward)
+            .unwrap();
+        fft.run(&mid, &mut back, log_n, Direction::Inverse).unwrap();
+        let y = to_c64(&gpu.stream().clone_dtoh(&mid).unwrap());
+        let z = to_c64(&gpu.stream().clone_dtoh(&back).unwrap());
+        gpu.synchronize().unwrap();
+        assert!(first_non_finite(&y).is_none() && first_non_finite(&z).is_none());
+        for (t, (xt, yt)) in x.chunks_exact(n).zip(y.chunks_exact(n)).enumerate() {
+            let ex: f64 = xt.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
+            let ey: f64 = yt.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
+            let ratio = ey / (ex * n as f64);
+            assert!(
+                (ratio - 1.0).abs() <= 2.0 * BOUND,
+                "Parseval 2^{log_n} seed {seed} transform {t}: {ratio}"
+            );
+        }
+        let nx: Vec<C<f64>> = x.iter().map(|c| (c.0 * n as f64, c.1 * n as f64)).collect();
+        let e = model::rel_l2(&z, &nx);
+        note(&format!(
+            "fft 2^{log_n} x {batch} inverse(forward): rel L2 {e:.2e} (seed {seed})"
+        ));
+        assert!(
+            e <= BOUND,
+            "inverse(forward) 2^{log_n} seed {seed}: rel L2 {e:e}"
+        );
     }
 }

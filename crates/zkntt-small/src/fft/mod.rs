@@ -1,4 +1,4 @@
-//! Batched complex FFTs of 16..4096 points the way the Tensor Core FFT paper computes them: the
+//! Batched complex FFTs of 2..2^20 points the way the Tensor Core FFT paper computes them: the
 //! size-N DFT decomposed (iterative Cooley-Tukey, decimation in frequency) into 16-point DFT matrix
 //! products with twiddle multiplications between the steps, and one radix-2/4/8 step first where
 //! N is not a power of 16.
@@ -8,7 +8,10 @@
 //! - [`gpu`]: the fp16 kernels (`cuda/small/fft_tc.cu`): `mma.sync m16n8k16` products with fp32
 //!   accumulation, two 16-point steps per warp tile with the data in registers between them (the
 //!   radix-2/4/8 factor of N = 32..128 is a block-diagonal matrix in the first of them); N <= 256
-//!   straight from and to global memory, N = 512..4096 through shared memory for the radix-R step.
+//!   straight from and to global memory, N = 512..4096 through shared memory for the radix-R step;
+//!   N = 2^13..2^20 in three launches (the four-step split of [`model::split`]: column transforms
+//!   built from the same tiles with the twiddle `w_N^{n2 k1}` in fp32, the one-launch kernel on the
+//!   rows, a transpose), fp16 between the launches.
 //! - [`half`]: fp16 bits to and from f32 on the host (round to nearest even).
 
 pub mod gpu;

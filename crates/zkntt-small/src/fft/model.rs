@@ -12,6 +12,12 @@
 //! stage are the runs of m points. Radices: `2^(log_n mod 4)` first where that is not 1, then 16s.
 //! The result sits in digit-reversed order, and [`digit_reversed_index`] undoes it.
 //!
+//! Sizes above [`ONE_LAUNCH_MAX_LOG`] (2^13..2^20) use the four-step split of [`split`]:
+//! N = N1 x N2, x[n1 N2 + n2]; the N1-point transforms above on the columns (stride N2), each output
+//! k1 of column n2 multiplied by `w_N^{n2 k1}`, the N2-point transforms above on the rows, and a
+//! transpose, so that `X[k1 + N1 k2]` is in natural order. On the GPU these are three launches
+//! with the data rounded to fp16 between them (where this model keeps `T`).
+//!
 //! The kernel runs these same stages, fused differently: two consecutive stages per warp tile of
 //! 256 points with the data in registers between them (the radix-`2^(log_n mod 4)` stage of
 //! N = 32..128 as a block-diagonal 16x16 matrix in the first of the two), and the digit reversal
@@ -53,8 +59,21 @@ impl Real for f64 {
     }
 }
 
-/// Largest log2 size the model takes (the kernel takes 4..=12).
+/// Largest log2 size the model (and the GPU, across launches) takes.
 pub const MAX_LOG: u32 = 20;
+/// Largest log2 size one kernel launch takes; above it, the four-step split of [`split`].
+pub const ONE_LAUNCH_MAX_LOG: u32 = 12;
+
+/// The four-step split of a 2^log_n-point transform above one launch: `(log N1, log N2)`, the
+/// column transforms 2^4..2^8 points, the row transforms at most 2^12 (the one-launch kernels),
+/// N1 as near sqrt(N) as that allows (2^13 = 128 x 64, 2^16 = 256 x 256, 2^20 = 256 x 4096): no
+/// 16-row transposes or 16-point column slabs, the slowest shapes (see benches/NOTES.md).
+pub fn split(log_n: u32) -> (u32, u32) {
+    let log_n1 = log_n
+        .div_ceil(2)
+        .clamp(log_n.saturating_sub(ONE_LAUNCH_MAX_LOG).max(4), 8);
+    (log_n1, log_n - log_n1)
+}
 
 /// The radices of the stages of a 2^log_n-point transform, first stage first.
 pub fn radices(log_n: u32) -> Vec<u32> {
@@ -98,6 +117,9 @@ pub fn fft<T: Real>(data: &mut [C<T>], log_n: u32, dir: Direction) {
     assert!(log_n <= MAX_LOG, "log_n {log_n} above {MAX_LOG}");
     let n = 1usize << log_n;
     assert_eq!(data.len() % n, 0, "not a whole number of transforms");
+    if log_n > ONE_LAUNCH_MAX_LOG {
+        return four_step(data, log_n, dir);
+    }
     let conv = |c: C<f64>| (T::from_f64(c.0), T::from_f64(c.1));
     let mut l = n;
     for r in radices(log_n) {
@@ -135,6 +157,61 @@ pub fn fft<T: Real>(data: &mut [C<T>], log_n: u32, dir: Direction) {
         }
         t.copy_from_slice(&out);
     }
+}
+
+/// The four-step split (see the module doc): columns, twiddle `w_N^{n2 k1}`, rows, transpose.
+fn four_step<T: Real>(data: &mut [C<T>], log_n: u32, dir: Direction) {
+    let (log_n1, log_n2) = split(log_n);
+    let (n, n1, n2) = (1usize << log_n, 1usize << log_n1, 1usize << log_n2);
+    let zero = (T::default(), T::default());
+    let mut cols = vec![zero; n];
+    for t in data.chunks_exact_mut(n) {
+        // Column n2 as the n2-th transform of a batch of N2.
+        for (i, c) in cols.iter_mut().enumerate() {
+            *c = t[(i % n1) * n2 + i / n1];
+        }
+        fft(&mut cols, log_n1, dir);
+        for (i, &c) in cols.iter().enumerate() {
+            let (k1, col) = (i % n1, i / n1);
+            let (re, im) = root((col * k1) as u64, n as u64, dir);
+            t[k1 * n2 + col] = cmul(c, (T::from_f64(re), T::from_f64(im)));
+        }
+        fft(t, log_n2, dir);
+        // Row k1 holds X[k1 + N1 k2] at k2.
+        for (i, c) in cols.iter_mut().enumerate() {
+            *c = t[(i % n1) * n2 + i / n1];
+        }
+        t.copy_from_slice(&cols);
+    }
+}
+
+/// An independent f64 reference for every size: recursive radix-2 decimation in time with
+/// twiddles from f64 `sin_cos` (the O(N^2) [`dft`] is the reference up to 2^12; this one is
+/// checked against it there and used above).
+pub fn reference_fft(x: &[C<f64>], log_n: u32, dir: Direction) -> Vec<C<f64>> {
+    fn rec(x: &[C<f64>], stride: usize, n: usize, w: &[C<f64>], out: &mut [C<f64>]) {
+        if n == 1 {
+            out[0] = x[0];
+            return;
+        }
+        let h = n / 2;
+        let (lo, hi) = out.split_at_mut(h);
+        rec(x, 2 * stride, h, w, lo);
+        rec(&x[stride..], 2 * stride, h, w, hi);
+        for k in 0..h {
+            let t = cmul(w[k * stride], hi[k]);
+            let e = lo[k];
+            lo[k] = (e.0 + t.0, e.1 + t.1);
+            hi[k] = (e.0 - t.0, e.1 - t.1);
+        }
+    }
+    let n = 1usize << log_n;
+    let w: Vec<C<f64>> = (0..n / 2).map(|j| root(j as u64, n as u64, dir)).collect();
+    let mut y = vec![(0.0, 0.0); x.len()];
+    for (xt, yt) in x.chunks_exact(n).zip(y.chunks_exact_mut(n)) {
+        rec(xt, 1, n, &w, yt);
+    }
+    y
 }
 
 /// The plain O(N^2) DFT in f64 of each 2^log_n-point transform in `x`: the reference.
@@ -252,6 +329,75 @@ mod tests {
             let mut want = vec![(0.0, 0.0); n];
             want[(n - f) % n] = (n as f64, 0.0);
             assert!(rel_l2(&x, &want) < 1e-13, "inverse tone 2^{log_n}");
+        }
+    }
+
+    #[test]
+    fn reference_fft_matches_dft() {
+        for log_n in 0..=11 {
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let x = random(2 << log_n, 40 + log_n as u64);
+                let e = rel_l2(&reference_fft(&x, log_n, dir), &dft(&x, log_n, dir));
+                assert!(e < 1e-13, "2^{log_n} {dir:?}: {e:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn split_covers_the_large_sizes() {
+        for log_n in ONE_LAUNCH_MAX_LOG + 1..=MAX_LOG {
+            let (l1, l2) = split(log_n);
+            assert!((4..=8).contains(&l1) && l2 <= ONE_LAUNCH_MAX_LOG && l1 + l2 == log_n);
+            // A slab of 4096 / N1 columns fits in a row of N2.
+            assert!(l2 + l1 >= 12, "2^{log_n}");
+        }
+    }
+
+    /// The four-step sizes against the f64 reference: f64 to 1e-13, f32 to 1e-6, a batch of 2
+    /// up to 2^16, both directions; known answers; Parseval and inverse(forward) = N x in f32.
+    #[test]
+    fn four_step_matches_reference() {
+        for log_n in ONE_LAUNCH_MAX_LOG + 1..=MAX_LOG {
+            let n = 1usize << log_n;
+            let batch = if log_n <= 16 { 2 } else { 1 };
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let x = random(n * batch, 900 + log_n as u64);
+                let want = reference_fft(&x, log_n, dir);
+                let mut y = x.clone();
+                fft(&mut y, log_n, dir);
+                let e64 = rel_l2(&y, &want);
+                assert!(e64 < 1e-13, "f64 2^{log_n} {dir:?}: {e64:e}");
+                let mut y32 = to32(&x);
+                fft(&mut y32, log_n, dir);
+                let e32 = rel_l2(&y32, &want);
+                assert!(e32 < 1e-6, "f32 2^{log_n} {dir:?}: {e32:e}");
+                if dir == Direction::Forward {
+                    let e_x: f64 = x.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
+                    let e_y: f64 = y32.iter().map(|c| (c.0 * c.0 + c.1 * c.1) as f64).sum();
+                    let ratio = e_y / (e_x * n as f64);
+                    assert!((ratio - 1.0).abs() < 1e-5, "Parseval 2^{log_n}: {ratio}");
+                    fft(&mut y32, log_n, Direction::Inverse);
+                    let nx: Vec<C<f64>> =
+                        x.iter().map(|c| (c.0 * n as f64, c.1 * n as f64)).collect();
+                    let e = rel_l2(&y32, &nx);
+                    assert!(e < 1e-6, "inverse(forward) 2^{log_n}: {e:e}");
+                }
+            }
+            let mut x = vec![(0.0f64, 0.0); n];
+            x[0] = (1.0, 0.0);
+            fft(&mut x, log_n, Direction::Forward);
+            assert!(
+                rel_l2(&x, &vec![(1.0, 0.0); n]) < 1e-14,
+                "impulse 2^{log_n}"
+            );
+            let f = 12345 % n;
+            let mut x: Vec<C<f64>> = (0..n)
+                .map(|j| root((f * j) as u64, n as u64, Direction::Inverse))
+                .collect();
+            fft(&mut x, log_n, Direction::Forward);
+            let mut want = vec![(0.0, 0.0); n];
+            want[f] = (n as f64, 0.0);
+            assert!(rel_l2(&x, &want) < 1e-12, "tone 2^{log_n}");
         }
     }
 
