@@ -72,10 +72,12 @@ const MAX_UNITS: usize = 1024;
 const COPY_PIECE_WORDS: usize = 32 * 1024;
 /// Words per item of a column-range call's copy crew (64 KiB; an item copies whole segments).
 const SEGMENT_TASK_WORDS: usize = 8 * 1024;
-/// Column chunks of a single staged transform: automatically 1/4 of the data within the chunk
-/// bounds above (2^20: 8 MiB, 2^23: 16 MiB; the H100 sweep at 2^20: 1 MiB 3.8 ms, 4 MiB 2.7,
-/// 8 MiB 2.0, 16 MiB 2.2), never more than this many (a 2-D DMA of short rows
-/// is slow; small chunk settings are for the tests).
+/// Column ranges of a single staged transform: automatically 1/8 of the data, 1-8 MiB (2^20:
+/// 4 MiB, 2^23: 8 MiB). H100 sweep with the copy crew, ms: 2^20 1 / 2 / 4 / 8 / 16 MiB 2.07 /
+/// 2.03 / 1.98 / 1.99 / 2.11; 2^23 25.2 / 19.5 / 15.2 / 13.0 / 13.8 (below 8 MiB the 2-D DMAs'
+/// rows get short: 1024 rows of the range's width). Never more than MAX_COLUMN_CHUNKS ranges
+/// (small chunk settings are for the tests).
+const MAX_AUTO_RANGE_BYTES: usize = 8 << 20;
 const MAX_COLUMN_CHUNKS: usize = 256;
 /// Pinned bytes the pool keeps idle between calls unless told otherwise.
 const DEFAULT_PINNED_LIMIT: usize = 2 << 30;
@@ -286,7 +288,7 @@ impl ColumnCut {
         let wanted = if chunk_bytes != 0 {
             chunk_bytes
         } else {
-            (total / 4).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_CHUNK_BYTES)
+            (total / 8).clamp(MIN_AUTO_CHUNK_BYTES, MAX_AUTO_RANGE_BYTES)
         };
         let most = (columns / per_block).clamp(1, MAX_COLUMN_CHUNKS);
         let chunks = (1usize << (total / wanted).max(1).ilog2()).min(most);
@@ -1278,15 +1280,15 @@ mod tests {
         let c = ColumnCut::new(10, 1 << 13, 1, 0);
         assert_eq!(
             (c.chunks, c.chunk_words() * 8),
-            (16, 16 << 20),
-            "2^23: 16 x 16 MiB"
+            (32, 8 << 20),
+            "2^23: 32 x 8 MiB"
         );
         // 2^20: 2^8 rows of 2^12 columns, four per block.
         let c = ColumnCut::new(8, 1 << 12, 4, 0);
         assert_eq!(
             (c.chunks, c.chunk_words() * 8),
-            (4, 8 << 20),
-            "2^20: 4 x 8 MiB"
+            (8, 4 << 20),
+            "2^20: 8 x 4 MiB"
         );
         // Tiny settings stop at one block's columns per chunk, and at MAX_COLUMN_CHUNKS.
         assert_eq!(ColumnCut::new(6, 1 << 8, 4, 1).chunks, 64);
@@ -1294,9 +1296,14 @@ mod tests {
         assert_eq!(ColumnCut::new(6, 1 << 8, 4, usize::MAX).chunks, 1);
         // The ring: 64 MiB in flight, four slots at least, one per range at most.
         assert_eq!(
-            ColumnCut::new(10, 1 << 13, 1, 0).ring_slots(),
+            ColumnCut::new(10, 1 << 13, 1, 16 << 20).ring_slots(),
             4,
             "2^23, 16 MiB"
+        );
+        assert_eq!(
+            ColumnCut::new(10, 1 << 13, 1, 0).ring_slots(),
+            8,
+            "2^23, 8 MiB"
         );
         assert_eq!(
             ColumnCut::new(10, 1 << 13, 1, 1 << 20).ring_slots(),
