@@ -198,7 +198,12 @@ fn chunk_sweep_bench(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new(label.clone(), log_n), |b| {
                 b.iter(|| engine.ntt(&mut data, &cfg).unwrap())
             });
-            if let Some(p) = engine.host_pipeline().last_profile() {
+            // Only this bench's own call (a filtered-out bench leaves an older profile).
+            let chunk = (chunk_mib << 20).min(n * 32);
+            if let Some(p) = engine.host_pipeline().last_profile()
+                && p.elements == n
+                && p.chunk_bytes == chunk
+            {
                 println!("profile 2^{log_n} {label}: {p:?}");
             }
         }
