@@ -125,7 +125,30 @@ impl TcFft {
         log_n: u32,
         dir: Direction,
     ) -> Result<()> {
-        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) {
+        for pass in 0..Self::passes(log_n) {
+            self.run_pass(input, output, log_n, dir, pass)?;
+        }
+        Ok(())
+    }
+
+    /// The launches [`run`](Self::run) makes for a size: 1 up to 2^12, 3 above (columns, rows,
+    /// transpose).
+    pub const fn passes(log_n: u32) -> u32 {
+        if log_n <= Self::ONE_LAUNCH_MAX_LOG { 1 } else { 3 }
+    }
+
+    /// Launch `pass` (< [`passes`](Self::passes)) of [`run`](Self::run) alone, on the buffers
+    /// `run` gives it, so each launch can be timed by itself (`zkntt bench fft --passes`); the
+    /// passes in order are `run`. Errors as `run`.
+    pub fn run_pass(
+        &self,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n: u32,
+        dir: Direction,
+        pass: u32,
+    ) -> Result<()> {
+        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) || pass >= Self::passes(log_n) {
             return Err(Error::SizeUnsupported {
                 field: "the fp16 Tensor Core FFT (2^1..2^20)",
                 log_n,
@@ -162,22 +185,27 @@ impl TcFft {
             expected: len,
             got: 0,
         })?;
-        // Pass 1: input -> output, columns with the twiddle; pass 2: output -> scratch, rows.
-        self.launch_columns(input, output, log_n1, log_n, dir, total)?;
-        self.launch_one(output, mid, log_n2, dir, total)?;
-        // Pass 3: scratch (N1 x N2 per transform) -> output (N2 x N1): X[k1 + N1 k2].
-        let stream = self.gpu.stream();
-        let (m, _gm) = mid.device_ptr(stream);
-        let (o, _go) = output.device_ptr_mut(stream);
-        transpose_words(
-            &self.gpu,
-            stream,
-            m,
-            o,
-            1 << log_n1,
-            1 << log_n2,
-            total >> log_n,
-        )
+        match pass {
+            // Pass 0: input -> output, columns with the twiddle.
+            0 => self.launch_columns(input, output, log_n1, log_n, dir, total),
+            // Pass 1: output -> scratch, rows.
+            1 => self.launch_one(output, mid, log_n2, dir, total),
+            // Pass 2: scratch (N1 x N2 per transform) -> output (N2 x N1): X[k1 + N1 k2].
+            _ => {
+                let stream = self.gpu.stream();
+                let (m, _gm) = mid.device_ptr(stream);
+                let (o, _go) = output.device_ptr_mut(stream);
+                transpose_words(
+                    &self.gpu,
+                    stream,
+                    m,
+                    o,
+                    1 << log_n1,
+                    1 << log_n2,
+                    total >> log_n,
+                )
+            }
+        }
     }
 
     fn launch_columns(
