@@ -252,7 +252,7 @@ fn fft_gpu_large_batch_every_transform() {
     }
 }
 
-// ---- 2^13..2^20: the four-step split across three launches -----------------------------------
+// ---- 2^13..2^20: the four-step split (two launches, three at 2^20) ----------------------------
 
 /// The four-step sizes with their test batches (more than one transform each; 2^13 with an odd
 /// batch of 33).
