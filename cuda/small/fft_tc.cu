@@ -419,7 +419,8 @@ __host__ __device__ constexpr uint32_t r_row(uint32_t a) {
 
 // LOG_N1 > 0 (FOLD, pass 2 of the four-step split with the transpose folded in, N = N1 x 2^LOG_N):
 // the chunk is R = 4096 / 2^LOG_N consecutive rows k1 of one transform (total a multiple of N >=
-// 2^13), and output k2 of row k1 goes to k1 + N1 k2 of the transform (runs of R words).
+// 2^13), and output k2 of row k1 goes to k1 + N1 k2 of the transform (runs of R words; used
+// for R = 8, 32-byte runs).
 template <bool INV, uint32_t LOG_N, uint32_t LOG_N1 = 0>
 __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict__ in,
                                           uint32_t* __restrict__ out, const float2* tw,
@@ -632,9 +633,9 @@ __device__ __forceinline__ void fft_large_fold_any(const uint4* in, uint32_t* ou
                                                    uint32_t log_n2, uint32_t log_n1, uint64_t total) {
     __shared__ LargeSmem sm;
     switch (log_n2) {
+        // 2^17 = 256 x 512 only: at 2^18 and 2^19 the runs of 4 and 2 words made this pass
+        // 1.6 and 2.8 ms (benches/NOTES.md), slower than the rows and a transpose.
         case 9: if (log_n1 == 8) fft_large<INV, 9, 8>(sm, in, out, tw, total); break;
-        case 10: if (log_n1 == 8) fft_large<INV, 10, 8>(sm, in, out, tw, total); break;
-        case 11: if (log_n1 == 8) fft_large<INV, 11, 8>(sm, in, out, tw, total); break;
         default: break;
     }
 }
@@ -785,9 +786,10 @@ __device__ __forceinline__ void fft_rows_any(const uint32_t* in, uint32_t* out, 
 // ---- N = 2^13..2^20: pass 1 of the four-step split, the N1-point column DFTs ------------------
 
 // N = N1 x N2 (N1 = 2^4..2^8, N2 = N / N1, x[n1 N2 + n2]): Y[k1 N2 + n2] = w_N^{n2 k1} times the
-// N1-point DFT of column n2 (rounded to fp16 once, after the fp32 twiddle). Passes 2 and 3 (host
-// side, `crates/zkntt-small/src/fft/gpu.rs`) are the one-kernel N2-point FFT on every row of Y and a
-// transpose, so that X[k1 + N1 k2] lands in natural order. A block takes a slab of C = 4096 / N1
+// N1-point DFT of column n2 (rounded to fp16 once, after the fp32 twiddle). Then (host side,
+// `crates/zkntt-small/src/fft/gpu.rs`) the N2-point FFT of every row of Y written straight to
+// X[k1 + N1 k2] (fft_rows, fft_large with LOG_N1: 2^13..2^17), or from 2^18 the one-launch kernel
+// on the rows and a transpose. A block takes a slab of C = 4096 / N1
 // adjacent columns (rows of C words, 16-byte coalesced), stores it column-major in shared memory
 // (pad_in layout), so that each 256-word run is one warp tile of 256 / N1 whole columns exactly as
 // in fft_small, and writes the tile's outputs back in place before copying the slab out.
@@ -1023,8 +1025,8 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 }
 
 // Launch: 1-D grid of any size (persistent: blocks stride over 4096-word chunks = 4096 / N2 rows),
-// block 256, 47 KiB static shared memory; 9 <= log_n2 <= 11, log_n1 + log_n2 = log N, 17..19.
-// In/out: as fft_tc_f16_rows_small_forward (output runs of 4096 / N2 = 8..2 words).
+// block 256, 47 KiB static shared memory; log_n2 = 9, log_n1 = 8 (N = 2^17; others do nothing).
+// In/out: as fft_tc_f16_rows_small_forward (output runs of 4096 / N2 = 8 words).
 extern "C" __global__ void __launch_bounds__(256, 4)
     fft_tc_f16_rows_large_forward(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n2,
                                   uint32_t log_n1, uint64_t total) {

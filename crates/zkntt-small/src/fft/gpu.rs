@@ -2,8 +2,8 @@
 //! 2^1..2^20 points on device-resident data, 2^1..2^12 in one launch, 2^13..2^20 by the four-step
 //! split of [`model::split`]: the N1-point column transforms with the twiddle `w_N^{n2 k1}`, then
 //! the N2-point row transforms writing `X[k1 + N1 k2]` directly (the transpose folded in, through
-//! shared memory: two launches, 2^13..2^19), or at 2^20 (N2 = 4096, one row per block) the
-//! one-launch kernel on the rows and a transpose (three launches); fp16 data between the launches
+//! shared memory: two launches, 2^13..2^17), or from 2^18 (N2 = 1024..4096, 4..1 rows per block:
+//! too short runs) the one-launch kernel on the rows and a transpose (three launches); fp16 data between the launches
 //! in a scratch buffer of the output's size, kept for the next call.
 //!
 //! Layout: interleaved complex fp16, `(re, im)` pairs of binary16 bits in a `CudaSlice<u16>`
@@ -36,7 +36,7 @@ pub const fn column_kernel_name(dir: Direction) -> &'static str {
     }
 }
 
-/// The row kernel with the transpose folded in (pass 2 of the four-step split) for log N2 = 6..11.
+/// The row kernel with the transpose folded in (pass 2 of the four-step split) for log N2 = 6..9.
 pub const fn rows_kernel_name(log_n2: u32, dir: Direction) -> &'static str {
     match (log_n2 <= SMALL_MAX_LOG, dir) {
         (true, Direction::Forward) => "fft_tc_f16_rows_small_forward",
@@ -147,8 +147,8 @@ impl TcFft {
     }
 
     /// The launches [`run`](Self::run) makes for a size: 1 up to 2^12; 2 where
-    /// [`model::transpose_folded`] (columns, rows written transposed); 3 at 2^20 (columns, rows,
-    /// transpose).
+    /// [`model::transpose_folded`] (columns, rows written transposed, 2^13..2^17); 3 from
+    /// 2^18 (columns, rows, transpose).
     pub const fn passes(log_n: u32) -> u32 {
         if log_n <= Self::ONE_LAUNCH_MAX_LOG {
             1
@@ -298,7 +298,7 @@ impl TcFft {
         // SAFETY: (const u32*/uint4* in, u32* out, const float2* tw, u32 log_n2, u32 log_n1,
         // u64 total), in and out `total` half2 words each, total a multiple of 2^(log_n1 + log_n2)
         // >= 2^13 (so of the 4096-word chunk), (log_n1, log_n2) from model::split with log_n2 in
-        // 6..=11 (the pairs the kernels instantiate; others do nothing, and the tests would see
+        // 6..=9 (the pairs the kernels instantiate; others do nothing, and the tests would see
         // the poisoned output), distinct 256-byte aligned buffers; any grid size is valid.
         unsafe { launch.launch(cfg) }.during("fft_tc_f16_rows launch")?;
         Ok(())
