@@ -98,25 +98,21 @@ impl TcFft {
             .during("FFT twiddle upload")?;
         let sms = gpu.info()?.multiprocessors.max(1) as u64;
         let mut resident = [0u64; 5];
-        for slot in 0..resident.len() {
+        for (slot, res) in resident.iter_mut().enumerate() {
             for dir in [Direction::Forward, Direction::Inverse] {
                 let name = match slot {
                     0 => kernel_name(SMALL_MAX_LOG, dir),
                     1 => kernel_name(Self::ONE_LAUNCH_MAX_LOG, dir),
                     2 => column_kernel_name(dir),
                     3 => rows_kernel_name(SMALL_MAX_LOG, dir),
-                    _ => rows_kernel_name(Self::ONE_LAUNCH_MAX_LOG - 1, dir),
+                    _ => rows_kernel_name(SMALL_MAX_LOG + 1, dir),
                 };
                 let f = gpu.function(name)?;
                 let per_sm = f
                     .occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)
                     .during("FFT kernel occupancy")?;
                 let r = sms * per_sm.max(1) as u64;
-                resident[slot] = if resident[slot] == 0 {
-                    r
-                } else {
-                    resident[slot].min(r)
-                };
+                *res = if *res == 0 { r } else { (*res).min(r) };
             }
         }
         Ok(Self {
