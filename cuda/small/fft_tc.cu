@@ -417,10 +417,15 @@ __host__ __device__ constexpr uint32_t r_row(uint32_t a) {
     return ((a & ((1u << LOG_R) - 1)) << 8) + 16 * (a >> LOG_R);
 }
 
-template <bool INV, uint32_t LOG_N>
+// LOG_N1 > 0 (FOLD, pass 2 of the four-step split with the transpose folded in, N = N1 x 2^LOG_N):
+// the chunk is R = 4096 / 2^LOG_N consecutive rows k1 of one transform (total a multiple of N >=
+// 2^13), and output k2 of row k1 goes to k1 + N1 k2 of the transform (runs of R words; used
+// for R = 8, 32-byte runs).
+template <bool INV, uint32_t LOG_N, uint32_t LOG_N1 = 0>
 __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict__ in,
                                           uint32_t* __restrict__ out, const float2* tw,
                                           uint64_t total) {
+    constexpr bool FOLD = LOG_N1 > 0;
     constexpr uint32_t log_n = LOG_N, log_r = log_n - 8, r = 1u << log_r;
     const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
     const uint64_t chunks = (total + CHUNK - 1) / CHUNK;
@@ -585,7 +590,19 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
         }
         __syncthreads();
 
-        if (valid == CHUNK) {
+        if constexpr (FOLD) {
+            // Word tid + 256 i of the copy-out: chunk row tid % R (the same for every i, R <= 8),
+            // output k2 = tid / R + i 256 / R; pointer and padded base once, then immediates.
+            constexpr uint32_t log_rows = 12 - log_n, step = THREADS >> log_rows;
+            const uint64_t per = 1ull << (LOG_N1 + log_n - 12);  // chunks per transform
+            const uint32_t row = tid & ((1u << log_rows) - 1), k2 = tid >> log_rows;
+            uint32_t* o = out + ((chunk / per) << (LOG_N1 + log_n)) +
+                          ((uint32_t)(chunk & (per - 1)) << log_rows) + row + ((uint64_t)k2 << LOG_N1);
+            const uint32_t p = pad_out((row << log_n) + k2);
+#pragma unroll
+            for (uint32_t i = 0; i < CHUNK / THREADS; i++)
+                o[(uint64_t)(step * i) << LOG_N1] = sm.out[p + pad_out(step * i)];
+        } else if (valid == CHUNK) {
 #pragma unroll
             for (uint32_t i = 0; i < CHUNK / THREADS; i++)
                 out[base + tid + i * THREADS] = sm.out[p4 + pad_out(THREADS * i)];
@@ -611,12 +628,168 @@ __device__ __forceinline__ void fft_large_any(const uint4* in, uint32_t* out, co
     }
 }
 
+template <bool INV>
+__device__ __forceinline__ void fft_large_fold_any(const uint4* in, uint32_t* out, const float2* tw,
+                                                   uint32_t log_n2, uint32_t log_n1, uint64_t total) {
+    __shared__ LargeSmem sm;
+    switch (log_n2) {
+        // 2^17 = 256 x 512 only: at 2^18 and 2^19 the runs of 4 and 2 words made this pass
+        // 1.6 and 2.8 ms (benches/NOTES.md), slower than the rows and a transpose.
+        case 9: if (log_n1 == 8) fft_large<INV, 9, 8>(sm, in, out, tw, total); break;
+        default: break;
+    }
+}
+
+// ---- N = 2^13..2^16: pass 2 of the four-step split, rows of N2 = 2^6..2^8, transpose folded in --
+
+// A block takes a chunk of 4096 words = R = 4096 / N2 consecutive rows k1 of one transform; each
+// warp two 256-word tiles of 256 / N2 rows, computed as fft_small's tiles (same fragments, loads
+// and output order); output k2 of chunk row j goes to shared memory at k2 (R + 1) + j (the + 1:
+// at most 2-way conflicts on every size), and from there to X[k1 + N1 k2] in runs of R words.
+constexpr uint32_t ROWS_WORDS = CHUNK + 256;
+struct RowsSmem {
+    uint32_t data[ROWS_WORDS];
+    uint4 frag[2][4][32];  // [matrix][4 regs][lane]
+    float2 w1[8][32];      // step 1's w_N2^{b k1}, [mt][nt][e][lane]
+};
+
+template <bool INV, uint32_t LOG_N2, uint32_t LOG_N1>
+__device__ __forceinline__ void fft_rows(RowsSmem& sm, const uint32_t* __restrict__ in,
+                                         uint32_t* __restrict__ out, const float2* tw,
+                                         uint64_t total) {
+    constexpr uint32_t log_r = LOG_N2 - 4, r = 1u << log_r;
+    constexpr uint32_t log_rows = 12 - LOG_N2, R = 1u << log_rows;
+    const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const uint64_t chunks = total / CHUNK, per = 1ull << (LOG_N1 + LOG_N2 - 12);
+
+    if (warp == 0) {
+        uint32_t g1[2][2][4], g2[4][2][2];
+        load_g1<INV>(g1, tw, log_r, lane);
+        load_g2<INV, false>(g2, tw, 4, lane);
+#pragma unroll
+        for (uint32_t i = 0; i < 4; i++) {
+            sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
+                                             g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
+            sm.frag[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
+        }
+#pragma unroll
+        for (uint32_t i = 0; i < 8; i++) {
+            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
+            sm.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), LOG_N2);
+        }
+    }
+    __syncthreads();
+
+    // As fft_small: loads row q, column g of the tile; output k_a = g + ..., k_b = q + ... at
+    // tile offset lane_st + immediate (row (offset >> LOG_N2), output k2 = offset & (N2 - 1)).
+    const uint32_t lane_ld = 16 * q + g;
+    // The lane's output (chunk row, k2) as a shared-memory base (k2 (R + 1) + row is linear and the
+    // lane's and the register's bit fields are disjoint, so the rest is an immediate).
+    const uint32_t st = (g >> log_r) + ((g & (r - 1)) + (q << log_r)) * (R + 1);
+    auto load = [&](uint32_t (&x)[2][2][2], uint64_t base) {
+        const uint32_t* p = in + base + lane_ld;
+#pragma unroll
+        for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+            for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                for (uint32_t j = 0; j < 2; j++) x[kb][nt][j] = __ldg(p + 16 * (8 * kb + 4 * j) + 8 * nt);
+    };
+    uint32_t x[2][2][2][2];  // [tile slot][kb][nt][reg]
+    uint64_t chunk = blockIdx.x;
+    if (chunk < chunks) {
+        load(x[0], chunk * CHUNK + 256 * warp);
+        load(x[1], chunk * CHUNK + 256 * (warp + WARPS));
+    }
+    for (; chunk < chunks; chunk += gridDim.x) {
+#pragma unroll
+        for (uint32_t s = 0; s < 2; s++) {
+            const uint32_t T = warp + WARPS * s;
+            float acc[2][2][4], y[4][4];
+            {
+                uint32_t g1[2][2][4];
+#pragma unroll
+                for (uint32_t i = 0; i < 4; i++) {
+                    const uint4 v = sm.frag[0][i][lane];
+                    g1[i >> 1][i & 1][0] = v.x;
+                    g1[i >> 1][i & 1][1] = v.y;
+                    g1[i >> 1][i & 1][2] = v.z;
+                    g1[i >> 1][i & 1][3] = v.w;
+                }
+                step1(acc, g1, x[s]);
+            }
+            // The next chunk's loads go out before this tile's arithmetic.
+            if (chunk + gridDim.x < chunks) load(x[s], (chunk + gridDim.x) * CHUNK + 256 * T);
+#pragma unroll
+            for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t e = 0; e < 2; e++)
+                        twiddle(acc[mt][nt], e, sm.w1[4 * mt + 2 * nt + e][lane]);
+            uint32_t a2[2][4];
+            to_a2(a2, acc);
+            {
+                uint32_t g2[4][2][2];
+#pragma unroll
+                for (uint32_t nt = 0; nt < 4; nt++) {
+                    const uint4 v = sm.frag[1][nt][lane];
+                    g2[nt][0][0] = v.x;
+                    g2[nt][0][1] = v.y;
+                    g2[nt][1][0] = v.z;
+                    g2[nt][1][1] = v.w;
+                }
+                step2(y, a2, g2);
+            }
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (uint32_t h = 0; h < 2; h++) {
+                    const uint32_t row = ((256 * T) >> LOG_N2) + ((8 * h) >> log_r);
+                    const uint32_t k2 = ((8 * h) & (r - 1)) + ((4 * nt) << log_r);
+                    sm.data[st + k2 * (R + 1) + row] = pack(y[nt][2 * h], y[nt][2 * h + 1]);
+                }
+        }
+        __syncthreads();
+        // Word tid + 256 i: chunk row tid % R (the same for every i), output k2 = tid / R + i 256 / R.
+        {
+            constexpr uint32_t step = THREADS >> log_rows;
+            const uint32_t row = tid & (R - 1), k2 = tid >> log_rows;
+            uint32_t* o = out + ((chunk / per) << (LOG_N1 + LOG_N2)) +
+                          ((uint32_t)(chunk & (per - 1)) << log_rows) + row + ((uint64_t)k2 << LOG_N1);
+            const uint32_t p = k2 * (R + 1) + row;
+#pragma unroll
+            for (uint32_t i = 0; i < CHUNK / THREADS; i++)
+                o[(uint64_t)(step * i) << LOG_N1] = sm.data[p + step * i * (R + 1)];
+        }
+        __syncthreads();
+    }
+}
+
+template <bool INV>
+__device__ __forceinline__ void fft_rows_any(const uint32_t* in, uint32_t* out, const float2* tw,
+                                             uint32_t log_n2, uint32_t log_n1, uint64_t total) {
+    __shared__ RowsSmem sm;
+    switch (log_n2) {
+        // The sizes model::split gives: 2^13 = 128 x 64, 2^14 = 128 x 128, 2^15 = 256 x 128,
+        // 2^16 = 256 x 256.
+        case 6: if (log_n1 == 7) fft_rows<INV, 6, 7>(sm, in, out, tw, total); break;
+        case 7:
+            if (log_n1 == 7) fft_rows<INV, 7, 7>(sm, in, out, tw, total);
+            else if (log_n1 == 8) fft_rows<INV, 7, 8>(sm, in, out, tw, total);
+            break;
+        case 8: if (log_n1 == 8) fft_rows<INV, 8, 8>(sm, in, out, tw, total); break;
+        default: break;
+    }
+}
+
 // ---- N = 2^13..2^20: pass 1 of the four-step split, the N1-point column DFTs ------------------
 
 // N = N1 x N2 (N1 = 2^4..2^8, N2 = N / N1, x[n1 N2 + n2]): Y[k1 N2 + n2] = w_N^{n2 k1} times the
-// N1-point DFT of column n2 (rounded to fp16 once, after the fp32 twiddle). Passes 2 and 3 (host
-// side, `crates/zkntt-small/src/fft/gpu.rs`) are the one-kernel N2-point FFT on every row of Y and a
-// transpose, so that X[k1 + N1 k2] lands in natural order. A block takes a slab of C = 4096 / N1
+// N1-point DFT of column n2 (rounded to fp16 once, after the fp32 twiddle). Then (host side,
+// `crates/zkntt-small/src/fft/gpu.rs`) the N2-point FFT of every row of Y written straight to
+// X[k1 + N1 k2] (fft_rows, fft_large with LOG_N1: 2^13..2^17), or from 2^18 the one-launch kernel
+// on the rows and a transpose. A block takes a slab of C = 4096 / N1
 // adjacent columns (rows of C words, 16-byte coalesced), stores it column-major in shared memory
 // (pad_in layout), so that each 256-word run is one warp tile of 256 / N1 whole columns exactly as
 // in fft_small, and writes the tile's outputs back in place before copying the slab out.
@@ -832,4 +1005,37 @@ extern "C" __global__ void __launch_bounds__(256, 3)
     fft_tc_f16_columns_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n1,
                                uint32_t log_n, uint64_t total) {
     zkntt::fft::fft_columns_any<true>(in, out, tw, log_n1, log_n, total);
+}
+
+// Launch: 1-D grid of any size (persistent: blocks stride over 4096-word chunks = 4096 / N2 rows),
+// block 256, 23 KiB static shared memory; 6 <= log_n2 <= 8, log_n1 + log_n2 = log N, 13..16.
+// In: total = batch * N words, row k1 of each transform (N1 rows of N2) at k1 N2; out: X[k1 + N1 k2]
+// (the N2-point DFT of row k1, output k2: the four-step split's rows and transpose). in != out.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    fft_tc_f16_rows_small_forward(const uint32_t* in, uint32_t* out, const float2* tw,
+                                  uint32_t log_n2, uint32_t log_n1, uint64_t total) {
+    zkntt::fft::fft_rows_any<false>(in, out, tw, log_n2, log_n1, total);
+}
+
+// Launch: as fft_tc_f16_rows_small_forward. In/out: as there, + in the exponents.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    fft_tc_f16_rows_small_inverse(const uint32_t* in, uint32_t* out, const float2* tw,
+                                  uint32_t log_n2, uint32_t log_n1, uint64_t total) {
+    zkntt::fft::fft_rows_any<true>(in, out, tw, log_n2, log_n1, total);
+}
+
+// Launch: 1-D grid of any size (persistent: blocks stride over 4096-word chunks = 4096 / N2 rows),
+// block 256, 47 KiB static shared memory; log_n2 = 9, log_n1 = 8 (N = 2^17; others do nothing).
+// In/out: as fft_tc_f16_rows_small_forward (output runs of 4096 / N2 = 8 words).
+extern "C" __global__ void __launch_bounds__(256, 4)
+    fft_tc_f16_rows_large_forward(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n2,
+                                  uint32_t log_n1, uint64_t total) {
+    zkntt::fft::fft_large_fold_any<false>(in, out, tw, log_n2, log_n1, total);
+}
+
+// Launch: as fft_tc_f16_rows_large_forward. In/out: as there, + in the exponents.
+extern "C" __global__ void __launch_bounds__(256, 4)
+    fft_tc_f16_rows_large_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n2,
+                                  uint32_t log_n1, uint64_t total) {
+    zkntt::fft::fft_large_fold_any<true>(in, out, tw, log_n2, log_n1, total);
 }

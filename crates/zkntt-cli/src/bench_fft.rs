@@ -22,7 +22,7 @@ pub struct FftArgs {
     /// Smallest log2 size.
     #[arg(long, default_value_t = 4)]
     min_log: u32,
-    /// Largest log2 size (at most 20; above 12 the four-step split, three launches).
+    /// Largest log2 size (at most 20; above 12 the four-step split, two launches, three from 2^18).
     #[arg(long, default_value_t = 20)]
     max_log: u32,
     /// Above 2^12, every size in range instead of 2^14, 2^16 and 2^20 only.
@@ -40,6 +40,10 @@ pub struct FftArgs {
     /// Skip cuFFT (also skipped, with a note, where libcufft cannot be loaded).
     #[arg(long)]
     no_cufft: bool,
+    /// Above 2^12, also time each launch of the plan by itself (CUDA-event medians, one line
+    /// per size after the table row).
+    #[arg(long)]
+    passes: bool,
 }
 
 // cuFFT's C API, the part used here (cufft.h, cufftXt.h, library_types.h).
@@ -379,6 +383,24 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
             cu16.1,
             cu32.1
         );
+        if args.passes && TcFft::passes(log_n) > 1 {
+            let mut each = Vec::new();
+            for pass in 0..TcFft::passes(log_n) {
+                each.push(median_ms(&s, args.warmup, args.iters, || {
+                    fft.run_pass(&input, &mut output, log_n, Direction::Forward, pass)
+                })?);
+            }
+            let parts: Vec<String> = each.iter().map(|t| format!("{t:.3}")).collect();
+            println!(
+                "{n:>6}   passes ms: {} (sum {:.3}; each of copy: {})",
+                parts.join(" + "),
+                each.iter().sum::<f64>(),
+                each.iter()
+                    .map(|t| format!("{:.2}", copy_ms / t))
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            );
+        }
     }
     Ok(())
 }

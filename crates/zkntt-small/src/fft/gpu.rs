@@ -1,8 +1,10 @@
 //! The host API of the Tensor Core fp16 FFT (`cuda/small/fft_tc.cu`): batched complex FFTs of
-//! 2^1..2^20 points on device-resident data, 2^1..2^12 in one launch, 2^13..2^20 in three (the
-//! four-step split of [`model::split`]: the N1-point column transforms with the twiddle
-//! `w_N^{n2 k1}`, the one-launch N2-point kernel on the rows, a transpose), with fp16 data
-//! between the launches in a scratch buffer of the output's size, kept for the next call.
+//! 2^1..2^20 points on device-resident data, 2^1..2^12 in one launch, 2^13..2^20 by the four-step
+//! split of [`model::split`]: the N1-point column transforms with the twiddle `w_N^{n2 k1}`, then
+//! the N2-point row transforms writing `X[k1 + N1 k2]` directly (the transpose folded in, through
+//! shared memory: two launches, 2^13..2^17), or from 2^18 (N2 = 1024..4096, 4..1 rows per block:
+//! too short runs) the one-launch kernel on the rows and a transpose (three launches); fp16 data between the launches
+//! in a scratch buffer of the output's size, kept for the next call.
 //!
 //! Layout: interleaved complex fp16, `(re, im)` pairs of binary16 bits in a `CudaSlice<u16>`
 //! (cuFFT's `half2` layout), transforms contiguous, natural order in and out. A batch of B
@@ -34,6 +36,16 @@ pub const fn column_kernel_name(dir: Direction) -> &'static str {
     }
 }
 
+/// The row kernel with the transpose folded in (pass 2 of the four-step split) for log N2 = 6..9.
+pub const fn rows_kernel_name(log_n2: u32, dir: Direction) -> &'static str {
+    match (log_n2 <= SMALL_MAX_LOG, dir) {
+        (true, Direction::Forward) => "fft_tc_f16_rows_small_forward",
+        (true, Direction::Inverse) => "fft_tc_f16_rows_small_inverse",
+        (false, Direction::Forward) => "fft_tc_f16_rows_large_forward",
+        (false, Direction::Inverse) => "fft_tc_f16_rows_large_inverse",
+    }
+}
+
 /// The one-launch kernel's name for a size (at most 2^12) and direction.
 pub const fn kernel_name(log_n: u32, dir: Direction) -> &'static str {
     match (log_n <= SMALL_MAX_LOG, dir) {
@@ -51,8 +63,9 @@ pub const fn kernel_name(log_n: u32, dir: Direction) -> &'static str {
 pub struct TcFft {
     gpu: Gpu,
     twiddles: CudaSlice<f32>,
-    /// Resident blocks on the whole GPU: small kernel, large kernel, column kernel.
-    resident: [u64; 3],
+    /// Resident blocks on the whole GPU: small kernel, large kernel, column kernel, row kernels
+    /// (small, large) with the transpose folded in.
+    resident: [u64; 5],
     /// The four-step split's intermediate (fp16 words), as long as the last such call's output.
     scratch: Mutex<Option<CudaSlice<u16>>>,
 }
@@ -84,24 +97,22 @@ impl TcFft {
             .clone_htod(&table)
             .during("FFT twiddle upload")?;
         let sms = gpu.info()?.multiprocessors.max(1) as u64;
-        let mut resident = [0u64; 3];
-        for (slot, log_n) in [(0, SMALL_MAX_LOG), (1, Self::ONE_LAUNCH_MAX_LOG), (2, 0)] {
+        let mut resident = [0u64; 5];
+        for (slot, res) in resident.iter_mut().enumerate() {
             for dir in [Direction::Forward, Direction::Inverse] {
-                let name = if slot == 2 {
-                    column_kernel_name(dir)
-                } else {
-                    kernel_name(log_n, dir)
+                let name = match slot {
+                    0 => kernel_name(SMALL_MAX_LOG, dir),
+                    1 => kernel_name(Self::ONE_LAUNCH_MAX_LOG, dir),
+                    2 => column_kernel_name(dir),
+                    3 => rows_kernel_name(SMALL_MAX_LOG, dir),
+                    _ => rows_kernel_name(SMALL_MAX_LOG + 1, dir),
                 };
                 let f = gpu.function(name)?;
                 let per_sm = f
                     .occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)
                     .during("FFT kernel occupancy")?;
                 let r = sms * per_sm.max(1) as u64;
-                resident[slot] = if resident[slot] == 0 {
-                    r
-                } else {
-                    resident[slot].min(r)
-                };
+                *res = if *res == 0 { r } else { (*res).min(r) };
             }
         }
         Ok(Self {
@@ -125,7 +136,37 @@ impl TcFft {
         log_n: u32,
         dir: Direction,
     ) -> Result<()> {
-        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) {
+        for pass in 0..Self::passes(log_n) {
+            self.run_pass(input, output, log_n, dir, pass)?;
+        }
+        Ok(())
+    }
+
+    /// The launches [`run`](Self::run) makes for a size: 1 up to 2^12; 2 where
+    /// [`model::transpose_folded`] (columns, rows written transposed, 2^13..2^17); 3 from
+    /// 2^18 (columns, rows, transpose).
+    pub const fn passes(log_n: u32) -> u32 {
+        if log_n <= Self::ONE_LAUNCH_MAX_LOG {
+            1
+        } else if model::transpose_folded(log_n) {
+            2
+        } else {
+            3
+        }
+    }
+
+    /// Launch `pass` (< [`passes`](Self::passes)) of [`run`](Self::run) alone, on the buffers
+    /// `run` gives it, so each launch can be timed by itself (`zkntt bench fft --passes`); the
+    /// passes in order are `run`. Errors as `run`.
+    pub fn run_pass(
+        &self,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n: u32,
+        dir: Direction,
+        pass: u32,
+    ) -> Result<()> {
+        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) || pass >= Self::passes(log_n) {
             return Err(Error::SizeUnsupported {
                 field: "the fp16 Tensor Core FFT (2^1..2^20)",
                 log_n,
@@ -153,7 +194,7 @@ impl TcFft {
         let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
         if scratch.as_ref().is_none_or(|b| b.len() != len) {
             *scratch = None;
-            // SAFETY: the row pass writes every word before the transpose reads it.
+            // SAFETY: each pass writes every word before the next reads it.
             let buf =
                 unsafe { self.gpu.stream().alloc::<u16>(len) }.map_err(|e| oom(e, len / 2))?;
             *scratch = Some(buf);
@@ -162,22 +203,35 @@ impl TcFft {
             expected: len,
             got: 0,
         })?;
-        // Pass 1: input -> output, columns with the twiddle; pass 2: output -> scratch, rows.
-        self.launch_columns(input, output, log_n1, log_n, dir, total)?;
-        self.launch_one(output, mid, log_n2, dir, total)?;
-        // Pass 3: scratch (N1 x N2 per transform) -> output (N2 x N1): X[k1 + N1 k2].
-        let stream = self.gpu.stream();
-        let (m, _gm) = mid.device_ptr(stream);
-        let (o, _go) = output.device_ptr_mut(stream);
-        transpose_words(
-            &self.gpu,
-            stream,
-            m,
-            o,
-            1 << log_n1,
-            1 << log_n2,
-            total >> log_n,
-        )
+        if model::transpose_folded(log_n) {
+            return match pass {
+                // Pass 0: input -> scratch, columns with the twiddle; pass 1: scratch -> output,
+                // rows written as X[k1 + N1 k2].
+                0 => self.launch_columns(input, mid, log_n1, log_n, dir, total),
+                _ => self.launch_rows(mid, output, log_n1, log_n2, dir, total),
+            };
+        }
+        match pass {
+            // Pass 0: input -> output, columns with the twiddle.
+            0 => self.launch_columns(input, output, log_n1, log_n, dir, total),
+            // Pass 1: output -> scratch, rows.
+            1 => self.launch_one(output, mid, log_n2, dir, total),
+            // Pass 2: scratch (N1 x N2 per transform) -> output (N2 x N1): X[k1 + N1 k2].
+            _ => {
+                let stream = self.gpu.stream();
+                let (m, _gm) = mid.device_ptr(stream);
+                let (o, _go) = output.device_ptr_mut(stream);
+                transpose_words(
+                    &self.gpu,
+                    stream,
+                    m,
+                    o,
+                    1 << log_n1,
+                    1 << log_n2,
+                    total >> log_n,
+                )
+            }
+        }
     }
 
     fn launch_columns(
@@ -209,6 +263,40 @@ impl TcFft {
         // 4096-point slab; checked by the caller), 4 <= log_n1 <= 8 and log_n - log_n1 <= 12
         // (model::split), distinct 256-byte aligned buffers; any grid size is valid.
         unsafe { launch.launch(cfg) }.during("fft_tc_f16_columns launch")?;
+        Ok(())
+    }
+
+    fn launch_rows(
+        &self,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n1: u32,
+        log_n2: u32,
+        dir: Direction,
+        total: u64,
+    ) -> Result<()> {
+        let f = self.gpu.function(rows_kernel_name(log_n2, dir))?;
+        let slot = if log_n2 <= SMALL_MAX_LOG { 3 } else { 4 };
+        let blocks = (total / CHUNK).min(self.resident[slot]);
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.gpu.stream().launch_builder(&f);
+        launch
+            .arg(input)
+            .arg(output)
+            .arg(&self.twiddles)
+            .arg(&log_n2)
+            .arg(&log_n1)
+            .arg(&total);
+        // SAFETY: (const u32*/uint4* in, u32* out, const float2* tw, u32 log_n2, u32 log_n1,
+        // u64 total), in and out `total` half2 words each, total a multiple of 2^(log_n1 + log_n2)
+        // >= 2^13 (so of the 4096-word chunk), (log_n1, log_n2) from model::split with log_n2 in
+        // 6..=9 (the pairs the kernels instantiate; others do nothing, and the tests would see
+        // the poisoned output), distinct 256-byte aligned buffers; any grid size is valid.
+        unsafe { launch.launch(cfg) }.during("fft_tc_f16_rows launch")?;
         Ok(())
     }
 

@@ -215,9 +215,11 @@ fn fft_gpu_large_batch_every_transform() {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
-    for log_n in [1, 4, 5, 8, 9, 12] {
+    // Four-step sizes too: more 4096-word chunks than resident blocks in every pass (folded rows
+    // to 2^17, rows and transpose at 2^19; 2^20 is one transform per 4 MiB).
+    for log_n in [1, 4, 5, 8, 9, 12, 13, 15, 16, 17, 19] {
         let n = 1usize << log_n;
-        let batch = (1usize << 22 >> log_n) - 1;
+        let batch = (1usize << 22 >> log_n) - usize::from(log_n <= TcFft::ONE_LAUNCH_MAX_LOG);
         for dir in [Direction::Forward, Direction::Inverse] {
             let seed = fresh_seed();
             let (bits, x) = random_f16(batch << log_n, seed);
@@ -252,7 +254,7 @@ fn fft_gpu_large_batch_every_transform() {
     }
 }
 
-// ---- 2^13..2^20: the four-step split across three launches -----------------------------------
+// ---- 2^13..2^20: the four-step split (two launches, three from 2^18) -------------------------
 
 /// The four-step sizes with their test batches (more than one transform each; 2^13 with an odd
 /// batch of 33).

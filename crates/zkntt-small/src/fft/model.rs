@@ -15,8 +15,10 @@
 //! Sizes above [`ONE_LAUNCH_MAX_LOG`] (2^13..2^20) use the four-step split of [`split`]:
 //! N = N1 x N2, x[n1 N2 + n2]; the N1-point transforms above on the columns (stride N2), each output
 //! k1 of column n2 multiplied by `w_N^{n2 k1}`, the N2-point transforms above on the rows, and a
-//! transpose, so that `X[k1 + N1 k2]` is in natural order. On the GPU these are three launches
-//! with the data rounded to fp16 between them (where this model keeps `T`).
+//! transpose, so that `X[k1 + N1 k2]` is in natural order. On the GPU the columns are one launch
+//! and the rows another that writes its outputs to their transposed places (2^13..2^17,
+//! [`transpose_folded`]), or from 2^18 the rows and then a transpose launch, with the data rounded
+//! to fp16 between the launches (where this model keeps `T`); the transpose moves data only.
 //!
 //! The kernel runs these same stages, fused differently: two consecutive stages per warp tile of
 //! 256 points with the data in registers between them (the radix-`2^(log_n mod 4)` stage of
@@ -73,6 +75,15 @@ pub fn split(log_n: u32) -> (u32, u32) {
         .div_ceil(2)
         .clamp(log_n.saturating_sub(ONE_LAUNCH_MAX_LOG).max(4), 8);
     (log_n1, log_n - log_n1)
+}
+
+/// Whether the GPU writes the row transforms of the four-step split transposed (`X[k1 + N1 k2]`,
+/// in runs of 4096 / N2 words from one block's 4096 / N2 rows) instead of launching a transpose:
+/// N2 <= 512, runs of at least 8 words (32 bytes), so 2^13..2^17. From 2^18 (N2 = 1024..4096,
+/// runs of 4..1 words) it keeps the separate transpose, which measured faster (benches/NOTES.md).
+/// The arithmetic is the same either way.
+pub const fn transpose_folded(log_n: u32) -> bool {
+    log_n > ONE_LAUNCH_MAX_LOG && log_n <= 17
 }
 
 /// The radices of the stages of a 2^log_n-point transform, first stage first.
@@ -350,6 +361,15 @@ mod tests {
             assert!((4..=8).contains(&l1) && l2 <= ONE_LAUNCH_MAX_LOG && l1 + l2 == log_n);
             // A slab of 4096 / N1 columns fits in a row of N2.
             assert!(l2 + l1 >= 12, "2^{log_n}");
+            // The folded row kernels take N2 = 2^6..2^9 with these N1 (fft_rows_any,
+            // fft_large_fold_any): runs of at least 8 words.
+            let pairs = [(7, 6), (7, 7), (8, 7), (8, 8), (8, 9)];
+            assert_eq!(
+                transpose_folded(log_n),
+                pairs.contains(&(l1, l2)),
+                "2^{log_n}"
+            );
+            assert_eq!(transpose_folded(log_n), l2 <= 9, "2^{log_n}");
         }
     }
 
