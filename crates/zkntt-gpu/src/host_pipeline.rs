@@ -920,17 +920,13 @@ fn run<F: FftField>(
 
     match result {
         Ok(()) => Ok(()),
-        Err(error) => {
-            // Put back what the copy back overwrote: the input is still in the pinned image.
-            let n = written.get();
-            if let (true, Ok(dst)) = (n > 0, words_mut(data)) {
-                par_copy(&mut dst[..n], &image[..n]);
-            }
-            let quiet = [&s_in, &s_out, &comp]
-                .iter()
-                .all(|s| s.synchronize().is_ok());
-            Err(Failure { error, quiet })
-        }
+        // Put back what the copy back overwrote: the input is still in the pinned image.
+        Err(error) => Err(failed(
+            error,
+            data,
+            &image[..written.get()],
+            [&s_in, &s_out, &comp],
+        )),
     }
 }
 
@@ -1183,18 +1179,38 @@ fn run_columns<F: FftField>(
 
     match result {
         Ok(()) => Ok(()),
+        // Ranges already scattered: put the input back from the image (which holds all of it once
+        // anything has been written, since the result needs every range in).
         Err(error) => {
-            // Ranges already scattered: put the input back from the image (which holds all of it
-            // once anything has been written, since the result needs every range in).
-            if let (true, Ok(dst)) = (written.load(MemOrder::Relaxed), words_mut(data)) {
-                par_copy(dst, &image[..total_words]);
-            }
-            let quiet = [&s_in, &s_out, &comp]
-                .iter()
-                .all(|s| s.synchronize().is_ok());
-            Err(Failure { error, quiet })
+            let restore = if written.load(MemOrder::Relaxed) {
+                total_words
+            } else {
+                0
+            };
+            Err(failed(
+                error,
+                data,
+                &image[..restore],
+                [&s_in, &s_out, &comp],
+            ))
         }
     }
+}
+
+/// A failed run: `restore` (the pinned image's copy of the words of `data` that were overwritten,
+/// a prefix) is put back into `data`, then the streams are waited for; the [`Failure`] is quiet
+/// when all of them settle (only then may the pinned buffer be used again).
+fn failed<F: FftField>(
+    error: Error,
+    data: &mut [F],
+    restore: &[u64],
+    streams: [&Arc<CudaStream>; 3],
+) -> Failure {
+    if let (false, Ok(dst)) = (restore.is_empty(), words_mut(data)) {
+        par_copy(&mut dst[..restore.len()], restore);
+    }
+    let quiet = streams.iter().all(|s| s.synchronize().is_ok());
+    Failure { error, quiet }
 }
 
 fn injected() -> Error {
