@@ -243,27 +243,18 @@ impl TcFft {
         dir: Direction,
         total: u64,
     ) -> Result<()> {
-        let f = self.gpu.function(column_kernel_name(dir))?;
+        // Kernel: (const uint4* in, u32* out, const float2* tw, u32 log_n1, u32 log_n, u64 total);
+        // total a multiple of 2^log_n >= 2^13 (so of the 4096-point slab; checked by the caller),
+        // 4 <= log_n1 <= 8 and log_n - log_n1 <= 12 (model::split).
         let blocks = (total / CHUNK).min(self.resident[2]);
-        let cfg = LaunchConfig {
-            grid_dim: (blocks as u32, 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut launch = self.gpu.stream().launch_builder(&f);
-        launch
-            .arg(input)
-            .arg(output)
-            .arg(&self.twiddles)
-            .arg(&log_n1)
-            .arg(&log_n)
-            .arg(&total);
-        // SAFETY: (const uint4* in, u32* out, const float2* tw, u32 log_n1, u32 log_n, u64 total),
-        // in and out `total` half2 words each, total a multiple of 2^log_n >= 2^13 (so of the
-        // 4096-point slab; checked by the caller), 4 <= log_n1 <= 8 and log_n - log_n1 <= 12
-        // (model::split), distinct 256-byte aligned buffers; any grid size is valid.
-        unsafe { launch.launch(cfg) }.during("fft_tc_f16_columns launch")?;
-        Ok(())
+        self.launch_pass(
+            column_kernel_name(dir),
+            blocks,
+            input,
+            output,
+            &[log_n1, log_n],
+            total,
+        )
     }
 
     fn launch_rows(
@@ -275,29 +266,14 @@ impl TcFft {
         dir: Direction,
         total: u64,
     ) -> Result<()> {
-        let f = self.gpu.function(rows_kernel_name(log_n2, dir))?;
+        // Kernel: (const u32*/uint4* in, u32* out, const float2* tw, u32 log_n2, u32 log_n1,
+        // u64 total); total a multiple of 2^(log_n1 + log_n2) >= 2^13 (so of the 4096-word chunk),
+        // (log_n1, log_n2) from model::split with log_n2 in 6..=9 (the pairs the kernels
+        // instantiate; others do nothing, and the tests would see the poisoned output).
         let slot = if log_n2 <= SMALL_MAX_LOG { 3 } else { 4 };
         let blocks = (total / CHUNK).min(self.resident[slot]);
-        let cfg = LaunchConfig {
-            grid_dim: (blocks as u32, 1, 1),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut launch = self.gpu.stream().launch_builder(&f);
-        launch
-            .arg(input)
-            .arg(output)
-            .arg(&self.twiddles)
-            .arg(&log_n2)
-            .arg(&log_n1)
-            .arg(&total);
-        // SAFETY: (const u32*/uint4* in, u32* out, const float2* tw, u32 log_n2, u32 log_n1,
-        // u64 total), in and out `total` half2 words each, total a multiple of 2^(log_n1 + log_n2)
-        // >= 2^13 (so of the 4096-word chunk), (log_n1, log_n2) from model::split with log_n2 in
-        // 6..=9 (the pairs the kernels instantiate; others do nothing, and the tests would see
-        // the poisoned output), distinct 256-byte aligned buffers; any grid size is valid.
-        unsafe { launch.launch(cfg) }.during("fft_tc_f16_rows launch")?;
-        Ok(())
+        let name = rows_kernel_name(log_n2, dir);
+        self.launch_pass(name, blocks, input, output, &[log_n2, log_n1], total)
     }
 
     fn launch_one(
@@ -308,7 +284,7 @@ impl TcFft {
         dir: Direction,
         total: u64,
     ) -> Result<()> {
-        let f = self.gpu.function(kernel_name(log_n, dir))?;
+        // Kernel: (const u32* in, u32* out, const float2* tw, u32 log_n, u64 total).
         let blocks = if log_n <= SMALL_MAX_LOG {
             total
                 .div_ceil(TILE)
@@ -317,24 +293,45 @@ impl TcFft {
         } else {
             total.div_ceil(CHUNK).min(self.resident[1])
         };
+        self.launch_pass(
+            kernel_name(log_n, dir),
+            blocks,
+            input,
+            output,
+            &[log_n],
+            total,
+        )
+    }
+
+    /// One launch of an FFT kernel: `(in, out, tw, logs..., total)`, `blocks` blocks of THREADS
+    /// (persistent: the kernels stride over the work), on the GPU's stream.
+    fn launch_pass(
+        &self,
+        name: &'static str,
+        blocks: u64,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        logs: &[u32],
+        total: u64,
+    ) -> Result<()> {
+        let f = self.gpu.function(name)?;
         let cfg = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        let stream = self.gpu.stream();
-        let mut launch = stream.launch_builder(&f);
-        launch
-            .arg(input)
-            .arg(output)
-            .arg(&self.twiddles)
-            .arg(&log_n)
-            .arg(&total);
-        // SAFETY: (const u32* in, u32* out, const float2* tw, u32 log_n, u64 total), in and out
-        // `total` (re, im) half2 words each (checked above; distinct buffers, as `&` and `&mut`
-        // guarantee; device allocations are 256-byte aligned for the 16-byte loads), tw the 4096
-        // float2 the kernels index; any grid size is valid (the kernels stride over the work).
-        unsafe { launch.launch(cfg) }.during("fft_tc_f16 launch")?;
+        let mut launch = self.gpu.stream().launch_builder(&f);
+        launch.arg(input).arg(output).arg(&self.twiddles);
+        for log in logs {
+            launch.arg(log);
+        }
+        launch.arg(&total);
+        // SAFETY: every FFT kernel takes (in, out, tw, the u32 sizes its caller above lists in
+        // this order, u64 total); in and out hold `total` (re, im) half2 words each (checked by
+        // `run`; distinct buffers, as `&` and `&mut` guarantee; device allocations are 256-byte
+        // aligned for the 16-byte loads), tw the 4096 float2 the kernels index; the sizes meet
+        // the caller's stated conditions; any grid size is valid.
+        unsafe { launch.launch(cfg) }.during(name)?;
         Ok(())
     }
 

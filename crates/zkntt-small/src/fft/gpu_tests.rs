@@ -147,36 +147,9 @@ fn fft_gpu_parseval_and_round_trip() {
     };
     let fft = TcFft::new(&gpu).unwrap();
     for log_n in TcFft::MIN_LOG..=TcFft::ONE_LAUNCH_MAX_LOG {
-        let n = 1usize << log_n;
         let seed = fresh_seed();
         let (bits, x) = random_f16(batch(log_n) << log_n, seed);
-        let input = gpu.stream().clone_htod(&bits).unwrap();
-        let mut mid = gpu.stream().clone_htod(&vec![POISON; bits.len()]).unwrap();
-        let mut back = gpu.stream().clone_htod(&vec![POISON; bits.len()]).unwrap();
-        fft.run(&input, &mut mid, log_n, Direction::Forward)
-            .unwrap();
-        fft.run(&mid, &mut back, log_n, Direction::Inverse).unwrap();
-        let y = to_c64(&gpu.stream().clone_dtoh(&mid).unwrap());
-        let z = to_c64(&gpu.stream().clone_dtoh(&back).unwrap());
-        gpu.synchronize().unwrap();
-        for (t, (xt, yt)) in x.chunks_exact(n).zip(y.chunks_exact(n)).enumerate() {
-            let ex: f64 = xt.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
-            let ey: f64 = yt.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
-            let ratio = ey / (ex * n as f64);
-            assert!(
-                (ratio - 1.0).abs() <= 2.0 * BOUND,
-                "Parseval 2^{log_n} seed {seed} transform {t}: {ratio}"
-            );
-        }
-        let nx: Vec<C<f64>> = x.iter().map(|c| (c.0 * n as f64, c.1 * n as f64)).collect();
-        let e = model::rel_l2(&z, &nx);
-        note(&format!(
-            "fft 2^{log_n} inverse(forward): rel L2 {e:.2e} (seed {seed})"
-        ));
-        assert!(
-            e <= BOUND,
-            "inverse(forward) 2^{log_n} seed {seed}: rel L2 {e:e}"
-        );
+        parseval_and_round_trip(&gpu, &fft, &bits, &x, log_n, seed, "");
     }
 }
 
@@ -402,37 +375,51 @@ fn fft_gpu_four_step_parseval_and_round_trip() {
     };
     let fft = TcFft::new(&gpu).unwrap();
     for (log_n, batch) in FOUR_STEP {
-        let n = 1usize << log_n;
         let scale = (2.0f32).powi(15 - log_n as i32).min(1.0);
         let seed = fresh_seed();
         let (bits, x) = random_f16_scaled(batch << log_n, seed, scale);
-        let input = gpu.stream().clone_htod(&bits).unwrap();
-        let mut mid = gpu.stream().clone_htod(&vec![POISON; bits.len()]).unwrap();
-        let mut back = gpu.stream().clone_htod(&vec![POISON; bits.len()]).unwrap();
-        fft.run(&input, &mut mid, log_n, Direction::Forward)
-            .unwrap();
-        fft.run(&mid, &mut back, log_n, Direction::Inverse).unwrap();
-        let y = to_c64(&gpu.stream().clone_dtoh(&mid).unwrap());
-        let z = to_c64(&gpu.stream().clone_dtoh(&back).unwrap());
-        gpu.synchronize().unwrap();
-        assert!(first_non_finite(&y).is_none() && first_non_finite(&z).is_none());
-        for (t, (xt, yt)) in x.chunks_exact(n).zip(y.chunks_exact(n)).enumerate() {
-            let ex: f64 = xt.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
-            let ey: f64 = yt.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
-            let ratio = ey / (ex * n as f64);
-            assert!(
-                (ratio - 1.0).abs() <= 2.0 * BOUND,
-                "Parseval 2^{log_n} seed {seed} transform {t}: {ratio}"
-            );
-        }
-        let nx: Vec<C<f64>> = x.iter().map(|c| (c.0 * n as f64, c.1 * n as f64)).collect();
-        let e = model::rel_l2(&z, &nx);
-        note(&format!(
-            "fft 2^{log_n} x {batch} inverse(forward): rel L2 {e:.2e} (seed {seed})"
-        ));
+        parseval_and_round_trip(&gpu, &fft, &bits, &x, log_n, seed, &format!(" x {batch}"));
+    }
+}
+
+/// Forward then inverse on the GPU (outputs poisoned first): every value finite, Parseval per
+/// transform (to 2 x BOUND) and inverse(forward(x)) = N x (to BOUND).
+fn parseval_and_round_trip(
+    gpu: &Gpu,
+    fft: &TcFft,
+    bits: &[u16],
+    x: &[C<f64>],
+    log_n: u32,
+    seed: u64,
+    label: &str,
+) {
+    let n = 1usize << log_n;
+    let input = gpu.stream().clone_htod(bits).unwrap();
+    let mut mid = gpu.stream().clone_htod(&vec![POISON; bits.len()]).unwrap();
+    let mut back = gpu.stream().clone_htod(&vec![POISON; bits.len()]).unwrap();
+    fft.run(&input, &mut mid, log_n, Direction::Forward)
+        .unwrap();
+    fft.run(&mid, &mut back, log_n, Direction::Inverse).unwrap();
+    let y = to_c64(&gpu.stream().clone_dtoh(&mid).unwrap());
+    let z = to_c64(&gpu.stream().clone_dtoh(&back).unwrap());
+    gpu.synchronize().unwrap();
+    assert!(first_non_finite(&y).is_none() && first_non_finite(&z).is_none());
+    for (t, (xt, yt)) in x.chunks_exact(n).zip(y.chunks_exact(n)).enumerate() {
+        let ex: f64 = xt.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
+        let ey: f64 = yt.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
+        let ratio = ey / (ex * n as f64);
         assert!(
-            e <= BOUND,
-            "inverse(forward) 2^{log_n} seed {seed}: rel L2 {e:e}"
+            (ratio - 1.0).abs() <= 2.0 * BOUND,
+            "Parseval 2^{log_n} seed {seed} transform {t}: {ratio}"
         );
     }
+    let nx: Vec<C<f64>> = x.iter().map(|c| (c.0 * n as f64, c.1 * n as f64)).collect();
+    let e = model::rel_l2(&z, &nx);
+    note(&format!(
+        "fft 2^{log_n}{label} inverse(forward): rel L2 {e:.2e} (seed {seed})"
+    ));
+    assert!(
+        e <= BOUND,
+        "inverse(forward) 2^{log_n} seed {seed}: rel L2 {e:e}"
+    );
 }
