@@ -15,13 +15,18 @@
 //   - N <= 256 (`fft_tc_f16_small_*`): a tile is 256/N whole transforms, read and written straight
 //     from and to global memory (every 32-byte sector whole), the next tile's loads issued before
 //     this one's arithmetic; shared memory only for the constant fragments and twiddles.
-//   - N = 512..4096 (`fft_tc_f16_large_*`): a block takes 4096 points through shared memory (16-byte
-//     global loads); the radix-R step (R = N/256, rows at stride 256) is one product per tile in
-//     place, then every 256-point sub-transform is a two-step tile whose outputs go to their
-//     digit-reversed (natural-order) places in a second buffer, copied out coalesced. Padded
-//     layouts make every shared-memory access base + immediate and (nearly) conflict-free.
-// Both kernels are persistent and switch once on log_n, so all index arithmetic is constant.
-// cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64).
+//   - N = 512..4096 (`fft_tc_f16_large_*`): a block takes 4096 points; the radix-R step (R = N/256,
+//     rows at stride 256) is one product per tile loaded straight from global memory (whole
+//     sectors) into shared memory, then every 256-point sub-transform is a two-step tile whose
+//     outputs go to their digit-reversed (natural-order) places in a second buffer, copied out
+//     coalesced. Padded layouts make every shared-memory access base + immediate and (nearly)
+//     conflict-free.
+// Both kernels switch once on log_n, so all index arithmetic is constant. v3: their constant
+// fragments come from images built once per size (fft_tc_f16_consts), so a block costs a 6-10 KiB
+// copy from L2 instead of ~600 instructions, and the host launches short-lived blocks (a few
+// pieces of work each: persistent grids lost 5-10% of the copy bandwidth; benches/NOTES.md).
+// cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64; v2's
+// large kernel, which staged its input through shared memory: the fragments are unchanged).
 //
 // Precision: inputs, outputs and the data between steps are fp16; products accumulate in fp32; the
 // twiddles are applied in fp32 and rounded to fp16 once per step (as v1).
@@ -184,16 +189,142 @@ __device__ __forceinline__ void step2(float (&out)[4][4], const uint32_t (&a2)[2
 // element sits at 16 k_a + b before and after step 1. After step 2 output k1 + r k_b of its
 // transform. For N < 16 (log_r = 0, log_c = log_n) a row is 16 / N transforms and step 2 keeps
 // every output in place.
-// The small kernel's constant fragments and twiddles, lane-indexed (conflict-free), read before
-// each use: in registers they would allow two blocks per SM, too few loads in flight.
-struct SmallSmem {
+// The kernels' constant fragments and twiddles, lane-indexed (conflict-free 16-byte reads) and read
+// before each use (in registers they would cost occupancy, too few loads in flight). They depend
+// only on the size and direction, so `fft_tc_f16_consts` builds every such image once (in global
+// memory, the host keeps it) and each block copies its image into shared memory (6 or 10 KiB from
+// L2) instead of computing it (about 600 instructions and 100 dependent table loads per block):
+// that is what lets the grids be one block per piece of work (benches/NOTES.md, "grid").
+//   - TILE(t), t = 4..8: a two-step tile of a 2^t-point DFT (fft_small at 5..8, the row and
+//     column passes): frag[0] step 1's block-diag DFT_{2^(t-4)}, frag[1] step 2's DFT_16, w1
+//     step 1's twiddles w_{2^t}^{b k1}.
+//   - PAIRS(c), c = 1..4: fft_small at N <= 16, one step: frag[1] block-diag DFT_{2^c} as a B
+//     operand with k_b and k_b + 1 in one thread (PAIRS), the rest unused.
+//   - LARGE(n), n = 9..12: fft_large: frag[0] the radix-R step (R = 2^(n-8)), frag[1] the
+//     256-point tiles' DFT_16 (step 1), frag2 their step 2, w1 w_256^{b k_a}, wr the lane's part
+//     of the radix-R step's w_N^{n2 k1}.
+struct TileConsts {
     uint4 frag[2][4][32];  // [matrix][4 regs][lane]
-    float2 w1[8][32];      // step 1's w_N^{b k1}, [mt][nt][e][lane]
+    float2 w1[8][32];      // [mt][nt][e][lane]
 };
+struct LargeConsts {
+    TileConsts t;
+    uint4 frag2[4][32];
+    float2 wr[8][32];
+};
+// Image slots per direction: PAIRS(c) at c - 1, TILE(t) at t, LARGE(n) at n; the inverse's after
+// the forward's. Every image takes sizeof(LargeConsts).
+constexpr uint32_t IMAGES = 13;
+constexpr uint32_t IMAGE_WORDS4 = sizeof(LargeConsts) / 16;
+__host__ __device__ constexpr uint32_t pairs_image(bool inv, uint32_t log_c) { return inv * IMAGES + log_c - 1; }
+__host__ __device__ constexpr uint32_t tile_image(bool inv, uint32_t log_t) { return inv * IMAGES + log_t; }
+__host__ __device__ constexpr uint32_t large_image(bool inv, uint32_t log_n) { return inv * IMAGES + log_n; }
+
+// One warp writes image `slot` (< IMAGES) of a direction.
+template <bool INV>
+__device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uint32_t lane) {
+    const uint32_t g = lane >> 2, q = lane & 3;
+    auto put_a = [&](uint4 (&dst)[4][32], const uint32_t (&f)[2][2][4]) {
+#pragma unroll
+        for (uint32_t i = 0; i < 4; i++)
+            dst[i][lane] = make_uint4(f[i >> 1][i & 1][0], f[i >> 1][i & 1][1], f[i >> 1][i & 1][2],
+                                      f[i >> 1][i & 1][3]);
+    };
+    auto put_b = [&](uint4 (&dst)[4][32], const uint32_t (&f)[4][2][2]) {
+#pragma unroll
+        for (uint32_t i = 0; i < 4; i++)  // [nt = i][kb][reg]
+            dst[i][lane] = make_uint4(f[i][0][0], f[i][0][1], f[i][1][0], f[i][1][1]);
+    };
+    if (slot < 4) {
+        uint32_t g2[4][2][2];
+        load_g2<INV, true>(g2, tw, slot + 1, lane);
+        put_b(c.t.frag[1], g2);
+    } else if (slot <= 8) {
+        const uint32_t log_t = slot, log_r = log_t - 4, r = 1u << log_r;
+        uint32_t g1[2][2][4], g2[4][2][2];
+        load_g1<INV>(g1, tw, log_r, lane);
+        load_g2<INV, false>(g2, tw, 4, lane);
+        put_a(c.t.frag[0], g1);
+        put_b(c.t.frag[1], g2);
+#pragma unroll
+        for (uint32_t i = 0; i < 8; i++) {
+            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
+            c.t.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_t);
+        }
+    } else {
+        const uint32_t log_n = slot, log_r = log_n - 8, r = 1u << log_r;
+        uint32_t g1[2][2][4], g16[2][2][4], g2[4][2][2];
+        load_g1<INV>(g1, tw, log_r, lane);
+        load_g1<INV>(g16, tw, 4, lane);
+        load_g2<INV, false>(g2, tw, 4, lane);
+        put_a(c.t.frag[0], g1);
+        put_a(c.t.frag[1], g16);
+        put_b(c.frag2, g2);
+#pragma unroll
+        for (uint32_t i = 0; i < 8; i++) {
+            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1, ka = 8 * mt + g;
+            const uint32_t b = 8 * nt + 2 * q + e;
+            c.t.w1[i][lane] = root<INV>(tw, b * ka, 8);
+            c.wr[i][lane] = root<INV>(tw, (16 * (ka >> log_r) + b) * (ka & (r - 1)), log_n);
+        }
+    }
+}
+
+// The block copies the first sizeof(T) bytes of image `image` into shared memory (the caller
+// synchronises before the first read).
+template <typename T>
+__device__ __forceinline__ void fetch_image(T& dst, const uint4* images, uint32_t image) {
+    static_assert(sizeof(T) % 16 == 0 && sizeof(T) <= sizeof(LargeConsts), "image part");
+    const uint4* src = images + image * IMAGE_WORDS4;
+    uint4* d = reinterpret_cast<uint4*>(&dst);
+#pragma unroll
+    for (uint32_t k = 0; k < (sizeof(T) / 16 + THREADS - 1) / THREADS; k++) {
+        const uint32_t i = threadIdx.x + k * THREADS;
+        if ((sizeof(T) / 16) % THREADS == 0 || i < sizeof(T) / 16) d[i] = __ldg(src + i);
+    }
+}
+
+// A TILE image's two steps on one warp tile, split where the callers issue their next loads:
+// step 1 on the B fragments x (see step1), then the twiddle, step 2, outputs as step2's.
+__device__ __forceinline__ void tile_first(const TileConsts& c, const uint32_t (&x)[2][2][2],
+                                           float (&acc)[2][2][4], uint32_t lane) {
+    uint32_t g1[2][2][4];
+#pragma unroll
+    for (uint32_t i = 0; i < 4; i++) {
+        const uint4 v = c.frag[0][i][lane];
+        g1[i >> 1][i & 1][0] = v.x;
+        g1[i >> 1][i & 1][1] = v.y;
+        g1[i >> 1][i & 1][2] = v.z;
+        g1[i >> 1][i & 1][3] = v.w;
+    }
+    step1(acc, g1, x);
+}
+
+__device__ __forceinline__ void tile_rest(const TileConsts& c, float (&acc)[2][2][4],
+                                          float (&y)[4][4], uint32_t lane) {
+#pragma unroll
+    for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+        for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+            for (uint32_t e = 0; e < 2; e++) twiddle(acc[mt][nt], e, c.w1[4 * mt + 2 * nt + e][lane]);
+    uint32_t a2[2][4];
+    to_a2(a2, acc);
+    uint32_t g2[4][2][2];
+#pragma unroll
+    for (uint32_t nt = 0; nt < 4; nt++) {
+        const uint4 v = c.frag[1][nt][lane];
+        g2[nt][0][0] = v.x;
+        g2[nt][0][1] = v.y;
+        g2[nt][1][0] = v.z;
+        g2[nt][1][1] = v.w;
+    }
+    step2(y, a2, g2);
+}
 
 template <bool INV, uint32_t LOG_N>
-__device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restrict__ in,
-                                          uint32_t* __restrict__ out, const float2* tw,
+__device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __restrict__ in,
+                                          uint32_t* __restrict__ out, const uint4* images,
                                           uint64_t total) {
     constexpr uint32_t log_n = LOG_N;
     constexpr uint32_t log_r = log_n > 4 ? log_n - 4 : 0, log_c = log_n < 4 ? log_n : 4;
@@ -208,7 +339,18 @@ __device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restr
     if constexpr (log_r == 0) {
         // One step: rows g, g + 8, columns 8 nt + 2 q and + 1 as two words, straight into A.
         uint32_t g2[4][2][2];
-        load_g2<INV, true>(g2, tw, log_c, lane);
+        {
+            const LargeConsts& img =
+                *reinterpret_cast<const LargeConsts*>(images + pairs_image(INV, log_c) * IMAGE_WORDS4);
+#pragma unroll
+            for (uint32_t i = 0; i < 4; i++) {
+                const uint4 v = __ldg(&img.t.frag[1][i][lane]);
+                g2[i][0][0] = v.x;
+                g2[i][0][1] = v.y;
+                g2[i][1][0] = v.z;
+                g2[i][1][1] = v.w;
+            }
+        }
         // A lane's offset in the tile, then immediates (kept apart so that they stay immediates).
         const uint32_t lane_at = 16 * g + 2 * q;
         auto load = [&](uint2 (&w)[2][2], uint64_t base, bool check) {
@@ -266,25 +408,6 @@ __device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restr
             store(y, tile * 256, true);
         }
     } else {
-        if (threadIdx.x < 32) {
-            uint32_t g1[2][2][4], g2[4][2][2];
-            load_g1<INV>(g1, tw, log_r, lane);
-            load_g2<INV, false>(g2, tw, 4, lane);
-#pragma unroll
-            for (uint32_t i = 0; i < 4; i++) {
-                sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
-                                                 g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
-                sm.frag[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
-            }
-            // The step-1 twiddles w_N^{b k1} of this lane's accumulators: [mt][nt][e].
-#pragma unroll
-            for (uint32_t i = 0; i < 8; i++) {
-                const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
-                sm.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_n);
-            }
-        }
-        __syncthreads();
-
         // A lane's offsets in the tile (loads: row q, column g; stores: output row g, column q),
         // then immediates (kept apart so that they stay immediates; the output index is additive
         // over the lane's bits and the register's).
@@ -302,39 +425,6 @@ __device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restr
                         x[kb][nt][j] = !check || base + lane_ld + at < total ? __ldg(p + at) : 0u;
                     }
         };
-        auto first = [&](const uint32_t (&x)[2][2][2], float (&acc)[2][2][4]) {
-            uint32_t g1[2][2][4];
-#pragma unroll
-            for (uint32_t i = 0; i < 4; i++) {
-                const uint4 v = sm.frag[0][i][lane];
-                g1[i >> 1][i & 1][0] = v.x;
-                g1[i >> 1][i & 1][1] = v.y;
-                g1[i >> 1][i & 1][2] = v.z;
-                g1[i >> 1][i & 1][3] = v.w;
-            }
-            step1(acc, g1, x);
-        };
-        auto rest = [&](float (&acc)[2][2][4], float (&y)[4][4]) {
-#pragma unroll
-            for (uint32_t mt = 0; mt < 2; mt++)
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                    for (uint32_t e = 0; e < 2; e++)
-                        twiddle(acc[mt][nt], e, sm.w1[4 * mt + 2 * nt + e][lane]);
-            uint32_t a2[2][4];
-            to_a2(a2, acc);
-            uint32_t g2[4][2][2];
-#pragma unroll
-            for (uint32_t nt = 0; nt < 4; nt++) {
-                const uint4 v = sm.frag[1][nt][lane];
-                g2[nt][0][0] = v.x;
-                g2[nt][0][1] = v.y;
-                g2[nt][1][0] = v.z;
-                g2[nt][1][1] = v.w;
-            }
-            step2(y, a2, g2);
-        };
         auto store = [&](const float (&y)[4][4], uint64_t base, bool check) {
             uint32_t* p = out + base + lane_st;
 #pragma unroll
@@ -349,20 +439,23 @@ __device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restr
                 }
         };
         uint32_t x[2][2][2];
+        // The first tile's loads go out before the constants are copied.
         if (tile < whole) load(x, tile * 256, false);
+        fetch_image(sm, images, tile_image(INV, log_n));
+        __syncthreads();
         for (; tile < whole; tile += stride) {
             float acc[2][2][4], y[4][4];
-            first(x, acc);
+            tile_first(sm, x, acc, lane);
             // The next tile's loads go out before this tile's arithmetic.
             if (tile + stride < whole) load(x, (tile + stride) * 256, false);
-            rest(acc, y);
+            tile_rest(sm, acc, y, lane);
             store(y, tile * 256, false);
         }
         if (tile == whole && whole * 256 < total) {
             float acc[2][2][4], y[4][4];
             load(x, tile * 256, true);
-            first(x, acc);
-            rest(acc, y);
+            tile_first(sm, x, acc, lane);
+            tile_rest(sm, acc, y, lane);
             store(y, tile * 256, true);
         }
     }
@@ -371,18 +464,18 @@ __device__ __forceinline__ void fft_small(SmallSmem& sm, const uint32_t* __restr
 // One kernel body per size, chosen by a uniform switch (no divergence; the register count is
 // the largest case's): every shift and mask of the index arithmetic is then a constant.
 template <bool INV>
-__device__ __forceinline__ void fft_small_any(const uint32_t* in, uint32_t* out, const float2* tw,
+__device__ __forceinline__ void fft_small_any(const uint32_t* in, uint32_t* out, const uint4* images,
                                               uint32_t log_n, uint64_t total) {
-    __shared__ SmallSmem sm;
+    __shared__ TileConsts sm;
     switch (log_n) {
-        case 1: fft_small<INV, 1>(sm, in, out, tw, total); break;
-        case 2: fft_small<INV, 2>(sm, in, out, tw, total); break;
-        case 3: fft_small<INV, 3>(sm, in, out, tw, total); break;
-        case 4: fft_small<INV, 4>(sm, in, out, tw, total); break;
-        case 5: fft_small<INV, 5>(sm, in, out, tw, total); break;
-        case 6: fft_small<INV, 6>(sm, in, out, tw, total); break;
-        case 7: fft_small<INV, 7>(sm, in, out, tw, total); break;
-        case 8: fft_small<INV, 8>(sm, in, out, tw, total); break;
+        case 1: fft_small<INV, 1>(sm, in, out, images, total); break;
+        case 2: fft_small<INV, 2>(sm, in, out, images, total); break;
+        case 3: fft_small<INV, 3>(sm, in, out, images, total); break;
+        case 4: fft_small<INV, 4>(sm, in, out, images, total); break;
+        case 5: fft_small<INV, 5>(sm, in, out, images, total); break;
+        case 6: fft_small<INV, 6>(sm, in, out, images, total); break;
+        case 7: fft_small<INV, 7>(sm, in, out, images, total); break;
+        case 8: fft_small<INV, 8>(sm, in, out, images, total); break;
         default: break;
     }
 }
@@ -402,13 +495,7 @@ constexpr uint32_t OUT_WORDS = pad_out(CHUNK - 1) + 1;
 struct LargeSmem {
     alignas(16) uint32_t in[IN_WORDS];
     uint32_t out[OUT_WORDS];
-    // Constant fragments, lane-indexed (conflict-free 16-byte reads) and read before each use:
-    // in registers they would hold the kernel to one block per SM. [matrix][4 regs][lane].
-    uint4 frag[3][4][32];
-    // Per-lane twiddles: w_256^{b k_a} of the 256-point tiles, and the lane's part
-    // w_N^{(16 j + b) k1} of the radix-R step's w_N^{n2 k1}. [mt][nt][e][lane].
-    float2 w256[8][32];
-    float2 wr[8][32];
+    LargeConsts c;  // image LARGE(log_n)
 };
 
 // Row a of a radix-R step tile (a = j R + n1) at n1 * 256 + 16 j: a bit permutation of a.
@@ -424,38 +511,16 @@ __host__ __device__ constexpr uint32_t r_row(uint32_t a) {
 template <bool INV, uint32_t LOG_N, uint32_t LOG_N1 = 0>
 __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict__ in,
                                           uint32_t* __restrict__ out, const float2* tw,
-                                          uint64_t total) {
+                                          const uint4* images, uint64_t total) {
     constexpr bool FOLD = LOG_N1 > 0;
     constexpr uint32_t log_n = LOG_N, log_r = log_n - 8, r = 1u << log_r;
     const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
     const uint64_t chunks = (total + CHUNK - 1) / CHUNK;
 
-    if (warp == 0) {
-        uint32_t g1[2][2][4], g16[2][2][4], g2[4][2][2];
-        load_g1<INV>(g1, tw, log_r, lane);
-        load_g1<INV>(g16, tw, 4, lane);
-        load_g2<INV, false>(g2, tw, 4, lane);
-#pragma unroll
-        for (uint32_t i = 0; i < 4; i++) {
-            sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
-                                             g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
-            sm.frag[1][i][lane] = make_uint4(g16[i >> 1][i & 1][0], g16[i >> 1][i & 1][1],
-                                             g16[i >> 1][i & 1][2], g16[i >> 1][i & 1][3]);
-            sm.frag[2][i][lane] =
-                make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);  // [nt = i][kb][reg]
-        }
-#pragma unroll
-        for (uint32_t i = 0; i < 8; i++) {
-            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1, ka = 8 * mt + g;
-            const uint32_t b = 8 * nt + 2 * q + e;
-            sm.w256[i][lane] = root<INV>(tw, b * ka, 8);
-            sm.wr[i][lane] = root<INV>(tw, (16 * (ka >> log_r) + b) * (ka & (r - 1)), log_n);
-        }
-    }
     auto frag_a = [&](uint32_t (&f)[2][2][4], uint32_t which) {
 #pragma unroll
         for (uint32_t i = 0; i < 4; i++) {
-            const uint4 v = sm.frag[which][i][lane];
+            const uint4 v = sm.c.t.frag[which][i][lane];
             f[i >> 1][i & 1][0] = v.x;
             f[i >> 1][i & 1][1] = v.y;
             f[i >> 1][i & 1][2] = v.z;
@@ -472,7 +537,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
     for (uint32_t s = 0; s < 2; s++) {
         const uint32_t T = warp + WARPS * s, t = T >> log_r, tau = T & (r - 1);
         const uint32_t col0 = (t << log_n) + (tau << (8 - log_r));
-        b2l[s] = pad_in(col0 + r_row<log_r>(q) + g);
+        b2l[s] = col0 + r_row<log_r>(q) + g;  // the chunk's word (global memory)
         b2s[s] = pad_in(col0 + r_row<log_r>(g) + 2 * q);
         b3l[s] = pad_in(256 * T + 16 * q + g);
         b3s[s] = pad_out((t << log_n) + tau + ((g + 16 * q) << log_r));
@@ -481,55 +546,57 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             wt[s][mt] = root<INV>(tw, (tau << (8 - log_r)) * ((8 * mt + g) & (r - 1)), log_n);
     }
 
-    uint4 pre[CHUNK / 4 / THREADS];
-    auto fetch = [&](uint64_t chunk) {
-        const uint64_t base4 = chunk * (CHUNK / 4), end4 = total / 4;
+    // The radix-R step's tiles come straight from global memory (each load instruction four
+    // whole 32-byte sectors, as fft_small's), the next chunk's issued right after this chunk's
+    // step 1 of the same tile slot. Tiles past a partial chunk's transforms load nothing.
+    const uint32_t* in_words = reinterpret_cast<const uint32_t*>(in);
+    auto load = [&](uint32_t (&x)[2][2][2], uint64_t chunk, uint32_t s) {
+        const uint64_t base = chunk * CHUNK;
+        const uint32_t T = warp + WARPS * s;
+        if (base + ((T >> log_r) << log_n) >= total) return;
+        const uint32_t* p = in_words + base + b2l[s];
 #pragma unroll
-        for (uint32_t i = 0; i < CHUNK / 4 / THREADS; i++) {
-            const uint64_t v = base4 + tid + i * THREADS;
-            pre[i] = v < end4 ? in[v] : make_uint4(0, 0, 0, 0);
-        }
+        for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+            for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                for (uint32_t j = 0; j < 2; j++)
+                    x[kb][nt][j] = __ldg(p + r_row<log_r>(8 * kb + 4 * j) + 8 * nt);
     };
-    const uint32_t p1 = pad_in(4 * tid), p4 = pad_out(tid);
+    const uint32_t p4 = pad_out(tid);
+    uint32_t xr[2][2][2][2];  // [tile slot][kb][nt][reg]
     uint64_t chunk = blockIdx.x;
-    if (chunk < chunks) fetch(chunk);
+    if (chunk < chunks) {
+        load(xr[0], chunk, 0);
+        load(xr[1], chunk, 1);
+    }
+    fetch_image(sm.c, images, large_image(INV, log_n));
+    __syncthreads();
     for (; chunk < chunks; chunk += gridDim.x) {
         const uint64_t base = chunk * CHUNK;
         const uint32_t valid = (uint32_t)min((uint64_t)CHUNK, total - base);  // a multiple of 2^log_n
-#pragma unroll
-        for (uint32_t i = 0; i < CHUNK / 4 / THREADS; i++)
-            *reinterpret_cast<uint4*>(sm.in + p1 + pad_in(4 * THREADS * i)) = pre[i];
-        __syncthreads();
-        if (chunk + gridDim.x < chunks) fetch(chunk + gridDim.x);
 
-        // The radix-R step in place: tile T of transform t = T >> log_r covers the columns
-        // n2 = tau 256/R + 16 j + b (tau = T & (R - 1)) of rows n1; tile row a = j R + n1.
+        // The radix-R step: tile T of transform t = T >> log_r covers the columns
+        // n2 = tau 256/R + 16 j + b (tau = T & (R - 1)) of rows n1; tile row a = j R + n1; its
+        // outputs go to the same places of sm.in.
 #pragma unroll
         for (uint32_t s = 0; s < 2; s++) {
             const uint32_t T = warp + WARPS * s;
             if (((T >> log_r) << log_n) >= valid) continue;
-            uint32_t x[2][2][2];
-#pragma unroll
-            for (uint32_t kb = 0; kb < 2; kb++)
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                    for (uint32_t j = 0; j < 2; j++)
-                        x[kb][nt][j] = sm.in[b2l[s] + pad_in(r_row<log_r>(8 * kb + 4 * j) + 8 * nt)];
-            __syncwarp();
             float acc[2][2][4];
             {
                 uint32_t g1[2][2][4];
                 frag_a(g1, 0);
-                step1(acc, g1, x);
+                step1(acc, g1, xr[s]);
             }
+            if (chunk + gridDim.x < chunks) load(xr[s], chunk + gridDim.x, s);
 #pragma unroll
             for (uint32_t mt = 0; mt < 2; mt++)
 #pragma unroll
                 for (uint32_t nt = 0; nt < 2; nt++) {
 #pragma unroll
                     for (uint32_t e = 0; e < 2; e++) {
-                        const float2 l = sm.wr[4 * mt + 2 * nt + e][lane], v = wt[s][mt];
+                        const float2 l = sm.c.wr[4 * mt + 2 * nt + e][lane], v = wt[s][mt];
                         twiddle(acc[mt][nt], e, make_float2(l.x * v.x - l.y * v.y, l.x * v.y + l.y * v.x));
                     }
                     const float(&c)[4] = acc[mt][nt];
@@ -565,7 +632,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
                 for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
                     for (uint32_t e = 0; e < 2; e++)
-                        twiddle(acc[mt][nt], e, sm.w256[4 * mt + 2 * nt + e][lane]);
+                        twiddle(acc[mt][nt], e, sm.c.t.w1[4 * mt + 2 * nt + e][lane]);
             uint32_t a2[2][4];
             to_a2(a2, acc);
             float y[4][4];
@@ -573,7 +640,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
                 uint32_t g2[4][2][2];
 #pragma unroll
                 for (uint32_t nt = 0; nt < 4; nt++) {
-                    const uint4 v = sm.frag[2][nt][lane];
+                    const uint4 v = sm.c.frag2[nt][lane];
                     g2[nt][0][0] = v.x;
                     g2[nt][0][1] = v.y;
                     g2[nt][1][0] = v.z;
@@ -617,25 +684,26 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
 
 template <bool INV>
 __device__ __forceinline__ void fft_large_any(const uint4* in, uint32_t* out, const float2* tw,
-                                              uint32_t log_n, uint64_t total) {
+                                              const uint4* images, uint32_t log_n, uint64_t total) {
     __shared__ LargeSmem sm;
     switch (log_n) {
-        case 9: fft_large<INV, 9>(sm, in, out, tw, total); break;
-        case 10: fft_large<INV, 10>(sm, in, out, tw, total); break;
-        case 11: fft_large<INV, 11>(sm, in, out, tw, total); break;
-        case 12: fft_large<INV, 12>(sm, in, out, tw, total); break;
+        case 9: fft_large<INV, 9>(sm, in, out, tw, images, total); break;
+        case 10: fft_large<INV, 10>(sm, in, out, tw, images, total); break;
+        case 11: fft_large<INV, 11>(sm, in, out, tw, images, total); break;
+        case 12: fft_large<INV, 12>(sm, in, out, tw, images, total); break;
         default: break;
     }
 }
 
 template <bool INV>
 __device__ __forceinline__ void fft_large_fold_any(const uint4* in, uint32_t* out, const float2* tw,
-                                                   uint32_t log_n2, uint32_t log_n1, uint64_t total) {
+                                                   const uint4* images, uint32_t log_n2,
+                                                   uint32_t log_n1, uint64_t total) {
     __shared__ LargeSmem sm;
     switch (log_n2) {
         // 2^17 = 256 x 512 only: at 2^18 and 2^19 the runs of 4 and 2 words made this pass
         // 1.6 and 2.8 ms (benches/NOTES.md), slower than the rows and a transpose.
-        case 9: if (log_n1 == 8) fft_large<INV, 9, 8>(sm, in, out, tw, total); break;
+        case 9: if (log_n1 == 8) fft_large<INV, 9, 8>(sm, in, out, tw, images, total); break;
         default: break;
     }
 }
@@ -649,36 +717,17 @@ __device__ __forceinline__ void fft_large_fold_any(const uint4* in, uint32_t* ou
 constexpr uint32_t ROWS_WORDS = CHUNK + 256;
 struct RowsSmem {
     uint32_t data[ROWS_WORDS];
-    uint4 frag[2][4][32];  // [matrix][4 regs][lane]
-    float2 w1[8][32];      // step 1's w_N2^{b k1}, [mt][nt][e][lane]
+    TileConsts c;  // image TILE(log N2)
 };
 
 template <bool INV, uint32_t LOG_N2, uint32_t LOG_N1>
 __device__ __forceinline__ void fft_rows(RowsSmem& sm, const uint32_t* __restrict__ in,
-                                         uint32_t* __restrict__ out, const float2* tw,
+                                         uint32_t* __restrict__ out, const uint4* images,
                                          uint64_t total) {
     constexpr uint32_t log_r = LOG_N2 - 4, r = 1u << log_r;
     constexpr uint32_t log_rows = 12 - LOG_N2, R = 1u << log_rows;
     const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
     const uint64_t chunks = total / CHUNK, per = 1ull << (LOG_N1 + LOG_N2 - 12);
-
-    if (warp == 0) {
-        uint32_t g1[2][2][4], g2[4][2][2];
-        load_g1<INV>(g1, tw, log_r, lane);
-        load_g2<INV, false>(g2, tw, 4, lane);
-#pragma unroll
-        for (uint32_t i = 0; i < 4; i++) {
-            sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
-                                             g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
-            sm.frag[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
-        }
-#pragma unroll
-        for (uint32_t i = 0; i < 8; i++) {
-            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
-            sm.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), LOG_N2);
-        }
-    }
-    __syncthreads();
 
     // As fft_small: loads row q, column g of the tile; output k_a = g + ..., k_b = q + ... at
     // tile offset lane_st + immediate (row (offset >> LOG_N2), output k2 = offset & (N2 - 1)).
@@ -701,46 +750,17 @@ __device__ __forceinline__ void fft_rows(RowsSmem& sm, const uint32_t* __restric
         load(x[0], chunk * CHUNK + 256 * warp);
         load(x[1], chunk * CHUNK + 256 * (warp + WARPS));
     }
+    fetch_image(sm.c, images, tile_image(INV, LOG_N2));
+    __syncthreads();
     for (; chunk < chunks; chunk += gridDim.x) {
 #pragma unroll
         for (uint32_t s = 0; s < 2; s++) {
             const uint32_t T = warp + WARPS * s;
             float acc[2][2][4], y[4][4];
-            {
-                uint32_t g1[2][2][4];
-#pragma unroll
-                for (uint32_t i = 0; i < 4; i++) {
-                    const uint4 v = sm.frag[0][i][lane];
-                    g1[i >> 1][i & 1][0] = v.x;
-                    g1[i >> 1][i & 1][1] = v.y;
-                    g1[i >> 1][i & 1][2] = v.z;
-                    g1[i >> 1][i & 1][3] = v.w;
-                }
-                step1(acc, g1, x[s]);
-            }
+            tile_first(sm.c, x[s], acc, lane);
             // The next chunk's loads go out before this tile's arithmetic.
             if (chunk + gridDim.x < chunks) load(x[s], (chunk + gridDim.x) * CHUNK + 256 * T);
-#pragma unroll
-            for (uint32_t mt = 0; mt < 2; mt++)
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                    for (uint32_t e = 0; e < 2; e++)
-                        twiddle(acc[mt][nt], e, sm.w1[4 * mt + 2 * nt + e][lane]);
-            uint32_t a2[2][4];
-            to_a2(a2, acc);
-            {
-                uint32_t g2[4][2][2];
-#pragma unroll
-                for (uint32_t nt = 0; nt < 4; nt++) {
-                    const uint4 v = sm.frag[1][nt][lane];
-                    g2[nt][0][0] = v.x;
-                    g2[nt][0][1] = v.y;
-                    g2[nt][1][0] = v.z;
-                    g2[nt][1][1] = v.w;
-                }
-                step2(y, a2, g2);
-            }
+            tile_rest(sm.c, acc, y, lane);
 #pragma unroll
             for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
@@ -767,18 +787,18 @@ __device__ __forceinline__ void fft_rows(RowsSmem& sm, const uint32_t* __restric
 }
 
 template <bool INV>
-__device__ __forceinline__ void fft_rows_any(const uint32_t* in, uint32_t* out, const float2* tw,
+__device__ __forceinline__ void fft_rows_any(const uint32_t* in, uint32_t* out, const uint4* images,
                                              uint32_t log_n2, uint32_t log_n1, uint64_t total) {
     __shared__ RowsSmem sm;
     switch (log_n2) {
         // The sizes model::split gives: 2^13 = 128 x 64, 2^14 = 128 x 128, 2^15 = 256 x 128,
         // 2^16 = 256 x 256.
-        case 6: if (log_n1 == 7) fft_rows<INV, 6, 7>(sm, in, out, tw, total); break;
+        case 6: if (log_n1 == 7) fft_rows<INV, 6, 7>(sm, in, out, images, total); break;
         case 7:
-            if (log_n1 == 7) fft_rows<INV, 7, 7>(sm, in, out, tw, total);
-            else if (log_n1 == 8) fft_rows<INV, 7, 8>(sm, in, out, tw, total);
+            if (log_n1 == 7) fft_rows<INV, 7, 7>(sm, in, out, images, total);
+            else if (log_n1 == 8) fft_rows<INV, 7, 8>(sm, in, out, images, total);
             break;
-        case 8: if (log_n1 == 8) fft_rows<INV, 8, 8>(sm, in, out, tw, total); break;
+        case 8: if (log_n1 == 8) fft_rows<INV, 8, 8>(sm, in, out, images, total); break;
         default: break;
     }
 }
@@ -795,36 +815,18 @@ __device__ __forceinline__ void fft_rows_any(const uint32_t* in, uint32_t* out, 
 // in fft_small, and writes the tile's outputs back in place before copying the slab out.
 struct ColumnSmem {
     alignas(16) uint32_t data[IN_WORDS];
-    uint4 frag[2][4][32];  // [matrix][4 regs][lane]
-    float2 w1[8][32];      // step 1's w_N1^{b k1}, [mt][nt][e][lane]
+    TileConsts c;  // image TILE(log N1)
 };
 
 template <bool INV, uint32_t LOG_N1>
 __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restrict__ in,
-                                            uint32_t* __restrict__ out, const float2* tw,
+                                            uint32_t* __restrict__ out, const uint4* images,
                                             uint32_t log_n, uint64_t total) {
     constexpr uint32_t log_r = LOG_N1 - 4, r = 1u << log_r;
     constexpr uint32_t log_c = 12 - LOG_N1, c4s = (1u << log_c) / 4;  // columns per slab, / 4
     const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
     const uint32_t log_n2 = log_n - LOG_N1, log_slabs = log_n - 12;  // slabs per transform
     const uint64_t slabs = total / CHUNK;
-
-    if (warp == 0) {
-        uint32_t g1[2][2][4], g2[4][2][2];
-        load_g1<INV>(g1, tw, log_r, lane);
-        load_g2<INV, false>(g2, tw, 4, lane);
-#pragma unroll
-        for (uint32_t i = 0; i < 4; i++) {
-            sm.frag[0][i][lane] = make_uint4(g1[i >> 1][i & 1][0], g1[i >> 1][i & 1][1],
-                                             g1[i >> 1][i & 1][2], g1[i >> 1][i & 1][3]);
-            sm.frag[1][i][lane] = make_uint4(g2[i][0][0], g2[i][0][1], g2[i][1][0], g2[i][1][1]);
-        }
-#pragma unroll
-        for (uint32_t i = 0; i < 8; i++) {
-            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
-            sm.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), LOG_N1);
-        }
-    }
 
     // Slab s: transform s >> log_slabs, columns (s & (slabs per transform - 1)) C + [0, C).
     auto slab_base = [&](uint64_t s) -> uint64_t {
@@ -846,6 +848,8 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
 
     uint64_t s = blockIdx.x;
     if (s < slabs) fetch(s);
+    // Read after the first __syncthreads below.
+    fetch_image(sm.c, images, tile_image(INV, LOG_N1));
     for (; s < slabs; s += gridDim.x) {
         const uint64_t base = slab_base(s);
         const uint32_t col_base = (uint32_t)(base & ((1ull << log_n2) - 1));  // n2 of column 0
@@ -874,41 +878,9 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
                     for (uint32_t j = 0; j < 2; j++)
                         x[kb][nt][j] = sm.data[b_ld + pad_in(16 * (8 * kb + 4 * j) + 8 * nt)];
             __syncwarp();
-            float acc[2][2][4];
-            {
-                uint32_t g1[2][2][4];
-#pragma unroll
-                for (uint32_t i = 0; i < 4; i++) {
-                    const uint4 v = sm.frag[0][i][lane];
-                    g1[i >> 1][i & 1][0] = v.x;
-                    g1[i >> 1][i & 1][1] = v.y;
-                    g1[i >> 1][i & 1][2] = v.z;
-                    g1[i >> 1][i & 1][3] = v.w;
-                }
-                step1(acc, g1, x);
-            }
-#pragma unroll
-            for (uint32_t mt = 0; mt < 2; mt++)
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                    for (uint32_t e = 0; e < 2; e++)
-                        twiddle(acc[mt][nt], e, sm.w1[4 * mt + 2 * nt + e][lane]);
-            uint32_t a2[2][4];
-            to_a2(a2, acc);
-            float y[4][4];
-            {
-                uint32_t g2[4][2][2];
-#pragma unroll
-                for (uint32_t nt = 0; nt < 4; nt++) {
-                    const uint4 v = sm.frag[1][nt][lane];
-                    g2[nt][0][0] = v.x;
-                    g2[nt][0][1] = v.y;
-                    g2[nt][1][0] = v.z;
-                    g2[nt][1][1] = v.w;
-                }
-                step2(y, a2, g2);
-            }
+            float acc[2][2][4], y[4][4];
+            tile_first(sm.c, x, acc, lane);
+            tile_rest(sm.c, acc, y, lane);
             // Output k1 of column tt sits at tile offset tt N1 + k1 (as fft_small's stores); the
             // four-step twiddle w_N^{n2 k1} in fp32 (sincospi of an exact argument), then in place.
 #pragma unroll
@@ -940,102 +912,119 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
 }
 
 template <bool INV>
-__device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, const float2* tw,
+__device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, const uint4* images,
                                                 uint32_t log_n1, uint32_t log_n, uint64_t total) {
     __shared__ ColumnSmem sm;
     switch (log_n1) {
-        case 4: fft_columns<INV, 4>(sm, in, out, tw, log_n, total); break;
-        case 5: fft_columns<INV, 5>(sm, in, out, tw, log_n, total); break;
-        case 6: fft_columns<INV, 6>(sm, in, out, tw, log_n, total); break;
-        case 7: fft_columns<INV, 7>(sm, in, out, tw, log_n, total); break;
-        case 8: fft_columns<INV, 8>(sm, in, out, tw, log_n, total); break;
+        case 4: fft_columns<INV, 4>(sm, in, out, images, log_n, total); break;
+        case 5: fft_columns<INV, 5>(sm, in, out, images, log_n, total); break;
+        case 6: fft_columns<INV, 6>(sm, in, out, images, log_n, total); break;
+        case 7: fft_columns<INV, 7>(sm, in, out, images, log_n, total); break;
+        case 8: fft_columns<INV, 8>(sm, in, out, images, log_n, total); break;
         default: break;
     }
 }
 }  // namespace fft
 }  // namespace zkntt
 
-// Launch: 1-D grid of any size (persistent: warps stride over 256-point tiles), block 256,
-// 6 KiB static shared memory (constants); 1 <= log_n <= 8. In/out: total = batch * 2^log_n
-// complex fp16 as (re, im) half2 words, transforms contiguous, natural order; in != out
-// (another warp's tile may be in flight).
+// Every FFT kernel takes (in, out, tw, images, its u32 sizes, u64 total): tw the 4096 float2
+// e^{-2 pi i j / 4096}, images the 2 x 13 images fft_tc_f16_consts wrote from that tw. Grids: any
+// size (blocks stride over the work: one block per piece of work is the fastest, see the host).
+
+// Launch: grid 2 * IMAGES = 26 blocks of 32 threads, once; tw as above. Out: images, 26 x 10 KiB
+// (image b of the layout zkntt::fft::{pairs,tile,large}_image name).
+extern "C" __global__ void __launch_bounds__(32)
+    fft_tc_f16_consts(const float2* tw, zkntt::fft::LargeConsts* images) {
+    using namespace zkntt::fft;
+    const uint32_t b = blockIdx.x, lane = threadIdx.x & 31;
+    if (b < IMAGES) build_image<false>(images[b], tw, b, lane);
+    else if (b < 2 * IMAGES) build_image<true>(images[b], tw, b - IMAGES, lane);
+}
+
+// Launch: block 256 (8 warps, each a 256-point tile per step of its loop), 6 KiB static shared
+// memory; 1 <= log_n <= 8. In/out: total = batch * 2^log_n complex fp16 as (re, im) half2 words,
+// transforms contiguous, natural order; in != out (another warp's tile may be in flight).
 extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_small_forward(const uint32_t* in, uint32_t* out, const float2* tw, uint32_t log_n,
-                             uint64_t total) {
-    zkntt::fft::fft_small_any<false>(in, out, tw, log_n, total);
+    fft_tc_f16_small_forward(const uint32_t* in, uint32_t* out, const float2*, const uint4* images,
+                             uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_small_any<false>(in, out, images, log_n, total);
 }
 
 // Launch: as fft_tc_f16_small_forward. In/out: as there; the unnormalised inverse (+ in the
 // exponent, no 1/N), so inverse(forward(x)) = N x.
 extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_small_inverse(const uint32_t* in, uint32_t* out, const float2* tw, uint32_t log_n,
-                             uint64_t total) {
-    zkntt::fft::fft_small_any<true>(in, out, tw, log_n, total);
+    fft_tc_f16_small_inverse(const uint32_t* in, uint32_t* out, const float2*, const uint4* images,
+                             uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_small_any<true>(in, out, images, log_n, total);
 }
 
-// Launch: 1-D grid of any size (persistent: blocks stride over 4096-point chunks), block 256,
-// 47 KiB static shared memory; 9 <= log_n <= 12. In/out: as fft_tc_f16_small_forward, total a
-// multiple of 4 (it is: 2^log_n divides it).
+// Launch: block 256 (a 4096-point chunk per step of its loop), 47 KiB static shared memory;
+// 9 <= log_n <= 12. In/out: as fft_tc_f16_small_forward, total a multiple of 4 (it is: 2^log_n
+// divides it).
 extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_large_forward(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n,
-                             uint64_t total) {
-    zkntt::fft::fft_large_any<false>(in, out, tw, log_n, total);
+    fft_tc_f16_large_forward(const uint4* in, uint32_t* out, const float2* tw, const uint4* images,
+                             uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_large_any<false>(in, out, tw, images, log_n, total);
 }
 
 // Launch: as fft_tc_f16_large_forward. In/out: as there, the unnormalised inverse.
 extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_large_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n,
-                             uint64_t total) {
-    zkntt::fft::fft_large_any<true>(in, out, tw, log_n, total);
+    fft_tc_f16_large_inverse(const uint4* in, uint32_t* out, const float2* tw, const uint4* images,
+                             uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_large_any<true>(in, out, tw, images, log_n, total);
 }
 
-// Launch: 1-D grid of any size (persistent: blocks stride over slabs of 4096 points = N1 rows of
-// 4096 / N1 adjacent columns), block 256, 27 KiB static shared memory; 4 <= log_n1 <= 8,
-// 12 <= log_n - log_n1, 13 <= log_n <= 20. In/out: total = batch * 2^log_n (re, im) half2 words,
-// transforms contiguous, in natural order; out in the same layout, row k1 = w_N^{n2 k1} DFT_N1 of
-// column n2 (pass 1 of 3, see fft_columns). in != out.
+// Launch: block 256 (a slab of 4096 points = N1 rows of 4096 / N1 adjacent columns per step of
+// its loop), 27 KiB static shared memory; 4 <= log_n1 <= 8, 12 <= log_n - log_n1,
+// 13 <= log_n <= 20. In/out: total = batch * 2^log_n (re, im) half2 words, transforms contiguous,
+// in natural order; out in the same layout, row k1 = w_N^{n2 k1} DFT_N1 of column n2 (pass 1 of
+// the four-step split, see fft_columns). in != out.
 extern "C" __global__ void __launch_bounds__(256, 3)
-    fft_tc_f16_columns_forward(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n1,
-                               uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_columns_any<false>(in, out, tw, log_n1, log_n, total);
+    fft_tc_f16_columns_forward(const uint4* in, uint32_t* out, const float2*, const uint4* images,
+                               uint32_t log_n1, uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_columns_any<false>(in, out, images, log_n1, log_n, total);
 }
 
 // Launch: as fft_tc_f16_columns_forward. In/out: as there, + in the exponents (the inverse's pass 1).
 extern "C" __global__ void __launch_bounds__(256, 3)
-    fft_tc_f16_columns_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n1,
-                               uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_columns_any<true>(in, out, tw, log_n1, log_n, total);
+    fft_tc_f16_columns_inverse(const uint4* in, uint32_t* out, const float2*, const uint4* images,
+                               uint32_t log_n1, uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_columns_any<true>(in, out, images, log_n1, log_n, total);
 }
 
-// Launch: 1-D grid of any size (persistent: blocks stride over 4096-word chunks = 4096 / N2 rows),
-// block 256, 23 KiB static shared memory; 6 <= log_n2 <= 8, log_n1 + log_n2 = log N, 13..16.
-// In: total = batch * N words, row k1 of each transform (N1 rows of N2) at k1 N2; out: X[k1 + N1 k2]
-// (the N2-point DFT of row k1, output k2: the four-step split's rows and transpose). in != out.
+// Launch: block 256 (a 4096-word chunk = 4096 / N2 rows per step of its loop), 23 KiB static
+// shared memory; 6 <= log_n2 <= 8, log_n1 + log_n2 = log N, 13..16. In: total = batch * N words,
+// row k1 of each transform (N1 rows of N2) at k1 N2; out: X[k1 + N1 k2] (the N2-point DFT of row
+// k1, output k2: the four-step split's rows and transpose). in != out.
 extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_rows_small_forward(const uint32_t* in, uint32_t* out, const float2* tw,
-                                  uint32_t log_n2, uint32_t log_n1, uint64_t total) {
-    zkntt::fft::fft_rows_any<false>(in, out, tw, log_n2, log_n1, total);
+    fft_tc_f16_rows_small_forward(const uint32_t* in, uint32_t* out, const float2*,
+                                  const uint4* images, uint32_t log_n2, uint32_t log_n1,
+                                  uint64_t total) {
+    zkntt::fft::fft_rows_any<false>(in, out, images, log_n2, log_n1, total);
 }
 
 // Launch: as fft_tc_f16_rows_small_forward. In/out: as there, + in the exponents.
 extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_rows_small_inverse(const uint32_t* in, uint32_t* out, const float2* tw,
-                                  uint32_t log_n2, uint32_t log_n1, uint64_t total) {
-    zkntt::fft::fft_rows_any<true>(in, out, tw, log_n2, log_n1, total);
+    fft_tc_f16_rows_small_inverse(const uint32_t* in, uint32_t* out, const float2*,
+                                  const uint4* images, uint32_t log_n2, uint32_t log_n1,
+                                  uint64_t total) {
+    zkntt::fft::fft_rows_any<true>(in, out, images, log_n2, log_n1, total);
 }
 
-// Launch: 1-D grid of any size (persistent: blocks stride over 4096-word chunks = 4096 / N2 rows),
-// block 256, 47 KiB static shared memory; log_n2 = 9, log_n1 = 8 (N = 2^17; others do nothing).
-// In/out: as fft_tc_f16_rows_small_forward (output runs of 4096 / N2 = 8 words).
+// Launch: block 256 (a 4096-word chunk = 4096 / N2 rows per step of its loop), 47 KiB static
+// shared memory; log_n2 = 9, log_n1 = 8 (N = 2^17; others do nothing). In/out: as
+// fft_tc_f16_rows_small_forward (output runs of 4096 / N2 = 8 words).
 extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_rows_large_forward(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n2,
-                                  uint32_t log_n1, uint64_t total) {
-    zkntt::fft::fft_large_fold_any<false>(in, out, tw, log_n2, log_n1, total);
+    fft_tc_f16_rows_large_forward(const uint4* in, uint32_t* out, const float2* tw,
+                                  const uint4* images, uint32_t log_n2, uint32_t log_n1,
+                                  uint64_t total) {
+    zkntt::fft::fft_large_fold_any<false>(in, out, tw, images, log_n2, log_n1, total);
 }
 
 // Launch: as fft_tc_f16_rows_large_forward. In/out: as there, + in the exponents.
 extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_rows_large_inverse(const uint4* in, uint32_t* out, const float2* tw, uint32_t log_n2,
-                                  uint32_t log_n1, uint64_t total) {
-    zkntt::fft::fft_large_fold_any<true>(in, out, tw, log_n2, log_n1, total);
+    fft_tc_f16_rows_large_inverse(const uint4* in, uint32_t* out, const float2* tw,
+                                  const uint4* images, uint32_t log_n2, uint32_t log_n1,
+                                  uint64_t total) {
+    zkntt::fft::fft_large_fold_any<true>(in, out, tw, images, log_n2, log_n1, total);
 }

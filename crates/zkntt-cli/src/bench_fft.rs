@@ -44,6 +44,11 @@ pub struct FftArgs {
     /// per size after the table row).
     #[arg(long)]
     passes: bool,
+    /// Also time each of these pieces of work per block for every launch
+    /// (`TcFft::set_work_per_block`; 0 = persistent grids), comma-separated: one more line per
+    /// size (same run, same buffers). The table uses the tuned defaults.
+    #[arg(long, value_delimiter = ',')]
+    work_per_block: Vec<u32>,
 }
 
 // cuFFT's C API, the part used here (cufft.h, cufftXt.h, library_types.h).
@@ -383,6 +388,18 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
             cu16.1,
             cu32.1
         );
+        if !args.work_per_block.is_empty() {
+            let mut each = Vec::new();
+            for &k in &args.work_per_block {
+                fft.set_work_per_block(Some(k));
+                let t = median_ms(&s, args.warmup, args.iters, || {
+                    fft.run(&input, &mut output, log_n, Direction::Forward)
+                })?;
+                each.push(format!("k={k} {t:.3} ({:.2} of copy)", copy_ms / t));
+            }
+            fft.set_work_per_block(None);
+            println!("{n:>6}   work per block: {}", each.join(", "));
+        }
         if args.passes && TcFft::passes(log_n) > 1 {
             let mut each = Vec::new();
             for pass in 0..TcFft::passes(log_n) {

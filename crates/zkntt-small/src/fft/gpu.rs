@@ -16,6 +16,7 @@ use crate::gpu::{oom, transpose_words};
 use crate::{Direction, Error, Result};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
 use zkntt_gpu::Gpu;
 
 /// Twiddle table length (e^{-2 pi i j / 4096}).
@@ -27,6 +28,16 @@ const TILE: u64 = 256;
 const THREADS: u32 = 256;
 /// Largest log2 size of the small kernel (registers only); the large one takes 9..=12.
 const SMALL_MAX_LOG: u32 = 8;
+/// The constant images `fft_tc_f16_consts` writes: 2 directions x 13, each `sizeof(LargeConsts)`
+/// = 10 KiB (`cuda/small/fft_tc.cu`).
+const IMAGES: u64 = 26;
+const IMAGE_BYTES: u64 = 10 << 10;
+/// Pieces of work per block by kernel (small, large, columns, rows small, rows large), chosen by
+/// the H100 sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md, "grid"): see
+/// [`TcFft::set_work_per_block`].
+pub const DEFAULT_WORK_PER_BLOCK: [u32; 5] = [2, 4, 2, 2, 4];
+/// `work_per_block` when no override is set.
+const NO_OVERRIDE: u32 = u32::MAX;
 
 /// The column kernel (pass 1 of the four-step split) for a direction.
 pub const fn column_kernel_name(dir: Direction) -> &'static str {
@@ -57,12 +68,18 @@ pub const fn kernel_name(log_n: u32, dir: Direction) -> &'static str {
 }
 
 /// The fp16 Tensor Core FFT on one GPU: the twiddle table (e^{-2 pi i j / 4096}, f32, computed
-/// in f64) is uploaded once; the kernels are persistent (grid = resident blocks, at most one per
-/// piece of work), sized once from the occupancy the driver reports.
+/// in f64) is uploaded once and every kernel's constants built from it once on the GPU; grids of
+/// [`set_work_per_block`](TcFft::set_work_per_block) pieces of work per block (or the resident
+/// blocks, sized once from the occupancy the driver reports).
 #[derive(Debug)]
 pub struct TcFft {
     gpu: Gpu,
     twiddles: CudaSlice<f32>,
+    /// Every kernel's constant fragments and twiddles, built once from `twiddles` on the GPU.
+    images: CudaSlice<u8>,
+    /// Pieces of work per block for every kernel (0: persistent grids of `resident` blocks), or
+    /// NO_OVERRIDE for DEFAULT_WORK_PER_BLOCK.
+    work_per_block: AtomicU32,
     /// Resident blocks on the whole GPU: small kernel, large kernel, column kernel, row kernels
     /// (small, large) with the transpose folded in.
     resident: [u64; 5],
@@ -77,8 +94,8 @@ impl TcFft {
     /// Largest log2 size one launch takes.
     pub const ONE_LAUNCH_MAX_LOG: u32 = model::ONE_LAUNCH_MAX_LOG;
 
-    /// Uploads the twiddles, resolves the four kernels and sizes their persistent grids. Errors
-    /// where the GPU or kernels are missing.
+    /// Uploads the twiddles, builds the kernels' constants, resolves the kernels and sizes
+    /// their persistent grids. Errors where the GPU or kernels are missing.
     pub fn new(gpu: &Gpu) -> Result<Self> {
         if !zkntt_kernels::built() {
             return Err(zkntt_gpu::Error::KernelsNotBuilt {
@@ -96,6 +113,21 @@ impl TcFft {
             .stream()
             .clone_htod(&table)
             .during("FFT twiddle upload")?;
+        let mut images = unsafe { gpu.stream().alloc::<u8>((IMAGES * IMAGE_BYTES) as usize) }
+            .during("FFT constant images")?;
+        {
+            let f = gpu.function("fft_tc_f16_consts")?;
+            let cfg = LaunchConfig {
+                grid_dim: (IMAGES as u32, 1, 1),
+                block_dim: (32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let mut launch = gpu.stream().launch_builder(&f);
+            launch.arg(&twiddles).arg(&mut images);
+            // SAFETY: (const float2* tw, LargeConsts* images): tw the 4096 float2 uploaded above,
+            // images IMAGES x IMAGE_BYTES bytes (256-byte aligned), one block per image.
+            unsafe { launch.launch(cfg) }.during("fft_tc_f16_consts")?;
+        }
         let sms = gpu.info()?.multiprocessors.max(1) as u64;
         let mut resident = [0u64; 5];
         for (slot, res) in resident.iter_mut().enumerate() {
@@ -118,9 +150,38 @@ impl TcFft {
         Ok(Self {
             gpu: gpu.clone(),
             twiddles,
+            images,
+            work_per_block: AtomicU32::new(NO_OVERRIDE),
             resident,
             scratch: Mutex::new(None),
         })
+    }
+
+    /// How many pieces of work (a warp's 256-point tile up to 2^8, a block's 4096-point chunk
+    /// otherwise) each block of every launch takes: the grid is the work divided by `k` (the
+    /// kernels stride over the work, so any grid is correct); `Some(0)` makes the grids
+    /// persistent (the resident blocks only), `None` restores the tuned
+    /// [`DEFAULT_WORK_PER_BLOCK`]. Why it matters: on the H100 a copy kernel loses 5-7% of its
+    /// bandwidth as its blocks live longer (persistent grids: 0.39 ms for 512 MiB against 0.362
+    /// with a block per 4 KiB), while every block pays a copy of its constants (6-10 KiB from
+    /// L2) and, with one piece, has nothing to prefetch (benches/NOTES.md, "grid").
+    pub fn set_work_per_block(&self, k: Option<u32>) {
+        self.work_per_block
+            .store(k.unwrap_or(NO_OVERRIDE), Ordering::Relaxed);
+    }
+
+    /// The blocks of a launch over `pieces` pieces of work (kernel `slot` of `resident`).
+    fn grid(&self, pieces: u64, slot: usize) -> u64 {
+        let k = match self.work_per_block.load(Ordering::Relaxed) {
+            NO_OVERRIDE => DEFAULT_WORK_PER_BLOCK[slot],
+            k => k,
+        } as u64;
+        let blocks = if k == 0 {
+            pieces.min(self.resident[slot])
+        } else {
+            pieces.div_ceil(k)
+        };
+        blocks.clamp(1, i32::MAX as u64)
     }
 
     /// Transforms every 2^log_n consecutive complex elements of `input` into `output`,
@@ -246,7 +307,7 @@ impl TcFft {
         // Kernel: (const uint4* in, u32* out, const float2* tw, u32 log_n1, u32 log_n, u64 total);
         // total a multiple of 2^log_n >= 2^13 (so of the 4096-point slab; checked by the caller),
         // 4 <= log_n1 <= 8 and log_n - log_n1 <= 12 (model::split).
-        let blocks = (total / CHUNK).min(self.resident[2]);
+        let blocks = self.grid(total / CHUNK, 2);
         self.launch_pass(
             column_kernel_name(dir),
             blocks,
@@ -271,7 +332,7 @@ impl TcFft {
         // (log_n1, log_n2) from model::split with log_n2 in 6..=9 (the pairs the kernels
         // instantiate; others do nothing, and the tests would see the poisoned output).
         let slot = if log_n2 <= SMALL_MAX_LOG { 3 } else { 4 };
-        let blocks = (total / CHUNK).min(self.resident[slot]);
+        let blocks = self.grid(total / CHUNK, slot);
         let name = rows_kernel_name(log_n2, dir);
         self.launch_pass(name, blocks, input, output, &[log_n2, log_n1], total)
     }
@@ -285,13 +346,11 @@ impl TcFft {
         total: u64,
     ) -> Result<()> {
         // Kernel: (const u32* in, u32* out, const float2* tw, u32 log_n, u64 total).
+        // Small kernel: a piece is a warp's tile, so k pieces per warp.
         let blocks = if log_n <= SMALL_MAX_LOG {
-            total
-                .div_ceil(TILE)
-                .div_ceil((THREADS / 32) as u64)
-                .min(self.resident[0])
+            self.grid(total.div_ceil(TILE).div_ceil((THREADS / 32) as u64), 0)
         } else {
-            total.div_ceil(CHUNK).min(self.resident[1])
+            self.grid(total.div_ceil(CHUNK), 1)
         };
         self.launch_pass(
             kernel_name(log_n, dir),
@@ -303,8 +362,8 @@ impl TcFft {
         )
     }
 
-    /// One launch of an FFT kernel: `(in, out, tw, logs..., total)`, `blocks` blocks of THREADS
-    /// (persistent: the kernels stride over the work), on the GPU's stream.
+    /// One launch of an FFT kernel: `(in, out, tw, images, logs..., total)`, `blocks` blocks of
+    /// THREADS (the kernels stride over the work), on the GPU's stream.
     fn launch_pass(
         &self,
         name: &'static str,
@@ -321,15 +380,20 @@ impl TcFft {
             shared_mem_bytes: 0,
         };
         let mut launch = self.gpu.stream().launch_builder(&f);
-        launch.arg(input).arg(output).arg(&self.twiddles);
+        launch
+            .arg(input)
+            .arg(output)
+            .arg(&self.twiddles)
+            .arg(&self.images);
         for log in logs {
             launch.arg(log);
         }
         launch.arg(&total);
-        // SAFETY: every FFT kernel takes (in, out, tw, the u32 sizes its caller above lists in
+        // SAFETY: every FFT kernel takes (in, out, tw, images, the u32 sizes its caller above lists in
         // this order, u64 total); in and out hold `total` (re, im) half2 words each (checked by
         // `run`; distinct buffers, as `&` and `&mut` guarantee; device allocations are 256-byte
-        // aligned for the 16-byte loads), tw the 4096 float2 the kernels index; the sizes meet
+        // aligned for the 16-byte loads), tw the 4096 float2 the kernels index, images the
+        // IMAGES images `new` built from it; the sizes meet
         // the caller's stated conditions; any grid size is valid.
         unsafe { launch.launch(cfg) }.during(name)?;
         Ok(())

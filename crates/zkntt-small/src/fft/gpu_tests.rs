@@ -180,8 +180,10 @@ fn fft_gpu_rejects_bad_shapes() {
     assert!(fft.run(&a, &mut b, 4, Direction::Forward).is_ok());
 }
 
-/// A batch larger than the resident grid (every warp and block loops), with a partial last tile
-/// or chunk, checked transform by transform against the f64 model of the same decomposition.
+/// A batch larger than the resident grid, with a partial last tile or chunk, checked transform by
+/// transform against the f64 model of the same decomposition, under the three grid shapes in
+/// rotation (each size and direction one): persistent (every warp and block loops), the tuned
+/// defaults, one piece of work per block, and three (a grid that does not divide the work).
 #[test]
 fn fft_gpu_large_batch_every_transform() {
     let Some(gpu) = gpu_or_skip("fft_gpu_large_batch_every_transform") else {
@@ -190,10 +192,13 @@ fn fft_gpu_large_batch_every_transform() {
     let fft = TcFft::new(&gpu).unwrap();
     // Four-step sizes too: more 4096-word chunks than resident blocks in every pass (folded rows
     // to 2^17, rows and transpose at 2^19; 2^20 is one transform per 4 MiB).
+    let mut rotation = [Some(0u32), None, Some(1), Some(3)].into_iter().cycle();
     for log_n in [1, 4, 5, 8, 9, 12, 13, 15, 16, 17, 19] {
         let n = 1usize << log_n;
         let batch = (1usize << 22 >> log_n) - usize::from(log_n <= TcFft::ONE_LAUNCH_MAX_LOG);
         for dir in [Direction::Forward, Direction::Inverse] {
+            let k = rotation.next().flatten();
+            fft.set_work_per_block(k);
             let seed = fresh_seed();
             let (bits, x) = random_f16(batch << log_n, seed);
             let mut want = x.clone();
@@ -210,12 +215,12 @@ fn fft_gpu_large_batch_every_transform() {
                     |a, (t, e)| if e.is_nan() || e > a.1 { (t, e) } else { a },
                 );
             note(&format!(
-                "fft 2^{log_n} {dir:?} x {batch}: rel L2 {e:.2e}, worst transform {} {:.2e} (seed {seed})",
+                "fft 2^{log_n} {dir:?} x {batch}, {k:?} per block: rel L2 {e:.2e}, worst transform {} {:.2e} (seed {seed})",
                 worst.0, worst.1
             ));
             assert!(
                 e <= BOUND,
-                "2^{log_n} {dir:?} x {batch} seed {seed}: rel L2 {e:e}"
+                "2^{log_n} {dir:?} x {batch}, {k:?} per block, seed {seed}: rel L2 {e:e}"
             );
             assert!(
                 worst.1 <= 4.0 * BOUND,
