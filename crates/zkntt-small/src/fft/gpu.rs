@@ -166,8 +166,9 @@ impl TcFft {
     /// with a block per 4 KiB), while every block pays a copy of its constants (6-10 KiB from
     /// L2) and, with one piece, has nothing to prefetch (benches/NOTES.md, "grid").
     pub fn set_work_per_block(&self, k: Option<u32>) {
-        self.work_per_block
-            .store(k.unwrap_or(NO_OVERRIDE), Ordering::Relaxed);
+        // Any k is valid (more than the work: one block that loops); u32::MAX is kept for None.
+        let k = k.map_or(NO_OVERRIDE, |k| k.min(NO_OVERRIDE - 1));
+        self.work_per_block.store(k, Ordering::Relaxed);
     }
 
     /// The blocks of a launch over `pieces` pieces of work (kernel `slot` of `resident`).
