@@ -284,19 +284,36 @@ __device__ __forceinline__ void fetch_image(T& dst, const uint4* images, uint32_
     }
 }
 
+// A lane's fragments of one matrix of an image, in the layouts put_a / put_b of build_image wrote:
+// an A operand [mt][kb][reg], a B operand [nt][kb][reg].
+__device__ __forceinline__ void get_a(uint32_t (&f)[2][2][4], const uint4 (&src)[4][32], uint32_t lane) {
+#pragma unroll
+    for (uint32_t i = 0; i < 4; i++) {
+        const uint4 v = src[i][lane];
+        f[i >> 1][i & 1][0] = v.x;
+        f[i >> 1][i & 1][1] = v.y;
+        f[i >> 1][i & 1][2] = v.z;
+        f[i >> 1][i & 1][3] = v.w;
+    }
+}
+
+__device__ __forceinline__ void get_b(uint32_t (&f)[4][2][2], const uint4 (&src)[4][32], uint32_t lane) {
+#pragma unroll
+    for (uint32_t i = 0; i < 4; i++) {
+        const uint4 v = src[i][lane];
+        f[i][0][0] = v.x;
+        f[i][0][1] = v.y;
+        f[i][1][0] = v.z;
+        f[i][1][1] = v.w;
+    }
+}
+
 // A TILE image's two steps on one warp tile, split where the callers issue their next loads:
 // step 1 on the B fragments x (see step1), then the twiddle, step 2, outputs as step2's.
 __device__ __forceinline__ void tile_first(const TileConsts& c, const uint32_t (&x)[2][2][2],
                                            float (&acc)[2][2][4], uint32_t lane) {
     uint32_t g1[2][2][4];
-#pragma unroll
-    for (uint32_t i = 0; i < 4; i++) {
-        const uint4 v = c.frag[0][i][lane];
-        g1[i >> 1][i & 1][0] = v.x;
-        g1[i >> 1][i & 1][1] = v.y;
-        g1[i >> 1][i & 1][2] = v.z;
-        g1[i >> 1][i & 1][3] = v.w;
-    }
+    get_a(g1, c.frag[0], lane);
     step1(acc, g1, x);
 }
 
@@ -311,14 +328,7 @@ __device__ __forceinline__ void tile_rest(const TileConsts& c, float (&acc)[2][2
     uint32_t a2[2][4];
     to_a2(a2, acc);
     uint32_t g2[4][2][2];
-#pragma unroll
-    for (uint32_t nt = 0; nt < 4; nt++) {
-        const uint4 v = c.frag[1][nt][lane];
-        g2[nt][0][0] = v.x;
-        g2[nt][0][1] = v.y;
-        g2[nt][1][0] = v.z;
-        g2[nt][1][1] = v.w;
-    }
+    get_b(g2, c.frag[1], lane);
     step2(y, a2, g2);
 }
 
@@ -339,18 +349,10 @@ __device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __rest
     if constexpr (log_r == 0) {
         // One step: rows g, g + 8, columns 8 nt + 2 q and + 1 as two words, straight into A.
         uint32_t g2[4][2][2];
-        {
-            const LargeConsts& img =
-                *reinterpret_cast<const LargeConsts*>(images + pairs_image(INV, log_c) * IMAGE_WORDS4);
-#pragma unroll
-            for (uint32_t i = 0; i < 4; i++) {
-                const uint4 v = __ldg(&img.t.frag[1][i][lane]);
-                g2[i][0][0] = v.x;
-                g2[i][0][1] = v.y;
-                g2[i][1][0] = v.z;
-                g2[i][1][1] = v.w;
-            }
-        }
+        get_b(g2,
+              reinterpret_cast<const LargeConsts*>(images + pairs_image(INV, log_c) * IMAGE_WORDS4)
+                  ->t.frag[1],
+              lane);
         // A lane's offset in the tile, then immediates (kept apart so that they stay immediates).
         const uint32_t lane_at = 16 * g + 2 * q;
         auto load = [&](uint2 (&w)[2][2], uint64_t base, bool check) {
@@ -517,16 +519,6 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
     const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
     const uint64_t chunks = (total + CHUNK - 1) / CHUNK;
 
-    auto frag_a = [&](uint32_t (&f)[2][2][4], uint32_t which) {
-#pragma unroll
-        for (uint32_t i = 0; i < 4; i++) {
-            const uint4 v = sm.c.t.frag[which][i][lane];
-            f[i >> 1][i & 1][0] = v.x;
-            f[i >> 1][i & 1][1] = v.y;
-            f[i >> 1][i & 1][2] = v.z;
-            f[i >> 1][i & 1][3] = v.w;
-        }
-    };
 
     // Per-thread padded bases, for tile slot s (tile T = warp + 8 s): radix-R step loads (rows
     // q + ..., column g + ...) and stores (rows g + ..., columns 2 q + ...); 256-point tile loads
@@ -586,7 +578,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             float acc[2][2][4];
             {
                 uint32_t g1[2][2][4];
-                frag_a(g1, 0);
+                get_a(g1, sm.c.t.frag[0], lane);
                 step1(acc, g1, xr[s]);
             }
             if (chunk + gridDim.x < chunks) load(xr[s], chunk + gridDim.x, s);
@@ -623,7 +615,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             float acc[2][2][4];
             {
                 uint32_t g16[2][2][4];
-                frag_a(g16, 1);
+                get_a(g16, sm.c.t.frag[1], lane);
                 step1(acc, g16, x);
             }
 #pragma unroll
@@ -638,14 +630,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             float y[4][4];
             {
                 uint32_t g2[4][2][2];
-#pragma unroll
-                for (uint32_t nt = 0; nt < 4; nt++) {
-                    const uint4 v = sm.c.frag2[nt][lane];
-                    g2[nt][0][0] = v.x;
-                    g2[nt][0][1] = v.y;
-                    g2[nt][1][0] = v.z;
-                    g2[nt][1][1] = v.w;
-                }
+                get_b(g2, sm.c.frag2, lane);
                 step2(y, a2, g2);
             }
 #pragma unroll
