@@ -216,6 +216,8 @@ struct LargeConsts {
 // the forward's. Every image takes sizeof(LargeConsts).
 constexpr uint32_t IMAGES = 13;
 constexpr uint32_t IMAGE_WORDS4 = sizeof(LargeConsts) / 16;
+static_assert(sizeof(LargeConsts) == 10240 && 2 * IMAGES == 26,
+              "the host's IMAGE_BYTES and IMAGES (crates/zkntt-small/src/fft/gpu.rs)");
 __host__ __device__ constexpr uint32_t pairs_image(bool inv, uint32_t log_c) { return inv * IMAGES + log_c - 1; }
 __host__ __device__ constexpr uint32_t tile_image(bool inv, uint32_t log_t) { return inv * IMAGES + log_t; }
 __host__ __device__ constexpr uint32_t large_image(bool inv, uint32_t log_n) { return inv * IMAGES + log_n; }

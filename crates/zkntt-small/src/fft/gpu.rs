@@ -113,6 +113,7 @@ impl TcFft {
             .stream()
             .clone_htod(&table)
             .during("FFT twiddle upload")?;
+        // SAFETY: fft_tc_f16_consts below writes every byte before any kernel reads one.
         let mut images = unsafe { gpu.stream().alloc::<u8>((IMAGES * IMAGE_BYTES) as usize) }
             .during("FFT constant images")?;
         {
