@@ -25,6 +25,8 @@
 // fragments come from images built once per size (fft_tc_f16_consts), so a block costs a 6-10 KiB
 // copy from L2 instead of ~600 instructions, and the host launches short-lived blocks (a few
 // pieces of work each: persistent grids lost 5-10% of the copy bandwidth; benches/NOTES.md).
+// v5: the large kernel's radix-R columns in r_col order (8-byte global loads, 16-byte shared
+// stores: fewer L1 wavefronts, which ncu shows saturated; same arithmetic, bit for bit).
 // cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64; v2's
 // large kernel, which staged its input through shared memory: the fragments are unchanged).
 //
@@ -222,6 +224,12 @@ __host__ __device__ constexpr uint32_t pairs_image(bool inv, uint32_t log_c) { r
 __host__ __device__ constexpr uint32_t tile_image(bool inv, uint32_t log_t) { return inv * IMAGES + log_t; }
 __host__ __device__ constexpr uint32_t large_image(bool inv, uint32_t log_n) { return inv * IMAGES + log_n; }
 
+// Column b of a radix-R step tile at word r_col(b) of its row (the step is independent per
+// column, so any order serves; this one (v5) gives a lane's two B-operand columns g, g + 8 as
+// adjacent words, one 8-byte load, and its four accumulator columns 2q + {0, 1, 8, 9} as the
+// words 4q .. 4q + 3, one 16-byte store).
+__host__ __device__ constexpr uint32_t r_col(uint32_t b) { return 2 * (b & 7) + (b >> 3); }
+
 // One warp writes image `slot` (< IMAGES) of a direction.
 template <bool INV>
 __device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uint32_t lane) {
@@ -267,7 +275,7 @@ __device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uin
             const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1, ka = 8 * mt + g;
             const uint32_t b = 8 * nt + 2 * q + e;
             c.t.w1[i][lane] = root<INV>(tw, b * ka, 8);
-            c.wr[i][lane] = root<INV>(tw, (16 * (ka >> log_r) + b) * (ka & (r - 1)), log_n);
+            c.wr[i][lane] = root<INV>(tw, (16 * (ka >> log_r) + r_col(b)) * (ka & (r - 1)), log_n);
         }
     }
 }
@@ -487,13 +495,15 @@ __device__ __forceinline__ void fft_small_any(const uint32_t* in, uint32_t* out,
 // ---- N = 512..4096: a block per 4096 points, through shared memory ---------------------------
 
 // Padded shared-memory layouts of the chunk's word index a, chosen by script over every access
-// pattern below: `in` conflict-free everywhere (16-byte rows stay whole), `out` at most 2-way.
+// pattern below (cuda/small/fft_tc_emu.py --banks): `in` (pad_mid) conflict-free everywhere and
+// its 16-byte groups whole, `out` at most 2-way. pad_in is the column kernel's.
 // Each is a sum of shifted copies of a, so for an address made of disjoint bit fields (a lane's
 // part | a register's part) the register's part is a constant added to the lane's padded base:
 // the loops below address shared memory as base + immediate.
 __host__ __device__ constexpr uint32_t pad_in(uint32_t a) { return a + 8 * (a >> 5) + 8 * (a >> 8); }
 __host__ __device__ constexpr uint32_t pad_out(uint32_t a) { return a + (a >> 5) + 2 * (a >> 7); }
-constexpr uint32_t IN_WORDS = pad_in(CHUNK - 1) + 4;
+__host__ __device__ constexpr uint32_t pad_mid(uint32_t a) { return a + 8 * (a >> 5) + 16 * (a >> 8); }
+constexpr uint32_t IN_WORDS = pad_mid(CHUNK - 1) + 4;
 constexpr uint32_t OUT_WORDS = pad_out(CHUNK - 1) + 1;
 
 struct LargeSmem {
@@ -507,6 +517,7 @@ template <uint32_t LOG_R>
 __host__ __device__ constexpr uint32_t r_row(uint32_t a) {
     return ((a & ((1u << LOG_R) - 1)) << 8) + 16 * (a >> LOG_R);
 }
+
 
 // LOG_N1 > 0 (FOLD, pass 2 of the four-step split with the transpose folded in, N = N1 x 2^LOG_N):
 // the chunk is R = 4096 / 2^LOG_N consecutive rows k1 of one transform (total a multiple of N >=
@@ -523,26 +534,27 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
 
 
     // Per-thread padded bases, for tile slot s (tile T = warp + 8 s): radix-R step loads (rows
-    // q + ..., column g + ...) and stores (rows g + ..., columns 2 q + ...); 256-point tile loads
-    // and output stores. Then the radix-R step's per-tile twiddle w_N^{tau (256 / R) k1}.
+    // q + ..., columns g, g + 8) and stores (rows g + ..., columns 2 q + {0, 1, 8, 9}); 256-point
+    // tile loads and output stores. Then the radix-R step's per-tile twiddle w_N^{tau (256 / R) k1}.
     uint32_t b2l[2], b2s[2], b3l[2], b3s[2];
     float2 wt[2][2];
 #pragma unroll
     for (uint32_t s = 0; s < 2; s++) {
         const uint32_t T = warp + WARPS * s, t = T >> log_r, tau = T & (r - 1);
         const uint32_t col0 = (t << log_n) + (tau << (8 - log_r));
-        b2l[s] = col0 + r_row<log_r>(q) + g;  // the chunk's word (global memory)
-        b2s[s] = pad_in(col0 + r_row<log_r>(g) + 2 * q);
-        b3l[s] = pad_in(256 * T + 16 * q + g);
+        b2l[s] = col0 + r_row<log_r>(q) + r_col(g);  // the chunk's word (global memory)
+        b2s[s] = pad_mid(col0 + r_row<log_r>(g) + r_col(2 * q));
+        b3l[s] = pad_mid(256 * T + 16 * q + g);
         b3s[s] = pad_out((t << log_n) + tau + ((g + 16 * q) << log_r));
 #pragma unroll
         for (uint32_t mt = 0; mt < 2; mt++)
             wt[s][mt] = root<INV>(tw, (tau << (8 - log_r)) * ((8 * mt + g) & (r - 1)), log_n);
     }
 
-    // The radix-R step's tiles come straight from global memory (each load instruction four
-    // whole 32-byte sectors, as fft_small's), the next chunk's issued right after this chunk's
-    // step 1 of the same tile slot. Tiles past a partial chunk's transforms load nothing.
+    // The radix-R step's tiles come straight from global memory (each 8-byte load instruction
+    // eight whole 32-byte sectors in two (R = 2) to four (R = 16) 128-byte lines), the next
+    // chunk's issued right after this chunk's step 1 of the same tile slot. Tiles past a
+    // partial chunk's transforms load nothing.
     const uint32_t* in_words = reinterpret_cast<const uint32_t*>(in);
     auto load = [&](uint32_t (&x)[2][2][2], uint64_t chunk, uint32_t s) {
         const uint64_t base = chunk * CHUNK;
@@ -552,10 +564,11 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
 #pragma unroll
         for (uint32_t kb = 0; kb < 2; kb++)
 #pragma unroll
-            for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                for (uint32_t j = 0; j < 2; j++)
-                    x[kb][nt][j] = __ldg(p + r_row<log_r>(8 * kb + 4 * j) + 8 * nt);
+            for (uint32_t j = 0; j < 2; j++) {
+                const uint2 v = __ldg(reinterpret_cast<const uint2*>(p + r_row<log_r>(8 * kb + 4 * j)));
+                x[kb][0][j] = v.x;  // column g
+                x[kb][1][j] = v.y;  // column g + 8
+            }
     };
     const uint32_t p4 = pad_out(tid);
     uint32_t xr[2][2][2][2];  // [tile slot][kb][nt][reg]
@@ -585,18 +598,20 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             }
             if (chunk + gridDim.x < chunks) load(xr[s], chunk + gridDim.x, s);
 #pragma unroll
-            for (uint32_t mt = 0; mt < 2; mt++)
+            for (uint32_t mt = 0; mt < 2; mt++) {
 #pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++) {
+                for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
                     for (uint32_t e = 0; e < 2; e++) {
                         const float2 l = sm.c.wr[4 * mt + 2 * nt + e][lane], v = wt[s][mt];
                         twiddle(acc[mt][nt], e, make_float2(l.x * v.x - l.y * v.y, l.x * v.y + l.y * v.x));
                     }
-                    const float(&c)[4] = acc[mt][nt];
-                    *reinterpret_cast<uint2*>(sm.in + b2s[s] + pad_in(r_row<log_r>(8 * mt) + 8 * nt)) =
-                        make_uint2(pack(c[0], c[2]), pack(c[1], c[3]));
-                }
+                // Columns 2q + e + 8 nt at words 4q + 2e + nt (r_col).
+                const float(&c0)[4] = acc[mt][0];
+                const float(&c1)[4] = acc[mt][1];
+                *reinterpret_cast<uint4*>(sm.in + b2s[s] + pad_mid(r_row<log_r>(8 * mt))) =
+                    make_uint4(pack(c0[0], c0[2]), pack(c1[0], c1[2]), pack(c0[1], c0[3]), pack(c1[1], c1[3]));
+            }
         }
         __syncthreads();
 
@@ -613,7 +628,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
                 for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
                     for (uint32_t j = 0; j < 2; j++)
-                        x[kb][nt][j] = sm.in[b3l[s] + pad_in(16 * (8 * kb + 4 * j) + 8 * nt)];
+                        x[kb][nt][j] = sm.in[b3l[s] + pad_mid(16 * (8 * kb + 4 * j) + 8 * nt)];
             float acc[2][2][4];
             {
                 uint32_t g16[2][2][4];

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""CPU emulation of the fragment and address logic of cuda/small/fft_tc.cu (v2), lane by lane.
+"""CPU emulation of the fragment and address logic of cuda/small/fft_tc.cu (v2; the large
+kernel as of v5: radix-R tiles loaded from global memory in r_col column order), lane by lane.
 
 mma.sync m16n8k16 is emulated from its documented fragment layout (PTX ISA, "Matrix fragments
 for mma.m16n8k16 with floating point type"), in float64, so a wrong index, fragment order,
@@ -14,9 +15,10 @@ crates/zkntt-small/src/fft/model.rs is); run it after touching the kernel's inde
 
 # ---- bank conflicts (4-byte banks, 32 per wavefront) ----
 def conflicts(addrs_words, width):
-    # width 1: 4B per lane, 32 lanes one wavefront; width 2: 8B, two half-warps
-    if width==1: groups=[addrs_words]
-    else: groups=[addrs_words[:16], addrs_words[16:]]
+    # width 1: 4B per lane, 32 lanes one wavefront; width 2: 8B, two half-warps; width 4: 16B,
+    # four quarter-warps
+    n=32//width
+    groups=[addrs_words[i:i+n] for i in range(0,32,n)]
     worst=1
     for grp in groups:
         banks={}
@@ -32,12 +34,10 @@ def pats_in():
         N=256*R
         for t in range(min(2,4096//N)):
           for tau in range(R):
-            for i in range(4):
-              for nt in range(2):
-                P.append(('P2L%d'%R,1,[t*N+(a%R)*256+tau*(256//R)+16*(a//R)+b for g,q in lanes for a,b in [(q+4*i,g+8*nt)]]))
+            # (v5: the radix-R step's loads come from global memory; its store is one 16-byte
+            # word per lane, columns 2q + {0, 1, 8, 9} = words 4q .. 4q + 3 in r_col order)
             for mt in range(2):
-              for nt in range(2):
-                P.append(('P2S%d'%R,2,[t*N+(a%R)*256+tau*(256//R)+16*(a//R)+b for g,q in lanes for a,b in [(g+8*mt,2*q+8*nt)]]))
+                P.append(('P2S%d'%R,4,[t*N+(a%R)*256+tau*(256//R)+16*(a//R)+r_col(2*q) for g,q in lanes for a in [g+8*mt]]))
     for run in range(3):
       for i in range(4):
         for nt in range(2):
@@ -201,9 +201,10 @@ def fft_small(data,log_n,inv):
                     at=base+lane_st+imm
                     if at<total: out[at]=complex(y[(l,nt)][2*h],y[(l,nt)][2*h+1])
     return out
-def pad_in(a): return a+8*(a>>5)+8*(a>>8)
+def pad_mid(a): return a+8*(a>>5)+16*(a>>8)
 def pad_out(a): return a+(a>>5)+2*(a>>7)
 def r_row(a,lr): return ((a&((1<<lr)-1))<<8)+16*(a>>lr)
+def r_col(b): return 2*(b&7)+(b>>3)
 def fft_large(data,log_n,inv):
     # mirrors fft_large in fft_tc.cu: padded layouts, per-thread bases + immediates,
     # radix-R twiddle = lane table (wr) x per-tile factor (wt)
@@ -211,22 +212,17 @@ def fft_large(data,log_n,inv):
     log_r=log_n-8; r=1<<log_r
     g1=load_g1(log_r,inv); g16=load_g1(4,inv); g2=load_g2(4,False,inv)
     CH=4096
-    IN_WORDS=pad_in(CH-1)+4; OUT_WORDS=pad_out(CH-1)+1
+    IN_WORDS=pad_mid(CH-1)+4; OUT_WORDS=pad_out(CH-1)+1
     wr={}; w256={}
     for l in range(32):
         g,q=l>>2,l&3
         for i in range(8):
             mt,nt,e=i>>2,(i>>1)&1,i&1; ka=8*mt+g; b=8*nt+2*q+e
             w256[(i,l)]=root(b*ka,8,inv)
-            wr[(i,l)]=root((16*(ka>>log_r)+b)*(ka&(r-1)),log_n,inv)
+            wr[(i,l)]=root((16*(ka>>log_r)+r_col(b))*(ka&(r-1)),log_n,inv)
     for chunk in range((total+CH-1)//CH):
         base=chunk*CH; valid=min(CH,total-base)
         ins=[None]*IN_WORDS; outs=[None]*OUT_WORDS
-        for tid in range(256):
-            for i in range(4):
-                for w in range(4):
-                    e=4*(tid+256*i)+w
-                    ins[pad_in(4*tid)+pad_in(1024*i)+w]=data[base+e] if e<valid else 0
         for warp in range(8):
           for s_ in range(2):
             T=warp+8*s_; t=T>>log_r; tau=T&(r-1)
@@ -235,23 +231,26 @@ def fft_large(data,log_n,inv):
             x=[{} for _ in range(32)]
             for l in range(32):
                 g,q=l>>2,l&3
-                b2l=pad_in(col0+r_row(q,log_r)+g)
+                b2l=col0+r_row(q,log_r)+r_col(g)  # global memory: one 8-byte word (columns g, g + 8)
+                assert b2l%2==0
                 for kb in range(2):
-                    for nt in range(2):
-                        for j in range(2):
-                            v=ins[b2l+pad_in(r_row(8*kb+4*j,log_r)+8*nt)]; x[l][(kb,nt,j)]=(v.real,v.imag)
+                    for j in range(2):
+                        for nt in range(2):
+                            v=data[base+b2l+r_row(8*kb+4*j,log_r)+nt]; x[l][(kb,nt,j)]=(v.real,v.imag)
             acc=step1(g1,x)
             for l in range(32):
                 g,q=l>>2,l&3
-                b2s=pad_in(col0+r_row(g,log_r)+2*q)
+                b2s=pad_mid(col0+r_row(g,log_r)+r_col(2*q))
                 for mt in range(2):
                     wt=root((tau<<(8-log_r))*((8*mt+g)&(r-1)),log_n,inv)
                     for nt in range(2):
                         c=acc[(l,mt,nt)]
                         for e in range(2):
                             z=complex(c[e],c[2+e])*(wr[(4*mt+2*nt+e,l)]*wt); c[e]=z.real; c[2+e]=z.imag
-                        p=b2s+pad_in(r_row(8*mt,log_r)+8*nt); assert p%2==0
-                        ins[p]=complex(c[0],c[2]); ins[p+1]=complex(c[1],c[3])
+                    p=b2s+pad_mid(r_row(8*mt,log_r)); assert p%4==0
+                    for nt in range(2):
+                        c=acc[(l,mt,nt)]
+                        for e in range(2): ins[p+2*e+nt]=complex(c[e],c[2+e])
         for warp in range(8):
           for s_ in range(2):
             T=warp+8*s_; t=T>>log_r; tau=T&(r-1)
@@ -259,11 +258,11 @@ def fft_large(data,log_n,inv):
             x=[{} for _ in range(32)]
             for l in range(32):
                 g,q=l>>2,l&3
-                b3l=pad_in(256*T+16*q+g)
+                b3l=pad_mid(256*T+16*q+g)
                 for kb in range(2):
                     for nt in range(2):
                         for j in range(2):
-                            v=ins[b3l+pad_in(16*(8*kb+4*j)+8*nt)]; x[l][(kb,nt,j)]=(v.real,v.imag)
+                            v=ins[b3l+pad_mid(16*(8*kb+4*j)+8*nt)]; x[l][(kb,nt,j)]=(v.real,v.imag)
             acc=step1(g16,x)
             for l in range(32):
                 for mt in range(2):
@@ -294,7 +293,7 @@ def check_banks():
     # worst bank-conflict degree of every access pattern of the large kernel
     res={}
     for name,w,ad in pats_in():
-        res[name]=max(res.get(name,1),conflicts([pad_in(a) for a in ad],w))
+        res[name]=max(res.get(name,1),conflicts([pad_mid(a) for a in ad],w))
     for name,w,ad in pats_out():
         res[name]=max(res.get(name,1),conflicts([pad_out(a) for a in ad],w))
     print(res)
