@@ -27,8 +27,8 @@
 // pieces of work each: persistent grids lost 5-10% of the copy bandwidth; benches/NOTES.md).
 // v5: the large kernel's radix-R columns in r_col order (8-byte global loads, 16-byte shared
 // stores: fewer L1 wavefronts, which ncu shows saturated; same arithmetic, bit for bit).
-// cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64; v2's
-// large kernel, which staged its input through shared memory: the fragments are unchanged).
+// cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64; the
+// large kernel as of v5) and checks the shared-memory layouts' bank conflicts.
 //
 // Precision: inputs, outputs and the data between steps are fp16; products accumulate in fp32; the
 // twiddles are applied in fp32 and rounded to fp16 once per step (as v1).
