@@ -496,12 +496,18 @@ __device__ __forceinline__ void fft_small_any(const uint32_t* in, uint32_t* out,
 
 // Padded shared-memory layouts of the chunk's word index a, chosen by script over every access
 // pattern below (cuda/small/fft_tc_emu.py --banks): `in` (pad_mid) conflict-free everywhere and
-// its 16-byte groups whole, `out` at most 2-way. pad_in is the column kernel's.
+// its 16-byte groups whole, `out` (pad_out_r) at most 2-way (R = 2). pad_in is the column
+// kernel's.
 // Each is a sum of shifted copies of a, so for an address made of disjoint bit fields (a lane's
 // part | a register's part) the register's part is a constant added to the lane's padded base:
 // the loops below address shared memory as base + immediate.
 __host__ __device__ constexpr uint32_t pad_in(uint32_t a) { return a + 8 * (a >> 5) + 8 * (a >> 8); }
 __host__ __device__ constexpr uint32_t pad_out(uint32_t a) { return a + (a >> 5) + 2 * (a >> 7); }
+// `out` at R = 4 (N = 1024): pad_out's stores there are 2-way conflicted, this one's none (v5:
+// 0.402-0.408 -> 0.386-0.388 ms at 1024, benches/NOTES.md). At R = 2 no padding of this form
+// clears them within the 48 KiB of static shared memory.
+template <uint32_t LOG_R>
+__host__ __device__ constexpr uint32_t pad_out_r(uint32_t a) { return LOG_R == 2 ? a + (a >> 6) : pad_out(a); }
 __host__ __device__ constexpr uint32_t pad_mid(uint32_t a) { return a + 8 * (a >> 5) + 16 * (a >> 8); }
 constexpr uint32_t IN_WORDS = pad_mid(CHUNK - 1) + 4;
 constexpr uint32_t OUT_WORDS = pad_out(CHUNK - 1) + 1;
@@ -545,7 +551,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
         b2l[s] = col0 + r_row<log_r>(q) + r_col(g);  // the chunk's word (global memory)
         b2s[s] = pad_mid(col0 + r_row<log_r>(g) + r_col(2 * q));
         b3l[s] = pad_mid(256 * T + 16 * q + g);
-        b3s[s] = pad_out((t << log_n) + tau + ((g + 16 * q) << log_r));
+        b3s[s] = pad_out_r<log_r>((t << log_n) + tau + ((g + 16 * q) << log_r));
 #pragma unroll
         for (uint32_t mt = 0; mt < 2; mt++)
             wt[s][mt] = root<INV>(tw, (tau << (8 - log_r)) * ((8 * mt + g) & (r - 1)), log_n);
@@ -570,7 +576,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
                 x[kb][1][j] = v.y;  // column g + 8
             }
     };
-    const uint32_t p4 = pad_out(tid);
+    const uint32_t p4 = pad_out_r<log_r>(tid);
     uint32_t xr[2][2][2][2];  // [tile slot][kb][nt][reg]
     uint64_t chunk = blockIdx.x;
     if (chunk < chunks) {
@@ -654,7 +660,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
                 for (uint32_t h = 0; h < 2; h++)
-                    sm.out[b3s[s] + pad_out((8 * h + 64 * nt) << log_r)] =
+                    sm.out[b3s[s] + pad_out_r<log_r>((8 * h + 64 * nt) << log_r)] =
                         pack(y[nt][2 * h], y[nt][2 * h + 1]);
         }
         __syncthreads();
@@ -667,19 +673,19 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             const uint32_t row = tid & ((1u << log_rows) - 1), k2 = tid >> log_rows;
             uint32_t* o = out + ((chunk / per) << (LOG_N1 + log_n)) +
                           ((uint32_t)(chunk & (per - 1)) << log_rows) + row + ((uint64_t)k2 << LOG_N1);
-            const uint32_t p = pad_out((row << log_n) + k2);
+            const uint32_t p = pad_out_r<log_r>((row << log_n) + k2);
 #pragma unroll
             for (uint32_t i = 0; i < CHUNK / THREADS; i++)
-                o[(uint64_t)(step * i) << LOG_N1] = sm.out[p + pad_out(step * i)];
+                o[(uint64_t)(step * i) << LOG_N1] = sm.out[p + pad_out_r<log_r>(step * i)];
         } else if (valid == CHUNK) {
 #pragma unroll
             for (uint32_t i = 0; i < CHUNK / THREADS; i++)
-                out[base + tid + i * THREADS] = sm.out[p4 + pad_out(THREADS * i)];
+                out[base + tid + i * THREADS] = sm.out[p4 + pad_out_r<log_r>(THREADS * i)];
         } else {
 #pragma unroll
             for (uint32_t i = 0; i < CHUNK / THREADS; i++)
                 if (tid + i * THREADS < valid)
-                    out[base + tid + i * THREADS] = sm.out[p4 + pad_out(THREADS * i)];
+                    out[base + tid + i * THREADS] = sm.out[p4 + pad_out_r<log_r>(THREADS * i)];
         }
     }
 }

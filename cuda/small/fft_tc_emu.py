@@ -203,6 +203,7 @@ def fft_small(data,log_n,inv):
     return out
 def pad_mid(a): return a+8*(a>>5)+16*(a>>8)
 def pad_out(a): return a+(a>>5)+2*(a>>7)
+def pad_out_r(a,lr): return a+(a>>6) if lr==2 else pad_out(a)
 def r_row(a,lr): return ((a&((1<<lr)-1))<<8)+16*(a>>lr)
 def r_col(b): return 2*(b&7)+(b>>3)
 def fft_large(data,log_n,inv):
@@ -273,14 +274,14 @@ def fft_large(data,log_n,inv):
             y=step2(to_a2(acc),g2)
             for l in range(32):
                 g,q=l>>2,l&3
-                b3s=pad_out((t<<log_n)+tau+((g+16*q)<<log_r))
+                b3s=pad_out_r((t<<log_n)+tau+((g+16*q)<<log_r),log_r)
                 for nt in range(4):
                     for h in range(2):
-                        outs[b3s+pad_out((8*h+64*nt)<<log_r)]=complex(y[(l,nt)][2*h],y[(l,nt)][2*h+1])
+                        outs[b3s+pad_out_r((8*h+64*nt)<<log_r,log_r)]=complex(y[(l,nt)][2*h],y[(l,nt)][2*h+1])
         for tid in range(256):
             for i in range(16):
                 e=tid+256*i
-                if e<valid: out[base+e]=outs[pad_out(tid)+pad_out(256*i)]
+                if e<valid: out[base+e]=outs[pad_out_r(tid,log_r)+pad_out_r(256*i,log_r)]
     return out
 def dft(x,log_n,inv):
     N=1<<log_n; res=[]
@@ -295,7 +296,8 @@ def check_banks():
     for name,w,ad in pats_in():
         res[name]=max(res.get(name,1),conflicts([pad_mid(a) for a in ad],w))
     for name,w,ad in pats_out():
-        res[name]=max(res.get(name,1),conflicts([pad_out(a) for a in ad],w))
+        lr={'P3S2':1,'P3S4':2,'P3S8':3,'P3S16':4}[name]
+        res[name]=max(res.get(name,1),conflicts([pad_out_r(a,lr) for a in ad],w))
     print(res)
 
 if __name__ == "__main__":
