@@ -67,14 +67,13 @@ int main(int argc, char** argv) {
     };
     const float copy = median([&] { CK(cudaMemcpyAsync(out, in, words * 4, cudaMemcpyDeviceToDevice)); });
     printf("MINB %d  chunks per block %llu  copy %.4f ms\n", MINB, (unsigned long long)per_block, copy);
-    const size_t smem = 0;  // static shared memory (a variant past 48 KiB would pass its size here)
     const uint64_t blocks = (words / CHUNK + per_block - 1) / per_block;
     for (int inv = 0; inv < 2; inv++)
         for (uint32_t log_n = 9; log_n <= 12; log_n++) {
             if (only && log_n != only) continue;
             auto go = [&] {
-                if (inv) probe_large<true><<<blocks, 256, smem>>>(reinterpret_cast<uint4*>(in), out, dtw, images, log_n, words);
-                else probe_large<false><<<blocks, 256, smem>>>(reinterpret_cast<uint4*>(in), out, dtw, images, log_n, words);
+                if (inv) probe_large<true><<<blocks, 256>>>(reinterpret_cast<uint4*>(in), out, dtw, images, log_n, words);
+                else probe_large<false><<<blocks, 256>>>(reinterpret_cast<uint4*>(in), out, dtw, images, log_n, words);
             };
             CK(cudaMemset(out, 0xff, words * 4));
             go();
