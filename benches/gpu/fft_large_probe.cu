@@ -1,4 +1,4 @@
-// The large-kernel probe (benches/NOTES.md, "fp16 TC FFT v4"): times fft_tc_f16_large_* (N = 2^9..2^12)
+// The large-kernel probe (benches/NOTES.md, "fp16 TC FFT v4", "v6"): times fft_large (N = 2^9..2^12, one kernel per size as the library's)
 // of whichever cuda/small/fft_tc.cu it is compiled against, at a given __launch_bounds__ minimum
 // of blocks per SM, with the library's grid (4 chunks of 4096 points per block; argv[1] another count, argv[2] one
 // log_n only), 512 MiB each way,
@@ -21,10 +21,23 @@
 #endif
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1);} } while(0)
 
+// One kernel per size, as the library's fft_tc_f16_large_*_<log_n> (v6) but with MINB.
+template <bool INV, uint32_t LOG_N>
+__global__ void __launch_bounds__(256, MINB) probe_large_n(const uint4* in, uint32_t* out, const float2* tw,
+                                                           const uint4* images, uint64_t total) {
+    __shared__ zkntt::fft::LargeSmem sm;
+    zkntt::fft::fft_large<INV, LOG_N>(sm, in, out, tw, images, total);
+}
+
 template <bool INV>
-__global__ void __launch_bounds__(256, MINB) probe_large(const uint4* in, uint32_t* out, const float2* tw,
-                                                         const uint4* images, uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_large_any<INV>(in, out, tw, images, log_n, total);
+void launch(uint64_t blocks, const uint4* in, uint32_t* out, const float2* tw, const uint4* images,
+            uint32_t log_n, uint64_t total) {
+    switch (log_n) {
+        case 9: probe_large_n<INV, 9><<<blocks, 256>>>(in, out, tw, images, total); break;
+        case 10: probe_large_n<INV, 10><<<blocks, 256>>>(in, out, tw, images, total); break;
+        case 11: probe_large_n<INV, 11><<<blocks, 256>>>(in, out, tw, images, total); break;
+        case 12: probe_large_n<INV, 12><<<blocks, 256>>>(in, out, tw, images, total); break;
+    }
 }
 
 int main(int argc, char** argv) {
@@ -72,8 +85,8 @@ int main(int argc, char** argv) {
         for (uint32_t log_n = 9; log_n <= 12; log_n++) {
             if (only && log_n != only) continue;
             auto go = [&] {
-                if (inv) probe_large<true><<<blocks, 256>>>(reinterpret_cast<uint4*>(in), out, dtw, images, log_n, words);
-                else probe_large<false><<<blocks, 256>>>(reinterpret_cast<uint4*>(in), out, dtw, images, log_n, words);
+                if (inv) launch<true>(blocks, reinterpret_cast<uint4*>(in), out, dtw, images, log_n, words);
+                else launch<false>(blocks, reinterpret_cast<uint4*>(in), out, dtw, images, log_n, words);
             };
             CK(cudaMemset(out, 0xff, words * 4));
             go();

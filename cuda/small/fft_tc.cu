@@ -21,12 +21,15 @@
 //     outputs go to their digit-reversed (natural-order) places in a second buffer, copied out
 //     coalesced. Padded layouts make every shared-memory access base + immediate and (nearly)
 //     conflict-free.
-// Both kernels switch once on log_n, so all index arithmetic is constant. v3: their constant
+// Both are one kernel per size (v6), so all index arithmetic is constant. v3: their constant
 // fragments come from images built once per size (fft_tc_f16_consts), so a block costs a 6-10 KiB
 // copy from L2 instead of ~600 instructions, and the host launches short-lived blocks (a few
 // pieces of work each: persistent grids lost 5-10% of the copy bandwidth; benches/NOTES.md).
 // v5: the large kernel's radix-R columns in r_col order (8-byte global loads, 16-byte shared
 // stores: fewer L1 wavefronts, which ncu shows saturated; same arithmetic, bit for bit).
+// v6: the DFT_16 and block-diagonal DFT_R fragments are a quarter (A) and half (B) read from the
+// images, the rest sign flips of them or zero blocks whose products are skipped (step1_img,
+// step2_img: a third fewer shared-memory wavefronts per tile; bit for bit v5's outputs).
 // cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64; the
 // large kernel as of v5) and checks the shared-memory layouts' bank conflicts.
 //
@@ -137,22 +140,6 @@ __device__ __forceinline__ void load_g2(uint32_t (&f)[4][2][2], const float2* tw
                 f[nt][kb][j] = half_bits(g2_entry<INV, PAIRS>(tw, log_c, k, n)) |
                                (half_bits(g2_entry<INV, PAIRS>(tw, log_c, k + 1, n)) << 16);
             }
-}
-
-// Step 1 on the B fragments x[kb][nt][reg] (word (a = 8 kb + q + 4 reg, b = 8 nt + g)): the
-// accumulators acc[mt][nt] hold output row k_a = 8 mt + g, columns b = 8 nt + 2 q + e as
-// (re, im) = (acc[e], acc[2 + e]).
-__device__ __forceinline__ void step1(float (&acc)[2][2][4], const uint32_t (&g1)[2][2][4],
-                                      const uint32_t (&x)[2][2][2]) {
-#pragma unroll
-    for (uint32_t mt = 0; mt < 2; mt++)
-#pragma unroll
-        for (uint32_t nt = 0; nt < 2; nt++) {
-#pragma unroll
-            for (uint32_t e = 0; e < 4; e++) acc[mt][nt][e] = 0.0f;
-#pragma unroll
-            for (uint32_t kb = 0; kb < 2; kb++) mma(acc[mt][nt], g1[mt][kb], x[kb][nt]);
-        }
 }
 
 // acc *= w (per element, fp32).
@@ -294,19 +281,8 @@ __device__ __forceinline__ void fetch_image(T& dst, const uint4* images, uint32_
     }
 }
 
-// A lane's fragments of one matrix of an image, in the layouts put_a / put_b of build_image wrote:
-// an A operand [mt][kb][reg], a B operand [nt][kb][reg].
-__device__ __forceinline__ void get_a(uint32_t (&f)[2][2][4], const uint4 (&src)[4][32], uint32_t lane) {
-#pragma unroll
-    for (uint32_t i = 0; i < 4; i++) {
-        const uint4 v = src[i][lane];
-        f[i >> 1][i & 1][0] = v.x;
-        f[i >> 1][i & 1][1] = v.y;
-        f[i >> 1][i & 1][2] = v.z;
-        f[i >> 1][i & 1][3] = v.w;
-    }
-}
-
+// A lane's fragments of one B-operand matrix of an image, in the layout put_b of build_image
+// wrote: [nt][kb][reg].
 __device__ __forceinline__ void get_b(uint32_t (&f)[4][2][2], const uint4 (&src)[4][32], uint32_t lane) {
 #pragma unroll
     for (uint32_t i = 0; i < 4; i++) {
@@ -318,13 +294,83 @@ __device__ __forceinline__ void get_b(uint32_t (&f)[4][2][2], const uint4 (&src)
     }
 }
 
+// Step 1 on the B fragments x[kb][nt][reg] (word (a = 8 kb + q + 4 reg, b = 8 nt + g)): the
+// accumulators acc[mt][nt] hold output row k_a = 8 mt + g, columns b = 8 nt + 2 q + e as
+// (re, im) = (acc[e], acc[2 + e]).
+// The matrix is an image's block-diag(DFT_{2^LOG_R}) (load_g1's A operand) read as its block
+// [mt][kb] = [0][0] alone (v6: a quarter of the shared-memory reads): entry (k_a, a) is
+// w_R^{k_a a} where k_a >> LOG_R == a >> LOG_R, k_a = 8 mt + g, a = 8 kb + q + 4 (reg >> 1), so
+//   - R <= 8: blocks [0][1] and [1][0] are zero (their products are skipped) and [1][1] = [0][0]
+//     ((8 + g)(8 + q') = g q' mod R);
+//   - R = 16: [mt][kb] = (-1)^(mt q + kb g) [0][0] (w_16^(8 mt q' + 8 kb g)), a sign flip of both
+//     halves of every register. cuda/small/fft_tc_emu.py checks both against load_g1.
+template <uint32_t LOG_R>
+__device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&src)[4][32],
+                                          const uint32_t (&x)[2][2][2], uint32_t lane) {
+    const uint4 v = src[0][lane];
+    const uint32_t a[4] = {v.x, v.y, v.z, v.w};
+    if constexpr (LOG_R < 4) {
+#pragma unroll
+        for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+            for (uint32_t nt = 0; nt < 2; nt++) {
+#pragma unroll
+                for (uint32_t e = 0; e < 4; e++) acc[mt][nt][e] = 0.0f;
+                mma(acc[mt][nt], a, x[mt][nt]);
+            }
+    } else {
+        const uint32_t sq = (0u - (lane & 1)) & 0x80008000u, sg = (0u - ((lane >> 2) & 1)) & 0x80008000u;
+#pragma unroll
+        for (uint32_t mt = 0; mt < 2; mt++) {
+#pragma unroll
+            for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                for (uint32_t e = 0; e < 4; e++) acc[mt][nt][e] = 0.0f;
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++) {
+                const uint32_t m = (mt ? sq : 0u) ^ (kb ? sg : 0u);
+                const uint32_t f[4] = {a[0] ^ m, a[1] ^ m, a[2] ^ m, a[3] ^ m};
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++) mma(acc[mt][nt], f, x[kb][nt]);
+            }
+        }
+    }
+}
+
+// Step 2 with an image's DFT_16 as a B operand (load_g2<INV, false>(4)), reading its blocks
+// nt = 0, 1 only: output k_b = 4 nt + (g >> 1) of input b = 2 q + 8 j + h (h the register's
+// half), so nt + 2 is nt times w_16^(8 b) = (-1)^h, the high halves' signs flipped (v6).
+__device__ __forceinline__ void step2_img(float (&out)[4][4], const uint32_t (&a2)[2][4],
+                                          const uint4 (&src)[4][32], uint32_t lane) {
+    uint32_t b[2][2][2];  // [nt][kb][reg]
+#pragma unroll
+    for (uint32_t nt = 0; nt < 2; nt++) {
+        const uint4 v = src[nt][lane];
+        b[nt][0][0] = v.x;
+        b[nt][0][1] = v.y;
+        b[nt][1][0] = v.z;
+        b[nt][1][1] = v.w;
+    }
+#pragma unroll
+    for (uint32_t nt = 0; nt < 4; nt++) {
+        const uint32_t m = nt < 2 ? 0u : 0x80000000u;
+#pragma unroll
+        for (uint32_t e = 0; e < 4; e++) out[nt][e] = 0.0f;
+#pragma unroll
+        for (uint32_t c = 0; c < 2; c++) {
+            const uint32_t f[2] = {b[nt & 1][c][0] ^ m, b[nt & 1][c][1] ^ m};
+            mma(out[nt], a2[c], f);
+        }
+    }
+}
+
 // A TILE image's two steps on one warp tile, split where the callers issue their next loads:
-// step 1 on the B fragments x (see step1), then the twiddle, step 2, outputs as step2's.
+// step 1 (block-diag DFT_{2^LOG_R}) on the B fragments x (see step1), then the twiddle, step 2,
+// outputs as step2's.
+template <uint32_t LOG_R>
 __device__ __forceinline__ void tile_first(const TileConsts& c, const uint32_t (&x)[2][2][2],
                                            float (&acc)[2][2][4], uint32_t lane) {
-    uint32_t g1[2][2][4];
-    get_a(g1, c.frag[0], lane);
-    step1(acc, g1, x);
+    step1_img<LOG_R>(acc, c.frag[0], x, lane);
 }
 
 __device__ __forceinline__ void tile_rest(const TileConsts& c, float (&acc)[2][2][4],
@@ -337,9 +383,7 @@ __device__ __forceinline__ void tile_rest(const TileConsts& c, float (&acc)[2][2
             for (uint32_t e = 0; e < 2; e++) twiddle(acc[mt][nt], e, c.w1[4 * mt + 2 * nt + e][lane]);
     uint32_t a2[2][4];
     to_a2(a2, acc);
-    uint32_t g2[4][2][2];
-    get_b(g2, c.frag[1], lane);
-    step2(y, a2, g2);
+    step2_img(y, a2, c.frag[1], lane);
 }
 
 template <bool INV, uint32_t LOG_N>
@@ -457,7 +501,7 @@ __device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __rest
         __syncthreads();
         for (; tile < whole; tile += stride) {
             float acc[2][2][4], y[4][4];
-            tile_first(sm, x, acc, lane);
+            tile_first<log_r>(sm, x, acc, lane);
             // The next tile's loads go out before this tile's arithmetic.
             if (tile + stride < whole) load(x, (tile + stride) * 256, false);
             tile_rest(sm, acc, y, lane);
@@ -466,29 +510,10 @@ __device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __rest
         if (tile == whole && whole * 256 < total) {
             float acc[2][2][4], y[4][4];
             load(x, tile * 256, true);
-            tile_first(sm, x, acc, lane);
+            tile_first<log_r>(sm, x, acc, lane);
             tile_rest(sm, acc, y, lane);
             store(y, tile * 256, true);
         }
-    }
-}
-
-// One kernel body per size, chosen by a uniform switch (no divergence; the register count is
-// the largest case's): every shift and mask of the index arithmetic is then a constant.
-template <bool INV>
-__device__ __forceinline__ void fft_small_any(const uint32_t* in, uint32_t* out, const uint4* images,
-                                              uint32_t log_n, uint64_t total) {
-    __shared__ TileConsts sm;
-    switch (log_n) {
-        case 1: fft_small<INV, 1>(sm, in, out, images, total); break;
-        case 2: fft_small<INV, 2>(sm, in, out, images, total); break;
-        case 3: fft_small<INV, 3>(sm, in, out, images, total); break;
-        case 4: fft_small<INV, 4>(sm, in, out, images, total); break;
-        case 5: fft_small<INV, 5>(sm, in, out, images, total); break;
-        case 6: fft_small<INV, 6>(sm, in, out, images, total); break;
-        case 7: fft_small<INV, 7>(sm, in, out, images, total); break;
-        case 8: fft_small<INV, 8>(sm, in, out, images, total); break;
-        default: break;
     }
 }
 
@@ -597,11 +622,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             const uint32_t T = warp + WARPS * s;
             if (((T >> log_r) << log_n) >= valid) continue;
             float acc[2][2][4];
-            {
-                uint32_t g1[2][2][4];
-                get_a(g1, sm.c.t.frag[0], lane);
-                step1(acc, g1, xr[s]);
-            }
+            step1_img<log_r>(acc, sm.c.t.frag[0], xr[s], lane);
             if (chunk + gridDim.x < chunks) load(xr[s], chunk + gridDim.x, s);
 #pragma unroll
             for (uint32_t mt = 0; mt < 2; mt++) {
@@ -636,11 +657,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
                     for (uint32_t j = 0; j < 2; j++)
                         x[kb][nt][j] = sm.in[b3l[s] + pad_mid(16 * (8 * kb + 4 * j) + 8 * nt)];
             float acc[2][2][4];
-            {
-                uint32_t g16[2][2][4];
-                get_a(g16, sm.c.t.frag[1], lane);
-                step1(acc, g16, x);
-            }
+            step1_img<4>(acc, sm.c.t.frag[1], x, lane);
 #pragma unroll
             for (uint32_t mt = 0; mt < 2; mt++)
 #pragma unroll
@@ -651,11 +668,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             uint32_t a2[2][4];
             to_a2(a2, acc);
             float y[4][4];
-            {
-                uint32_t g2[4][2][2];
-                get_b(g2, sm.c.frag2, lane);
-                step2(y, a2, g2);
-            }
+            step2_img(y, a2, sm.c.frag2, lane);
 #pragma unroll
             for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
@@ -687,19 +700,6 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
                 if (tid + i * THREADS < valid)
                     out[base + tid + i * THREADS] = sm.out[p4 + pad_out_r<log_r>(THREADS * i)];
         }
-    }
-}
-
-template <bool INV>
-__device__ __forceinline__ void fft_large_any(const uint4* in, uint32_t* out, const float2* tw,
-                                              const uint4* images, uint32_t log_n, uint64_t total) {
-    __shared__ LargeSmem sm;
-    switch (log_n) {
-        case 9: fft_large<INV, 9>(sm, in, out, tw, images, total); break;
-        case 10: fft_large<INV, 10>(sm, in, out, tw, images, total); break;
-        case 11: fft_large<INV, 11>(sm, in, out, tw, images, total); break;
-        case 12: fft_large<INV, 12>(sm, in, out, tw, images, total); break;
-        default: break;
     }
 }
 
@@ -765,7 +765,7 @@ __device__ __forceinline__ void fft_rows(RowsSmem& sm, const uint32_t* __restric
         for (uint32_t s = 0; s < 2; s++) {
             const uint32_t T = warp + WARPS * s;
             float acc[2][2][4], y[4][4];
-            tile_first(sm.c, x[s], acc, lane);
+            tile_first<log_r>(sm.c, x[s], acc, lane);
             // The next chunk's loads go out before this tile's arithmetic.
             if (chunk + gridDim.x < chunks) load(x[s], (chunk + gridDim.x) * CHUNK + 256 * T);
             tile_rest(sm.c, acc, y, lane);
@@ -887,7 +887,7 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
                         x[kb][nt][j] = sm.data[b_ld + pad_in(16 * (8 * kb + 4 * j) + 8 * nt)];
             __syncwarp();
             float acc[2][2][4], y[4][4];
-            tile_first(sm.c, x, acc, lane);
+            tile_first<log_r>(sm.c, x, acc, lane);
             tile_rest(sm.c, acc, y, lane);
             // Output k1 of column tt sits at tile offset tt N1 + k1 (as fft_small's stores); the
             // four-step twiddle w_N^{n2 k1} in fp32 (sincospi of an exact argument), then in place.
@@ -949,38 +949,60 @@ extern "C" __global__ void __launch_bounds__(32)
     else if (b < 2 * IMAGES) build_image<true>(images[b], tw, b - IMAGES, lane);
 }
 
-// Launch: block 256 (8 warps, each a 256-point tile per step of its loop), 6 KiB static shared
-// memory; 1 <= log_n <= 8. In/out: total = batch * 2^log_n complex fp16 as (re, im) half2 words,
-// transforms contiguous, natural order; in != out (another warp's tile may be in flight).
-extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_small_forward(const uint32_t* in, uint32_t* out, const float2*, const uint4* images,
-                             uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_small_any<false>(in, out, images, log_n, total);
-}
+// The one-launch kernels, one per size and direction (v6: each its own register allocation; one
+// kernel switching on log_n spilled where no single size does, and 2^12 lost 10%,
+// benches/NOTES.md "fp16 TC FFT v6"). Every one takes log_n too (equal to its name's, unused),
+// so that all FFT kernels share the launch above.
+//
+// fft_tc_f16_small_{forward,inverse}_<log_n>, log_n = 1..8. Launch: block 256 (8 warps, each a
+// 256-point tile per step of its loop), 6 KiB static shared memory. In/out: total = batch *
+// 2^log_n complex fp16 as (re, im) half2 words, transforms contiguous, natural order; in != out
+// (another warp's tile may be in flight). The inverse is unnormalised (+ in the exponent, no
+// 1/N), so inverse(forward(x)) = N x.
+#define ZKNTT_FFT_SMALL(LOG_N)                                                                      \
+    extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_small_forward_##LOG_N(        \
+        const uint32_t* in, uint32_t* out, const float2*, const uint4* images, uint32_t,           \
+        uint64_t total) {                                                                          \
+        __shared__ zkntt::fft::TileConsts sm;                                                      \
+        zkntt::fft::fft_small<false, LOG_N>(sm, in, out, images, total);                           \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_small_inverse_##LOG_N(        \
+        const uint32_t* in, uint32_t* out, const float2*, const uint4* images, uint32_t,           \
+        uint64_t total) {                                                                          \
+        __shared__ zkntt::fft::TileConsts sm;                                                      \
+        zkntt::fft::fft_small<true, LOG_N>(sm, in, out, images, total);                            \
+    }
+ZKNTT_FFT_SMALL(1)
+ZKNTT_FFT_SMALL(2)
+ZKNTT_FFT_SMALL(3)
+ZKNTT_FFT_SMALL(4)
+ZKNTT_FFT_SMALL(5)
+ZKNTT_FFT_SMALL(6)
+ZKNTT_FFT_SMALL(7)
+ZKNTT_FFT_SMALL(8)
+#undef ZKNTT_FFT_SMALL
 
-// Launch: as fft_tc_f16_small_forward. In/out: as there; the unnormalised inverse (+ in the
-// exponent, no 1/N), so inverse(forward(x)) = N x.
-extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_small_inverse(const uint32_t* in, uint32_t* out, const float2*, const uint4* images,
-                             uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_small_any<true>(in, out, images, log_n, total);
-}
-
-// Launch: block 256 (a 4096-point chunk per step of its loop), 47 KiB static shared memory;
-// 9 <= log_n <= 12. In/out: as fft_tc_f16_small_forward, total a multiple of 4 (it is: 2^log_n
-// divides it).
-extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_large_forward(const uint4* in, uint32_t* out, const float2* tw, const uint4* images,
-                             uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_large_any<false>(in, out, tw, images, log_n, total);
-}
-
-// Launch: as fft_tc_f16_large_forward. In/out: as there, the unnormalised inverse.
-extern "C" __global__ void __launch_bounds__(256, 4)
-    fft_tc_f16_large_inverse(const uint4* in, uint32_t* out, const float2* tw, const uint4* images,
-                             uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_large_any<true>(in, out, tw, images, log_n, total);
-}
+// fft_tc_f16_large_{forward,inverse}_<log_n>, log_n = 9..12. Launch: block 256 (a 4096-point
+// chunk per step of its loop), 47 KiB static shared memory. In/out: as the small kernels', total
+// a multiple of 4 (it is: 2^log_n divides it).
+#define ZKNTT_FFT_LARGE(LOG_N)                                                                      \
+    extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_large_forward_##LOG_N(        \
+        const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,           \
+        uint64_t total) {                                                                          \
+        __shared__ zkntt::fft::LargeSmem sm;                                                       \
+        zkntt::fft::fft_large<false, LOG_N>(sm, in, out, tw, images, total);                       \
+    }                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_large_inverse_##LOG_N(        \
+        const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,           \
+        uint64_t total) {                                                                          \
+        __shared__ zkntt::fft::LargeSmem sm;                                                       \
+        zkntt::fft::fft_large<true, LOG_N>(sm, in, out, tw, images, total);                        \
+    }
+ZKNTT_FFT_LARGE(9)
+ZKNTT_FFT_LARGE(10)
+ZKNTT_FFT_LARGE(11)
+ZKNTT_FFT_LARGE(12)
+#undef ZKNTT_FFT_LARGE
 
 // Launch: block 256 (a slab of 4096 points = N1 rows of 4096 / N1 adjacent columns per step of
 // its loop), 27 KiB static shared memory; 4 <= log_n1 <= 8, 12 <= log_n - log_n1,

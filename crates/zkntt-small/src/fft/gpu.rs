@@ -57,14 +57,34 @@ pub const fn rows_kernel_name(log_n2: u32, dir: Direction) -> &'static str {
     }
 }
 
-/// The one-launch kernel's name for a size (at most 2^12) and direction.
-pub const fn kernel_name(log_n: u32, dir: Direction) -> &'static str {
-    match (log_n <= SMALL_MAX_LOG, dir) {
-        (true, Direction::Forward) => "fft_tc_f16_small_forward",
-        (true, Direction::Inverse) => "fft_tc_f16_small_inverse",
-        (false, Direction::Forward) => "fft_tc_f16_large_forward",
-        (false, Direction::Inverse) => "fft_tc_f16_large_inverse",
+/// The one-launch kernels, `[forward, inverse]` for log N = 1..=12: one per size (each its own
+/// register allocation: one kernel switching on log N spilled where no single size does, and
+/// 2^12 lost 10%; benches/NOTES.md, "fp16 TC FFT v6").
+const ONE_LAUNCH_KERNELS: [[&str; 2]; 12] = [
+    ["fft_tc_f16_small_forward_1", "fft_tc_f16_small_inverse_1"],
+    ["fft_tc_f16_small_forward_2", "fft_tc_f16_small_inverse_2"],
+    ["fft_tc_f16_small_forward_3", "fft_tc_f16_small_inverse_3"],
+    ["fft_tc_f16_small_forward_4", "fft_tc_f16_small_inverse_4"],
+    ["fft_tc_f16_small_forward_5", "fft_tc_f16_small_inverse_5"],
+    ["fft_tc_f16_small_forward_6", "fft_tc_f16_small_inverse_6"],
+    ["fft_tc_f16_small_forward_7", "fft_tc_f16_small_inverse_7"],
+    ["fft_tc_f16_small_forward_8", "fft_tc_f16_small_inverse_8"],
+    ["fft_tc_f16_large_forward_9", "fft_tc_f16_large_inverse_9"],
+    ["fft_tc_f16_large_forward_10", "fft_tc_f16_large_inverse_10"],
+    ["fft_tc_f16_large_forward_11", "fft_tc_f16_large_inverse_11"],
+    ["fft_tc_f16_large_forward_12", "fft_tc_f16_large_inverse_12"],
+];
+
+/// The one-launch kernel's name for a size and direction; `None` outside 2^1..2^12.
+pub const fn kernel_name(log_n: u32, dir: Direction) -> Option<&'static str> {
+    if log_n < TcFft::MIN_LOG || log_n > TcFft::ONE_LAUNCH_MAX_LOG {
+        return None;
     }
+    let d = match dir {
+        Direction::Forward => 0,
+        Direction::Inverse => 1,
+    };
+    Some(ONE_LAUNCH_KERNELS[(log_n - 1) as usize][d])
 }
 
 /// The fp16 Tensor Core FFT on one GPU: the twiddle table (e^{-2 pi i j / 4096}, f32, computed
@@ -132,14 +152,22 @@ impl TcFft {
         let sms = gpu.info()?.multiprocessors.max(1) as u64;
         let mut resident = [0u64; 5];
         for (slot, res) in resident.iter_mut().enumerate() {
-            for dir in [Direction::Forward, Direction::Inverse] {
-                let name = match slot {
-                    0 => kernel_name(SMALL_MAX_LOG, dir),
-                    1 => kernel_name(Self::ONE_LAUNCH_MAX_LOG, dir),
-                    2 => column_kernel_name(dir),
-                    3 => rows_kernel_name(SMALL_MAX_LOG, dir),
-                    _ => rows_kernel_name(SMALL_MAX_LOG + 1, dir),
-                };
+            // Every kernel of the slot (the one-launch ones: every size), both directions.
+            let names: Vec<&'static str> = [Direction::Forward, Direction::Inverse]
+                .into_iter()
+                .flat_map(|dir| match slot {
+                    0 => (Self::MIN_LOG..=SMALL_MAX_LOG)
+                        .filter_map(|l| kernel_name(l, dir))
+                        .collect(),
+                    1 => (SMALL_MAX_LOG + 1..=Self::ONE_LAUNCH_MAX_LOG)
+                        .filter_map(|l| kernel_name(l, dir))
+                        .collect(),
+                    2 => vec![column_kernel_name(dir)],
+                    3 => vec![rows_kernel_name(SMALL_MAX_LOG, dir)],
+                    _ => vec![rows_kernel_name(SMALL_MAX_LOG + 1, dir)],
+                })
+                .collect();
+            for name in names {
                 let f = gpu.function(name)?;
                 let per_sm = f
                     .occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)
@@ -347,21 +375,20 @@ impl TcFft {
         dir: Direction,
         total: u64,
     ) -> Result<()> {
-        // Kernel: (const u32* in, u32* out, const float2* tw, u32 log_n, u64 total).
+        // Kernel: (const u32* in, u32* out, const float2* tw, images, u32 log_n (its name's size,
+        // unused), u64 total).
         // Small kernel: a piece is a warp's tile, so k pieces per warp.
         let blocks = if log_n <= SMALL_MAX_LOG {
             self.grid(total.div_ceil(TILE).div_ceil((THREADS / 32) as u64), 0)
         } else {
             self.grid(total.div_ceil(CHUNK), 1)
         };
-        self.launch_pass(
-            kernel_name(log_n, dir),
-            blocks,
-            input,
-            output,
-            &[log_n],
-            total,
-        )
+        let name = kernel_name(log_n, dir).ok_or(Error::SizeUnsupported {
+            field: "one launch of the fp16 Tensor Core FFT (2^1..2^12)",
+            log_n,
+            max: Self::ONE_LAUNCH_MAX_LOG,
+        })?;
+        self.launch_pass(name, blocks, input, output, &[log_n], total)
     }
 
     /// One launch of an FFT kernel: `(in, out, tw, images, logs..., total)`, `blocks` blocks of
