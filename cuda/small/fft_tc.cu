@@ -304,12 +304,30 @@ __device__ __forceinline__ void get_b(uint32_t (&f)[4][2][2], const uint4 (&src)
 //     ((8 + g)(8 + q') = g q' mod R);
 //   - R = 16: [mt][kb] = (-1)^(mt q + kb g) [0][0] (w_16^(8 mt q' + 8 kb g)), a sign flip of both
 //     halves of every register. cuda/small/fft_tc_emu.py checks both against load_g1.
-template <uint32_t LOG_R>
+// FULL reads all four blocks instead (the large kernel's radix-16 step: there the twelve sign
+// flips cost more than the three reads they save, -0.003 ms at 4096; the 256-point tiles'
+// step 1 is the other way round, +0.02 ms with FULL; benches/NOTES.md, "fp16 TC FFT v6").
+template <uint32_t LOG_R, bool FULL = false>
 __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&src)[4][32],
                                           const uint32_t (&x)[2][2][2], uint32_t lane) {
     const uint4 v = src[0][lane];
     const uint32_t a[4] = {v.x, v.y, v.z, v.w};
-    if constexpr (LOG_R < 4) {
+    if constexpr (FULL) {
+#pragma unroll
+        for (uint32_t mt = 0; mt < 2; mt++) {
+#pragma unroll
+            for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                for (uint32_t e = 0; e < 4; e++) acc[mt][nt][e] = 0.0f;
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++) {
+                const uint4 w = src[2 * mt + kb][lane];
+                const uint32_t f[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++) mma(acc[mt][nt], f, x[kb][nt]);
+            }
+        }
+    } else if constexpr (LOG_R < 4) {
 #pragma unroll
         for (uint32_t mt = 0; mt < 2; mt++)
 #pragma unroll
@@ -622,7 +640,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             const uint32_t T = warp + WARPS * s;
             if (((T >> log_r) << log_n) >= valid) continue;
             float acc[2][2][4];
-            step1_img<log_r>(acc, sm.c.t.frag[0], xr[s], lane);
+            step1_img<log_r, log_r == 4>(acc, sm.c.t.frag[0], xr[s], lane);  // FULL at R = 16
             if (chunk + gridDim.x < chunks) load(xr[s], chunk + gridDim.x, s);
 #pragma unroll
             for (uint32_t mt = 0; mt < 2; mt++) {

@@ -242,7 +242,9 @@ def fft_large(data,log_n,inv):
     # radix-R twiddle = lane table (wr) x per-tile factor (wt)
     total=len(data); out=[None]*total
     log_r=log_n-8; r=1<<log_r
-    g1=derive_g1(load_g1(log_r,inv),log_r); g16=derive_g1(load_g1(4,inv),4); g2=derive_g2(load_g2(4,False,inv))
+    # the radix step at R = 16 reads the full matrix (step1_img's FULL), the rest derive it
+    g1=load_g1(log_r,inv) if log_r==4 else derive_g1(load_g1(log_r,inv),log_r)
+    g16=derive_g1(load_g1(4,inv),4); g2=derive_g2(load_g2(4,False,inv))
     CH=4096
     IN_WORDS=pad_mid(CH-1)+4; OUT_WORDS=pad_out(CH-1)+1
     wr={}; w256={}
