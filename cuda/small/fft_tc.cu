@@ -281,11 +281,12 @@ __device__ __forceinline__ void fetch_image(T& dst, const uint4* images, uint32_
     }
 }
 
-// A lane's fragments of one B-operand matrix of an image, in the layout put_b of build_image
-// wrote: [nt][kb][reg].
-__device__ __forceinline__ void get_b(uint32_t (&f)[4][2][2], const uint4 (&src)[4][32], uint32_t lane) {
+// A lane's fragments of one B-operand matrix of an image (its blocks nt < NT), in the layout put_b
+// of build_image wrote: [nt][kb][reg].
+template <uint32_t NT = 4>
+__device__ __forceinline__ void get_b(uint32_t (&f)[NT][2][2], const uint4 (&src)[4][32], uint32_t lane) {
 #pragma unroll
-    for (uint32_t i = 0; i < 4; i++) {
+    for (uint32_t i = 0; i < NT; i++) {
         const uint4 v = src[i][lane];
         f[i][0][0] = v.x;
         f[i][0][1] = v.y;
@@ -312,22 +313,7 @@ __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&s
                                           const uint32_t (&x)[2][2][2], uint32_t lane) {
     const uint4 v = src[0][lane];
     const uint32_t a[4] = {v.x, v.y, v.z, v.w};
-    if constexpr (FULL) {
-#pragma unroll
-        for (uint32_t mt = 0; mt < 2; mt++) {
-#pragma unroll
-            for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                for (uint32_t e = 0; e < 4; e++) acc[mt][nt][e] = 0.0f;
-#pragma unroll
-            for (uint32_t kb = 0; kb < 2; kb++) {
-                const uint4 w = src[2 * mt + kb][lane];
-                const uint32_t f[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++) mma(acc[mt][nt], f, x[kb][nt]);
-            }
-        }
-    } else if constexpr (LOG_R < 4) {
+    if constexpr (LOG_R < 4 && !FULL) {
 #pragma unroll
         for (uint32_t mt = 0; mt < 2; mt++)
 #pragma unroll
@@ -346,8 +332,15 @@ __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&s
                 for (uint32_t e = 0; e < 4; e++) acc[mt][nt][e] = 0.0f;
 #pragma unroll
             for (uint32_t kb = 0; kb < 2; kb++) {
-                const uint32_t m = (mt ? sq : 0u) ^ (kb ? sg : 0u);
-                const uint32_t f[4] = {a[0] ^ m, a[1] ^ m, a[2] ^ m, a[3] ^ m};
+                uint32_t f[4];
+                if constexpr (FULL) {
+                    const uint4 w = src[2 * mt + kb][lane];
+                    f[0] = w.x, f[1] = w.y, f[2] = w.z, f[3] = w.w;
+                } else {
+                    const uint32_t m = (mt ? sq : 0u) ^ (kb ? sg : 0u);
+#pragma unroll
+                    for (uint32_t i = 0; i < 4; i++) f[i] = a[i] ^ m;
+                }
 #pragma unroll
                 for (uint32_t nt = 0; nt < 2; nt++) mma(acc[mt][nt], f, x[kb][nt]);
             }
@@ -361,14 +354,7 @@ __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&s
 __device__ __forceinline__ void step2_img(float (&out)[4][4], const uint32_t (&a2)[2][4],
                                           const uint4 (&src)[4][32], uint32_t lane) {
     uint32_t b[2][2][2];  // [nt][kb][reg]
-#pragma unroll
-    for (uint32_t nt = 0; nt < 2; nt++) {
-        const uint4 v = src[nt][lane];
-        b[nt][0][0] = v.x;
-        b[nt][0][1] = v.y;
-        b[nt][1][0] = v.z;
-        b[nt][1][1] = v.w;
-    }
+    get_b<2>(b, src, lane);
 #pragma unroll
     for (uint32_t nt = 0; nt < 4; nt++) {
         const uint32_t m = nt < 2 ? 0u : 0x80000000u;
