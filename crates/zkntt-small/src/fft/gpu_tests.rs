@@ -428,3 +428,27 @@ fn parseval_and_round_trip(
         "inverse(forward) 2^{log_n} seed {seed}: rel L2 {e:e}"
     );
 }
+
+/// CPU only: every one-launch size and direction has its own kernel (v6: one kernel per size),
+/// named for its size, and sizes outside 2^1..2^12 have none (an error in `run`, not a panic).
+/// That each name exists in the fatbin is checked on the GPU by `TcFft::new`, which loads them all.
+#[test]
+fn one_launch_kernel_names_cover_every_size() {
+    use super::gpu::kernel_name;
+    let mut seen = std::collections::HashSet::new();
+    for log_n in TcFft::MIN_LOG..=TcFft::ONE_LAUNCH_MAX_LOG {
+        for (dir, word) in [
+            (Direction::Forward, "forward"),
+            (Direction::Inverse, "inverse"),
+        ] {
+            let name = kernel_name(log_n, dir).expect("a kernel for every one-launch size");
+            let kind = if log_n <= 8 { "small" } else { "large" };
+            assert_eq!(name, format!("fft_tc_f16_{kind}_{word}_{log_n}"));
+            assert!(seen.insert(name), "{name} named twice");
+        }
+    }
+    for log_n in [0, TcFft::ONE_LAUNCH_MAX_LOG + 1, 31] {
+        assert_eq!(kernel_name(log_n, Direction::Forward), None);
+        assert_eq!(kernel_name(log_n, Direction::Inverse), None);
+    }
+}
