@@ -22,7 +22,7 @@
 //     coalesced. Padded layouts make every shared-memory access base + immediate and (nearly)
 //     conflict-free.
 // Both are one kernel per size (v6), so all index arithmetic is constant. v3: their constant
-// fragments come from images built once per size (fft_tc_f16_consts), so a block costs a 6-10 KiB
+// fragments come from images built once per size (fft_tc_f16_consts), so a block costs a 5-9 KiB
 // copy from L2 instead of ~600 instructions, and the host launches short-lived blocks (a few
 // pieces of work each: persistent grids lost 5-10% of the copy bandwidth; benches/NOTES.md).
 // v5: the large kernel's radix-R columns in r_col order (8-byte global loads, 16-byte shared
@@ -34,7 +34,11 @@
 // large kernel as of v5) and checks the shared-memory layouts' bank conflicts.
 //
 // Precision: inputs, outputs and the data between steps are fp16; products accumulate in fp32; the
-// twiddles are applied in fp32 and rounded to fp16 once per step (as v1).
+// twiddles between steps (the radix-R step's, the four-step split's) are applied in fp32 and
+// rounded to fp16 once (as v1), except the 256-point tiles' inner twiddle (v8): applied in half2
+// arithmetic (fp16 twiddles, HMUL2 + HFMA2) after step 1's outputs are rounded to fp16, half the
+// twiddle bytes and instructions of the fp32 way; its accuracy cost is in benches/NOTES.md,
+// "fp16 TC FFT v8".
 #include <cstdint>
 #include <cuda_fp16.h>
 
@@ -149,6 +153,23 @@ __device__ __forceinline__ void twiddle(float (&acc)[4], uint32_t e, float2 w) {
     acc[2 + e] = re * w.y + im * w.x;
 }
 
+// Step 2's A operand (to_a2's, untwiddled) times the tile twiddles in half2 arithmetic (v8):
+// register j holds columns b, b + 1 of one row, re in a2[0][j], im in a2[1][j].
+__device__ __forceinline__ void twiddle_h2(uint32_t (&a2)[2][4], const uint2 (&w)[4][32], uint32_t lane) {
+#pragma unroll
+    for (uint32_t j = 0; j < 4; j++) {
+        const uint2 t = w[j][lane];
+        const __half2 re = *reinterpret_cast<const __half2*>(&a2[0][j]);
+        const __half2 im = *reinterpret_cast<const __half2*>(&a2[1][j]);
+        const __half2 wr = *reinterpret_cast<const __half2*>(&t.x);
+        const __half2 wi = *reinterpret_cast<const __half2*>(&t.y);
+        const __half2 r = __hfma2(re, wr, __hneg2(__hmul2(im, wi)));
+        const __half2 i = __hfma2(re, wi, __hmul2(im, wr));
+        a2[0][j] = *reinterpret_cast<const uint32_t*>(&r);
+        a2[1][j] = *reinterpret_cast<const uint32_t*>(&i);
+    }
+}
+
 // Step 1's accumulators (twiddled) as step 2's A operand: [c][reg], reg = mt + 2 nt.
 __device__ __forceinline__ void to_a2(uint32_t (&a2)[2][4], const float (&acc)[2][2][4]) {
 #pragma unroll
@@ -181,20 +202,20 @@ __device__ __forceinline__ void step2(float (&out)[4][4], const uint32_t (&a2)[2
 // The kernels' constant fragments and twiddles, lane-indexed (conflict-free 16-byte reads) and read
 // before each use (in registers they would cost occupancy, too few loads in flight). They depend
 // only on the size and direction, so `fft_tc_f16_consts` builds every such image once (in global
-// memory, the host keeps it) and each block copies its image into shared memory (6 or 10 KiB from
+// memory, the host keeps it) and each block copies its image into shared memory (5 or 9 KiB from
 // L2) instead of computing it (about 600 instructions and 100 dependent table loads per block):
 // that is what lets the grids be one block per piece of work (benches/NOTES.md, "grid").
 //   - TILE(t), t = 4..8: a two-step tile of a 2^t-point DFT (fft_small at 5..8, the row and
-//     column passes): frag[0] step 1's block-diag DFT_{2^(t-4)}, frag[1] step 2's DFT_16, w1
-//     step 1's twiddles w_{2^t}^{b k1}.
+//     column passes): frag[0] step 1's block-diag DFT_{2^(t-4)}, frag[1] step 2's DFT_16, w1h
+//     step 1's twiddles w_{2^t}^{b k1} as half2 pairs (twiddle_h2).
 //   - PAIRS(c), c = 1..4: fft_small at N <= 16, one step: frag[1] block-diag DFT_{2^c} as a B
 //     operand with k_b and k_b + 1 in one thread (PAIRS), the rest unused.
 //   - LARGE(n), n = 9..12: fft_large: frag[0] the radix-R step (R = 2^(n-8)), frag[1] the
-//     256-point tiles' DFT_16 (step 1), frag2 their step 2, w1 w_256^{b k_a}, wr the lane's part
-//     of the radix-R step's w_N^{n2 k1}.
+//     256-point tiles' DFT_16 (step 1), frag2 their step 2, w1h w_256^{b k_a} (half2 pairs), wr
+//     the lane's part of the radix-R step's w_N^{n2 k1}.
 struct TileConsts {
     uint4 frag[2][4][32];  // [matrix][4 regs][lane]
-    float2 w1[8][32];      // [mt][nt][e][lane]
+    uint2 w1h[4][32];      // [j = mt + 2 nt][lane]: (re of columns b, b + 1; im of them) as half2
 };
 struct LargeConsts {
     TileConsts t;
@@ -205,7 +226,7 @@ struct LargeConsts {
 // the forward's. Every image takes sizeof(LargeConsts).
 constexpr uint32_t IMAGES = 13;
 constexpr uint32_t IMAGE_WORDS4 = sizeof(LargeConsts) / 16;
-static_assert(sizeof(LargeConsts) == 10240 && 2 * IMAGES == 26,
+static_assert(sizeof(LargeConsts) == 9216 && 2 * IMAGES == 26,
               "the host's IMAGE_BYTES and IMAGES (crates/zkntt-small/src/fft/gpu.rs)");
 __host__ __device__ constexpr uint32_t pairs_image(bool inv, uint32_t log_c) { return inv * IMAGES + log_c - 1; }
 __host__ __device__ constexpr uint32_t tile_image(bool inv, uint32_t log_t) { return inv * IMAGES + log_t; }
@@ -244,9 +265,10 @@ __device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uin
         put_a(c.t.frag[0], g1);
         put_b(c.t.frag[1], g2);
 #pragma unroll
-        for (uint32_t i = 0; i < 8; i++) {
-            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
-            c.t.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_t);
+        for (uint32_t j = 0; j < 4; j++) {
+            const uint32_t mt = j & 1, nt = j >> 1, k = (8 * mt + g) & (r - 1), b = 8 * nt + 2 * q;
+            const float2 w0 = root<INV>(tw, b * k, log_t), w1 = root<INV>(tw, (b + 1) * k, log_t);
+            c.t.w1h[j][lane] = make_uint2(pack(w0.x, w1.x), pack(w0.y, w1.y));
         }
     } else {
         const uint32_t log_n = slot, log_r = log_n - 8, r = 1u << log_r;
@@ -261,7 +283,10 @@ __device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uin
         for (uint32_t i = 0; i < 8; i++) {
             const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1, ka = 8 * mt + g;
             const uint32_t b = 8 * nt + 2 * q + e;
-            c.t.w1[i][lane] = root<INV>(tw, b * ka, 8);
+            if (e == 0) {
+                const float2 w0 = root<INV>(tw, b * ka, 8), w1 = root<INV>(tw, (b + 1) * ka, 8);
+                c.t.w1h[mt + 2 * nt][lane] = make_uint2(pack(w0.x, w1.x), pack(w0.y, w1.y));
+            }
             c.wr[i][lane] = root<INV>(tw, (16 * (ka >> log_r) + r_col(b)) * (ka & (r - 1)), log_n);
         }
     }
@@ -379,14 +404,9 @@ __device__ __forceinline__ void tile_first(const TileConsts& c, const uint32_t (
 
 __device__ __forceinline__ void tile_rest(const TileConsts& c, float (&acc)[2][2][4],
                                           float (&y)[4][4], uint32_t lane) {
-#pragma unroll
-    for (uint32_t mt = 0; mt < 2; mt++)
-#pragma unroll
-        for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-            for (uint32_t e = 0; e < 2; e++) twiddle(acc[mt][nt], e, c.w1[4 * mt + 2 * nt + e][lane]);
     uint32_t a2[2][4];
     to_a2(a2, acc);
+    twiddle_h2(a2, c.w1h, lane);
     step2_img(y, a2, c.frag[1], lane);
 }
 
@@ -662,15 +682,9 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
                         x[kb][nt][j] = sm.in[b3l[s] + pad_mid(16 * (8 * kb + 4 * j) + 8 * nt)];
             float acc[2][2][4];
             step1_img<4>(acc, sm.c.t.frag[1], x, lane);
-#pragma unroll
-            for (uint32_t mt = 0; mt < 2; mt++)
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                    for (uint32_t e = 0; e < 2; e++)
-                        twiddle(acc[mt][nt], e, sm.c.t.w1[4 * mt + 2 * nt + e][lane]);
             uint32_t a2[2][4];
             to_a2(a2, acc);
+            twiddle_h2(a2, sm.c.t.w1h, lane);
             float y[4][4];
             step2_img(y, a2, sm.c.frag2, lane);
 #pragma unroll
@@ -943,7 +957,7 @@ __device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, 
 // e^{-2 pi i j / 4096}, images the 2 x 13 images fft_tc_f16_consts wrote from that tw. Grids: any
 // size (blocks stride over the work: one block per piece of work is the fastest, see the host).
 
-// Launch: grid 2 * IMAGES = 26 blocks of 32 threads, once; tw as above. Out: images, 26 x 10 KiB
+// Launch: grid 2 * IMAGES = 26 blocks of 32 threads, once; tw as above. Out: images, 26 x 9 KiB
 // (image b of the layout zkntt::fft::{pairs,tile,large}_image name).
 extern "C" __global__ void __launch_bounds__(32)
     fft_tc_f16_consts(const float2* tw, zkntt::fft::LargeConsts* images) {

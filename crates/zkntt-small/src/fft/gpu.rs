@@ -29,9 +29,9 @@ const THREADS: u32 = 256;
 /// Largest log2 size of the small kernel (registers only); the large one takes 9..=12.
 const SMALL_MAX_LOG: u32 = 8;
 /// The constant images `fft_tc_f16_consts` writes: 2 directions x 13, each `sizeof(LargeConsts)`
-/// = 10 KiB (`cuda/small/fft_tc.cu`).
+/// = 9 KiB (`cuda/small/fft_tc.cu`).
 const IMAGES: u64 = 26;
-const IMAGE_BYTES: u64 = 10 << 10;
+const IMAGE_BYTES: u64 = 9 << 10;
 /// Pieces of work per block by kernel (small, large, columns, rows small, rows large), chosen by
 /// the H100 sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md, "grid"): see
 /// [`TcFft::set_work_per_block`].
@@ -192,7 +192,7 @@ impl TcFft {
     /// persistent (the resident blocks only), `None` restores the tuned
     /// [`DEFAULT_WORK_PER_BLOCK`]. Why it matters: on the H100 a copy kernel loses 5-7% of its
     /// bandwidth as its blocks live longer (persistent grids: 0.39 ms for 512 MiB against 0.362
-    /// with a block per 4 KiB), while every block pays a copy of its constants (6-10 KiB from
+    /// with a block per 4 KiB), while every block pays a copy of its constants (5-9 KiB from
     /// L2) and, with one piece, has nothing to prefetch (benches/NOTES.md, "grid").
     pub fn set_work_per_block(&self, k: Option<u32>) {
         // Any k is valid (more than the work: one block that loops); u32::MAX is kept for None.
