@@ -22,7 +22,7 @@
 //     coalesced. Padded layouts make every shared-memory access base + immediate and (nearly)
 //     conflict-free.
 // Both are one kernel per size (v6), so all index arithmetic is constant. v3: their constant
-// fragments come from images built once per size (fft_tc_f16_consts), so a block costs a 5-9 KiB
+// fragments come from images built once per size (fft_tc_f16_consts), so a block costs a 6-9 KiB
 // copy from L2 instead of ~600 instructions, and the host launches short-lived blocks (a few
 // pieces of work each: persistent grids lost 5-10% of the copy bandwidth; benches/NOTES.md).
 // v5: the large kernel's radix-R columns in r_col order (8-byte global loads, 16-byte shared
@@ -34,11 +34,11 @@
 // large kernel as of v5) and checks the shared-memory layouts' bank conflicts.
 //
 // Precision: inputs, outputs and the data between steps are fp16; products accumulate in fp32; the
-// twiddles between steps (the radix-R step's, the four-step split's) are applied in fp32 and
-// rounded to fp16 once (as v1), except the 256-point tiles' inner twiddle (v8): applied in half2
-// arithmetic (fp16 twiddles, HMUL2 + HFMA2) after step 1's outputs are rounded to fp16, half the
-// twiddle bytes and instructions of the fp32 way; its accuracy cost is in benches/NOTES.md,
-// "fp16 TC FFT v8".
+// twiddles are applied in fp32 and rounded to fp16 once per step (as v1), except in the large
+// kernel (N = 512..4096, and the rows of 2^18..2^20): there the 256-point tiles' inner twiddle
+// (v8) is applied in half2 arithmetic (fp16 twiddles, HMUL2 + HFMA2) after step 1's outputs are
+// rounded to fp16: half the twiddle bytes and instructions of that L1-bound kernel, for about
+// 20% more error there (benches/NOTES.md, "fp16 TC FFT v8").
 #include <cstdint>
 #include <cuda_fp16.h>
 
@@ -202,23 +202,24 @@ __device__ __forceinline__ void step2(float (&out)[4][4], const uint32_t (&a2)[2
 // The kernels' constant fragments and twiddles, lane-indexed (conflict-free 16-byte reads) and read
 // before each use (in registers they would cost occupancy, too few loads in flight). They depend
 // only on the size and direction, so `fft_tc_f16_consts` builds every such image once (in global
-// memory, the host keeps it) and each block copies its image into shared memory (5 or 9 KiB from
+// memory, the host keeps it) and each block copies its image into shared memory (6 or 9 KiB from
 // L2) instead of computing it (about 600 instructions and 100 dependent table loads per block):
 // that is what lets the grids be one block per piece of work (benches/NOTES.md, "grid").
 //   - TILE(t), t = 4..8: a two-step tile of a 2^t-point DFT (fft_small at 5..8, the row and
-//     column passes): frag[0] step 1's block-diag DFT_{2^(t-4)}, frag[1] step 2's DFT_16, w1h
-//     step 1's twiddles w_{2^t}^{b k1} as half2 pairs (twiddle_h2).
+//     column passes): frag[0] step 1's block-diag DFT_{2^(t-4)}, frag[1] step 2's DFT_16, w1
+//     step 1's twiddles w_{2^t}^{b k1}.
 //   - PAIRS(c), c = 1..4: fft_small at N <= 16, one step: frag[1] block-diag DFT_{2^c} as a B
 //     operand with k_b and k_b + 1 in one thread (PAIRS), the rest unused.
-//   - LARGE(n), n = 9..12: fft_large: frag[0] the radix-R step (R = 2^(n-8)), frag[1] the
-//     256-point tiles' DFT_16 (step 1), frag2 their step 2, w1h w_256^{b k_a} (half2 pairs), wr
-//     the lane's part of the radix-R step's w_N^{n2 k1}.
+//   - LARGE(n), n = 9..12, a LargeConsts: fft_large: frag[0] the radix-R step (R = 2^(n-8)),
+//     frag[1] the 256-point tiles' DFT_16 (step 1), frag2 their step 2, w1h w_256^{b k_a} as half2
+//     pairs (twiddle_h2), wr the lane's part of the radix-R step's w_N^{n2 k1}.
 struct TileConsts {
     uint4 frag[2][4][32];  // [matrix][4 regs][lane]
-    uint2 w1h[4][32];      // [j = mt + 2 nt][lane]: (re of columns b, b + 1; im of them) as half2
+    float2 w1[8][32];      // [mt][nt][e][lane]
 };
 struct LargeConsts {
-    TileConsts t;
+    uint4 frag[2][4][32];  // as TileConsts'
+    uint2 w1h[4][32];      // [j = mt + 2 nt][lane]: (re of columns b, b + 1; im of them) as half2
     uint4 frag2[4][32];
     float2 wr[8][32];
 };
@@ -226,7 +227,8 @@ struct LargeConsts {
 // the forward's. Every image takes sizeof(LargeConsts).
 constexpr uint32_t IMAGES = 13;
 constexpr uint32_t IMAGE_WORDS4 = sizeof(LargeConsts) / 16;
-static_assert(sizeof(LargeConsts) == 9216 && 2 * IMAGES == 26,
+static_assert(sizeof(LargeConsts) == 9216 && sizeof(TileConsts) <= sizeof(LargeConsts) &&
+                  2 * IMAGES == 26,
               "the host's IMAGE_BYTES and IMAGES (crates/zkntt-small/src/fft/gpu.rs)");
 __host__ __device__ constexpr uint32_t pairs_image(bool inv, uint32_t log_c) { return inv * IMAGES + log_c - 1; }
 __host__ __device__ constexpr uint32_t tile_image(bool inv, uint32_t log_t) { return inv * IMAGES + log_t; }
@@ -238,10 +240,12 @@ __host__ __device__ constexpr uint32_t large_image(bool inv, uint32_t log_n) { r
 // words 4q .. 4q + 3, one 16-byte store).
 __host__ __device__ constexpr uint32_t r_col(uint32_t b) { return 2 * (b & 7) + (b >> 3); }
 
-// One warp writes image `slot` (< IMAGES) of a direction.
+// One warp writes image `slot` (< IMAGES) of a direction: PAIRS and TILE images as a TileConsts
+// at the start of the slot, LARGE as a LargeConsts.
 template <bool INV>
 __device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uint32_t lane) {
     const uint32_t g = lane >> 2, q = lane & 3;
+    TileConsts& t = *reinterpret_cast<TileConsts*>(&c);
     auto put_a = [&](uint4 (&dst)[4][32], const uint32_t (&f)[2][2][4]) {
 #pragma unroll
         for (uint32_t i = 0; i < 4; i++)
@@ -256,19 +260,18 @@ __device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uin
     if (slot < 4) {
         uint32_t g2[4][2][2];
         load_g2<INV, true>(g2, tw, slot + 1, lane);
-        put_b(c.t.frag[1], g2);
+        put_b(t.frag[1], g2);
     } else if (slot <= 8) {
         const uint32_t log_t = slot, log_r = log_t - 4, r = 1u << log_r;
         uint32_t g1[2][2][4], g2[4][2][2];
         load_g1<INV>(g1, tw, log_r, lane);
         load_g2<INV, false>(g2, tw, 4, lane);
-        put_a(c.t.frag[0], g1);
-        put_b(c.t.frag[1], g2);
+        put_a(t.frag[0], g1);
+        put_b(t.frag[1], g2);
 #pragma unroll
-        for (uint32_t j = 0; j < 4; j++) {
-            const uint32_t mt = j & 1, nt = j >> 1, k = (8 * mt + g) & (r - 1), b = 8 * nt + 2 * q;
-            const float2 w0 = root<INV>(tw, b * k, log_t), w1 = root<INV>(tw, (b + 1) * k, log_t);
-            c.t.w1h[j][lane] = make_uint2(pack(w0.x, w1.x), pack(w0.y, w1.y));
+        for (uint32_t i = 0; i < 8; i++) {
+            const uint32_t mt = i >> 2, nt = (i >> 1) & 1, e = i & 1;
+            t.w1[i][lane] = root<INV>(tw, (8 * nt + 2 * q + e) * ((8 * mt + g) & (r - 1)), log_t);
         }
     } else {
         const uint32_t log_n = slot, log_r = log_n - 8, r = 1u << log_r;
@@ -276,8 +279,8 @@ __device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uin
         load_g1<INV>(g1, tw, log_r, lane);
         load_g1<INV>(g16, tw, 4, lane);
         load_g2<INV, false>(g2, tw, 4, lane);
-        put_a(c.t.frag[0], g1);
-        put_a(c.t.frag[1], g16);
+        put_a(c.frag[0], g1);
+        put_a(c.frag[1], g16);
         put_b(c.frag2, g2);
 #pragma unroll
         for (uint32_t i = 0; i < 8; i++) {
@@ -285,7 +288,7 @@ __device__ void build_image(LargeConsts& c, const float2* tw, uint32_t slot, uin
             const uint32_t b = 8 * nt + 2 * q + e;
             if (e == 0) {
                 const float2 w0 = root<INV>(tw, b * ka, 8), w1 = root<INV>(tw, (b + 1) * ka, 8);
-                c.t.w1h[mt + 2 * nt][lane] = make_uint2(pack(w0.x, w1.x), pack(w0.y, w1.y));
+                c.w1h[mt + 2 * nt][lane] = make_uint2(pack(w0.x, w1.x), pack(w0.y, w1.y));
             }
             c.wr[i][lane] = root<INV>(tw, (16 * (ka >> log_r) + r_col(b)) * (ka & (r - 1)), log_n);
         }
@@ -404,9 +407,14 @@ __device__ __forceinline__ void tile_first(const TileConsts& c, const uint32_t (
 
 __device__ __forceinline__ void tile_rest(const TileConsts& c, float (&acc)[2][2][4],
                                           float (&y)[4][4], uint32_t lane) {
+#pragma unroll
+    for (uint32_t mt = 0; mt < 2; mt++)
+#pragma unroll
+        for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+            for (uint32_t e = 0; e < 2; e++) twiddle(acc[mt][nt], e, c.w1[4 * mt + 2 * nt + e][lane]);
     uint32_t a2[2][4];
     to_a2(a2, acc);
-    twiddle_h2(a2, c.w1h, lane);
     step2_img(y, a2, c.frag[1], lane);
 }
 
@@ -428,8 +436,8 @@ __device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __rest
         // One step: rows g, g + 8, columns 8 nt + 2 q and + 1 as two words, straight into A.
         uint32_t g2[4][2][2];
         get_b(g2,
-              reinterpret_cast<const LargeConsts*>(images + pairs_image(INV, log_c) * IMAGE_WORDS4)
-                  ->t.frag[1],
+              reinterpret_cast<const TileConsts*>(images + pairs_image(INV, log_c) * IMAGE_WORDS4)
+                  ->frag[1],
               lane);
         // A lane's offset in the tile, then immediates (kept apart so that they stay immediates).
         const uint32_t lane_at = 16 * g + 2 * q;
@@ -646,7 +654,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             const uint32_t T = warp + WARPS * s;
             if (((T >> log_r) << log_n) >= valid) continue;
             float acc[2][2][4];
-            step1_img<log_r, log_r == 4>(acc, sm.c.t.frag[0], xr[s], lane);  // FULL at R = 16
+            step1_img<log_r, log_r == 4>(acc, sm.c.frag[0], xr[s], lane);  // FULL at R = 16
             if (chunk + gridDim.x < chunks) load(xr[s], chunk + gridDim.x, s);
 #pragma unroll
             for (uint32_t mt = 0; mt < 2; mt++) {
@@ -681,10 +689,10 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
                     for (uint32_t j = 0; j < 2; j++)
                         x[kb][nt][j] = sm.in[b3l[s] + pad_mid(16 * (8 * kb + 4 * j) + 8 * nt)];
             float acc[2][2][4];
-            step1_img<4>(acc, sm.c.t.frag[1], x, lane);
+            step1_img<4>(acc, sm.c.frag[1], x, lane);
             uint32_t a2[2][4];
             to_a2(a2, acc);
-            twiddle_h2(a2, sm.c.t.w1h, lane);
+            twiddle_h2(a2, sm.c.w1h, lane);
             float y[4][4];
             step2_img(y, a2, sm.c.frag2, lane);
 #pragma unroll

@@ -192,7 +192,7 @@ impl TcFft {
     /// persistent (the resident blocks only), `None` restores the tuned
     /// [`DEFAULT_WORK_PER_BLOCK`]. Why it matters: on the H100 a copy kernel loses 5-7% of its
     /// bandwidth as its blocks live longer (persistent grids: 0.39 ms for 512 MiB against 0.362
-    /// with a block per 4 KiB), while every block pays a copy of its constants (5-9 KiB from
+    /// with a block per 4 KiB), while every block pays a copy of its constants (6-9 KiB from
     /// L2) and, with one piece, has nothing to prefetch (benches/NOTES.md, "grid").
     pub fn set_work_per_block(&self, k: Option<u32>) {
         // Any k is valid (more than the work: one block that loops); u32::MAX is kept for None.

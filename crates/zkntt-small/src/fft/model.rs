@@ -24,9 +24,9 @@
 //! 256 points with the data in registers between them (the radix-`2^(log_n mod 4)` stage of
 //! N = 32..128 as a block-diagonal 16x16 matrix in the first of the two), and the digit reversal
 //! folded into the last stage's store addresses. It rounds to fp16 where this model keeps `T`:
-//! after every stage (data between stages are fp16 there) and in the DFT matrices, and it applies
-//! the twiddle between a tile's two stages in fp16 arithmetic with fp16 twiddles (v8,
-//! `twiddle_h2` in `cuda/small/fft_tc.cu`).
+//! after every stage (data between stages are fp16 there) and in the DFT matrices; and in the
+//! 512..4096 kernel it applies the twiddle between a tile's two stages in fp16 arithmetic with
+//! fp16 twiddles (v8, `twiddle_h2` in `cuda/small/fft_tc.cu`).
 
 use crate::Direction;
 
