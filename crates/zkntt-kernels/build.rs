@@ -1,10 +1,15 @@
 //! Compiles every `.cu` under `cuda/` into one fatbin and writes `kernels.rs` with
-//! `FATBIN: Option<&[u8]>`, `NVCC_VERSION` and `BUILD_NOTE`.
+//! `FATBIN: Option<&[u8]>`, `SYMBOLS` (every kernel in it), `NVCC_VERSION` and `BUILD_NOTE`.
+//! Fails the build when a name of `src/names.rs` is not among the kernels.
 
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "src/names.rs"]
+#[allow(dead_code)]
+mod names;
 
 /// SASS for these, PTX for the last one.
 const ARCHS: [&str; 4] = ["80", "86", "89", "90"];
@@ -21,20 +26,21 @@ fn main() {
     println!("cargo:rerun-if-changed={}", toolchain_nvcc.display());
 
     println!("cargo::rustc-check-cfg=cfg(zkntt_host_built)");
-    let (fatbin, version, note) = match find_nvcc(&toolchain_nvcc) {
+    let (fatbin, symbols, version, note) = match find_nvcc(&toolchain_nvcc) {
         None => {
             let note =
                 "nvcc not found ($NVCC, PATH, .toolchain/): kernels not built; run `make setup`";
             println!("cargo:warning=zkntt-kernels: {note}");
-            (None, None, note.to_string())
+            (None, Vec::new(), None, note.to_string())
         }
         Some(nvcc) => {
             let version = nvcc_version(&nvcc);
-            let fatbin = compile(&nvcc, &cuda, &out);
+            let (fatbin, symbols) = compile(&nvcc, &cuda, &out);
+            check_names(&symbols);
             compile_host_shim(&nvcc, &cuda, &out);
             println!("cargo:rustc-cfg=zkntt_host_built");
             let note = format!("compiled by {} ({})", nvcc.display(), version);
-            (Some(fatbin), Some(version), note)
+            (Some(fatbin), symbols, Some(version), note)
         }
     };
 
@@ -46,7 +52,9 @@ fn main() {
          /// How the kernels were (or were not) built.\n\
          pub const BUILD_NOTE: &str = {:?};\n\
          /// The GPU architectures with machine code in [`FATBIN`] (PTX for the last).\n\
-         pub const ARCHS: &[&str] = &{:?};\n",
+         pub const ARCHS: &[&str] = &{:?};\n\
+         /// Every kernel (`extern \"C\" __global__`) in [`FATBIN`], sorted; empty when not built.\n\
+         pub const SYMBOLS: &[&str] = &{:?};\n",
         match &fatbin {
             Some(p) => format!("Some(include_bytes!({:?}))", p.display().to_string()),
             None => "None".into(),
@@ -54,6 +62,7 @@ fn main() {
         version,
         note,
         ARCHS.iter().map(|a| format!("sm_{a}")).collect::<Vec<_>>(),
+        symbols,
     );
     fs::write(out.join("kernels.rs"), rs).unwrap();
 }
@@ -110,9 +119,29 @@ fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every name of `src/names.rs` must be a kernel of the fatbin.
+fn check_names(symbols: &[String]) {
+    for name in names::ALL.iter().flat_map(|k| k.all()) {
+        if !symbols.iter().any(|s| s == name) {
+            panic!("src/names.rs names kernel `{name}`, which no file under cuda/ defines");
+        }
+    }
+}
+
+/// The kernels of a PTX file: its `.entry` directives.
+fn ptx_entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix(".visible .entry ")?;
+            Some(rest.split(['(', ' ']).next()?.to_string())
+        })
+        .collect()
+}
+
 /// One generated translation unit includes every `.cu`, so one nvcc call yields one fatbin that
-/// carries PTX too (device-linking separate objects drops the PTX).
-fn compile(nvcc: &Path, cuda: &Path, out: &Path) -> PathBuf {
+/// carries PTX too (device-linking separate objects drops the PTX). Returns the fatbin and its
+/// kernels, read from the PTX that nvcc keeps (`-keep`).
+fn compile(nvcc: &Path, cuda: &Path, out: &Path) -> (PathBuf, Vec<String>) {
     let mut files = Vec::new();
     cu_files(cuda, &mut files);
     files.retain(|f| !is_host_shim(f));
@@ -124,8 +153,14 @@ fn compile(nvcc: &Path, cuda: &Path, out: &Path) -> PathBuf {
     let tu_path = out.join("all_kernels.cu");
     fs::write(&tu_path, tu).unwrap();
     let fatbin = out.join("zkntt.fatbin");
+    let keep = out.join("keep");
+    let _ = fs::remove_dir_all(&keep);
+    fs::create_dir_all(&keep).unwrap();
     let mut cmd = Command::new(nvcc);
     cmd.arg("-fatbin")
+        .arg("-keep")
+        .arg("-keep-dir")
+        .arg(&keep)
         .arg("-std=c++17")
         .arg("-O3")
         .arg("--threads=0")
@@ -136,7 +171,15 @@ fn compile(nvcc: &Path, cuda: &Path, out: &Path) -> PathBuf {
         .arg(&tu_path);
     gencode(&mut cmd);
     run(cmd, nvcc, "compiling the kernels");
-    fatbin
+    let newest = ARCHS[ARCHS.len() - 1];
+    let ptx = keep.join(format!("all_kernels.compute_{newest}.ptx"));
+    let text = fs::read_to_string(&ptx)
+        .unwrap_or_else(|e| panic!("nvcc kept no PTX at {}: {e}", ptx.display()));
+    let mut symbols = ptx_entries(&text);
+    symbols.sort();
+    // The kept intermediates are large; only the list is needed.
+    let _ = fs::remove_dir_all(&keep);
+    (fatbin, symbols)
 }
 
 fn gencode(cmd: &mut Command) {

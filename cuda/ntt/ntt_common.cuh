@@ -6,9 +6,9 @@
 namespace zkntt {
 namespace ntt {
 
-// Flags of NttStageParams::flags.
+// Flags of NttStageParams::flags (the plan's launch table sets them: zkntt_core::plan::flags).
 constexpr uint32_t PRE_SCALE = 1;     // input element j *= pre(j)          (coset forward: g^j)
-constexpr uint32_t TWIDDLE_OUT = 2;   // column output (k1, c) *= w_N^(c*k1) (stage A)
+constexpr uint32_t TWIDDLE_OUT = 2;   // column output (k1, c) *= w_N^(c*k1) (first column stage)
 constexpr uint32_t POST_SCALE = 4;    // output element k *= post(k)        (coset inverse: g^-k / N)
 constexpr uint32_t POST_CONST = 8;    // output element *= post_const[0]    (inverse: 1/N)
 constexpr uint32_t OMEGA_FULL = 16;   // omega.lo holds all N powers: one read, no product (small N)
@@ -37,7 +37,7 @@ struct NttStageParams {
     uint32_t flags;
     uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product)
     uint64_t col_base;      // column stage: first column of this launch (the host pipeline launches
-                            // stages A and C a range of columns at a time); 0 otherwise
+                            // the column stages a range of columns at a time); 0 otherwise
 };
 static_assert(sizeof(NttStageParams) == 128, "mirrored by params.rs");
 

@@ -5,13 +5,18 @@
 //! Beyond, N = P x Q x P (P = 2^log_p, Q = 2^log_q) in three in-place launches with natural order
 //! in and out and no bit-reversal pass (Hegland's self-sorting in-place scheme):
 //!
-//! | launch | what | data it reads and writes |
-//! |---|---|---|
-//! | A `column` | P-point NTTs down the columns of the P x (Q*P) matrix, times w_N^(c*k1) | column c, in place |
-//! | B `middle` | Q-point NTTs on groups (a, *, b), times w_N^(P*b*k), written to (b, *, a) | tile pairs (a,b)/(b,a), in place |
-//! | C `column` | P-point NTTs down the columns again (with 1/N and coset scaling for inverses) | column c, in place |
+//! | launch | kernel | what | data it reads and writes |
+//! |---|---|---|---|
+//! | 1 | [`Kernel::Column`] | P-point NTTs down the columns of the P x (Q*P) matrix, times w_N^(c*k1) | column c, in place |
+//! | 2 | [`Kernel::Middle`] | Q-point NTTs on groups (a, *, b), times w_N^(P*b*k), written to (b, *, a) | tile pairs (a,b)/(b,a), in place |
+//! | 3 | [`Kernel::Column`] | P-point NTTs down the columns again (with 1/N and coset scaling for inverses) | column c, in place |
+//!
+//! [`Plan::launches`] turns a plan and the form of a call (ordering, scaling) into that table with
+//! every launch's geometry and flags: the one place that knows the launch order. The engine runs
+//! it in one loop; the host pipeline runs the first and last column launches a range of columns
+//! at a time ([`Launch::by_columns`]).
 
-use crate::Error;
+use crate::{Direction, Error, Ordering};
 
 /// Largest log2 size done in one block (2^11 elements of 32 bytes: 64 KiB of shared memory).
 pub const MAX_SINGLE_LOG: u32 = 11;
@@ -30,6 +35,80 @@ pub const PREFERRED_LOG_P: u32 = 10;
 /// columns per block, down to 2^MIN_COLUMN_ELEMENTS_LOG elements (one radix-4 group per thread).
 pub const MIN_COLUMN_BLOCKS_LOG: u32 = 9;
 pub const MIN_COLUMN_ELEMENTS_LOG: u32 = 9;
+
+/// Threads per block of every NTT launch: 128 threads x 128 registers lets four column blocks of
+/// 2^10 elements share an SM, each waiting at its own barriers (benches/NOTES.md has the sweep).
+pub const THREADS: u32 = 128;
+/// Smallest log2 size whose launches after the first are dependent (programmatic dependent
+/// launch, sm_90+). Below it the dependent launch measured slower (benches/NOTES.md).
+pub const DEPENDENT_LAUNCH_MIN_LOG: u32 = 18;
+/// Most blocks of a bit-reversal launch (a grid-stride loop covers the rest).
+const BIT_REVERSE_MAX_BLOCKS: u64 = 4096;
+
+/// Bits of a launch's `flags`: what the kernel does besides its NTT layers. The same values as
+/// `cuda/ntt/ntt_common.cuh`.
+pub mod flags {
+    /// Input element j *= pre(j) (coset forward: g^j).
+    pub const PRE_SCALE: u32 = 1;
+    /// Column output (k1, c) *= w_N^(c*k1) (the first column launch).
+    pub const TWIDDLE_OUT: u32 = 2;
+    /// Output element k *= post(k) (coset inverse: g^-k).
+    pub const POST_SCALE: u32 = 4;
+    /// Output element *= one constant (inverse: 1/N).
+    pub const POST_CONST: u32 = 8;
+    /// The twiddle table holds all N powers of the root (one read per twiddle, no product).
+    pub const OMEGA_FULL: u32 = 16;
+}
+
+/// The kernels of the NTT engine (`cuda/ntt/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// `cuda/ntt/column.cu`: P-point NTTs down columns in shared memory (also whole transforms up
+    /// to 2^[`MAX_SINGLE_LOG`]).
+    Column,
+    /// `cuda/ntt/middle.cu`: Q-point NTTs on tile pairs of groups, with the transposing swap.
+    Middle,
+    /// `cuda/ntt/bit_reverse.cu`: the bit-reversal permutation, in place.
+    BitReverse,
+}
+
+/// What a call asks of its launches besides the size: these set the flags and the extra passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Form {
+    pub direction: Direction,
+    pub ordering: Ordering,
+    /// A coset offset other than 1 (scaling by its powers on the way in or out).
+    pub coset: bool,
+    /// The engine holds all N twiddle powers for this size (see [`flags::OMEGA_FULL`]).
+    pub full_omega: bool,
+}
+
+/// One kernel launch of a transform. Grids are per transform: `grid.1` is the batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Launch {
+    pub kernel: Kernel,
+    /// NTT layers this launch computes (0 for the permutation).
+    pub layers: u32,
+    /// Blocks per transform.
+    pub blocks: u32,
+    /// Threads per block.
+    pub threads: u32,
+    /// Dynamic shared memory in bytes (32-byte elements, padded column-major layout).
+    pub smem: u32,
+    /// [`flags`] bits.
+    pub flags: u32,
+    /// log2 of the columns one block holds (column launches), of the tile side (middle launches).
+    pub log_cols: u32,
+    /// May be launched while the previous launch of the same transform drains.
+    pub dependent: bool,
+    /// A column launch over the whole matrix that may also run a range of columns at a time.
+    pub by_columns: bool,
+}
+
+/// Shared memory for `slots` elements in the padded column-major layout of `ntt_common.cuh`.
+pub const fn smem_bytes(slots: u32) -> u32 {
+    32 * (slots + (slots >> 5) + 1)
+}
 
 /// The launches of one transform size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,18 +178,159 @@ impl Plan {
         }
     }
 
-    /// Kernel launches per transform.
-    pub fn launches(&self) -> usize {
-        match self {
-            Plan::Single { .. } => 1,
-            Plan::ThreeStage { .. } => 3,
+    /// The launches of a transform of this size in `form`, in order. Bit-reversed orderings add a
+    /// permutation before (RN) or after (NR) the self-sorting launches.
+    pub fn launches(&self, form: Form) -> Vec<Launch> {
+        let log_n = self.log_n();
+        let pre = if form.coset && form.direction == Direction::Forward {
+            flags::PRE_SCALE
+        } else {
+            0
+        };
+        let post = match form.direction {
+            Direction::Forward => 0,
+            Direction::Inverse if form.coset => flags::POST_SCALE | flags::POST_CONST,
+            Direction::Inverse => flags::POST_CONST,
+        };
+        let launch = |kernel, layers, blocks, smem, flags, log_cols| Launch {
+            kernel,
+            layers,
+            blocks,
+            threads: THREADS,
+            smem,
+            flags,
+            log_cols,
+            dependent: false,
+            by_columns: false,
+        };
+        let bit_reverse = launch(
+            Kernel::BitReverse,
+            0,
+            (1u64 << log_n)
+                .div_ceil(THREADS as u64)
+                .min(BIT_REVERSE_MAX_BLOCKS) as u32,
+            0,
+            0,
+            0,
+        );
+        let mut out = Vec::with_capacity(5);
+        if form.ordering == Ordering::RN {
+            out.push(bit_reverse);
         }
+        match *self {
+            Plan::Single { log_n } => {
+                out.push(launch(
+                    Kernel::Column,
+                    log_n,
+                    1,
+                    smem_bytes(1 << log_n),
+                    pre | post,
+                    0,
+                ));
+            }
+            Plan::ThreeStage {
+                log_n,
+                log_p,
+                log_q,
+                log_cols,
+                log_tile,
+            } => {
+                let omega = if form.full_omega {
+                    flags::OMEGA_FULL
+                } else {
+                    0
+                };
+                let column_blocks = 1u32 << (log_n - log_p - log_cols);
+                let column_smem = smem_bytes(1 << (log_p + log_cols));
+                let tiles = 1u32 << (log_p - log_tile);
+                let first = Launch {
+                    by_columns: true,
+                    ..launch(
+                        Kernel::Column,
+                        log_p,
+                        column_blocks,
+                        column_smem,
+                        pre | flags::TWIDDLE_OUT | omega,
+                        log_cols,
+                    )
+                };
+                let middle = launch(
+                    Kernel::Middle,
+                    log_q,
+                    tiles * tiles,
+                    smem_bytes(2 << (2 * log_tile + log_q)),
+                    0,
+                    log_tile,
+                );
+                let last = Launch {
+                    flags: post,
+                    ..first
+                };
+                out.extend([first, middle, last]);
+            }
+        }
+        if form.ordering == Ordering::NR {
+            out.push(bit_reverse);
+        }
+        let dependent = log_n >= DEPENDENT_LAUNCH_MIN_LOG;
+        for l in out.iter_mut().skip(1) {
+            l.dependent = dependent;
+        }
+        out
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launch_tables() {
+        let nn = Form::default();
+        // 2^23: column, middle, column; the last one scales by 1/N for inverses.
+        let t = Plan::for_size(23).unwrap().launches(nn);
+        let kernels: Vec<_> = t.iter().map(|l| l.kernel).collect();
+        assert_eq!(kernels, [Kernel::Column, Kernel::Middle, Kernel::Column]);
+        assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), 23);
+        assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
+        assert_eq!(t[2].flags, 0);
+        assert_eq!((t[0].blocks, t[1].blocks), (1 << 13, 1));
+        assert!(!t[0].dependent && t[1].dependent && t[2].dependent);
+        assert!(t[0].by_columns && t[2].by_columns && !t[1].by_columns);
+        let inv = Form {
+            direction: Direction::Inverse,
+            coset: true,
+            ..nn
+        };
+        let t = Plan::for_size(23).unwrap().launches(inv);
+        assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
+        assert_eq!(t[2].flags, flags::POST_SCALE | flags::POST_CONST);
+        // Orderings add the permutation before (RN) or after (NR); nothing below 2^18 is dependent.
+        let rn = Plan::for_size(12).unwrap().launches(Form {
+            ordering: Ordering::RN,
+            coset: true,
+            ..nn
+        });
+        assert_eq!(rn.len(), 4);
+        assert_eq!(rn[0].kernel, Kernel::BitReverse);
+        assert_eq!(rn[1].flags, flags::PRE_SCALE | flags::TWIDDLE_OUT);
+        assert!(rn.iter().all(|l| !l.dependent));
+        let nr = Plan::for_size(10).unwrap().launches(Form {
+            ordering: Ordering::NR,
+            ..nn
+        });
+        assert_eq!(
+            nr.iter().map(|l| l.kernel).collect::<Vec<_>>(),
+            [Kernel::Column, Kernel::BitReverse]
+        );
+        assert_eq!(nr[0].smem, smem_bytes(1 << 10));
+        // Every size: the layers add up to log_n, one launch is all of a small size.
+        for log_n in 1..=32 {
+            let t = Plan::for_size(log_n).unwrap().launches(nn);
+            assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), log_n);
+            assert!(t.iter().all(|l| l.threads == THREADS && l.blocks >= 1));
+        }
+    }
 
     #[test]
     fn plans_cover_every_size() {

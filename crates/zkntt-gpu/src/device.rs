@@ -184,6 +184,19 @@ impl Gpu {
             })
     }
 
+    /// The big-field kernel `kernel` of `field` (`zkntt_kernels::names`).
+    pub(crate) fn field_function(
+        &self,
+        kernel: &zkntt_kernels::names::PerField,
+        field: zkntt_core::FieldId,
+    ) -> Result<CudaFunction> {
+        use zkntt_core::FieldId;
+        self.function(match field {
+            FieldId::Bn254Fr => kernel.bn254_fr,
+            FieldId::Bls12_381Fr => kernel.bls12_381_fr,
+        })
+    }
+
     /// The kernel `name` from the embedded module (any `extern "C"` kernel under `cuda/`), loaded
     /// once and cached. For crates with their own kernels in the shared fatbin (zkntt-small).
     pub fn function(&self, name: &str) -> Result<CudaFunction> {

@@ -1,19 +1,26 @@
 use crate::error::DriverContext;
 use crate::{Error, Gpu, Result};
 use cudarc::driver::sys::CUresult;
-use cudarc::driver::{CudaSlice, DriverError};
+use cudarc::driver::{CudaSlice, CudaStream, DriverError};
 use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
 use zkntt_core::FieldId;
 
 /// Device memory holding `len` elements of the field `F`, freed on drop.
 ///
 /// The bytes are the elements' in-memory representation (Montgomery limbs for ark-ff fields), so
 /// copies in and out need no conversion. Only fields with kernels ([`FieldId`]) can be stored.
+///
+/// A buffer remembers the stream of the last work queued on it. Every use through a [`Gpu`]
+/// handle whose stream is another (a second `Gpu::new` of the same device, or a clone's engine)
+/// first makes that stream wait for it, so a transform queued through one handle is always seen
+/// by a read through another: uses are ordered as they are made, whatever the handles.
 #[derive(Debug)]
 pub struct DeviceVec<F> {
     pub(crate) buf: CudaSlice<u64>,
     len: usize,
     pub(crate) field: FieldId,
+    last_stream: Mutex<Arc<CudaStream>>,
     _f: PhantomData<F>,
 }
 
@@ -81,6 +88,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
             buf,
             len,
             field,
+            last_stream: Mutex::new(gpu.stream().clone()),
             _f: PhantomData,
         })
     }
@@ -97,18 +105,20 @@ impl<F: 'static + Copy> DeviceVec<F> {
             buf: unsafe_alloc(gpu, words)?,
             len,
             field,
+            last_stream: Mutex::new(gpu.stream().clone()),
             _f: PhantomData,
         })
     }
 
-    /// A buffer of `len` elements around device memory of `4 * len` words (the host pipeline's
-    /// pool of device slots hands them from call to call).
-    pub(crate) fn from_parts(buf: CudaSlice<u64>, len: usize, field: FieldId) -> Self {
+    /// A buffer of `len` elements around device memory of `4 * len` words, last used on `gpu`'s
+    /// stream (the host pipeline's pool of device slots hands them from call to call).
+    pub(crate) fn from_parts(gpu: &Gpu, buf: CudaSlice<u64>, len: usize, field: FieldId) -> Self {
         debug_assert_eq!(buf.len(), len * 4);
         Self {
             buf,
             len,
             field,
+            last_stream: Mutex::new(gpu.stream().clone()),
             _f: PhantomData,
         }
     }
@@ -129,6 +139,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
             buf,
             len: host.len(),
             field: field_of::<F>()?,
+            last_stream: Mutex::new(gpu.stream().clone()),
             _f: PhantomData,
         })
     }
@@ -155,6 +166,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
     /// Overwrites the buffer with `host`, which must have the same length.
     pub fn copy_from_host(&mut self, gpu: &Gpu, host: &[F]) -> Result<()> {
         self.check(gpu, host.len())?;
+        self.order_on(gpu)?;
         gpu.stream()
             .memcpy_htod(words(host)?, &mut self.buf)
             .during("memcpy host to device")
@@ -163,6 +175,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
     /// Copies the buffer into `host`, which must have the same length. Waits for the copy.
     pub fn copy_to_host(&self, gpu: &Gpu, host: &mut [F]) -> Result<()> {
         self.check(gpu, host.len())?;
+        self.order_on(gpu)?;
         gpu.stream()
             .memcpy_dtoh(&self.buf, words_mut(host)?)
             .during("memcpy device to host")?;
@@ -171,6 +184,8 @@ impl<F: 'static + Copy> DeviceVec<F> {
 
     /// The buffer's contents as a new vector.
     pub fn to_host(&self, gpu: &Gpu) -> Result<Vec<F>> {
+        self.check(gpu, self.len)?;
+        self.order_on(gpu)?;
         let words = gpu
             .stream()
             .clone_dtoh(&self.buf)
@@ -194,11 +209,31 @@ impl<F: 'static + Copy> DeviceVec<F> {
 
     /// The raw device address of element 0: for kernel parameters, and for handing the buffer to
     /// other CUDA code in the same context (benchmarks against other libraries). The buffer must
-    /// outlive that use.
-    pub fn device_ptr(&self, gpu: &Gpu) -> u64 {
+    /// outlive that use, and the other code must run on `gpu`'s stream (which waits here for the
+    /// work other handles queued on the buffer).
+    pub fn device_ptr(&self, gpu: &Gpu) -> Result<u64> {
+        self.order_on(gpu)?;
+        Ok(self.raw_ptr(gpu))
+    }
+
+    /// The address without ordering: for launches on a stream already ordered after the buffer.
+    pub(crate) fn raw_ptr(&self, gpu: &Gpu) -> u64 {
         use cudarc::driver::DevicePtr;
         let (ptr, _sync) = self.buf.device_ptr(gpu.stream());
         ptr
+    }
+
+    /// Makes `gpu`'s stream wait for the work last queued on this buffer on another stream, and
+    /// records `gpu`'s stream as the buffer's last. Uses on one stream need no wait.
+    pub(crate) fn order_on(&self, gpu: &Gpu) -> Result<()> {
+        let mut last = self.last_stream.lock().unwrap_or_else(|p| p.into_inner());
+        if Arc::ptr_eq(&last, gpu.stream()) {
+            return Ok(());
+        }
+        let done = last.record_event(None).during("cuEventRecord")?;
+        gpu.stream().wait(&done).during("cuStreamWaitEvent")?;
+        *last = gpu.stream().clone();
+        Ok(())
     }
 
     /// Checks that this buffer can be used with `gpu` and has `expected` elements.

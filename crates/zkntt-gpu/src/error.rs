@@ -27,6 +27,13 @@ pub enum Error {
     /// A CUDA runtime call of the host shim (CUB) failed: its error code and which call, where.
     #[error("CUDA runtime error {code} in the host shim: {message}")]
     Runtime { code: i32, message: String },
+    /// A failure injected by a test hook (`testing` feature only), where a driver fault would be.
+    #[cfg(feature = "testing")]
+    #[error("failure injected by zkntt_gpu::testing: {0}")]
+    Injected(&'static str),
+    /// A state the library should never reach (a bug): please report it with the message.
+    #[error("internal error in zkntt-gpu (a bug, please report): {0}")]
+    Internal(String),
     /// Any other driver error, with the operation that hit it.
     #[error("CUDA driver error in {op}: {source}")]
     Driver {

@@ -4,6 +4,7 @@
 use crate::error::DriverContext;
 use crate::{DeviceVec, Gpu, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use zkntt_kernels::names::{self, PerField};
 
 /// A binary element-wise operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,11 +15,11 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    fn kernel(self) -> &'static str {
+    fn kernel(self) -> &'static PerField {
         match self {
-            BinaryOp::Add => "field_add",
-            BinaryOp::Sub => "field_sub",
-            BinaryOp::Mul => "field_mul",
+            BinaryOp::Add => &names::field::ADD,
+            BinaryOp::Sub => &names::field::SUB,
+            BinaryOp::Mul => &names::field::MUL,
         }
     }
 }
@@ -47,13 +48,16 @@ pub fn binary<F: 'static + Copy>(
     a.check(gpu, n)?;
     b.check(gpu, n)?;
     out.check(gpu, n)?;
-    let f = gpu.function(&format!("{}_{}", op.kernel(), a.field.name()))?;
+    for v in [a, b, &*out] {
+        v.order_on(gpu)?;
+    }
+    let f = gpu.field_function(op.kernel(), a.field)?;
     let n64 = n as u64;
     let mut launch = gpu.stream().launch_builder(&f);
     launch.arg(&a.buf).arg(&b.buf).arg(&mut out.buf).arg(&n64);
     // SAFETY: the kernel's signature is (const F*, const F*, F*, uint64_t n); all buffers hold n
     // elements (checked above).
-    unsafe { launch.launch(launch_config(n)) }.during(op.kernel())?;
+    unsafe { launch.launch(launch_config(n)) }.during("element-wise kernel launch")?;
     Ok(())
 }
 
@@ -66,7 +70,9 @@ pub fn square<F: 'static + Copy>(
     let n = a.len();
     a.check(gpu, n)?;
     out.check(gpu, n)?;
-    let f = gpu.function(&format!("field_sqr_{}", a.field.name()))?;
+    a.order_on(gpu)?;
+    out.order_on(gpu)?;
+    let f = gpu.field_function(&names::field::SQR, a.field)?;
     let n64 = n as u64;
     let mut launch = gpu.stream().launch_builder(&f);
     launch.arg(&a.buf).arg(&mut out.buf).arg(&n64);

@@ -4,17 +4,26 @@ mod device;
 mod device_vec;
 mod error;
 pub mod field_ops;
-pub mod host_pipeline;
+pub mod host;
 mod ntt;
-pub mod test_support;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod timing;
 
 pub use device::{DeviceInfo, Gpu};
 pub use device_vec::DeviceVec;
 pub use error::Error;
-pub use host_pipeline::{HostPipeline, HostProfile};
+pub use host::{HostPipeline, HostProfile};
 pub use ntt::NttEngine;
 pub use zkntt_core::{BatchLayout, Direction, NttConfig, Ordering};
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Whether this build carries the GPU kernels (nvcc was found when it was compiled).
+pub fn kernels_built() -> bool {
+    zkntt_kernels::built()
+}
+
+/// How the kernels were (or were not) built: the compiler, or why there are none.
+pub const KERNELS_BUILD_NOTE: &str = zkntt_kernels::BUILD_NOTE;

@@ -2,6 +2,8 @@
 
 include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 
+pub mod names;
+
 /// Whether the kernels were compiled into this build.
 pub fn built() -> bool {
     FATBIN.is_some()

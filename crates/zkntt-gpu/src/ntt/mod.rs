@@ -1,8 +1,10 @@
-//! The big-field NTT engine: the plan of `zkntt_core::Plan` run by the kernels of `cuda/ntt/`.
+//! The big-field NTT engine: the launch table of `zkntt_core::plan` run by the kernels of
+//! `cuda/ntt/` (`column.cu`, `middle.cu`, `bit_reverse.cu`).
 
 mod engine;
+mod launch;
 mod params;
 mod twiddles;
 
 pub use engine::NttEngine;
-pub(crate) use engine::Staged;
+pub(crate) use launch::Prepared;

@@ -1,13 +1,8 @@
 //! Kernel parameters, mirroring `cuda/ntt/ntt_common.cuh` field for field.
 
-use cudarc::driver::DeviceRepr;
+//! The flag bits are `zkntt_core::plan::flags`, set by the plan's launch table.
 
-pub(crate) const PRE_SCALE: u32 = 1;
-pub(crate) const TWIDDLE_OUT: u32 = 2;
-pub(crate) const POST_SCALE: u32 = 4;
-pub(crate) const POST_CONST: u32 = 8;
-/// `omega.lo` holds all N powers of the root (one read per stage-A twiddle, no product).
-pub(crate) const OMEGA_FULL: u32 = 16;
+use cudarc::driver::DeviceRepr;
 
 /// x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)].
 #[repr(C)]

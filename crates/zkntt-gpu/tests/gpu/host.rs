@@ -1,24 +1,24 @@
-//! The host pipeline (`NttEngine::ntt`, host memory in and out) against ark-poly and the engine's
+//! The host pipeline (`HostPipeline::ntt`, host memory in and out) against ark-poly and the engine's
 //! device-resident path, bit for bit: chunk sizes that cut elements and units every way, batches
 //! over the three device slots and two copy streams, failures during the copy back, several
 //! threads at once, the pinned pool.
 
-use super::ntt::{assert_same, engine, input, max_log};
+use super::ntt::{assert_same, host as engine, input, max_log};
 use ark_ff::{FftField, PrimeField};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkntt_core::reference;
-use zkntt_gpu::test_support::fail_next_copy_back_at;
-use zkntt_gpu::{BatchLayout, DeviceVec, Error, NttConfig, NttEngine, Ordering};
+use zkntt_gpu::testing::{fail_next_copy_back_at, set_column_ranges};
+use zkntt_gpu::{BatchLayout, DeviceVec, Error, HostPipeline, NttConfig, Ordering};
 
 /// The same transform on the device-resident path: what the host path must reproduce.
-fn device_resident<F: FftField>(e: &NttEngine, x: &[F], cfg: &NttConfig<F>) -> Vec<F> {
+fn device_resident<F: FftField>(e: &HostPipeline, x: &[F], cfg: &NttConfig<F>) -> Vec<F> {
     let mut d = DeviceVec::from_host(e.gpu(), x).unwrap();
-    e.ntt_in_place(&mut d, cfg).unwrap();
+    e.engine().ntt_in_place(&mut d, cfg).unwrap();
     d.to_host(e.gpu()).unwrap()
 }
 
-fn sizes_and_chunks<F: PrimeField + FftField>(e: &NttEngine, label: &str) {
+fn sizes_and_chunks<F: PrimeField + FftField>(e: &HostPipeline, label: &str) {
     let mut rng = StdRng::seed_from_u64(0x4057);
     let max = max_log().min(22);
     for log_n in 1..=max {
@@ -49,8 +49,8 @@ fn sizes_and_chunks<F: PrimeField + FftField>(e: &NttEngine, label: &str) {
         // automatic chunk (the last setting).
         let settings = chunkings.iter().map(|&c| (c, true)).chain([(None, false)]);
         for (chunk, columns) in settings {
-            e.host_pipeline().set_chunk_bytes(chunk);
-            e.host_pipeline().set_column_ranges(columns);
+            e.set_chunk_bytes(chunk);
+            set_column_ranges(&e, columns);
             for (i, (cfg, want)) in cases.iter().enumerate() {
                 let mut got = x.clone();
                 e.ntt(&mut got, cfg).unwrap();
@@ -63,7 +63,7 @@ fn sizes_and_chunks<F: PrimeField + FftField>(e: &NttEngine, label: &str) {
                 );
             }
         }
-        e.host_pipeline().set_column_ranges(true);
+        set_column_ranges(&e, true);
         let mut got = x.clone();
         let nr = NttConfig::forward().with_ordering(Ordering::NR);
         e.ntt(&mut got, &nr).unwrap();
@@ -123,7 +123,7 @@ fn host_batches_over_slots_and_streams() {
         if log_n > max_log() {
             continue;
         }
-        e.host_pipeline().set_chunk_bytes(chunk);
+        e.set_chunk_bytes(chunk);
         let n = 1usize << log_n;
         for layout in [BatchLayout::Rows, BatchLayout::Columns] {
             for cfg in [
@@ -154,7 +154,7 @@ fn host_batches_over_slots_and_streams() {
             }
         }
     }
-    e.host_pipeline().set_chunk_bytes(None);
+    e.set_chunk_bytes(None);
 }
 
 /// A driver fault at any point of the copy back: the call returns the error and the caller's
@@ -168,17 +168,17 @@ fn failure_during_copy_back_leaves_the_input() {
     let n = 1usize << 14;
     let x: Vec<F> = input(&mut StdRng::seed_from_u64(3), n);
     let want = Radix2EvaluationDomain::<F>::new(n).unwrap().fft(&x);
-    e.host_pipeline().set_chunk_bytes(Some(n * 32 / 8)); // 8 chunks
+    e.set_chunk_bytes(Some(n * 32 / 8)); // 8 chunks
     // Column ranges (the default for a single 2^14 transform), then contiguous chunks.
     for (columns, at) in [true, false]
         .into_iter()
         .flat_map(|c| [0usize, 1, 4, 7, 8, 100].map(move |a| (c, a)))
     {
-        e.host_pipeline().set_column_ranges(columns);
+        set_column_ranges(&e, columns);
         let mut data = x.clone();
         fail_next_copy_back_at(at);
         match e.ntt(&mut data, &NttConfig::forward()) {
-            Err(Error::Runtime { code: -1, .. }) => {}
+            Err(Error::Injected(_)) => {}
             other => panic!("failure at chunk {at}: expected the injected error, got {other:?}"),
         }
         assert_same(
@@ -193,12 +193,12 @@ fn failure_during_copy_back_leaves_the_input() {
             &format!("the call after a failure at chunk {at} (column ranges {columns})"),
         );
     }
-    e.host_pipeline().set_column_ranges(true);
+    set_column_ranges(&e, true);
     // The same in a batch, failing while other units are still coming in.
     let batch = 6;
     let m = 1usize << 17; // 4 MiB per transform: one unit each, six units on three slots
     let xb: Vec<F> = input(&mut StdRng::seed_from_u64(4), m * batch);
-    e.host_pipeline().set_chunk_bytes(Some(1 << 20));
+    e.set_chunk_bytes(Some(1 << 20));
     let cfg = NttConfig::forward().with_batch(batch);
     let mut data = xb.clone();
     fail_next_copy_back_at(6);
@@ -209,7 +209,7 @@ fn failure_during_copy_back_leaves_the_input() {
         data == device_resident(&e, &xb, &cfg),
         "batch after the failure"
     );
-    e.host_pipeline().set_chunk_bytes(None);
+    e.set_chunk_bytes(None);
 }
 
 /// Eight threads on one engine, different sizes and directions at once.
@@ -251,7 +251,7 @@ fn pinned_pool_is_reused_and_bounded() {
     let Some(e) = engine("pinned_pool_is_reused_and_bounded") else {
         return;
     };
-    let p = e.host_pipeline();
+    let p = &e;
     let mut data: Vec<F> = input(&mut StdRng::seed_from_u64(9), 1 << 16);
     e.ntt(&mut data, &NttConfig::forward()).unwrap();
     let held = p.pinned_bytes();
@@ -280,5 +280,6 @@ fn pinned_pool_is_reused_and_bounded() {
     assert!(prof.total >= prof.copy_in && prof.chunks >= 1, "{prof:?}");
     e.clear_cache();
     assert_eq!(p.pinned_bytes(), 0, "clear_cache releases pinned buffers");
+    assert_eq!(p.engine().twiddle_bytes(), 0, "and twiddles");
     assert_eq!(p.device_bytes(), 0, "and device slots");
 }

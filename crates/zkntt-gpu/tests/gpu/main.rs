@@ -7,7 +7,7 @@ mod ntt;
 use ark_ff::{BigInteger, PrimeField, UniformRand};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkntt_gpu::field_ops::{self, BinaryOp};
-use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{DeviceVec, Error, Gpu};
 
 /// Canonical values and Montgomery-limb patterns that stress carries and the final subtraction.

@@ -5,8 +5,11 @@ use ark_ff::{FftField, Field, PrimeField, UniformRand, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use zkntt_core::reference::{self, bit_reverse_permute};
-use zkntt_gpu::test_support::gpu_or_skip;
-use zkntt_gpu::{BatchLayout, DeviceVec, Direction, Error, NttConfig, NttEngine, Ordering};
+use zkntt_gpu::testing::gpu_or_skip;
+use std::sync::Arc;
+use zkntt_gpu::{
+    BatchLayout, DeviceVec, Direction, Error, HostPipeline, NttConfig, NttEngine, Ordering,
+};
 
 pub(crate) fn max_log() -> u32 {
     std::env::var("ZKNTT_TEST_MAX_LOG")
@@ -17,6 +20,11 @@ pub(crate) fn max_log() -> u32 {
 
 pub(crate) fn engine(test: &str) -> Option<NttEngine> {
     gpu_or_skip(test).map(NttEngine::new)
+}
+
+/// A host pipeline on a new engine of device 0, or `None` (skip).
+pub(crate) fn host(test: &str) -> Option<HostPipeline> {
+    engine(test).map(|e| HostPipeline::new(Arc::new(e)))
 }
 
 /// Random input with the edge values 0 and p-1 at both ends.
@@ -139,7 +147,7 @@ fn bls12_381_every_size_direction_coset_order() {
 #[test]
 fn batches_rows_and_columns() {
     type F = ark_bn254::Fr;
-    let Some(e) = engine("batches_rows_and_columns") else {
+    let Some(h) = host("batches_rows_and_columns") else {
         return;
     };
     let mut rng = StdRng::seed_from_u64(5);
@@ -161,7 +169,7 @@ fn batches_rows_and_columns() {
                     let mut want = x.clone();
                     reference::ntt(&mut want, &cfg).unwrap();
                     let mut got = x.clone();
-                    e.ntt(&mut got, &cfg).unwrap();
+                    h.ntt(&mut got, &cfg).unwrap();
                     if let Some(i) = first_difference(&got, &want) {
                         let (b, k) = match layout {
                             BatchLayout::Rows => (i / n, i % n),
@@ -238,9 +246,10 @@ fn bn254_large_sizes() {
 #[test]
 fn bad_input_is_an_error_and_leaves_data_untouched() {
     type F = ark_bn254::Fr;
-    let Some(e) = engine("ntt_bad_input") else {
+    let Some(h) = host("ntt_bad_input") else {
         return;
     };
+    let e = h.engine();
     let gpu = e.gpu();
     let x: Vec<F> = input(&mut StdRng::seed_from_u64(1), 12);
     let mut d = DeviceVec::from_host(gpu, &x).unwrap();
@@ -264,7 +273,7 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     ));
     assert_same(&d.to_host(gpu).unwrap(), &x, "untouched after errors");
     let mut host = x.clone();
-    assert!(e.ntt(&mut host, &NttConfig::forward()).is_err());
+    assert!(h.ntt(&mut host, &NttConfig::forward()).is_err());
     assert_same(&host, &x, "host untouched after error");
 
     // Above the two-adicity: 2^29 BN254 elements (16 GiB) fit on an H100, the transform does not.
@@ -280,7 +289,7 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
 
     // Not enough device memory for the host path: OutOfMemory before anything runs. A memory
     // budget on a handle of its own stands in for a full device (tests run in parallel).
-    let small = NttEngine::new(zkntt_gpu::Gpu::new(0).unwrap());
+    let small = HostPipeline::new(Arc::new(NttEngine::new(zkntt_gpu::Gpu::new(0).unwrap())));
     small.gpu().set_memory_budget(Some(64 << 20));
     let big: Vec<F> = vec![F::from(3u64); 1 << 22]; // 128 MiB
     let mut big_copy = big.clone();
@@ -294,15 +303,15 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     small.ntt(&mut big_copy, &NttConfig::forward()).unwrap();
     // Up to 2^22 the stage twiddles are all N powers (as much memory as the data); above, two
     // tables of about sqrt(N) powers.
-    let full = small.twiddle_bytes();
+    let full = small.engine().twiddle_bytes();
     assert!(
         ((128 << 20)..(130 << 20)).contains(&full),
         "2^22 keeps its N powers: {full} bytes"
     );
     if max_log() >= 23 {
         let mut d23 = DeviceVec::<F>::zeros(small.gpu(), 1 << 23).unwrap();
-        small.ntt_in_place(&mut d23, &NttConfig::forward()).unwrap();
-        let split = small.twiddle_bytes() - full;
+        small.engine().ntt_in_place(&mut d23, &NttConfig::forward()).unwrap();
+        let split = small.engine().twiddle_bytes() - full;
         assert!(split < 1 << 20, "2^23 twiddles stay compact: {split} bytes");
     }
     if max_log() < 22 {
@@ -316,12 +325,12 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     let mut d = DeviceVec::from_host(small.gpu(), &x22).unwrap();
     let (free, _) = small.gpu().memory().unwrap();
     small.gpu().set_memory_budget(Some(free.min(64 << 20)));
-    small.ntt_in_place(&mut d, &NttConfig::inverse()).unwrap();
+    small.engine().ntt_in_place(&mut d, &NttConfig::inverse()).unwrap();
     small.gpu().set_memory_budget(None);
     assert!(
-        small.twiddle_bytes() < 1 << 20,
+        small.engine().twiddle_bytes() < 1 << 20,
         "compact twiddles when memory is short: {} bytes",
-        small.twiddle_bytes()
+        small.engine().twiddle_bytes()
     );
     let mut want = x22;
     reference::ntt(&mut want, &NttConfig::inverse()).unwrap();
@@ -375,7 +384,7 @@ fn peak_memory_of_2_23_in_place() {
 #[test]
 fn each_plan_once() {
     type F = ark_bn254::Fr;
-    let Some(e) = engine("each_plan_once") else {
+    let Some(h) = host("each_plan_once") else {
         return;
     };
     let mut rng = StdRng::seed_from_u64(18);
@@ -390,7 +399,7 @@ fn each_plan_once() {
             let mut want = x.clone();
             reference::ntt(&mut want, &cfg).unwrap();
             let mut got = x.clone();
-            e.ntt(&mut got, &cfg).unwrap();
+            h.ntt(&mut got, &cfg).unwrap();
             assert_same(&got, &want, &format!("2^{log_n} {:?}", cfg.direction));
         }
     }

@@ -1,4 +1,4 @@
-// The middle stage (B) of the plan: Q-point NTTs on the groups (a, *, b) = {a*R + m*P + b : m},
+// The middle stage of the plan: Q-point NTTs on the groups (a, *, b) = {a*R + m*P + b : m},
 // times w_N^(P*b*k), written to group (b, *, a). A block owns a pair of T x T tiles of groups,
 // (a in I, b in J) and (a in J, b in I), so every write lands on data the block itself read:
 // in place, and the transposition needs no second buffer.
@@ -81,11 +81,11 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
 
 // Launch: grid ((P/T)^2, batch), 128 threads, dynamic shared memory 32 * padded_slots(2*T*T*Q)
 // bytes; blocks below the diagonal exit at once. In/out: in place, group (a,*,b) -> (b,*,a).
-#define ZKNTT_MIDDLE_STAGE(FIELD)                                                                  \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_middle_block_##FIELD(                    \
+#define ZKNTT_MIDDLE(FIELD)                                                                  \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_middle_##FIELD(                    \
         const zkntt::ntt::NttStageParams p) {                                                      \
         zkntt::ntt::middle_stage<zkntt::FIELD>(p);                                                 \
     }
 
-ZKNTT_MIDDLE_STAGE(bn254_fr)
-ZKNTT_MIDDLE_STAGE(bls12_381_fr)
+ZKNTT_MIDDLE(bn254_fr)
+ZKNTT_MIDDLE(bls12_381_fr)

@@ -1,5 +1,5 @@
-// The column stage (stages A and C of the plan, and whole transforms up to 2^11): P-point NTTs
-// down the columns of the P x R matrix (R = N/P), in shared memory, in place.
+// The column stage (the first and last launches of the plan, and whole transforms up to 2^11):
+// P-point NTTs down the columns of the P x R matrix (R = N/P), in shared memory, in place.
 #include "field/bls12_381_fr.cuh"
 #include "field/bn254_fr.cuh"
 #include "ntt/ntt_common.cuh"
@@ -85,11 +85,11 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 // Launch: grid (R / cols, batch), 128 threads (or fewer blocks from column p.col_base on), dynamic shared memory 32 * padded_slots(P * cols)
 // bytes. In/out: natural order, in place; column c of transform b is data[b*batch_stride +
 // (a*R + c)*elem_stride] for a < P.
-#define ZKNTT_COLUMN_STAGE(FIELD)                                                                  \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_block_##FIELD(                    \
+#define ZKNTT_COLUMN(FIELD)                                                                  \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_##FIELD(                    \
         const zkntt::ntt::NttStageParams p) {                                                      \
         zkntt::ntt::column_stage<zkntt::FIELD>(p);                                                 \
     }
 
-ZKNTT_COLUMN_STAGE(bn254_fr)
-ZKNTT_COLUMN_STAGE(bls12_381_fr)
+ZKNTT_COLUMN(bn254_fr)
+ZKNTT_COLUMN(bls12_381_fr)

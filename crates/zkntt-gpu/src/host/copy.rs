@@ -1,0 +1,250 @@
+//! The host side of the copies: the pipeline's own copy workers, CPU copies with non-temporal
+//! stores, and 2-D DMAs between pinned and device memory.
+
+use crate::error::DriverContext;
+use crate::{Error, Result};
+use cudarc::driver::CudaStream;
+use cudarc::driver::sys;
+use rayon::prelude::*;
+use std::sync::{Mutex, OnceLock};
+
+/// Words per task of a CPU copy (256 KiB).
+pub(crate) const COPY_PIECE_WORDS: usize = 32 * 1024;
+
+/// The pipeline's copy workers: a thread pool of its own, so that a call never occupies (or spins)
+/// the workers of the caller's rayon pool, whose jobs keep running beside it. A few threads are
+/// enough: the copies are bound by host memory bandwidth, not by cores.
+#[derive(Debug)]
+pub(crate) struct CopyWorkers {
+    threads: Mutex<usize>,
+    pool: Mutex<Option<std::sync::Arc<rayon::ThreadPool>>>,
+}
+
+/// Default copy threads: half the cores, 2 to 8.
+fn default_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
+    (cores / 2).clamp(2, 8)
+}
+
+impl CopyWorkers {
+    pub fn new() -> Self {
+        Self {
+            threads: Mutex::new(default_threads()),
+            pool: Mutex::new(None),
+        }
+    }
+
+    /// Threads of the pool (the next call builds it anew when this changes it).
+    pub fn set_threads(&self, threads: Option<usize>) {
+        let t = threads.map_or_else(default_threads, |t| t.max(1));
+        let mut cur = self.threads.lock().unwrap_or_else(|p| p.into_inner());
+        if *cur != t {
+            *cur = t;
+            *self.pool.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        *self.threads.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` on one of the workers; rayon calls inside it (the copies) stay in this pool.
+    pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> Result<R> {
+        let pool = {
+            let mut slot = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+            match &*slot {
+                Some(p) => p.clone(),
+                None => {
+                    let p = rayon::ThreadPoolBuilder::new()
+                        .num_threads(self.threads())
+                        .thread_name(|i| format!("zkntt-copy-{i}"))
+                        .build()
+                        .map_err(|e| Error::NoDevice(format!("cannot start copy threads: {e}")))?;
+                    let p = std::sync::Arc::new(p);
+                    *slot = Some(p.clone());
+                    p
+                }
+            }
+        };
+        Ok(pool.install(f))
+    }
+}
+
+/// Lazily made copy streams, kept for the pipeline's life.
+pub(crate) type CopyStreams = OnceLock<std::result::Result<[std::sync::Arc<CudaStream>; 2], String>>;
+
+/// `dst = src` on the current rayon pool (the copy workers'), in pieces of 256 KiB.
+pub(crate) fn par_copy(dst: &mut [u64], src: &[u64]) {
+    debug_assert_eq!(dst.len(), src.len());
+    if dst.len() <= COPY_PIECE_WORDS {
+        copy_streaming(dst, src);
+        return;
+    }
+    dst.par_chunks_mut(COPY_PIECE_WORDS)
+        .zip(src.par_chunks(COPY_PIECE_WORDS))
+        .for_each(|(d, s)| copy_streaming(d, s));
+}
+
+/// `a = src` and `b = src` on the current rayon pool, reading `src` once: a streamed call's input
+/// goes to its pinned staging slot and to the copy kept for restoring it.
+pub(crate) fn par_copy_twice(a: &mut [u64], b: &mut [u64], src: &[u64]) {
+    debug_assert!(a.len() == src.len() && b.len() == src.len());
+    a.par_chunks_mut(COPY_PIECE_WORDS)
+        .zip(b.par_chunks_mut(COPY_PIECE_WORDS))
+        .zip(src.par_chunks(COPY_PIECE_WORDS))
+        .for_each(|((a, b), s)| {
+            copy_streaming(a, s);
+            copy_streaming(b, s);
+        });
+}
+
+/// `dst = src`, large copies with non-temporal stores on x86-64: the destination lines are not
+/// read first (a plain store reads each line before writing it), which leaves more of the host's
+/// memory bandwidth to the DMA running at the same time. The data is larger than the caches
+/// anyway. The fence at the end makes the stores visible before the caller signals anyone.
+pub(crate) fn copy_streaming(dst: &mut [u64], src: &[u64]) {
+    assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
+    #[cfg(target_arch = "x86_64")]
+    if dst.len() >= 1024 {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+        // One word first if `dst` is not 16-byte aligned (words are 8-byte aligned).
+        let head = (dst.as_ptr() as usize / 8) & 1;
+        dst[..head].copy_from_slice(&src[..head]);
+        let pairs = (dst.len() - head) / 2;
+        // SAFETY: SSE2 is part of x86-64. `d` is 16-byte aligned (after `head`); `d` and `s`
+        // address `pairs` 16-byte blocks inside `dst` and `src`, which do not overlap (`&mut`).
+        unsafe {
+            let d = dst.as_mut_ptr().add(head).cast::<__m128i>();
+            let s = src.as_ptr().add(head).cast::<__m128i>();
+            for k in 0..pairs {
+                _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
+            }
+            _mm_sfence();
+        }
+        let done = head + 2 * pairs;
+        dst[done..].copy_from_slice(&src[done..]);
+        return;
+    }
+    dst.copy_from_slice(src);
+}
+
+/// Row segments: segment `a < rows` is the `seg` words at `src + a * src_stride`, copied to
+/// `dst + a * dst_stride` (non-temporal stores where long enough, as [`copy_streaming`]). One
+/// item of a column-range call's crew.
+///
+/// # Safety
+/// Every source segment must be readable and every destination segment writable for the whole
+/// call, and no destination segment may overlap another segment or a source.
+pub(crate) unsafe fn copy_rows(
+    dst: *mut u64,
+    dst_stride: usize,
+    src: *const u64,
+    src_stride: usize,
+    seg: usize,
+    rows: usize,
+) {
+    for a in 0..rows {
+        // SAFETY: the caller's contract, segment by segment.
+        let (d, s) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(dst.add(a * dst_stride), seg),
+                std::slice::from_raw_parts(src.add(a * src_stride), seg),
+            )
+        };
+        copy_streaming(d, s);
+    }
+}
+
+/// One side of a 2-D copy: host or device memory, the first row, bytes between rows.
+#[derive(Clone, Copy)]
+pub(crate) enum Side {
+    Host(*mut u64, usize),
+    Device(u64, usize),
+}
+
+/// Queues `height` rows of `width` bytes from `src` to `dst` on `stream` (`cuMemcpy2DAsync`;
+/// host memory must be pinned for the copy to be asynchronous).
+///
+/// # Safety
+/// Both sides must address `height` rows of `width` bytes at their pitch, alive and untouched by
+/// anything else until the copy has completed on the stream.
+pub(crate) unsafe fn copy_2d(
+    src: Side,
+    dst: Side,
+    width: usize,
+    height: usize,
+    stream: &CudaStream,
+) -> Result<()> {
+    use sys::CUmemorytype::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+    // Every field spelled out: the memory-type enum has no zero value.
+    let mut c = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: CU_MEMORYTYPE_HOST,
+        srcHost: std::ptr::null(),
+        srcDevice: 0,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: 0,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: CU_MEMORYTYPE_HOST,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: 0,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: 0,
+        WidthInBytes: width,
+        Height: height,
+    };
+    match src {
+        Side::Host(p, pitch) => (c.srcHost, c.srcPitch) = (p as *const std::ffi::c_void, pitch),
+        Side::Device(p, pitch) => {
+            (c.srcMemoryType, c.srcDevice, c.srcPitch) = (CU_MEMORYTYPE_DEVICE, p, pitch)
+        }
+    }
+    match dst {
+        Side::Host(p, pitch) => (c.dstHost, c.dstPitch) = (p.cast(), pitch),
+        Side::Device(p, pitch) => {
+            (c.dstMemoryType, c.dstDevice, c.dstPitch) = (CU_MEMORYTYPE_DEVICE, p, pitch)
+        }
+    }
+    // SAFETY: the caller's contract; `c` describes exactly those rows.
+    unsafe { sys::cuMemcpy2DAsync_v2(&c, stream.cu_stream()) }
+        .result()
+        .during("cuMemcpy2DAsync")
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_segments_are_copied() {
+        // 5 rows of 300 words, segments of 100 words at column word 120, into a packed buffer
+        // and back into another image.
+        let src: Vec<u64> = (0..1500u64).collect();
+        let mut packed = vec![0u64; 500];
+        let mut back = vec![7u64; 1500];
+        // SAFETY: all segments in bounds, destinations disjoint.
+        unsafe {
+            copy_rows(packed.as_mut_ptr(), 100, src[120..].as_ptr(), 300, 100, 5);
+            copy_rows(back[120..].as_mut_ptr(), 300, packed.as_ptr(), 100, 100, 5);
+        }
+        for a in 0..5 {
+            assert_eq!(packed[a * 100..][..100], src[a * 300 + 120..][..100]);
+            assert_eq!(back[a * 300 + 120..][..100], src[a * 300 + 120..][..100]);
+            assert!(back[a * 300..a * 300 + 120].iter().all(|&w| w == 7));
+        }
+    }
+
+    #[test]
+    fn parallel_copy_copies() {
+        let src: Vec<u64> = (0..(COPY_PIECE_WORDS * 5 + 17) as u64).collect();
+        let mut dst = vec![0u64; src.len()];
+        par_copy(&mut dst, &src);
+        assert_eq!(dst, src);
+        let mut short = vec![0u64; 3];
+        par_copy(&mut short, &src[..3]);
+        assert_eq!(short, [0, 1, 2]);
+    }
+}

@@ -1,0 +1,272 @@
+//! One prepared transform and the launch of one row of its plan's table: the kernel's symbol,
+//! its parameters and geometry, plain or as a dependent launch.
+
+use super::NttEngine;
+use super::params::NttStageParams;
+use super::twiddles::{SplitPowers, Twiddles, lo_bits};
+use crate::error::DriverContext;
+use crate::{Error, Result};
+use ark_ff::FftField;
+use cudarc::driver::sys::{
+    CUfunction_attribute, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig, cuLaunchKernelEx,
+};
+use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use std::ops::Range;
+use std::sync::Arc;
+use zkntt_core::plan::{Form, Kernel, Launch};
+use zkntt_core::{BatchLayout, Direction, FieldId, NttConfig, Plan};
+use zkntt_kernels::names;
+
+/// Largest grid.y: batches beyond it run in chunks.
+const MAX_GRID_Y: usize = 65_535;
+
+/// A transform ready to launch: its plan's table, the parameters shared by its launches (data
+/// and tables), and the tables it keeps alive while queued.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    field: FieldId,
+    plan: Plan,
+    launches: Vec<Launch>,
+    /// Parameters of transform 0 of the batch; each launch adjusts its own fields.
+    base: NttStageParams,
+    batch: usize,
+    /// Middle launches: (sub_twiddles, mid_twiddles).
+    middle: (u64, u64),
+    _tables: (Arc<Twiddles>, Option<Arc<SplitPowers>>),
+}
+
+impl Prepared {
+    pub(super) fn new<F: FftField>(
+        engine: &NttEngine,
+        field: FieldId,
+        plan: Plan,
+        cfg: &NttConfig<F>,
+        data: u64,
+    ) -> Result<Self> {
+        let gpu = engine.gpu();
+        let log_n = plan.log_n();
+        let tw = engine.twiddles::<F>(field, plan, cfg.direction)?;
+        // Coset tables for this call: g^j before a forward transform, g^-k after an inverse.
+        let coset = match (cfg.coset, cfg.direction) {
+            (None, _) => None,
+            (Some(g), Direction::Forward) => Some(engine.coset_powers(field, g, log_n)?),
+            (Some(g), Direction::Inverse) => {
+                let g_inv = g.inverse().ok_or(zkntt_core::Error::ZeroCosetOffset)?;
+                Some(engine.coset_powers(field, g_inv, log_n)?)
+            }
+        };
+        let n = 1u64 << log_n;
+        let (elem_stride, batch_stride) = match cfg.layout {
+            BatchLayout::Rows => (1u64, n),
+            BatchLayout::Columns => (cfg.batch as u64, 1u64),
+        };
+        let mut base = NttStageParams {
+            data,
+            elem_stride,
+            batch_stride,
+            log_n,
+            log_p: log_n,
+            lo_bits: lo_bits(log_n),
+            sub_twiddles: tw.sub_p.ptr(gpu),
+            ..Default::default()
+        };
+        match (&coset, cfg.direction) {
+            (Some(c), Direction::Forward) => base.pre = c.table(gpu),
+            (Some(c), Direction::Inverse) => base.post = c.table(gpu),
+            (None, _) => {}
+        }
+        if cfg.direction == Direction::Inverse {
+            base.post_const = tw.n_inv_ptr(gpu);
+        }
+        let mut full_omega = false;
+        let mut middle = (0, 0);
+        if let Plan::ThreeStage { log_p, log_q, .. } = plan {
+            let missing = || Error::Internal("three-stage twiddles without their tables".into());
+            (base.log_p, base.log_q) = (log_p, log_q);
+            let (omega, full) = tw.omega.as_ref().ok_or_else(missing)?.table(gpu);
+            (base.omega, full_omega) = (omega, full);
+            middle = (
+                tw.sub_q.as_ref().ok_or_else(missing)?.ptr(gpu),
+                tw.mid.as_ref().ok_or_else(missing)?.ptr(gpu),
+            );
+        }
+        let launches = plan.launches(Form {
+            direction: cfg.direction,
+            ordering: cfg.ordering,
+            coset: coset.is_some(),
+            full_omega,
+        });
+        Ok(Self {
+            field,
+            plan,
+            launches,
+            base,
+            batch: cfg.batch,
+            middle,
+            _tables: (tw.clone(), coset),
+        })
+    }
+
+    /// The plan's table for this call.
+    pub(crate) fn launches(&self) -> &[Launch] {
+        &self.launches
+    }
+
+    /// The batch in chunks of at most MAX_GRID_Y transforms.
+    pub(crate) fn batch_chunks(&self) -> impl Iterator<Item = Range<usize>> + use<> {
+        let batch = self.batch;
+        (0..batch)
+            .step_by(MAX_GRID_Y)
+            .map(move |first| first..(first + MAX_GRID_Y).min(batch))
+    }
+
+    /// log2 of the plan's P (the rows of the matrix the column launches work down).
+    pub(crate) fn log_rows(&self) -> u32 {
+        self.base.log_p
+    }
+
+    /// R, the columns (the length of a row).
+    pub(crate) fn columns(&self) -> usize {
+        1 << (self.plan.log_n() - self.base.log_p)
+    }
+
+    /// Columns of one block of launch `index`: column ranges are multiples of it.
+    pub(crate) fn columns_per_block(&self, index: usize) -> usize {
+        1 << self.launches[index].log_cols
+    }
+
+    /// Whether a single transform of this call can run its first and last launches by column
+    /// ranges (the host pipeline overlaps them with the copies).
+    pub(crate) fn by_columns(&self) -> bool {
+        let l = &self.launches;
+        self.batch == 1 && l.len() >= 2 && l[0].by_columns && l[l.len() - 1].by_columns
+    }
+
+    /// The parameters of launch `index` for transforms `batch` (from the first of them).
+    fn params(&self, launch: &Launch, first: usize) -> NttStageParams {
+        let mut p = self.base;
+        p.data += first as u64 * p.batch_stride * 32;
+        p.flags = launch.flags;
+        p.log_cols = launch.log_cols;
+        if launch.kernel == Kernel::Middle {
+            (p.sub_twiddles, p.mid_twiddles) = self.middle;
+        }
+        p
+    }
+}
+
+impl NttEngine {
+    /// Launch `index` of `call`'s table on transforms `batch`; `columns` restricts a column launch
+    /// to that range of columns (multiples of [`Prepared::columns_per_block`]). The launch is
+    /// dependent when the table says so (the previous kernel on the stream is then this
+    /// transform's); [`Self::launch_independent`] after anything else was queued in between.
+    pub(crate) fn launch(
+        &self,
+        call: &Prepared,
+        index: usize,
+        batch: Range<usize>,
+        columns: Option<Range<usize>>,
+    ) -> Result<()> {
+        let l = call.launches[index];
+        self.launch_as(call, index, batch, columns, l.dependent)
+    }
+
+    /// As [`Self::launch`], never as a dependent launch (after an event wait on the stream).
+    pub(crate) fn launch_independent(
+        &self,
+        call: &Prepared,
+        index: usize,
+        columns: Range<usize>,
+    ) -> Result<()> {
+        self.launch_as(call, index, 0..1, Some(columns), false)
+    }
+
+    fn launch_as(
+        &self,
+        call: &Prepared,
+        index: usize,
+        batch: Range<usize>,
+        columns: Option<Range<usize>>,
+        dependent: bool,
+    ) -> Result<()> {
+        let l = &call.launches[index];
+        let mut p = call.params(l, batch.start);
+        let mut blocks = l.blocks;
+        if let Some(cols) = columns {
+            let per = call.columns_per_block(index);
+            debug_assert!(l.kernel == Kernel::Column && cols.start % per == 0);
+            debug_assert!(cols.len() % per == 0 && !cols.is_empty());
+            p.col_base = cols.start as u64;
+            blocks = (cols.len() / per) as u32;
+        }
+        let kernel = match l.kernel {
+            Kernel::Column => &names::ntt::COLUMN,
+            Kernel::Middle => &names::ntt::MIDDLE,
+            Kernel::BitReverse => &names::ntt::BIT_REVERSE,
+        };
+        let f = self.gpu().field_function(kernel, call.field)?;
+        self.launch_kernel(&f, &p, (blocks, batch.len() as u32), l, dependent)
+    }
+
+    fn launch_kernel(
+        &self,
+        f: &CudaFunction,
+        p: &NttStageParams,
+        grid: (u32, u32),
+        l: &Launch,
+        dependent: bool,
+    ) -> Result<()> {
+        let gpu = self.gpu();
+        if l.smem > 48 * 1024 {
+            // SAFETY: a valid function handle of this context; the attribute only raises a limit.
+            unsafe {
+                cudarc::driver::result::function::set_function_attribute(
+                    f.cu_function(),
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    l.smem as i32,
+                )
+            }
+            .during("cuFuncSetAttribute")?;
+        }
+        if dependent && self.dependent_launch {
+            let mut attr = CUlaunchAttribute {
+                id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                pad: [0; 4],
+                // SAFETY: plain data; the attribute's value is this one int.
+                value: unsafe { std::mem::zeroed() },
+            };
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let cfg = CUlaunchConfig {
+                gridDimX: grid.0,
+                gridDimY: grid.1,
+                gridDimZ: 1,
+                blockDimX: l.threads,
+                blockDimY: 1,
+                blockDimZ: 1,
+                sharedMemBytes: l.smem,
+                hStream: gpu.stream().cu_stream(),
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            let mut arg = p as *const NttStageParams as *mut std::ffi::c_void;
+            // SAFETY: as below; `arg` points at the one by-value parameter, alive for the call
+            // (the driver copies parameters at launch). Every NTT kernel waits for the previous
+            // grid (`griddepcontrol.wait`) before it touches global memory.
+            unsafe { cuLaunchKernelEx(&cfg, f.cu_function(), &mut arg, std::ptr::null_mut()) }
+                .result()
+                .during("NTT kernel launch")?;
+            return Ok(());
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (grid.0, grid.1, 1),
+            block_dim: (l.threads, 1, 1),
+            shared_mem_bytes: l.smem,
+        };
+        let mut b = gpu.stream().launch_builder(f);
+        b.arg(p);
+        // SAFETY: the kernel takes one NttStageParams by value; its pointers address live device
+        // buffers of the sizes the plan implies (checked when the call was prepared).
+        unsafe { b.launch(cfg) }.during("NTT kernel launch")?;
+        Ok(())
+    }
+}

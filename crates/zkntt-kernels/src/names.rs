@@ -1,0 +1,72 @@
+//! The symbol of every big-field kernel the runtime launches, one constant per kernel and field.
+//! `build.rs` includes this file and fails the build when a name here is not a kernel of the
+//! fatbin, so a misspelt or renamed kernel is a build error, not a run-time one on a GPU.
+//! (The small-word kernels' names are checked against [`crate::SYMBOLS`] by zkntt-small's tests.)
+
+/// One kernel's symbol per big field with kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerField {
+    pub bn254_fr: &'static str,
+    pub bls12_381_fr: &'static str,
+}
+
+impl PerField {
+    /// Both fields' symbols.
+    pub const fn all(&self) -> [&'static str; 2] {
+        [self.bn254_fr, self.bls12_381_fr]
+    }
+}
+
+/// `cuda/ntt/`: the NTT engine's launches (see `zkntt_core::plan::Kernel`).
+pub mod ntt {
+    use super::PerField;
+
+    /// `cuda/ntt/column.cu`: P-point NTTs down the columns, in shared memory.
+    pub const COLUMN: PerField = PerField {
+        bn254_fr: "ntt_column_bn254_fr",
+        bls12_381_fr: "ntt_column_bls12_381_fr",
+    };
+    /// `cuda/ntt/middle.cu`: Q-point NTTs on tile pairs, with the transposing swap.
+    pub const MIDDLE: PerField = PerField {
+        bn254_fr: "ntt_middle_bn254_fr",
+        bls12_381_fr: "ntt_middle_bls12_381_fr",
+    };
+    /// `cuda/ntt/bit_reverse.cu`: the bit-reversal permutation, in place.
+    pub const BIT_REVERSE: PerField = PerField {
+        bn254_fr: "ntt_bit_reverse_bn254_fr",
+        bls12_381_fr: "ntt_bit_reverse_bls12_381_fr",
+    };
+}
+
+/// `cuda/field/elementwise.cu`: element-wise arithmetic.
+pub mod field {
+    use super::PerField;
+
+    pub const ADD: PerField = PerField {
+        bn254_fr: "field_add_bn254_fr",
+        bls12_381_fr: "field_add_bls12_381_fr",
+    };
+    pub const SUB: PerField = PerField {
+        bn254_fr: "field_sub_bn254_fr",
+        bls12_381_fr: "field_sub_bls12_381_fr",
+    };
+    pub const MUL: PerField = PerField {
+        bn254_fr: "field_mul_bn254_fr",
+        bls12_381_fr: "field_mul_bls12_381_fr",
+    };
+    pub const SQR: PerField = PerField {
+        bn254_fr: "field_sqr_bn254_fr",
+        bls12_381_fr: "field_sqr_bls12_381_fr",
+    };
+}
+
+/// Every name above, for the build's check.
+pub const ALL: [PerField; 7] = [
+    ntt::COLUMN,
+    ntt::MIDDLE,
+    ntt::BIT_REVERSE,
+    field::ADD,
+    field::SUB,
+    field::MUL,
+    field::SQR,
+];
