@@ -43,6 +43,27 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// A short stable name of the kind of error (`"out-of-memory"`, `"driver:cuMemAlloc"`), for
+    /// keys of logs and metrics: equal for errors a caller handles alike.
+    pub fn kind(&self) -> String {
+        match self {
+            Error::NoDevice(_) => "no-device".into(),
+            Error::KernelsNotBuilt { .. } => "kernels-not-built".into(),
+            Error::UnsupportedField { .. } => "unsupported-field".into(),
+            Error::LengthMismatch { .. } => "length-mismatch".into(),
+            Error::OutOfMemory { .. } => "out-of-memory".into(),
+            Error::ContextMismatch { .. } => "context-mismatch".into(),
+            Error::Config(_) => "config".into(),
+            Error::Runtime { code, .. } => format!("runtime:{code}"),
+            #[cfg(feature = "testing")]
+            Error::Injected(_) => "injected".into(),
+            Error::Internal(_) => "internal".into(),
+            Error::Driver { op, .. } => format!("driver:{op}"),
+        }
+    }
+}
+
 /// Attaches the operation's name to a driver error.
 pub(crate) trait DriverContext<T> {
     fn during(self, op: &'static str) -> Result<T, Error>;
