@@ -7,7 +7,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use zkntt_benches::random_elements;
 use zkntt_gpu::DeviceVec;
 use zkntt_gpu::field_ops::{self, BinaryOp};
-use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::testing::gpu_or_skip;
 
 fn gpu(c: &mut Criterion) {
     let Some(gpu) = gpu_or_skip("bench field/bn254_fr/gpu") else {

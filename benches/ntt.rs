@@ -12,7 +12,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
 use zkntt_benches::random_elements;
 use zkntt_core::{NttConfig, reference};
-use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::{median, median_ms};
 use zkntt_gpu::{DeviceVec, Gpu, NttEngine};
 
@@ -41,7 +41,17 @@ fn sppark_ms(
     use zkntt_sppark_bn254::{Order, ntt_device};
     gpu.synchronize().unwrap();
     // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
-    unsafe { ntt_device(d.device_ptr(gpu), log_n, Order::NN, inverse, coset, reps) }.ok()
+    unsafe {
+        ntt_device(
+            d.device_ptr(gpu).unwrap(),
+            log_n,
+            Order::NN,
+            inverse,
+            coset,
+            reps,
+        )
+    }
+    .ok()
 }
 
 #[cfg(not(feature = "sppark"))]

@@ -1,14 +1,18 @@
 //! `zkntt bench ntt`: the big-field engine, device-resident, timed by CUDA events, beside ark-poly
-//! on all cores (host memory, wall clock) in the same run. sppark sits beside it in the criterion
-//! bench `benches/ntt.rs` (a bench-only dependency, so not in this binary).
+//! on all cores (host memory, wall clock) in the same run; with `--host`, the host pipeline too
+//! (host memory in and out, wall clock) against the PCIe floor measured in the same run. sppark
+//! sits beside it in the criterion bench `benches/ntt.rs` (a bench-only dependency, so not in
+//! this binary).
 
 use crate::AnyError;
 use ark_bn254::Fr;
 use ark_ff::UniformRand;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
+use std::sync::Arc;
+use zkntt_gpu::host::PinnedBuffer;
 use zkntt_gpu::timing::{median_ms, median_wall_ms};
-use zkntt_gpu::{DeviceVec, Gpu, NttConfig, NttEngine};
+use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttConfig, NttEngine};
 
 #[derive(clap::Args)]
 pub struct NttArgs {
@@ -24,6 +28,14 @@ pub struct NttArgs {
     /// Skip ark-poly (it takes seconds per run at 2^24).
     #[arg(long)]
     no_ark: bool,
+    /// Also time the host pipeline (host memory in and out, forward NN), checked against the
+    /// device-resident result, and the PCIe floor of a transform: its bytes in and out at the
+    /// pinned copy bandwidth measured now.
+    #[arg(long)]
+    host: bool,
+    /// Only the host pipeline (implies --host; no device-resident or ark-poly columns).
+    #[arg(long)]
+    host_only: bool,
 }
 
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
@@ -38,7 +50,13 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
         args.reps,
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    let engine = NttEngine::new(gpu.clone());
+    let engine = Arc::new(NttEngine::new(gpu.clone()));
+    if args.host || args.host_only {
+        host_table(&args, HostPipeline::new(engine.clone()))?;
+        if args.host_only {
+            return Ok(());
+        }
+    }
     println!(
         "| log2 N | forward ms | inverse ms | coset fwd ms | G elem/s (fwd) | ark-poly fwd ms | ark / zkntt |"
     );
@@ -76,5 +94,75 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
     println!(
         "\nark-poly works on host memory; zkntt here on device memory (the host-to-host path is GpuDomain's)."
     );
+    Ok(())
+}
+
+/// Pinned copy bandwidth in GB/s, host to device and back: 256 MiB each way, median of 5.
+fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
+    let words = 32 << 20;
+    let mut pinned = PinnedBuffer::<u64>::new(gpu, words)?;
+    let mut dev = gpu.stream().alloc_zeros::<u64>(words)?;
+    let stream = gpu.stream();
+    let h2d = median_ms(stream, 1, 5, || {
+        stream.memcpy_htod(pinned.as_slice(), &mut dev)?;
+        Ok::<(), AnyError>(())
+    })?;
+    let d2h = median_ms(stream, 1, 5, || {
+        stream.memcpy_dtoh(&dev, pinned.as_mut_slice())?;
+        Ok::<(), AnyError>(())
+    })?;
+    let gb = (words * 8) as f64 / 1e9;
+    Ok((gb / (h2d / 1e3), gb / (d2h / 1e3)))
+}
+
+/// Host memory in and out, forward NN, wall clock: each size's first call (pinned and device
+/// buffers, twiddles built), then the median of the repeated calls, against the PCIe floor.
+fn host_table(args: &NttArgs, host: HostPipeline) -> Result<(), AnyError> {
+    let gpu = host.gpu().clone();
+    let (h2d, d2h) = pinned_bandwidth(&gpu)?;
+    println!("pinned copies: {h2d:.1} GB/s host to device, {d2h:.1} GB/s device to host");
+    println!(
+        "host to host, forward NN, wall clock, median of {} after the first call; floor = bytes in at {h2d:.1} + out at {d2h:.1} GB/s\n",
+        args.reps
+    );
+    println!(
+        "| log2 N | first call ms | host fwd ms | PCIe floor ms | / floor | streamed | pinned MiB held | equal to device-resident |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut rng = StdRng::seed_from_u64(2);
+    for log_n in args.from..=args.to {
+        let n = 1usize << log_n;
+        let input: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+        let cfg = NttConfig::forward();
+        let mut d = DeviceVec::from_host(&gpu, &input)?;
+        host.engine().ntt_in_place(&mut d, &cfg)?;
+        let want = d.to_host(&gpu)?;
+        drop(d);
+        let mut data = input.clone();
+        let t = std::time::Instant::now();
+        host.ntt(&mut data, &cfg)?;
+        let first = t.elapsed().as_secs_f64() * 1e3;
+        let mut equal = data == want;
+        // Repeated calls on the evolving data (resetting 2^28 elements costs seconds), then one
+        // more from the input, checked.
+        let ms = median_wall_ms(0, args.reps as usize, || host.ntt(&mut data, &cfg))?;
+        data.copy_from_slice(&input);
+        host.ntt(&mut data, &cfg)?;
+        equal &= data == want;
+        let gb = (n * 32) as f64 / 1e9;
+        let floor = (gb / h2d + gb / d2h) * 1e3;
+        let streamed = host.last_profile().is_some_and(|p| p.streamed);
+        println!(
+            "| {log_n} | {first:.2} | {ms:.2} | {floor:.2} | {:.2} | {} | {} | {} |",
+            ms / floor,
+            if streamed { "yes" } else { "no" },
+            host.pinned_bytes() >> 20,
+            if equal { "yes" } else { "NO" }
+        );
+        if !equal {
+            return Err(format!("2^{log_n}: host result differs from device-resident").into());
+        }
+    }
+    println!();
     Ok(())
 }

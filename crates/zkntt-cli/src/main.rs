@@ -5,10 +5,11 @@ use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 use zkntt_core::{FieldId, NttConfig, reference};
 use zkntt_gpu::field_ops::{self, BinaryOp};
-use zkntt_gpu::{DeviceVec, Gpu, NttEngine};
+use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttEngine};
 
 mod bench_fft;
 mod bench_ntt;
@@ -130,14 +131,14 @@ fn demo(log_n: u32) -> Result<(), AnyError> {
     demo_gpu::<ark_bn254::Fr>(&gpu, "bn254_fr", n)?;
     demo_gpu::<ark_bls12_381::Fr>(&gpu, "bls12_381_fr", n)?;
     println!("GPU NTT engine, 2^{log_n} elements, host memory in and out, against ark-poly:");
-    let engine = NttEngine::new(gpu);
-    demo_ntt::<ark_bn254::Fr>(&engine, "bn254_fr", log_n)?;
-    demo_ntt::<ark_bls12_381::Fr>(&engine, "bls12_381_fr", log_n)?;
+    let host = HostPipeline::new(Arc::new(NttEngine::new(gpu)));
+    demo_ntt::<ark_bn254::Fr>(&host, "bn254_fr", log_n)?;
+    demo_ntt::<ark_bls12_381::Fr>(&host, "bls12_381_fr", log_n)?;
     Ok(())
 }
 
 fn demo_ntt<F: PrimeField + FftField>(
-    engine: &NttEngine,
+    host: &HostPipeline,
     name: &str,
     log_n: u32,
 ) -> Result<(), AnyError> {
@@ -157,10 +158,10 @@ fn demo_ntt<F: PrimeField + FftField>(
         ),
     ] {
         let mut got = coeffs.clone();
-        engine.ntt(&mut got, &cfg)?; // the first call also builds the twiddles
+        host.ntt(&mut got, &cfg)?; // the first call also builds the twiddles
         let t = Instant::now();
         let mut again = coeffs.clone();
-        engine.ntt(&mut again, &cfg)?;
+        host.ntt(&mut again, &cfg)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         if got != want || again != want {
             return Err(format!("{name} {label}: GPU result differs from ark-poly").into());

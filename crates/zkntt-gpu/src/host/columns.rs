@@ -11,9 +11,9 @@
 use super::copy::{Side, copy_2d, copy_rows};
 use super::cut::ColumnCut;
 use super::{Failure, Input, Job, failed};
+use crate::Result;
 use crate::error::DriverContext;
 use crate::ntt::Prepared;
-use crate::Result;
 use ark_ff::FftField;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as MemOrder};
 
@@ -202,7 +202,10 @@ pub(crate) fn run<F: FftField>(
                 crew.finish(j);
                 let at = cut.segment(j, 0);
                 let from = if streamed {
-                    Side::Host((ring_at as *mut u64).wrapping_add((j % slots) * cut.chunk_words()), seg * 8)
+                    Side::Host(
+                        (ring_at as *mut u64).wrapping_add((j % slots) * cut.chunk_words()),
+                        seg * 8,
+                    )
                 } else {
                     Side::Host((img_at as *mut u64).wrapping_add(at), row * 8)
                 };
@@ -362,5 +365,4 @@ mod tests {
             assert!(hits.iter().all(|h| h.load(MemOrder::Relaxed) == 1));
         }
     }
-
 }

@@ -71,7 +71,8 @@ impl CopyWorkers {
 }
 
 /// Lazily made copy streams, kept for the pipeline's life.
-pub(crate) type CopyStreams = OnceLock<std::result::Result<[std::sync::Arc<CudaStream>; 2], String>>;
+pub(crate) type CopyStreams =
+    OnceLock<std::result::Result<[std::sync::Arc<CudaStream>; 2], String>>;
 
 /// `dst = src` on the current rayon pool (the copy workers'), in pieces of 256 KiB.
 pub(crate) fn par_copy(dst: &mut [u64], src: &[u64]) {
@@ -212,7 +213,6 @@ pub(crate) unsafe fn copy_2d(
         .result()
         .during("cuMemcpy2DAsync")
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -37,6 +37,8 @@ pub(crate) struct ColumnCut {
     pub columns: usize,
     pub width: usize,
     pub chunks: usize,
+    /// Slots of the ring (see [`Self::ring_slots`]).
+    ring: usize,
 }
 
 impl ColumnCut {
@@ -52,12 +54,21 @@ impl ColumnCut {
         };
         let most = (columns / per_block).clamp(1, MAX_COLUMN_CHUNKS);
         let chunks = (1usize << (total / wanted).max(1).ilog2()).min(most);
+        let chunk_bytes = total / chunks;
         Self {
             rows,
             columns,
             width: columns / chunks,
             chunks,
+            ring: (RING_BYTES / chunk_bytes).max(RING_SLOTS).min(chunks),
         }
+    }
+
+    /// At most `bytes` of ring, two slots at least (a streamed call's pinned memory is bounded).
+    pub fn cap_ring(mut self, bytes: usize) -> Self {
+        let most = (bytes / (self.chunk_words() * 8)).max(2);
+        self.ring = self.ring.min(most);
+        self
     }
 
     pub fn segment_words(&self) -> usize {
@@ -73,11 +84,9 @@ impl ColumnCut {
     }
 
     /// Slots of the copy-back ring: RING_BYTES in flight, at least RING_SLOTS, at most a slot
-    /// per range.
+    /// per range (fewer when capped).
     pub fn ring_slots(&self) -> usize {
-        (RING_BYTES / (self.chunk_words() * 8))
-            .max(RING_SLOTS)
-            .min(self.chunks)
+        self.ring
     }
 
     /// Word offset of row `a`'s segment of chunk `j`.
@@ -153,7 +162,6 @@ impl Cut {
         j % self.chunks_per_unit() == self.chunks_per_unit() - 1
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -267,6 +275,15 @@ mod tests {
             "2^20, 1 MiB"
         );
         assert_eq!(ColumnCut::new(6, 1 << 8, 4, usize::MAX).ring_slots(), 1);
+        // Capped for a streamed call: within the bytes given, two slots at least.
+        let c = ColumnCut::new(10, 1 << 13, 1, 0).cap_ring(20 << 20);
+        assert_eq!(c.ring_slots(), 2, "2^23, 8 MiB ranges, 20 MiB of ring");
+        assert_eq!(
+            ColumnCut::new(10, 1 << 13, 1, 0)
+                .cap_ring(1 << 30)
+                .ring_slots(),
+            8
+        );
         for (log_rows, columns, per, bytes) in [
             (3u32, 64usize, 2usize, 0usize),
             (4, 32, 1, 1000),

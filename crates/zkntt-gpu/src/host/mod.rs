@@ -157,6 +157,11 @@ impl HostPipeline {
         self.workers.set_threads(threads);
     }
 
+    /// Threads of the pipeline's copy pool.
+    pub fn copy_threads(&self) -> usize {
+        self.workers.threads()
+    }
+
     /// Most pinned bytes kept idle in the pool between calls (default 2 GiB). A call whose data
     /// and copy-back ring fit under it stages its input whole in pinned memory; a larger one is
     /// streamed through bounded pinned slots (module docs). 0 frees every buffer after its call.
@@ -303,13 +308,25 @@ impl HostPipeline {
             _ => None,
         };
         let columns = call.as_ref().map(|c| {
-            ColumnCut::new(c.log_rows(), c.columns(), c.columns_per_block(0), chunk_bytes)
+            ColumnCut::new(
+                c.log_rows(),
+                c.columns(),
+                c.columns_per_block(0),
+                chunk_bytes,
+            )
         });
         let ring_words = match &columns {
             Some(c) => c.ring_slots() * c.chunk_words(),
             None => RING_SLOTS.min(cut.total_chunks()) * cut.chunk_words,
         };
-        let streamed = (total_words + ring_words) * 8 > self.pinned.limit();
+        let limit = self.pinned.limit();
+        let streamed = (total_words + ring_words) * 8 > limit;
+        // A streamed call's ring within half the limit (its pinned memory stays bounded).
+        let columns = columns.map(|c| if streamed { c.cap_ring(limit / 2) } else { c });
+        let ring_words = match &columns {
+            Some(c) => c.ring_slots() * c.chunk_words(),
+            None => ring_words,
+        };
         // Streamed: column ranges share one ring for both directions; chunks have one each way.
         let pinned_words = match (streamed, &columns) {
             (false, _) => total_words + ring_words,

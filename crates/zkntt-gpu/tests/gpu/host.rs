@@ -50,7 +50,7 @@ fn sizes_and_chunks<F: PrimeField + FftField>(e: &HostPipeline, label: &str) {
         let settings = chunkings.iter().map(|&c| (c, true)).chain([(None, false)]);
         for (chunk, columns) in settings {
             e.set_chunk_bytes(chunk);
-            set_column_ranges(&e, columns);
+            set_column_ranges(e, columns);
             for (i, (cfg, want)) in cases.iter().enumerate() {
                 let mut got = x.clone();
                 e.ntt(&mut got, cfg).unwrap();
@@ -63,7 +63,7 @@ fn sizes_and_chunks<F: PrimeField + FftField>(e: &HostPipeline, label: &str) {
                 );
             }
         }
-        set_column_ranges(&e, true);
+        set_column_ranges(e, true);
         let mut got = x.clone();
         let nr = NttConfig::forward().with_ordering(Ordering::NR);
         e.ntt(&mut got, &nr).unwrap();
@@ -282,4 +282,109 @@ fn pinned_pool_is_reused_and_bounded() {
     assert_eq!(p.pinned_bytes(), 0, "clear_cache releases pinned buffers");
     assert_eq!(p.engine().twiddle_bytes(), 0, "and twiddles");
     assert_eq!(p.device_bytes(), 0, "and device slots");
+}
+
+/// Calls larger than the pinned limit stream through bounded pinned slots (column ranges and
+/// contiguous chunks, single transforms and batches), bit for bit as staged calls, with the
+/// pinned pool bounded and unchanged across calls, and the input restored after a failure.
+#[test]
+fn streamed_calls_are_bounded_and_exact() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("streamed_calls_are_bounded_and_exact") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(26);
+    let log_n = max_log().min(20);
+    let n = 1usize << log_n;
+    // The limit below the data: every call streams; the ring is 1/8 of the data here.
+    e.set_pinned_limit(n * 32 / 2);
+    e.set_chunk_bytes(Some(n * 32 / 16));
+    let cases = [
+        (1usize, NttConfig::<F>::forward(), true),
+        (1, NttConfig::forward(), false),
+        (1, NttConfig::inverse().with_coset(F::from(7u64)), true),
+        (4, NttConfig::forward().with_batch(4), true),
+    ];
+    for (batch, cfg, columns) in cases {
+        set_column_ranges(&e, columns);
+        let x: Vec<F> = input(&mut rng, n * batch);
+        let want = device_resident(&e, &x, &cfg);
+        let mut held = None;
+        for round in 0..2 {
+            let mut got = x.clone();
+            e.ntt(&mut got, &cfg).unwrap();
+            let what = format!("streamed 2^{log_n} x {batch} columns {columns} round {round}");
+            assert_same(&got, &want, &what);
+            let prof = e.last_profile().unwrap();
+            assert!(prof.streamed, "{what}: {prof:?}");
+            let bytes = e.pinned_bytes();
+            assert!(bytes <= n * 32 / 2, "{what}: {bytes} pinned bytes held");
+            assert_eq!(
+                *held.get_or_insert(bytes),
+                bytes,
+                "{what}: pinned memory reused"
+            );
+        }
+        assert!(
+            e.kept_bytes() >= n * batch * 32,
+            "the kept copy is held for the next call"
+        );
+        for at in [0usize, 3, 1000] {
+            let mut data = x.clone();
+            fail_next_copy_back_at(at);
+            assert!(matches!(e.ntt(&mut data, &cfg), Err(Error::Injected(_))));
+            assert_same(
+                &data,
+                &x,
+                &format!(
+                    "streamed 2^{log_n} x {batch} columns {columns}: input restored after a failure at chunk {at}"
+                ),
+            );
+        }
+    }
+    set_column_ranges(&e, true);
+    e.release_host();
+    assert_eq!((e.pinned_bytes(), e.kept_bytes()), (0, 0));
+    e.set_pinned_limit(2 << 30);
+    e.set_chunk_bytes(None);
+}
+
+/// A buffer written through one `Gpu` handle's engine and read through another handle of the
+/// same device returns the new data: its uses are ordered across the handles' streams.
+#[test]
+fn uses_through_two_handles_are_ordered() {
+    type F = ark_bn254::Fr;
+    let Some(h) = engine("uses_through_two_handles_are_ordered") else {
+        return;
+    };
+    let other = zkntt_gpu::Gpu::new(0).unwrap();
+    assert!(!std::sync::Arc::ptr_eq(other.stream(), h.gpu().stream()));
+    let log_n = max_log().min(22);
+    let x: Vec<F> = input(&mut StdRng::seed_from_u64(2), 1 << log_n);
+    let want = device_resident(&h, &x, &NttConfig::forward());
+    for round in 0..3 {
+        // Made through `other`, transformed through the engine's handle, read through `other`.
+        let mut d = DeviceVec::from_host(&other, &x).unwrap();
+        h.engine()
+            .ntt_in_place(&mut d, &NttConfig::forward())
+            .unwrap();
+        assert_same(
+            &d.to_host(&other).unwrap(),
+            &want,
+            &format!("round {round}"),
+        );
+        // And back: overwritten through `other` while the engine's stream may still be busy.
+        h.engine()
+            .ntt_in_place(&mut d, &NttConfig::inverse())
+            .unwrap();
+        d.copy_from_host(&other, &x).unwrap();
+        h.engine()
+            .ntt_in_place(&mut d, &NttConfig::forward())
+            .unwrap();
+        assert_same(
+            &d.to_host(h.gpu()).unwrap(),
+            &want,
+            &format!("round {round}, reused"),
+        );
+    }
 }

@@ -4,9 +4,9 @@
 use ark_ff::{FftField, Field, PrimeField, UniformRand, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use std::sync::Arc;
 use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
-use std::sync::Arc;
 use zkntt_gpu::{
     BatchLayout, DeviceVec, Direction, Error, HostPipeline, NttConfig, NttEngine, Ordering,
 };
@@ -310,7 +310,10 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     );
     if max_log() >= 23 {
         let mut d23 = DeviceVec::<F>::zeros(small.gpu(), 1 << 23).unwrap();
-        small.engine().ntt_in_place(&mut d23, &NttConfig::forward()).unwrap();
+        small
+            .engine()
+            .ntt_in_place(&mut d23, &NttConfig::forward())
+            .unwrap();
         let split = small.engine().twiddle_bytes() - full;
         assert!(split < 1 << 20, "2^23 twiddles stay compact: {split} bytes");
     }
@@ -325,7 +328,10 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     let mut d = DeviceVec::from_host(small.gpu(), &x22).unwrap();
     let (free, _) = small.gpu().memory().unwrap();
     small.gpu().set_memory_budget(Some(free.min(64 << 20)));
-    small.engine().ntt_in_place(&mut d, &NttConfig::inverse()).unwrap();
+    small
+        .engine()
+        .ntt_in_place(&mut d, &NttConfig::inverse())
+        .unwrap();
     small.gpu().set_memory_budget(None);
     assert!(
         small.engine().twiddle_bytes() < 1 << 20,
