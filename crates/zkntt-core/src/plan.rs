@@ -141,8 +141,8 @@ impl Plan {
         // many as fit in a block, balanced; P = 2^11 only where Q would pass its maximum.
         let mut log_p = ((log_n - 2) / 2).min(PREFERRED_LOG_P);
         if log_n >= 18 {
-            // An even P: its columns are radix-4 passes only (2^20 as 8+4+8 ran 0.98 of sppark
-            // where 9+2+9 ran 0.94, 2^21 as 8+5+8 0.95 against 0.92; below 2^18 odd P is faster).
+            // An even P: its columns are radix-4 passes only, faster from 2^18 up; below, odd P
+            // is faster (the splits compared are in benches/NOTES.md).
             log_p &= !1;
         }
         if log_n - 2 * log_p > MAX_LOG_Q {
@@ -294,7 +294,7 @@ mod tests {
         assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), 23);
         assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
         assert_eq!(t[2].flags, 0);
-        assert_eq!((t[0].blocks, t[1].blocks), (1 << 13, 1));
+        assert_eq!((t[0].blocks, t[1].blocks), (1 << 13, 1 << 14));
         assert!(!t[0].dependent && t[1].dependent && t[2].dependent);
         assert!(t[0].by_columns && t[2].by_columns && !t[1].by_columns);
         let inv = Form {

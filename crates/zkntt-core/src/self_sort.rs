@@ -1,11 +1,12 @@
-//! CPU twin of the GPU engine: the same plan ([`Plan`]), the same three in-place stages with the
-//! same index arithmetic and the same twiddle exponents, so a GPU result can be compared with it
-//! stage by stage. See [`crate::plan`] for the scheme; the derivation:
+//! CPU twin of the GPU engine: the same plan ([`Plan`]), the same three in-place stages (column,
+//! middle, column: `cuda/ntt/column.cu`, `middle.cu`) with the same index arithmetic and the same
+//! twiddle exponents, so a GPU result can be compared with it stage by stage. See [`crate::plan`]
+//! for the scheme; the derivation:
 //!
 //! With j = a*R + c (R = Q*P, c = m*P + b) and k = k1 + P*k2, k2 = k2a + Q*k2b:
-//! - A: `Y[k1][c] = w_N^(c*k1) * sum_a x[a*R + c] w_P^(a*k1)`, stored at k1*R + c.
-//! - B: `Z[k1][k2a][b] = w_N^(P*b*k2a) * sum_m Y[k1][m*P + b] w_Q^(m*k2a)`, stored at b*R + k2a*P + k1.
-//! - C: `X[k1 + P*k2a + P*Q*k2b] = sum_b Z[k1][k2a][b] w_P^(b*k2b)`, stored at k2b*R + k2a*P + k1,
+//! - first column stage: `Y[k1][c] = w_N^(c*k1) * sum_a x[a*R + c] w_P^(a*k1)`, stored at k1*R + c.
+//! - middle stage: `Z[k1][k2a][b] = w_N^(P*b*k2a) * sum_m Y[k1][m*P + b] w_Q^(m*k2a)`, stored at b*R + k2a*P + k1.
+//! - last column stage: `X[k1 + P*k2a + P*Q*k2b] = sum_b Z[k1][k2a][b] w_P^(b*k2b)`, stored at k2b*R + k2a*P + k1,
 //!   which is that very index: natural order.
 
 use crate::plan::Plan;
@@ -15,14 +16,14 @@ use ark_ff::FftField;
 
 /// P-point NTTs down every column of the P x R matrix held in `a`, then `a[k1*R + c] *= w^(c*k1)`
 /// when `twiddle` is set (`w` the N-th root).
-pub fn stage_column<F: FftField>(a: &mut [F], log_p: u32, omega: F, twiddle: bool) {
+pub fn column_stage<F: FftField>(a: &mut [F], log_p: u32, omega: F, twiddle: bool) {
     let r = a.len() >> log_p;
-    stage_column_range(a, log_p, omega, twiddle, 0..r);
+    column_stage_range(a, log_p, omega, twiddle, 0..r);
 }
 
-/// [`stage_column`] on the columns `cols` only (the host pipeline launches stages A and C a range
-/// of columns at a time, as their data arrives or leaves); the others are untouched.
-pub fn stage_column_range<F: FftField>(
+/// [`column_stage`] on the columns `cols` only (the host pipeline launches the column stages a
+/// range of columns at a time, as their data arrives or leaves); the others are untouched.
+pub fn column_stage_range<F: FftField>(
     a: &mut [F],
     log_p: u32,
     omega: F,
@@ -52,7 +53,7 @@ pub fn stage_column_range<F: FftField>(
 
 /// Q-point NTTs on the groups (a, *, b) = {a*R + m*P + b}, times w^(P*b*k), written to group
 /// (b, *, a). In place over the pair of groups, as the GPU's tile pairs.
-pub fn stage_middle<F: FftField>(x: &mut [F], log_p: u32, log_q: u32, omega: F) {
+pub fn middle_stage<F: FftField>(x: &mut [F], log_p: u32, log_q: u32, omega: F) {
     let p = 1usize << log_p;
     let q = 1usize << log_q;
     let r = p * q;
@@ -77,9 +78,9 @@ pub fn transform<F: FftField>(a: &mut [F], omega: F, plan: Plan) {
     match plan {
         Plan::Single { .. } => radix2_nn(a, omega),
         Plan::ThreeStage { log_p, log_q, .. } => {
-            stage_column(a, log_p, omega, true);
-            stage_middle(a, log_p, log_q, omega);
-            stage_column(a, log_p, omega, false);
+            column_stage(a, log_p, omega, true);
+            middle_stage(a, log_p, log_q, omega);
+            column_stage(a, log_p, omega, false);
         }
     }
 }

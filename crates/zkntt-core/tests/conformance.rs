@@ -386,11 +386,11 @@ fn self_sort_matches_reference_at_every_split() {
     }
 }
 
-/// The host pipeline launches stages A and C a range of columns at a time (as chunks of columns
+/// The host pipeline launches the column stages a range of columns at a time (as chunks of columns
 /// arrive and leave): the ranges, in any order, give the whole stage, bit for bit.
 #[test]
 fn column_stage_by_ranges_equals_the_whole_stage() {
-    use zkntt_core::self_sort::{stage_column, stage_column_range};
+    use zkntt_core::self_sort::{column_stage, column_stage_range};
     type F = ark_bn254::Fr;
     let mut rng = StdRng::seed_from_u64(12);
     for (log_n, log_p) in [(6u32, 2u32), (12, 4), (13, 6)] {
@@ -400,13 +400,13 @@ fn column_stage_by_ranges_equals_the_whole_stage() {
         let input: Vec<F> = random_vec(&mut rng, n);
         for twiddle in [true, false] {
             let mut want = input.clone();
-            stage_column(&mut want, log_p, omega, twiddle);
+            column_stage(&mut want, log_p, omega, twiddle);
             for chunks in [1usize, 2, 4, r] {
                 let w = r / chunks;
                 let mut got = input.clone();
                 // Last range first: nothing depends on the order.
                 for j in (0..chunks).rev() {
-                    stage_column_range(&mut got, log_p, omega, twiddle, j * w..(j + 1) * w);
+                    column_stage_range(&mut got, log_p, omega, twiddle, j * w..(j + 1) * w);
                 }
                 assert!(
                     got == want,

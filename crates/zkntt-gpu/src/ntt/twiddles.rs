@@ -95,10 +95,10 @@ pub(crate) fn lo_bits(log_n: u32) -> u32 {
     log_n.div_ceil(2)
 }
 
-/// Up to this log2 size the stage-A twiddles w_N^(c*k1) come from a table of all N powers (one
-/// read per element instead of two reads and a product: 5-9% faster at 2^18..2^22 on an H100),
-/// at the price of N x 32 bytes of device memory per (size, direction), as much as the data
-/// (128 MiB at 2^22). Above it, or when the full table does not fit, the two split tables of
+/// Up to this log2 size the first column launch's twiddles w_N^(c*k1) come from a table of all N
+/// powers (one read per element instead of two reads and a product; the gain is in
+/// benches/NOTES.md), at the price of N x 32 bytes of device memory per (size, direction), as much
+/// as the data (128 MiB at 2^22). Above it, or when the full table does not fit, the two split tables of
 /// about sqrt(N) entries (2^23: 656 KiB in all).
 pub(crate) const FULL_OMEGA_MAX_LOG: u32 = 22;
 
