@@ -1,24 +1,18 @@
-//! Where a transform runs: the process-wide engine, the size threshold, the CPU fallback and its
-//! one-time log lines.
+//! Where a transform runs: the per-thread backend choice, the size threshold, `ZKNTT_FORCE_CPU`,
+//! and the record of the last placement.
 
-use ark_ff::FftField;
+use crate::context;
+use crate::log::log_once;
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
-use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock};
-use zkntt_core::{FieldId, NttConfig};
-use zkntt_gpu::{Error, Gpu, NttEngine};
+use std::sync::{Arc, OnceLock};
+use zkntt_gpu::HostPipeline;
 
-/// Below `2^DEFAULT_GPU_MIN_LOG_SIZE` points a transform stays on the CPU, where the copies to
-/// and from the GPU and the launch latency would cost more than ark-poly's FFT.
-///
-/// Measured by `benches/domain.rs` (BN254, host vector in and out, one H200 with a 16-core host,
-/// 2026-11-21): at 2^10, the smallest size measured, the GPU path took 0.069 ms against 0.340 ms
-/// for ark-poly on all cores (0.119 vs 0.638 at 2^12). The crossover lies below 2^10; it is
-/// kept there until smaller sizes are measured, and on hosts with few cores (where ark-poly's
-/// small transforms pay less thread overhead) it may sit higher.
-/// `ZKNTT_GPU_MIN_LOG` or [`set_gpu_min_log_size`] overrides it.
+/// Below `2^DEFAULT_GPU_MIN_LOG_SIZE` points a transform stays on the CPU, where the copies to and
+/// from the GPU and the launch latency would cost more than ark-poly's FFT. It is the smallest size
+/// `benches/domain.rs` measures, where the GPU already won (numbers in `benches/NOTES.md`); on hosts
+/// with few cores the crossover may sit higher. `ZKNTT_GPU_MIN_LOG` or [`set_gpu_min_log_size`]
+/// overrides it.
 pub const DEFAULT_GPU_MIN_LOG_SIZE: u32 = 10;
 
 /// Set to `1` to run every transform on the CPU (ark-poly's code), GPU or not.
@@ -52,10 +46,13 @@ pub enum CpuReason {
     BelowThreshold,
     /// `ZKNTT_FORCE_CPU=1` or [`Backend::Cpu`].
     Forced,
-    /// No usable GPU: no driver, no device, or kernels not built into this binary.
-    NoGpu(String),
-    /// The GPU failed during the call; the CPU redid it from the untouched input.
-    GpuFailed(String),
+    /// No usable GPU for the process: no driver, no such device, kernels not built into this
+    /// binary, or a `ZKNTT_DEVICE` that is not a number. `kind` is a stable key
+    /// (`zkntt_gpu::Error::kind`, e.g. `"no-device"`, `"kernels-not-built"`; `"device-env"`).
+    NoGpu { kind: String, message: String },
+    /// The GPU failed during the call; the CPU redid it from the untouched input. `kind` is the
+    /// error's stable key (`zkntt_gpu::Error::kind`, e.g. `"out-of-memory"`, `"driver:cuMemAlloc"`).
+    GpuFailed { kind: String, message: String },
 }
 
 /// Where the last transform of the current thread ran.
@@ -68,7 +65,6 @@ pub enum Placement {
 thread_local! {
     static BACKEND: Cell<Backend> = const { Cell::new(Backend::Auto) };
     static LAST: RefCell<Option<Placement>> = const { RefCell::new(None) };
-    static INJECT_FAILURE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `f` with the calls on this thread (not on threads it spawns) using `backend`; restores the
@@ -97,14 +93,6 @@ pub fn last_placement() -> Option<Placement> {
 
 pub(crate) fn record(p: Placement) {
     LAST.with(|l| *l.borrow_mut() = Some(p));
-}
-
-/// Test hook: the next GPU transform on this thread fails part way through copying its result
-/// back into the caller's vector (after the first chunk), as a driver fault there would. The call
-/// must then complete on the CPU from the restored input.
-#[doc(hidden)]
-pub fn inject_gpu_failure_on_this_thread() {
-    INJECT_FAILURE.with(|c| c.set(true));
 }
 
 static MIN_LOG: AtomicU32 = AtomicU32::new(u32::MAX);
@@ -144,169 +132,35 @@ fn force_cpu_env() -> bool {
     })
 }
 
-static ENGINE: OnceLock<Result<NttEngine, String>> = OnceLock::new();
-
-fn engine_or_reason() -> Result<&'static NttEngine, String> {
-    ENGINE
-        .get_or_init(|| {
-            let engine = Gpu::new(0).map_err(|e| e.to_string()).and_then(|gpu| {
-                if zkntt_kernels::built() {
-                    Ok(NttEngine::new(gpu))
-                } else {
-                    Err(Error::KernelsNotBuilt {
-                        note: zkntt_kernels::BUILD_NOTE,
-                    }
-                    .to_string())
-                }
-            });
-            if let Err(reason) = &engine {
-                log_once(
-                    "no-gpu",
-                    format_args!("GpuDomain runs on the CPU: {reason}"),
-                );
-            }
-            engine
-        })
-        .as_ref()
-        .map_err(Clone::clone)
-}
-
-/// The process-wide engine on device 0, created on first use; `None` without a usable GPU.
-/// Tests use it to reach the engine's [`Gpu`] (for instance its memory budget).
-pub fn gpu_engine() -> Option<&'static NttEngine> {
-    engine_or_reason().ok()
-}
-
-/// Logs `msg` at WARN the first time `key` is seen in this process.
-fn log_once(key: &str, msg: fmt::Arguments<'_>) -> bool {
-    static SEEN: Mutex<Option<HashSet<String>>> = Mutex::new(None);
-    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
-    let first = seen
-        .get_or_insert_with(HashSet::new)
-        .insert(key.to_string());
-    if first {
-        tracing::warn!(target: "zkntt_ark", reason = key, "{msg}");
-    }
-    first
-}
-
-/// One log line per kind of failure, not per call (an out-of-memory at each call of a loop
-/// would otherwise flood the log).
-fn failure_key(e: &Error) -> String {
-    match e {
-        Error::NoDevice(_) => "gpu-failed:no-device".into(),
-        Error::KernelsNotBuilt { .. } => "gpu-failed:kernels-not-built".into(),
-        Error::UnsupportedField { .. } => "gpu-failed:unsupported-field".into(),
-        Error::OutOfMemory { .. } => "gpu-failed:out-of-memory".into(),
-        Error::Driver { op, .. } => format!("gpu-failed:driver:{op}"),
-        Error::Runtime { code, .. } => format!("gpu-failed:runtime:{code}"),
-        Error::Config(_) => "gpu-failed:config".into(),
-        other => format!("gpu-failed:{}", variant_name(other)),
-    }
-}
-
-fn variant_name(e: &Error) -> String {
-    let s = format!("{e:?}");
-    s.split(['(', ' ', '{'])
-        .next()
-        .unwrap_or("other")
-        .to_string()
-}
-
-/// Whether `T` is `F` and `F` has kernels: then, and only then, a `Vec<T>` may be viewed as a
-/// `Vec<F>`.
-pub(crate) fn is_gpu_field<F: FftField, T>() -> bool {
-    FieldId::of::<F>().is_some() && typeid::of::<T>() == std::any::TypeId::of::<F>()
-}
-
-/// `v` as a vector of field elements. Call only when [`is_gpu_field::<F, T>`] holds.
-pub(crate) fn as_field_vec<F: FftField, T>(v: &mut Vec<T>) -> &mut Vec<F> {
-    assert!(is_gpu_field::<F, T>(), "as_field_vec on a non-field type");
-    // SAFETY: T and F have the same TypeId up to lifetimes, and F is one of the two ark field
-    // types with kernels (FieldId), which have no lifetime parameters: T is F.
-    unsafe { &mut *(v as *mut Vec<T>).cast::<Vec<F>>() }
-}
-
-/// The engine to run a transform of `2^log_n` points of `F` on, or why it runs on the CPU.
-pub(crate) fn choose<F: FftField>(log_n: u32) -> Result<&'static NttEngine, CpuReason> {
+/// The pipeline to run a transform of `2^log_n` elements of a field with kernels on, or why it
+/// runs on the CPU.
+///
+/// # Panics
+/// Under [`Backend::Gpu`] when there is no usable GPU.
+pub(crate) fn choose(log_n: u32) -> Result<&'static Arc<HostPipeline>, CpuReason> {
     let backend = current_backend();
-    if FieldId::of::<F>().is_none() {
-        return Err(CpuReason::FieldWithoutKernels);
-    }
     match backend {
         Backend::Cpu => return Err(CpuReason::Forced),
         Backend::Auto if force_cpu_env() => return Err(CpuReason::Forced),
         Backend::Auto if log_n < gpu_min_log_size() => return Err(CpuReason::BelowThreshold),
         _ => {}
     }
-    match engine_or_reason() {
-        Ok(e) => Ok(e),
-        Err(reason) if backend == Backend::Gpu => {
-            panic!("zkntt-ark: Backend::Gpu requested but there is no usable GPU: {reason}")
-        }
-        Err(reason) => Err(CpuReason::NoGpu(reason)),
+    match context::pipeline() {
+        Ok(p) => Ok(p),
+        Err(u) if backend == Backend::Gpu => panic!(
+            "zkntt-ark: Backend::Gpu requested but there is no usable GPU: {}",
+            u.message
+        ),
+        Err(u) => Err(CpuReason::NoGpu {
+            kind: u.kind.clone(),
+            message: u.message.clone(),
+        }),
     }
-}
-
-/// Turns a GPU error into the reason for the CPU rerun, logging it once per kind.
-pub(crate) fn gpu_failed(e: Error) -> CpuReason {
-    if current_backend() == Backend::Gpu {
-        panic!("zkntt-ark: Backend::Gpu requested and the GPU failed: {e}");
-    }
-    log_once(
-        &failure_key(&e),
-        format_args!("GPU transform failed, redone on the CPU (logged once per kind): {e}"),
-    );
-    CpuReason::GpuFailed(e.to_string())
-}
-
-/// The transform `cfg` describes, on the GPU, of `data` (host memory), in place, through the
-/// engine's pinned host pipeline (`zkntt_gpu::HostPipeline`).
-///
-/// On `Err`, `data` holds its input: the pipeline keeps the input in its pinned staging buffer
-/// until the result is complete and restores whatever part of `data` it had overwritten when a
-/// failure comes during the copy back.
-pub(crate) fn gpu_transform<F: FftField>(
-    engine: &NttEngine,
-    data: &mut [F],
-    cfg: &NttConfig<F>,
-) -> Result<(), Error> {
-    if INJECT_FAILURE.with(|c| c.replace(false)) {
-        // Part way through the copy back: after the first chunk of the result has been written
-        // into `data` (after all of it when the result is a single chunk).
-        zkntt_gpu::test_support::fail_next_copy_back_at(1);
-    }
-    engine.ntt(data, cfg)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn each_reason_is_logged_once() {
-        assert!(log_once("test-key-a", format_args!("first")));
-        assert!(!log_once("test-key-a", format_args!("second")));
-        assert!(log_once("test-key-b", format_args!("other reason")));
-    }
-
-    #[test]
-    fn failures_of_one_kind_share_a_key() {
-        let a = Error::OutOfMemory { needed: 1, free: 0 };
-        let b = Error::OutOfMemory {
-            needed: 1 << 30,
-            free: 5,
-        };
-        assert_eq!(failure_key(&a), failure_key(&b));
-        assert_ne!(failure_key(&a), failure_key(&Error::NoDevice("x".into())));
-        assert_eq!(
-            variant_name(&Error::LengthMismatch {
-                expected: 1,
-                got: 2
-            }),
-            "LengthMismatch"
-        );
-    }
 
     #[test]
     fn with_backend_restores_the_previous_choice() {
@@ -319,20 +173,5 @@ mod tests {
         let r = std::panic::catch_unwind(|| with_backend(Backend::Cpu, || panic!("inside")));
         assert!(r.is_err());
         assert_eq!(current_backend(), Backend::Auto);
-    }
-
-    #[test]
-    fn only_the_field_itself_is_viewed_as_the_field() {
-        use ark_bn254::Fr;
-        assert!(is_gpu_field::<Fr, Fr>());
-        assert!(!is_gpu_field::<Fr, ark_bn254::G1Projective>());
-        assert!(!is_gpu_field::<Fr, ark_bls12_381::Fr>());
-        assert!(
-            !is_gpu_field::<ark_bn254::Fq, ark_bn254::Fq>(),
-            "no kernels for Fq"
-        );
-        let mut v = vec![Fr::from(3u64)];
-        as_field_vec::<Fr, Fr>(&mut v).push(Fr::from(4u64));
-        assert_eq!(v, [Fr::from(3u64), Fr::from(4u64)]);
     }
 }

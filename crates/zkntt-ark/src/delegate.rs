@@ -1,13 +1,33 @@
 //! The trait plumbing shared by [`crate::GpuDomain`] (ark-poly 0.6) and `v05::GpuDomain05`
-//! (ark-poly 0.5): conversions, `Debug`, and `EvaluationDomain` delegating to the wrapped
-//! `Radix2EvaluationDomain` except for the transforms. The two traits come from different crates,
-//! so the impls are stamped by a macro; the names in it (`FftField`, `EvaluationDomain`,
-//! `Radix2EvaluationDomain`, `DomainCoeff`, `Elements`, `Direction`, `fmt`) resolve where it is
-//! invoked, against that module's ark version. The type must have an `inner:
-//! Radix2EvaluationDomain<F>` field and a `transform(&self, &mut Vec<T>, Direction)` method.
+//! (ark-poly 0.5): conversions, `Debug`, the CPU transform, and `EvaluationDomain` delegating to
+//! the wrapped `Radix2EvaluationDomain` except for the transforms. The two traits come from
+//! different crates, so the impls are stamped by a macro; the names in it (`FftField`,
+//! `EvaluationDomain`, `Radix2EvaluationDomain`, `DomainCoeff`, `Elements`, `Direction`, `fmt`)
+//! resolve where it is invoked, against that module's ark version. The type must have an `inner:
+//! Radix2EvaluationDomain<F>` field and a `transform(&self, &mut Vec<T>, Direction)` method (which
+//! hands its work to `crate::transform`, the GPU path both versions share).
 
 macro_rules! radix2_domain_impls {
     ($domain:ident) => {
+        impl<F: FftField> $domain<F> {
+            /// The radix-2 domain this one wraps (its public fields, its inherent methods).
+            pub fn as_radix2(&self) -> &Radix2EvaluationDomain<F> {
+                &self.inner
+            }
+
+            pub fn into_radix2(self) -> Radix2EvaluationDomain<F> {
+                self.inner
+            }
+
+            /// ark-poly's own transform: the fallback, and every call the GPU does not take.
+            fn cpu<T: DomainCoeff<F>>(&self, v: &mut Vec<T>, direction: Direction) {
+                match direction {
+                    Direction::Forward => self.inner.fft_in_place(v),
+                    Direction::Inverse => self.inner.ifft_in_place(v),
+                }
+            }
+        }
+
         impl<F: FftField> From<Radix2EvaluationDomain<F>> for $domain<F> {
             fn from(inner: Radix2EvaluationDomain<F>) -> Self {
                 Self { inner }

@@ -3,21 +3,31 @@
 #[macro_use]
 mod delegate;
 mod backend;
+mod context;
+mod error;
+mod log;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod transform;
 #[cfg(feature = "ark-poly-05")]
 pub mod v05;
 
 pub use backend::{
     Backend, CpuReason, DEFAULT_GPU_MIN_LOG_SIZE, FORCE_CPU_ENV, GPU_MIN_LOG_ENV, Placement,
-    current_backend, gpu_engine, gpu_min_log_size, inject_gpu_failure_on_this_thread,
-    last_placement, set_gpu_min_log_size, with_backend,
+    current_backend, gpu_min_log_size, last_placement, set_gpu_min_log_size, with_backend,
 };
+pub use context::{DEVICE_ENV, gpu_pipeline, install};
+pub use error::Error;
+/// The GPU runtime under the domains, whose types [`install`] and [`gpu_pipeline`] take and give.
+pub use zkntt_gpu;
 
 use ark_ff::FftField;
 use ark_poly::domain::{DomainCoeff, radix2::Elements};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use std::fmt;
-use zkntt_core::{Direction, NttConfig};
+use transform::KernelField;
+use zkntt_core::Direction;
 
 /// `Radix2EvaluationDomain<F>` with its FFTs on the GPU: same values bit for bit, same
 /// serialization, same `Copy + Hash + Eq` data (it is that domain, wrapped).
@@ -31,53 +41,14 @@ pub struct GpuDomain<F: FftField> {
 }
 
 impl<F: FftField> GpuDomain<F> {
-    /// The radix-2 domain this one wraps (its public fields, its inherent methods).
-    pub fn as_radix2(&self) -> &Radix2EvaluationDomain<F> {
-        &self.inner
-    }
-
-    pub fn into_radix2(self) -> Radix2EvaluationDomain<F> {
-        self.inner
-    }
-
     fn transform<T: DomainCoeff<F>>(&self, v: &mut Vec<T>, direction: Direction) {
-        let cpu = |v: &mut Vec<T>| match direction {
-            Direction::Forward => self.inner.fft_in_place(v),
-            Direction::Inverse => self.inner.ifft_in_place(v),
-        };
-        if !backend::is_gpu_field::<F, T>() {
-            let reason = if zkntt_core::FieldId::of::<F>().is_none() {
-                CpuReason::FieldWithoutKernels
-            } else {
-                CpuReason::CoefficientType
-            };
-            backend::record(Placement::Cpu(reason));
-            return cpu(v);
-        }
-        let engine = match backend::choose::<F>(self.inner.log_size_of_group) {
-            Ok(engine) => engine,
-            Err(reason) => {
-                backend::record(Placement::Cpu(reason));
-                return cpu(v);
+        let cpu = |v: &mut Vec<T>| self.cpu(v, direction);
+        match KernelField::<T, F>::same() {
+            Ok(kernel) => {
+                let log_n = self.inner.log_size_of_group;
+                transform::transform(v, kernel, log_n, self.inner.offset, direction, cpu);
             }
-        };
-        let data = backend::as_field_vec::<F, T>(v);
-        // ark's resize: zero-pads a short vector, truncates an over-long one. (ark's degree-aware
-        // path for inputs of at most size/4 computes the same values as the padded transform.)
-        data.resize(self.size(), F::zero());
-        let offset = self.inner.offset;
-        let mut cfg = NttConfig::forward().with_direction(direction);
-        if !offset.is_one() {
-            cfg = cfg.with_coset(offset);
-        }
-        match backend::gpu_transform(engine, data, &cfg) {
-            Ok(()) => backend::record(Placement::Gpu),
-            Err(e) => {
-                // `data` is the caller's input, resized as ark would: the CPU starts from there.
-                let reason = backend::gpu_failed(e);
-                backend::record(Placement::Cpu(reason));
-                cpu(v);
-            }
+            Err(reason) => transform::on_cpu(v, reason, cpu),
         }
     }
 }

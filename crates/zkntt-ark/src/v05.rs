@@ -6,7 +6,8 @@
 //! value have the same bytes (asserted for the sizes at compile time, checked value by value in the
 //! tests): a `Vec` of 0.5 elements goes to the GPU as the 0.6 type, with no conversion.
 
-use crate::backend::{self, CpuReason, Placement};
+use crate::CpuReason;
+use crate::transform::{self, KernelField};
 use ark_ff_05::FftField;
 use ark_poly_05::domain::{DomainCoeff, radix2::Elements};
 use ark_poly_05::{EvaluationDomain, Radix2EvaluationDomain};
@@ -15,7 +16,7 @@ use ark_serialize_05::{
 };
 use std::any::TypeId;
 use std::fmt;
-use zkntt_core::{Direction, NttConfig};
+use zkntt_core::Direction;
 
 const _: () = {
     use std::mem::{align_of, size_of};
@@ -63,71 +64,39 @@ fn to_twin<F: 'static + Copy, G: 'static + Copy>(x: F) -> G {
 }
 
 impl<F: FftField> GpuDomain05<F> {
-    /// The radix-2 domain this one wraps.
-    pub fn as_radix2(&self) -> &Radix2EvaluationDomain<F> {
-        &self.inner
-    }
-
-    pub fn into_radix2(self) -> Radix2EvaluationDomain<F> {
-        self.inner
-    }
-
     fn transform<T: DomainCoeff<F>>(&self, v: &mut Vec<T>, direction: Direction) {
+        let cpu = |v: &mut Vec<T>| self.cpu(v, direction);
         let twin = twin::<F>();
-        if twin.is_none() || typeid::of::<T>() != TypeId::of::<F>() {
-            let reason = if twin.is_none() {
-                CpuReason::FieldWithoutKernels
-            } else {
-                CpuReason::CoefficientType
-            };
-            backend::record(Placement::Cpu(reason));
-            return self.cpu(v, direction);
+        if twin.is_some() && typeid::of::<T>() != TypeId::of::<F>() {
+            return transform::on_cpu(v, CpuReason::CoefficientType, cpu);
         }
+        // SAFETY (both arms): T is F (checked above: same TypeId, and F: 'static has no
+        // lifetimes), and the type named is F's twin.
         match twin {
-            Some(Twin::Bn254Fr) => self.on_gpu_as::<T, ark_bn254::Fr>(v, direction),
-            Some(Twin::Bls12_381Fr) => self.on_gpu_as::<T, ark_bls12_381::Fr>(v, direction),
-            None => unreachable!("checked above"),
+            Some(Twin::Bn254Fr) => unsafe { self.as_twin::<T, ark_bn254::Fr>(v, direction, cpu) },
+            Some(Twin::Bls12_381Fr) => unsafe {
+                self.as_twin::<T, ark_bls12_381::Fr>(v, direction, cpu)
+            },
+            None => transform::on_cpu(v, CpuReason::FieldWithoutKernels, cpu),
         }
     }
 
-    fn cpu<T: DomainCoeff<F>>(&self, v: &mut Vec<T>, direction: Direction) {
-        match direction {
-            Direction::Forward => self.inner.fft_in_place(v),
-            Direction::Inverse => self.inner.ifft_in_place(v),
-        }
-    }
-
-    /// The GPU path with `T` = `F` seen as its 0.6 twin `G`.
-    fn on_gpu_as<T: DomainCoeff<F>, G: ark_ff::FftField>(
+    /// The shared transform with `T` seen as `F`'s 0.6 twin `G`.
+    ///
+    /// # Safety
+    /// `T` is `F`, and `G` is `F`'s twin.
+    unsafe fn as_twin<T: DomainCoeff<F>, G: ark_ff::FftField>(
         &self,
         v: &mut Vec<T>,
         direction: Direction,
+        cpu: impl FnOnce(&mut Vec<T>),
     ) {
-        let engine = match backend::choose::<G>(self.inner.log_size_of_group) {
-            Ok(engine) => engine,
-            Err(reason) => {
-                backend::record(Placement::Cpu(reason));
-                return self.cpu(v, direction);
-            }
-        };
-        // ark's resize: zero-pads a short vector, truncates an over-long one.
-        v.resize(self.inner.size(), T::zero());
-        // SAFETY: T is F (TypeId, and F: 'static has no lifetimes), and G is F's twin: same
-        // size, alignment and bytes for every value. The slice covers the vector's elements.
-        let data = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<G>(), v.len()) };
-        let offset = self.inner.offset;
-        let mut cfg = NttConfig::<G>::forward().with_direction(direction);
-        if !offset.is_one() {
-            cfg = cfg.with_coset(to_twin::<F, G>(offset));
-        }
-        match backend::gpu_transform(engine, data, &cfg) {
-            Ok(()) => backend::record(Placement::Gpu),
-            Err(e) => {
-                let reason = backend::gpu_failed(e);
-                backend::record(Placement::Cpu(reason));
-                self.cpu(v, direction);
-            }
-        }
+        // SAFETY: G, F's twin, has kernels and the size, alignment and bytes of every F, which
+        // is T (the caller's contract).
+        let kernel = unsafe { KernelField::<T, G>::new_unchecked() };
+        let offset = to_twin::<F, G>(self.inner.offset);
+        let log_n = self.inner.log_size_of_group;
+        transform::transform(v, kernel, log_n, offset, direction, cpu);
     }
 }
 

@@ -22,7 +22,7 @@ include!("common/conformance.rs");
 #[test]
 fn auto_without_gpu_falls_back_and_says_why() {
     use ark_bn254::Fr;
-    if zkntt_ark::gpu_engine().is_some() {
+    if zkntt_ark::gpu_pipeline().is_some() {
         let _ = std::io::Write::write_all(
             &mut std::io::stderr(),
             b"SKIP auto_without_gpu_falls_back_and_says_why: a GPU is present\n",
@@ -36,7 +36,9 @@ fn auto_without_gpu_falls_back_and_says_why() {
     let input: Vec<Fr> = rand_vec(&mut rng, 1 << log_n);
     assert_eq!(ours.fft(&input), ark.fft(&input));
     match last_placement() {
-        Some(Placement::Cpu(CpuReason::NoGpu(reason))) => assert!(!reason.is_empty()),
+        Some(Placement::Cpu(CpuReason::NoGpu { kind, message })) => {
+            assert!(!kind.is_empty() && !message.is_empty())
+        }
         Some(Placement::Cpu(CpuReason::Forced)) => {} // ZKNTT_FORCE_CPU=1 in the environment
         other => panic!("expected the CPU for want of a GPU, got {other:?}"),
     }
@@ -77,7 +79,7 @@ fn gpu_failure_mid_call_completes_on_the_cpu() {
     if !gpu_present("gpu_failure_mid_call_completes_on_the_cpu") {
         return;
     }
-    let _g = engine_shared();
+    let _g = pipeline_shared();
     let mut rng = StdRng::seed_from_u64(8);
     let log_n = zkntt_ark::gpu_min_log_size().max(16);
     let ark = Radix2EvaluationDomain::<Fr>::new(1 << log_n)
@@ -87,7 +89,7 @@ fn gpu_failure_mid_call_completes_on_the_cpu() {
     let ours = GpuDomain::<Fr>::from(ark);
     let input: Vec<Fr> = rand_vec(&mut rng, (1 << log_n) - 3);
     for inverse in [false, true] {
-        zkntt_ark::inject_gpu_failure_on_this_thread();
+        zkntt_ark::testing::inject_gpu_failure_on_this_thread();
         let mut got = input.clone();
         let mut want = input.clone();
         if inverse {
@@ -100,7 +102,7 @@ fn gpu_failure_mid_call_completes_on_the_cpu() {
         assert!(
             matches!(
                 last_placement(),
-                Some(Placement::Cpu(CpuReason::GpuFailed(_)))
+                Some(Placement::Cpu(CpuReason::GpuFailed { .. }))
             ),
             "{:?}",
             last_placement()
@@ -113,15 +115,15 @@ fn gpu_failure_mid_call_completes_on_the_cpu() {
     assert_same(&got, &ark.fft(&input), "the GPU after a failure");
 }
 
-/// Out of device memory (the engine's memory budget set to nothing): ark's result from the CPU.
+/// Out of device memory (the pipeline's memory budget set to nothing): ark's result from the CPU.
 #[test]
 fn gpu_out_of_memory_completes_on_the_cpu() {
     use ark_bls12_381::Fr;
     if !gpu_present("gpu_out_of_memory_completes_on_the_cpu") {
         return;
     }
-    let engine = zkntt_ark::gpu_engine().expect("a GPU is present");
-    let _exclusive = ENGINE_STATE.write().unwrap_or_else(|p| p.into_inner());
+    let pipeline = zkntt_ark::gpu_pipeline().expect("a GPU is present");
+    let _exclusive = PIPELINE_STATE.write().unwrap_or_else(|p| p.into_inner());
     struct LiftBudget<'a>(&'a zkntt_gpu::Gpu);
     impl Drop for LiftBudget<'_> {
         fn drop(&mut self) {
@@ -130,9 +132,9 @@ fn gpu_out_of_memory_completes_on_the_cpu() {
     }
     // Device slots the host pipeline keeps from earlier calls would serve this one: let go of them
     // so that the call has to allocate.
-    engine.host_pipeline().release_device();
-    engine.gpu().set_memory_budget(Some(1024));
-    let _lift = LiftBudget(engine.gpu());
+    pipeline.release_device();
+    pipeline.gpu().set_memory_budget(Some(1024));
+    let _lift = LiftBudget(pipeline.gpu());
     let mut rng = StdRng::seed_from_u64(9);
     let log_n = zkntt_ark::gpu_min_log_size().max(14);
     let ark = Radix2EvaluationDomain::<Fr>::new(1 << log_n).unwrap();
@@ -141,8 +143,8 @@ fn gpu_out_of_memory_completes_on_the_cpu() {
     let mut got = input.clone();
     ours.fft_in_place(&mut got);
     match last_placement() {
-        Some(Placement::Cpu(CpuReason::GpuFailed(reason))) => {
-            assert!(reason.contains("out of device memory"), "{reason}")
+        Some(Placement::Cpu(CpuReason::GpuFailed { kind, message })) => {
+            assert_eq!(kind, "out-of-memory", "{message}")
         }
         other => panic!("expected an out-of-memory fallback, got {other:?}"),
     }
@@ -155,12 +157,31 @@ fn gpu_out_of_memory_completes_on_the_cpu() {
 #[test]
 fn backend_gpu_without_a_gpu_panics() {
     use ark_bn254::Fr;
-    if zkntt_ark::gpu_engine().is_some() {
+    if zkntt_ark::gpu_pipeline().is_some() {
         return; // with a GPU there is nothing to refuse
     }
     let d = GpuDomain::<Fr>::new(4).unwrap();
     let r = std::panic::catch_unwind(|| with_backend(Backend::Gpu, || d.fft(&[Fr::from(1u64); 4])));
     assert!(r.is_err());
+}
+
+/// The context is set by the first use: a later `install` is an error value, and changes nothing.
+#[test]
+fn install_after_first_use_is_an_error() {
+    if !gpu_present("install_after_first_use_is_an_error") {
+        return;
+    }
+    let pipeline = zkntt_ark::gpu_pipeline().expect("a GPU is present");
+    let device = pipeline.gpu().ordinal();
+    let other = std::sync::Arc::new(zkntt_gpu::HostPipeline::new(pipeline.engine().clone()));
+    assert_eq!(
+        zkntt_ark::install(other),
+        Err(zkntt_ark::Error::AlreadyInitialized {
+            device: Some(device)
+        })
+    );
+    let still = zkntt_ark::gpu_pipeline().expect("a GPU is present");
+    assert!(std::sync::Arc::ptr_eq(&still, &pipeline));
 }
 
 #[test]

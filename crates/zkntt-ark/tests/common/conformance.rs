@@ -4,12 +4,12 @@
 // `CanonicalSerialize`, `CanonicalDeserialize`, `Compress`, `Validate`, `StdRng`, `SeedableRng`,
 // `Bn254Fr`, `Bn254G1`, `Bls12_381Fr`, and `GpuDomain` (the domain type under test).
 
-/// GPU tests that change the shared engine's state (its memory budget) take this for writing;
-/// every other GPU test holds it for reading, so none of them runs on a crippled engine.
-static ENGINE_STATE: RwLock<()> = RwLock::new(());
+/// GPU tests that change the shared pipeline's state (its memory budget) take this for writing;
+/// every other GPU test holds it for reading, so none of them runs on a crippled pipeline.
+static PIPELINE_STATE: RwLock<()> = RwLock::new(());
 
-fn engine_shared() -> RwLockReadGuard<'static, ()> {
-    ENGINE_STATE.read().unwrap_or_else(|p| p.into_inner())
+fn pipeline_shared() -> RwLockReadGuard<'static, ()> {
+    PIPELINE_STATE.read().unwrap_or_else(|p| p.into_inner())
 }
 
 fn max_log(default: u32) -> u32 {
@@ -419,10 +419,10 @@ macro_rules! conformance_suite {
             const BACKEND: Backend = $backend;
 
             /// Whether this backend can run here (prints the skip line if not), and the guard
-            /// that keeps engine-state tests out while it runs.
+            /// that keeps pipeline-state tests out while it runs.
             fn gate(test: &str) -> Option<RwLockReadGuard<'static, ()>> {
                 let gate: fn(&str) -> bool = $gate;
-                gate(&format!("{}::{test}", stringify!($name))).then(engine_shared)
+                gate(&format!("{}::{test}", stringify!($name))).then(pipeline_shared)
             }
 
             fn max() -> u32 {
@@ -522,7 +522,7 @@ fn cpu_always(_: &str) -> bool {
 }
 
 fn gpu_present(test: &str) -> bool {
-    zkntt_gpu::test_support::gpu_or_skip(test).is_some()
+    zkntt_gpu::testing::gpu_or_skip(test).is_some()
 }
 
 conformance_suite!(cpu_bn254, Bn254Fr, Backend::Cpu, 16, cpu_always);

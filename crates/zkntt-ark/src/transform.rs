@@ -1,0 +1,172 @@
+//! The transform both domains share (`GpuDomain` on ark-poly 0.6, `v05::GpuDomain05` on 0.5): the
+//! backend choice, ark's resize, the coset, the CPU rerun on any GPU error, the placement record.
+//! What differs between the versions is only how a domain sees that its coefficients are a field
+//! with kernels, which it says by handing over a [`KernelField`].
+
+use crate::backend::{self, Backend, CpuReason, Placement, current_backend};
+use crate::log::log_once;
+use ark_ff::FftField;
+use std::any::TypeId;
+use std::marker::PhantomData;
+use zkntt_core::{Direction, FieldId, NttConfig};
+
+/// Leave to view coefficients `T` as `G`, a field with GPU kernels: `T` is `G`, or `G`'s ark-ff
+/// 0.5 twin (same size, alignment and bytes for every value).
+pub(crate) struct KernelField<T, G> {
+    _types: PhantomData<fn() -> (T, G)>,
+}
+
+impl<T: Copy, G: FftField> KernelField<T, G> {
+    /// When `T` is `G` and `G` has kernels; otherwise why a `Vec<T>` stays on the CPU.
+    pub(crate) fn same() -> Result<Self, CpuReason> {
+        if FieldId::of::<G>().is_none() {
+            Err(CpuReason::FieldWithoutKernels)
+        } else if typeid::of::<T>() != TypeId::of::<G>() {
+            Err(CpuReason::CoefficientType)
+        } else {
+            // SAFETY: T and G have the same TypeId up to lifetimes, and G (an ark field type with
+            // kernels) has no lifetime parameters: T is G.
+            Ok(unsafe { Self::new_unchecked() })
+        }
+    }
+
+    /// # Safety
+    /// `G` has kernels, and `T` has `G`'s size and alignment and, for every value, its bytes.
+    pub(crate) unsafe fn new_unchecked() -> Self {
+        assert!(
+            size_of::<T>() == size_of::<G>() && align_of::<T>() == align_of::<G>(),
+            "KernelField of types of different layouts"
+        );
+        Self {
+            _types: PhantomData,
+        }
+    }
+
+    fn slice<'a>(&self, v: &'a mut [T]) -> &'a mut [G] {
+        // SAFETY: T and G have the same layout and bytes (the constructors' contract); the slice
+        // covers v's elements and borrows v.
+        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<G>(), v.len()) }
+    }
+
+    fn coefficient(&self, x: G) -> T {
+        // SAFETY: as in `slice`: the bytes of every G are a T of the same value.
+        unsafe { std::mem::transmute_copy(&x) }
+    }
+}
+
+/// One `fft_in_place`/`ifft_in_place` of a domain of `2^log_n` points with coset offset `offset`
+/// (one on the subgroup), of coefficients that are `G` (`kernel`): on the GPU when the backend
+/// says so, else, and after any GPU error, by `cpu` (ark-poly's code) from the caller's input.
+pub(crate) fn transform<T: Copy, G: FftField>(
+    v: &mut Vec<T>,
+    kernel: KernelField<T, G>,
+    log_n: u32,
+    offset: G,
+    direction: Direction,
+    cpu: impl FnOnce(&mut Vec<T>),
+) {
+    let pipeline = match backend::choose(log_n) {
+        Ok(pipeline) => pipeline,
+        Err(reason) => return on_cpu(v, reason, cpu),
+    };
+    // ark's resize: zero-pads a short vector, truncates an over-long one. (ark's degree-aware path
+    // for inputs of at most size/4 computes the same values as the padded transform.)
+    v.resize(1 << log_n, kernel.coefficient(G::zero()));
+    let mut cfg = NttConfig::forward().with_direction(direction);
+    if !offset.is_one() {
+        cfg = cfg.with_coset(offset);
+    }
+    match pipeline.ntt(kernel.slice(v), &cfg) {
+        Ok(()) => backend::record(Placement::Gpu),
+        // On Err the pipeline leaves `v` holding its input (resized as ark would): the CPU starts
+        // from there, and the caller never sees a half-transformed vector.
+        Err(e) => on_cpu(v, gpu_failed(e), cpu),
+    }
+}
+
+/// `cpu` on `v`, recording why.
+pub(crate) fn on_cpu<T>(v: &mut Vec<T>, reason: CpuReason, cpu: impl FnOnce(&mut Vec<T>)) {
+    backend::record(Placement::Cpu(reason));
+    cpu(v);
+}
+
+/// Turns a GPU error into the reason for the CPU rerun, logging it once per kind of error (an
+/// out-of-memory at every call of a loop would otherwise flood the log).
+///
+/// # Panics
+/// Under [`Backend::Gpu`], which never falls back.
+fn gpu_failed(e: zkntt_gpu::Error) -> CpuReason {
+    if current_backend() == Backend::Gpu {
+        panic!("zkntt-ark: Backend::Gpu requested and the GPU failed: {e}");
+    }
+    let kind = e.kind();
+    log_once(
+        &failure_key(&kind),
+        format_args!("GPU transform failed, redone on the CPU (logged once per kind): {e}"),
+    );
+    CpuReason::GpuFailed {
+        kind,
+        message: e.to_string(),
+    }
+}
+
+fn failure_key(kind: &str) -> String {
+    format!("gpu-failed:{kind}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_bn254::Fr;
+    use zkntt_gpu::Error;
+
+    #[test]
+    fn failures_of_one_kind_share_a_key() {
+        let a = Error::OutOfMemory { needed: 1, free: 0 };
+        let b = Error::OutOfMemory {
+            needed: 1 << 30,
+            free: 5,
+        };
+        assert_eq!(failure_key(&a.kind()), failure_key(&b.kind()));
+        assert_ne!(
+            failure_key(&a.kind()),
+            failure_key(&Error::NoDevice("x".into()).kind())
+        );
+        assert_eq!(failure_key(&a.kind()), "gpu-failed:out-of-memory");
+    }
+
+    #[test]
+    fn a_gpu_failure_names_its_kind() {
+        let reason = gpu_failed(Error::OutOfMemory { needed: 8, free: 0 });
+        match reason {
+            CpuReason::GpuFailed { kind, message } => {
+                assert_eq!(kind, "out-of-memory");
+                assert!(message.contains("out of device memory"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn only_the_field_itself_is_viewed_as_the_field() {
+        assert!(KernelField::<Fr, Fr>::same().is_ok());
+        assert_eq!(
+            KernelField::<ark_bn254::G1Projective, Fr>::same().err(),
+            Some(CpuReason::CoefficientType)
+        );
+        assert_eq!(
+            KernelField::<ark_bls12_381::Fr, Fr>::same().err(),
+            Some(CpuReason::CoefficientType)
+        );
+        assert_eq!(
+            KernelField::<ark_bn254::Fq, ark_bn254::Fq>::same().err(),
+            Some(CpuReason::FieldWithoutKernels),
+            "no kernels for Fq"
+        );
+        let kernel = KernelField::<Fr, Fr>::same().unwrap();
+        let mut v = vec![Fr::from(3u64), Fr::from(4u64)];
+        kernel.slice(&mut v)[1] = Fr::from(5u64);
+        assert_eq!(v, [Fr::from(3u64), Fr::from(5u64)]);
+        assert_eq!(kernel.coefficient(Fr::from(0u64)), Fr::from(0u64));
+    }
+}
