@@ -53,7 +53,7 @@ mod sppark_host {
         // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
         let ok = unsafe {
             zkntt_sppark_bn254::ntt_device(
-                d.device_ptr(gpu),
+                d.device_ptr(gpu).unwrap(),
                 log_n,
                 zkntt_sppark_bn254::Order::NN,
                 false,
@@ -67,8 +67,8 @@ mod sppark_host {
 }
 
 fn domain_bench(c: &mut Criterion) {
-    let gpu = zkntt_ark::gpu_engine();
-    match gpu {
+    let gpu = zkntt_ark::gpu_pipeline();
+    match &gpu {
         Some(e) => println!(
             "domain/bn254: {} ; GpuDomain threshold 2^{}",
             e.gpu()
@@ -99,7 +99,7 @@ fn domain_bench(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("zkntt-domain", log_n), |b| {
             b.iter(|| ours.fft_in_place(&mut data))
         });
-        if let Some(p) = gpu.and_then(|e| e.host_pipeline().last_profile()) {
+        if let Some(p) = gpu.as_ref().and_then(|e| e.last_profile()) {
             println!("profile 2^{log_n}: {p:?}");
         }
         if gpu.is_some() && log_n <= 14 {
@@ -171,7 +171,7 @@ fn domain_bench(c: &mut Criterion) {
 /// ranges), the contiguous-chunk pipeline at its automatic chunk, and the device-resident
 /// transform alone (wall clock, synchronised).
 fn chunk_sweep_bench(c: &mut Criterion) {
-    let Some(engine) = zkntt_ark::gpu_engine() else {
+    let Some(engine) = zkntt_ark::gpu_pipeline() else {
         return;
     };
     let mut g = c.benchmark_group("domain/bn254/chunk_sweep");
@@ -184,9 +184,7 @@ fn chunk_sweep_bench(c: &mut Criterion) {
         let mut data: Vec<Fr> = random_elements(n, 11);
         let cfg = NttConfig::forward();
         for chunk_mib in [1usize, 2, 4, 8, 16, 1 << 20] {
-            engine
-                .host_pipeline()
-                .set_chunk_bytes(Some((chunk_mib << 20).min(n * 32)));
+            engine.set_chunk_bytes(Some((chunk_mib << 20).min(n * 32)));
             let label = if chunk_mib == 1 << 20 {
                 "one-chunk".to_string()
             } else {
@@ -197,24 +195,24 @@ fn chunk_sweep_bench(c: &mut Criterion) {
             });
             // Only this bench's own call (a filtered-out bench leaves an older profile).
             let chunk = (chunk_mib << 20).min(n * 32);
-            if let Some(p) = engine.host_pipeline().last_profile()
+            if let Some(p) = engine.last_profile()
                 && p.elements == n
                 && p.chunk_bytes == chunk
             {
                 println!("profile 2^{log_n} {label}: {p:?}");
             }
         }
-        engine.host_pipeline().set_chunk_bytes(None);
+        engine.set_chunk_bytes(None);
         // The contiguous-chunk pipeline (the transform after the last chunk is in), same run.
-        engine.host_pipeline().set_column_ranges(false);
+        zkntt_gpu::testing::set_column_ranges(&engine, false);
         g.bench_function(BenchmarkId::new("contiguous-chunks", log_n), |b| {
             b.iter(|| engine.ntt(&mut data, &cfg).unwrap())
         });
-        engine.host_pipeline().set_column_ranges(true);
+        zkntt_gpu::testing::set_column_ranges(&engine, true);
         let mut d = zkntt_gpu::DeviceVec::from_host(engine.gpu(), &data).unwrap();
         g.bench_function(BenchmarkId::new("device-resident-ntt", log_n), |b| {
             b.iter(|| {
-                engine.ntt_in_place(&mut d, &cfg).unwrap();
+                engine.engine().ntt_in_place(&mut d, &cfg).unwrap();
                 engine.gpu().synchronize().unwrap();
             })
         });
@@ -224,7 +222,7 @@ fn chunk_sweep_bench(c: &mut Criterion) {
 
 /// Eight 2^20 transforms in one host buffer of 256 MiB.
 fn batch_bench(c: &mut Criterion) {
-    let Some(engine) = zkntt_ark::gpu_engine() else {
+    let Some(engine) = zkntt_ark::gpu_pipeline() else {
         return;
     };
     const LOG_N: u32 = 20;
@@ -243,7 +241,7 @@ fn batch_bench(c: &mut Criterion) {
         b.iter(|| engine.ntt(&mut data, &batch_cfg).unwrap())
     });
     // This bench's own call only (filtered out, the profile is another call's).
-    if let Some(p) = engine.host_pipeline().last_profile()
+    if let Some(p) = engine.last_profile()
         && p.elements == n * BATCH
     {
         println!("profile batch 8 x 2^20 (last call): {p:?}");
@@ -287,7 +285,7 @@ fn batch_bench(c: &mut Criterion) {
 fn copy_floor_bench(c: &mut Criterion) {
     use cudarc::driver::{CudaSlice, PinnedHostSlice};
     use rayon::prelude::*;
-    let Some(engine) = zkntt_ark::gpu_engine() else {
+    let Some(engine) = zkntt_ark::gpu_pipeline() else {
         return;
     };
     let stream = engine.gpu().stream().clone();
