@@ -6,7 +6,8 @@
 //! back to back: with the pipeline's own copy workers (the library's behaviour), and with the
 //! copies on the caller's pool (`testing::set_copies_on_caller_pool`, the behaviour before the
 //! pipeline had workers of its own, whose crew spun on every worker of that pool). Prints a
-//! markdown table; `ZKNTT_OUT=dir` also writes `dir/host_beside_rayon.json`.
+//! markdown table; `ZKNTT_OUT=dir` also writes `dir/host_beside_rayon.json`;
+//! `ZKNTT_COPY_THREADS=n` sets the pipeline's copy threads (default: the library's).
 
 use ark_bn254::Fr;
 use ark_ff::{Field, UniformRand};
@@ -68,6 +69,8 @@ fn main() {
     };
     let info = gpu.info().unwrap();
     let host = HostPipeline::new(Arc::new(NttEngine::new(gpu)));
+    let threads = std::env::var("ZKNTT_COPY_THREADS").ok();
+    host.set_copy_threads(threads.and_then(|t| t.parse().ok()));
     let mut rng = StdRng::seed_from_u64(7);
     let mut v: Vec<Fr> = (0..1usize << JOB_LOG).map(|_| Fr::rand(&mut rng)).collect();
     let mut data: Vec<Fr> = (0..1usize << NTT_LOG).map(|_| Fr::rand(&mut rng)).collect();

@@ -36,6 +36,9 @@ pub struct NttArgs {
     /// Only the host pipeline (implies --host; no device-resident or ark-poly columns).
     #[arg(long)]
     host_only: bool,
+    /// Threads of the host pipeline's copy pool (default: the library's).
+    #[arg(long)]
+    copy_threads: Option<usize>,
 }
 
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
@@ -118,17 +121,19 @@ fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
 /// Host memory in and out, forward NN, wall clock: each size's first call (pinned and device
 /// buffers, twiddles built), then the median of the repeated calls, against the PCIe floor.
 fn host_table(args: &NttArgs, host: HostPipeline) -> Result<(), AnyError> {
+    host.set_copy_threads(args.copy_threads);
     let gpu = host.gpu().clone();
     let (h2d, d2h) = pinned_bandwidth(&gpu)?;
     println!("pinned copies: {h2d:.1} GB/s host to device, {d2h:.1} GB/s device to host");
     println!(
-        "host to host, forward NN, wall clock, median of {} after the first call; floor = bytes in at {h2d:.1} + out at {d2h:.1} GB/s\n",
-        args.reps
+        "host to host, forward NN, wall clock, median of {} after the first call, {} copy threads; floor = bytes in at {h2d:.1} + out at {d2h:.1} GB/s\n",
+        args.reps,
+        host.copy_threads()
     );
     println!(
-        "| log2 N | first call ms | host fwd ms | PCIe floor ms | / floor | streamed | pinned MiB held | equal to device-resident |"
+        "| log2 N | first call ms | host fwd ms | PCIe floor ms | / floor | in-phase ms | out-phase ms | streamed | pinned MiB held | equal to device-resident |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut rng = StdRng::seed_from_u64(2);
     for log_n in args.from..=args.to {
         let n = 1usize << log_n;
@@ -151,11 +156,14 @@ fn host_table(args: &NttArgs, host: HostPipeline) -> Result<(), AnyError> {
         equal &= data == want;
         let gb = (n * 32) as f64 / 1e9;
         let floor = (gb / h2d + gb / d2h) * 1e3;
-        let streamed = host.last_profile().is_some_and(|p| p.streamed);
+        let prof = host.last_profile().unwrap_or_default();
+        let phase = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         println!(
-            "| {log_n} | {first:.2} | {ms:.2} | {floor:.2} | {:.2} | {} | {} | {} |",
+            "| {log_n} | {first:.2} | {ms:.2} | {floor:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} |",
             ms / floor,
-            if streamed { "yes" } else { "no" },
+            phase(prof.inputs_queued),
+            phase(prof.total.saturating_sub(prof.first_result)),
+            if prof.streamed { "yes" } else { "no" },
             host.pinned_bytes() >> 20,
             if equal { "yes" } else { "NO" }
         );

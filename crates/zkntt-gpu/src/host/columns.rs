@@ -64,11 +64,16 @@ impl Crew<'_> {
             if self.try_one(usize::MAX) {
                 idle = 0;
             } else {
-                idle += 1;
+                // Spin, then yield, then nap: a range is ready within microseconds while the
+                // copies stream, but a worker waiting out a transform should leave its core to
+                // the caller's other threads.
+                idle = idle.saturating_add(1);
                 if idle < 256 {
                     std::hint::spin_loop();
-                } else {
+                } else if idle < 320 {
                     std::thread::yield_now();
+                } else {
+                    std::thread::sleep(std::time::Duration::from_micros(20));
                 }
             }
         }

@@ -11,19 +11,19 @@ use std::sync::{Mutex, OnceLock};
 /// Words per task of a CPU copy (256 KiB).
 pub(crate) const COPY_PIECE_WORDS: usize = 32 * 1024;
 
-/// The pipeline's copy workers: a thread pool of its own, so that a call never occupies (or spins)
-/// the workers of the caller's rayon pool, whose jobs keep running beside it. A few threads are
-/// enough: the copies are bound by host memory bandwidth, not by cores.
+/// The pipeline's copy workers: a thread pool of its own, so that a call never runs on (or spins)
+/// the workers of the caller's rayon pool, whose jobs keep running beside it; idle workers nap.
 #[derive(Debug)]
 pub(crate) struct CopyWorkers {
     threads: Mutex<usize>,
     pool: Mutex<Option<std::sync::Arc<rayon::ThreadPool>>>,
 }
 
-/// Default copy threads: half the cores, 2 to 8.
+/// Default copy threads: one per core, at most 16. The copies are bound by how fast each thread
+/// streams host memory, so fewer threads cost speed (the sweep is in benches/NOTES.md).
 fn default_threads() -> usize {
     let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
-    (cores / 2).clamp(2, 8)
+    cores.clamp(2, 16)
 }
 
 impl CopyWorkers {

@@ -151,8 +151,8 @@ impl HostPipeline {
             .store(bytes.map_or(0, |b| b.max(1)), MemOrder::Relaxed);
     }
 
-    /// Threads of the pipeline's own copy pool; `None` restores the default (half the cores, 2 to
-    /// 8). The caller's rayon pool is never used.
+    /// Threads of the pipeline's own copy pool; `None` restores the default (one per core, 2 to
+    /// 16). The caller's rayon pool is never used.
     pub fn set_copy_threads(&self, threads: Option<usize>) {
         self.workers.set_threads(threads);
     }
