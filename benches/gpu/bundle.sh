@@ -24,8 +24,6 @@ cargo test --release $PKGS --no-run --message-format=json-render-diagnostics | c
 echo "gpu-build: bench binaries (with sppark beside zkntt)"
 SPPARK=""
 case "$PKGS" in *--workspace*|*zkntt-benches*) SPPARK="--features zkntt-benches/sppark" ;; esac
-# ZKNTT_BUNDLE_SPPARK=zkntt-benches/sppark-babybear builds only that bridge (no sppark BN254).
-if [ -n "${ZKNTT_BUNDLE_SPPARK:-}" ]; then SPPARK="--features $ZKNTT_BUNDLE_SPPARK"; fi
 # shellcheck disable=SC2086
 ZKNTT_SPPARK=1 cargo bench $PKGS $SPPARK --no-run --message-format=json-render-diagnostics | collect "$B/benches" benches
 echo "gpu-build: zkntt"

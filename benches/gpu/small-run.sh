@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the small-word kernels (issue 5), from a bundle built with
 #   ZKNTT_BUNDLE=.gpu-small ZKNTT_BUNDLE_PACKAGES="-p zkntt-small -p zkntt-cli -p zkntt-benches" \
-#   ZKNTT_BUNDLE_SPPARK=zkntt-benches/sppark-babybear ./benches/gpu/bundle.sh
+#   ./benches/gpu/bundle.sh
 # and this script copied beside run.sh. Tests, the benches (WSX vs baseline, throughput against the
 # copy bandwidth, BabyBear beside sppark), the sanitizers and an ncu profile; every log into $OUT.
 #   .gpu-small/small-run.sh [tests] [bench] [sanitize] [ncu]   (default: all four)
