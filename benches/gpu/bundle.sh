@@ -9,6 +9,9 @@ cd "$(dirname "$0")/../.."
 B=${ZKNTT_BUNDLE:-.gpu}
 # ZKNTT_BUNDLE_PACKAGES="-p a -p b" limits what is built (default: the whole workspace).
 PKGS=${ZKNTT_BUNDLE_PACKAGES:---workspace}
+# ZKNTT_BUNDLE_PROBES=1 adds the probes of benches/probes/ (run.sh probe NAME), compiled for the
+# H100 with ZKNTT_PROBE_NVCCFLAGS added (e.g. -DMINB=3).
+PROBES=${ZKNTT_BUNDLE_PROBES:-0}
 LIMIT_MIB=64
 rm -rf "$B"
 mkdir -p "$B"
@@ -36,6 +39,17 @@ ZKNTT_SPPARK=1 cargo bench $PKGS $SPPARK --no-run --message-format=json-render-d
 echo "gpu-build: zkntt"
 cargo build --release -p zkntt-cli --message-format=json-render-diagnostics | collect "$stage/bin" bin
 strip "$stage"/tests/* "$stage"/benches/* "$stage"/bin/* 2>/dev/null || true
+if [ "$PROBES" = 1 ]; then
+  echo "gpu-build: probes"
+  mkdir -p "$stage/probes"
+  for p in benches/probes/*.cu; do
+    # shellcheck disable=SC2086
+    "${NVCC:-nvcc}" -O3 -std=c++17 -arch=sm_90 -cudart static -I cuda ${ZKNTT_PROBE_NVCCFLAGS:-} \
+      -o "$stage/probes/$(basename "$p" .cu)" "$p"
+  done
+  strip "$stage"/probes/*
+  cp benches/probes/*.sh "$stage/probes/"
+fi
 
 echo "gpu-build: packing $(du -sh "$stage" | cut -f1) of executables"
 python3 - "$stage" "$B/bundle.tar.xz" <<'PY'

@@ -4,6 +4,8 @@
 #   .gpu/run.sh sanitize         GPU tests under compute-sanitizer memcheck, racecheck, synccheck
 #   .gpu/run.sh bench [filter]   criterion benches; JSON and a markdown table into $ZKNTT_OUT (default .)
 #   .gpu/run.sh demo             zkntt info and zkntt demo
+#   .gpu/run.sh probe [name ...] a probe of benches/probes/ with its arguments (bundles built with
+#                                ZKNTT_BUNDLE_PROBES=1); without a name, the list
 #   .gpu/run.sh unpack           prints the folder of the unpacked executables (tests/, benches/, bin/)
 # The executables travel packed (bundle.tar.xz, to keep the bundle under 64 MiB); the first call
 # unpacks them into a folder of their own under $TMPDIR (default /tmp), which later calls reuse.
@@ -37,9 +39,9 @@ PY
 }
 
 case "$mode" in
-tests|sanitize|bench|demo|unpack) ;;
+tests|sanitize|bench|demo|probe|unpack) ;;
 *)
-  echo "usage: $0 tests|sanitize|bench [filter]|demo|unpack" >&2
+  echo "usage: $0 tests|sanitize|bench [filter]|demo|probe [name args]|unpack" >&2
   exit 2
   ;;
 esac
@@ -116,5 +118,19 @@ PY
   ;;
 demo)
   "$bin/bin/zkntt" info && "$bin/bin/zkntt" demo "$@"
+  ;;
+probe)
+  if [ ! -d "$bin/probes" ]; then
+    echo "no probes in this bundle: build it with ZKNTT_BUNDLE_PROBES=1 make gpu-build" >&2
+    exit 2
+  fi
+  if [ $# = 0 ]; then
+    ls "$bin/probes"
+    exit 0
+  fi
+  p="$bin/probes/$1"
+  shift
+  [ -x "$p" ] || { echo "no probe $(basename "$p"); this bundle has: $(ls "$bin/probes" | tr '\n' ' ')" >&2; exit 2; }
+  "$p" "$@"
   ;;
 esac
