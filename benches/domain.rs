@@ -52,10 +52,10 @@ mod sppark_host {
         };
         // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
         let ok = unsafe {
-            zkntt_sppark_bn254::ntt_device(
+            zkntt_sppark::bn254::ntt_device(
                 d.device_ptr(gpu).unwrap(),
                 log_n,
-                zkntt_sppark_bn254::Order::NN,
+                zkntt_sppark::Order::NN,
                 false,
                 false,
                 1,

@@ -1,6 +1,6 @@
 //! `field/{field}/gpu`: element-wise Montgomery kernels on the GPU, 2^24 elements. Each reads two
-//! and writes one 32-byte element: 96 bytes per element, so at 2.84 TB/s the floor is 0.57 ms
-//! (29.6 G elements/s); this is a memory-bound figure, not the multiplier's rate.
+//! and writes one 32-byte element (96 bytes per element), so this is a memory-bound figure, not
+//! the multiplier's rate.
 
 use ark_bn254::Fr;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

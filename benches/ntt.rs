@@ -38,7 +38,7 @@ fn sppark_ms(
     coset: bool,
     reps: usize,
 ) -> Option<Vec<f32>> {
-    use zkntt_sppark_bn254::{Order, ntt_device};
+    use zkntt_sppark::{Order, bn254::ntt_device};
     gpu.synchronize().unwrap();
     // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
     unsafe {

@@ -3,7 +3,7 @@
 //!   block-synchronous baseline in one group, so one run gives the ratio);
 //! - `small/modmul/q28/{form}`: 16 M elements x 16 chained multiplications (seed 002);
 //! - `small/ntt/babybear-single/{wsx|block|sppark-nn}`: one transform of 2^16..2^24 (2-D beyond
-//!   2^12), beside sppark's BabyBear NTT when built with `--features sppark` (make gpu-build) or `sppark-babybear`.
+//!   2^12), beside sppark's BabyBear NTT when built with `--features sppark` (make gpu-build).
 //!
 //! After criterion, a table of BabyBear single transforms beside sppark (NN and RN) with ratios.
 //! `zkntt bench modmul` and `zkntt bench small-ntt` print the other experiments as tables.
@@ -142,11 +142,11 @@ fn single(c: &mut Criterion) {
     g.finish();
 }
 
-#[cfg(feature = "sppark-babybear")]
-use zkntt_sppark_babybear::Order;
+#[cfg(feature = "sppark")]
+use zkntt_sppark::Order;
 
 /// sppark's order names, when the bridge is not built in.
-#[cfg(not(feature = "sppark-babybear"))]
+#[cfg(not(feature = "sppark"))]
 #[derive(Debug, Clone, Copy)]
 enum Order {
     NN,
@@ -155,7 +155,7 @@ enum Order {
 
 /// Milliseconds of `reps` sppark BabyBear NTTs of 2^log_n in place on `d`, each timed by sppark's
 /// stream events; None where sppark is not built in.
-#[cfg(feature = "sppark-babybear")]
+#[cfg(feature = "sppark")]
 fn sppark_ms(
     gpu: &Gpu,
     d: &cudarc::driver::CudaSlice<u32>,
@@ -168,11 +168,11 @@ fn sppark_ms(
     let (ptr, _guard) = d.device_ptr(gpu.stream());
     // SAFETY: `d` holds 2^log_n words in the primary context sppark also uses; the stream is
     // idle and sppark synchronizes its own stream before returning.
-    let ms = unsafe { zkntt_sppark_babybear::ntt_device(ptr, log_n, order, reps) }.ok()?;
+    let ms = unsafe { zkntt_sppark::babybear::ntt_device(ptr, log_n, order, reps) }.ok()?;
     Some(ms.into_iter().map(f64::from).collect())
 }
 
-#[cfg(not(feature = "sppark-babybear"))]
+#[cfg(not(feature = "sppark"))]
 fn sppark_ms(
     _: &Gpu,
     _: &cudarc::driver::CudaSlice<u32>,

@@ -4,10 +4,52 @@
 #   .gpu/run.sh sanitize         GPU tests under compute-sanitizer memcheck, racecheck, synccheck
 #   .gpu/run.sh bench [filter]   criterion benches; JSON and a markdown table into $ZKNTT_OUT (default .)
 #   .gpu/run.sh demo             zkntt info and zkntt demo
+#   .gpu/run.sh probe [name ...] a probe of benches/probes/ with its arguments (bundles built with
+#                                ZKNTT_BUNDLE_PROBES=1); without a name, the list
+#   .gpu/run.sh unpack           prints the folder of the unpacked executables (tests/, benches/, bin/)
+# The executables travel packed (bundle.tar.xz, to keep the bundle under 64 MiB); the first call
+# unpacks them into a folder of their own under $TMPDIR (default /tmp), which later calls reuse.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mode=${1:-tests}
 shift || true
+
+# Prints the folder holding the unpacked executables, unpacking them first if needed.
+unpack() {
+  local archive="$here/bundle.tar.xz" key dir tmp
+  [ -f "$archive" ] || { echo "run.sh: no $archive (make gpu-build writes it)" >&2; return 1; }
+  # The folder is named by the archive's checksum and size, so a new bundle never finds an old one.
+  key=$(cksum < "$archive" | tr ' ' '-')
+  dir="${TMPDIR:-/tmp}/zkntt-bundle-$key"
+  if [ ! -e "$dir/.unpacked" ]; then
+    tmp="$dir.partial.$$"
+    rm -rf "$tmp"
+    mkdir -p "$tmp" || return 1
+    python3 - "$archive" "$tmp" <<'PY' || { rm -rf "$tmp"; return 1; }
+import sys, tarfile
+with tarfile.open(sys.argv[1]) as tar:
+    # The "data" filter where this Python has it: nothing written outside the folder.
+    tar.extractall(sys.argv[2], **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+PY
+    touch "$tmp/.unpacked"
+    # Two runs unpacking at once: the first rename wins, the other's copy goes.
+    mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
+  fi
+  echo "$dir"
+}
+
+case "$mode" in
+tests|sanitize|bench|demo|probe|unpack) ;;
+*)
+  echo "usage: $0 tests|sanitize|bench [filter]|demo|probe [name args]|unpack" >&2
+  exit 2
+  ;;
+esac
+bin=$(unpack) || exit 1
+if [ "$mode" = unpack ]; then
+  echo "$bin"
+  exit 0
+fi
 export ZKNTT_REQUIRE_GPU=1
 echo "bundle commit $(tr '\n' ' ' < "$here/COMMIT")"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
@@ -15,7 +57,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 case "$mode" in
 tests)
   rc=0
-  for t in "$here"/tests/*; do
+  for t in "$bin"/tests/*; do
     echo "=== $(basename "$t")"
     "$t" --test-threads=4 "$@" || { echo "FAILED: $(basename "$t")"; rc=1; }
   done
@@ -31,8 +73,8 @@ sanitize)
     # memcheck runs every GPU test; racecheck and synccheck, which instrument every shared-memory
     # access, the field tests and one transform of each plan shape per size.
     filter=""
-    bins=("$here"/tests/zkntt-gpu-*)
-    if [ "$tool" != memcheck ]; then filter="field_kernels each_plan_once"; bins=("$here"/tests/zkntt-gpu-gpu); fi
+    bins=("$bin"/tests/zkntt-gpu-*)
+    if [ "$tool" != memcheck ]; then filter="field_kernels each_plan_once"; bins=("$bin"/tests/zkntt-gpu-gpu); fi
     for t in "${bins[@]}"; do
       echo "=== $tool $(basename "$t") (NTT sizes to 2^$ZKNTT_TEST_MAX_LOG) ${filter:+[$filter]}"
       # shellcheck disable=SC2086
@@ -49,7 +91,7 @@ bench)
   mkdir -p "$out"
   export CRITERION_HOME="$out/criterion"
   rc=0
-  for b in "$here"/benches/*; do
+  for b in "$bin"/benches/*; do
     echo "=== $(basename "$b")"
     "$b" --bench "$@" || rc=1
   done
@@ -75,10 +117,20 @@ PY
   exit $rc
   ;;
 demo)
-  "$here/bin/zkntt" info && "$here/bin/zkntt" demo "$@"
+  "$bin/bin/zkntt" info && "$bin/bin/zkntt" demo "$@"
   ;;
-*)
-  echo "usage: $0 tests|sanitize|bench [filter]|demo" >&2
-  exit 2
+probe)
+  if [ ! -d "$bin/probes" ]; then
+    echo "no probes in this bundle: build it with ZKNTT_BUNDLE_PROBES=1 make gpu-build" >&2
+    exit 2
+  fi
+  if [ $# = 0 ]; then
+    ls "$bin/probes"
+    exit 0
+  fi
+  p="$bin/probes/$1"
+  shift
+  [ -x "$p" ] || { echo "no probe $(basename "$p"); this bundle has: $(ls "$bin/probes" | tr '\n' ' ')" >&2; exit 2; }
+  "$p" "$@"
   ;;
 esac

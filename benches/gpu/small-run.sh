@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# One device call for the small-word kernels (issue 5), from a bundle built with
+# One device call for the small-word kernels (issue 5), from the bundle of `make gpu-build`, or one
+# built with only what this script needs:
 #   ZKNTT_BUNDLE=.gpu-small ZKNTT_BUNDLE_PACKAGES="-p zkntt-small -p zkntt-cli -p zkntt-benches" \
-#   ZKNTT_BUNDLE_SPPARK=zkntt-benches/sppark-babybear ./benches/gpu/bundle.sh
-# and this script copied beside run.sh. Tests, the benches (WSX vs baseline, throughput against the
-# copy bandwidth, BabyBear beside sppark), the sanitizers and an ncu profile; every log into $OUT.
+#   ./benches/gpu/bundle.sh
+# (bundle.sh puts this script beside run.sh). Tests, the benches (WSX vs baseline, throughput against
+# the copy bandwidth, BabyBear beside sppark), the sanitizers and an ncu profile; every log into $OUT.
 #   .gpu-small/small-run.sh [tests] [bench] [sanitize] [ncu]   (default: all four)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -12,8 +13,10 @@ steps=${*:-tests bench sanitize ncu}
 export ZKNTT_REQUIRE_GPU=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv | tee "$out/gpu.txt"
 echo "bundle commit $(tr '\n' ' ' < "$here/COMMIT")"
-t=$(ls "$here"/tests/zkntt-small-gpu)
-small=$(ls "$here"/benches/zkntt-benches-small)
+# The executables, unpacked by run.sh.
+bin=$("$here/run.sh" unpack) || exit 1
+t=$(ls "$bin"/tests/zkntt-small-gpu)
+small=$(ls "$bin"/benches/zkntt-benches-small)
 step() { echo "=== $1 ($(date +%T))"; }
 
 for s in $steps; do
@@ -26,7 +29,7 @@ for s in $steps; do
     ;;
   bench)
     step "zkntt bench small-ntt"
-    timeout 200 "$here/bin/zkntt" bench small-ntt --no-streams > "$out/small-ntt.txt" 2>&1
+    timeout 200 "$bin/bin/zkntt" bench small-ntt --no-streams > "$out/small-ntt.txt" 2>&1
     echo "rc=$?"
     cat "$out/small-ntt.txt"
     step "bench small (BabyBear single, sppark beside)"
@@ -55,7 +58,7 @@ for s in $steps; do
       --launch-skip 12 --launch-count 9 --section SpeedOfLight --section ComputeWorkloadAnalysis \
       --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
       --section SchedulerStats --metrics sm__inst_executed.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum \
-      "$here/bin/zkntt" bench small-ntt --bytes 268435456 --iters 1 --warmup 0 --no-streams \
+      "$bin/bin/zkntt" bench small-ntt --bytes 268435456 --iters 1 --warmup 0 --no-streams \
       > "$out/ncu.txt" 2>&1
     echo "ncu rc=$?"
     grep -E "small_ntt_wsx|Duration|DRAM Throughput|Issue Slots Busy|sm__inst_executed|Achieved Occupancy|No Eligible|wavefronts" "$out/ncu.txt" | head -n 90
@@ -63,7 +66,7 @@ for s in $steps; do
     # The first BabyBear 2^24 transform in place: transpose, NTT (2-D twiddles), transpose, NTT,
     # transpose.
     timeout 120 ncu --kernel-name regex:'small_' --launch-count 5 --section SpeedOfLight \
-      "$here/bin/zkntt" bench small-ntt --only-single --single 24 --no-streams --iters 1 --warmup 0 \
+      "$bin/bin/zkntt" bench small-ntt --only-single --single 24 --no-streams --iters 1 --warmup 0 \
       > "$out/ncu2d.txt" 2>&1
     echo "ncu 2-D rc=$?"
     grep -E "^  small_|Duration|DRAM Throughput|Compute \(SM\) Throughput" "$out/ncu2d.txt"

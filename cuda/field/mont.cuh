@@ -85,8 +85,8 @@ __host__ __device__ constexpr uint32_t kp_limb(int i) {
     return K == 1 ? P::modulus(i) : (P::modulus(i) << 1) | (i > 0 ? P::modulus(i - 1) >> 31 : 0u);
 }
 
-// 8 limbs: carry chains in PTX (about 25 instructions each; the int64 C++ forms below compile to
-// about 50, with a shift per limb to extract the borrow).
+// 8 limbs: carry chains in PTX, shorter than the int64 C++ forms below, which need a shift per
+// limb to extract the borrow.
 // t = t < Kp ? t : t - Kp, for t < 2Kp.
 template <class P, int K = 1>
 __device__ __forceinline__ void reduce_once8(uint32_t* t) {
@@ -238,7 +238,7 @@ __device__ __forceinline__ mont<P> mul_cios(const mont<P>& a, const mont<P>& b) 
     return reduce_once<P>(t, t[N]);
 }
 
-// 8-limb Montgomery product on two accumulators whose word pairs stay aligned (v4).
+// 8-limb Montgomery product on two accumulators whose word pairs stay aligned.
 //
 // The running value is T = X + 2^32 * Y: X holds words 0..7 of T, Y words 1..8, so the products of
 // the even limbs a[0], a[2], .. by a word land on X's pairs (0,1), (2,3), .. and those of the odd
@@ -381,9 +381,9 @@ __device__ __forceinline__ mont<P> sqr(const mont<P>& a) {
 }
 
 // Lazy reduction inside a transform: where 4p < 2^256 (BN254 Fr; not BLS12-381 Fr), values may
-// sit anywhere in [0, 2p): products skip their final subtraction (about 17 of ~180 instructions)
-// and sums and differences reduce modulo 2p at the same cost as modulo p. `canonical` brings a
-// value back to [0, p) before it leaves for global memory. Elsewhere these are the strict forms.
+// sit anywhere in [0, 2p): products skip their final subtraction and sums and differences reduce
+// modulo 2p at the same cost as modulo p. `canonical` brings a value back to [0, p) before it
+// leaves for global memory. Elsewhere these are the strict forms.
 template <class P>
 struct lazy {
     static constexpr bool enabled = P::LIMBS == 8 && P::modulus(7) < 0x40000000u;

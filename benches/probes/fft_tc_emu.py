@@ -8,10 +8,11 @@ for mma.m16n8k16 with floating point type"), in float64, so a wrong index, fragm
 twiddle or shared-memory layout shows as an error far above 1e-15. Mirrors fft_small and
 fft_large as written (padded layouts with per-thread bases plus immediates, the radix-R twiddle
 as lane table times per-tile factor). Not in CI (the Rust model in
-crates/zkntt-small/src/fft/model.rs is); run it after touching the kernel's indexing:
+crates/zkntt-small/src/fft/model.rs is); run it here, no GPU needed, after touching the kernel's
+indexing:
 
-    python3 cuda/small/fft_tc_emu.py 1 4 5 8 9 12     # sizes (log2), forward and inverse
-    python3 cuda/small/fft_tc_emu.py --banks          # bank conflicts of the padded layouts
+    python3 benches/probes/fft_tc_emu.py 1 4 5 8 9 12     # sizes (log2), forward and inverse
+    python3 benches/probes/fft_tc_emu.py --banks          # bank conflicts of the padded layouts
 """
 
 # ---- bank conflicts (4-byte banks, 32 per wavefront) ----

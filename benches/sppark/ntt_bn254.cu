@@ -1,5 +1,15 @@
 // Bench-only bridge: sppark's BN254 NTT on a device buffer we own, timed with CUDA events on
 // sppark's own stream. Our code; sppark's headers (crates.io `sppark`, Apache-2.0).
+
+// sppark selects its field per translation unit. Its NTT classes are not templates, so their
+// inline members (the twiddle tables behind NTTParameters::all among them) would have the same
+// symbols in both fields' objects and the linker would keep one field's: per-field names.
+#define FEATURE_BN254
+#define NTT zkntt_bn254_NTT
+#define NTTParameters zkntt_bn254_NTTParameters
+#define CT_launcher zkntt_bn254_CT_launcher
+#define GS_launcher zkntt_bn254_GS_launcher
+
 #include <cuda.h>
 
 #include <ff/alt_bn128.hpp>

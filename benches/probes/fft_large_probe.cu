@@ -4,10 +4,10 @@
 // log_n only), 512 MiB each way,
 // CUDA-event medians of 21 beside cudaMemcpy's; prints an FNV-1a hash of every output, so builds
 // of two versions of the kernel file can be checked bit for bit against each other. A standalone
-// measurement, not part of the library or its tests (those check correctness). Build and run:
-//   .toolchain/nvidia/cu13/bin/nvcc -O3 -std=c++17 -arch=sm_90 -cudart static \
-//       -L.toolchain/nvidia/cu13/lib -I cuda -DMINB=4 -o .gpu-probe/large4 benches/gpu/fft_large_probe.cu
-//   .gpu-probe/large4        (device tool: carry [".gpu-probe"]; -I another copy of cuda/ for A/B)
+// measurement, not part of the library or its tests (those check correctness). `ZKNTT_BUNDLE_PROBES=1
+// make gpu-build` builds it into the bundle against this tree's cuda/ (another MINB:
+// ZKNTT_PROBE_NVCCFLAGS=-DMINB=3); on the GPU machine `.gpu/run.sh probe fft_large_probe [chunks
+// per block] [log_n]`. A/B of two kernel versions: one bundle of each (benches/probes/README.md).
 #include <cstdio>
 #include <cstdint>
 #include <cmath>

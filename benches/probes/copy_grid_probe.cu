@@ -1,9 +1,8 @@
 // The copy-grid probe (benches/NOTES.md, "fp16 TC FFT v3"): which grid shapes and access patterns
 // reach cudaMemcpy's device-to-device speed on this GPU (512 MiB each way, CUDA-event medians of
-// 21). A standalone measurement, not part of the library or its tests. Build and run:
-//   .toolchain/nvidia/cu13/bin/nvcc -O3 -arch=sm_90 -cudart static -L.toolchain/nvidia/cu13/lib \
-//       -o .gpu-probe/copy_grid benches/gpu/copy_grid_probe.cu     # then, on the GPU machine,
-//   .gpu-probe/copy_grid      (device tool: carry [".gpu-probe"])
+// 21). A standalone measurement, not part of the library or its tests. `ZKNTT_BUNDLE_PROBES=1
+// make gpu-build` builds it into the bundle; on the GPU machine `.gpu/run.sh probe copy_grid_probe`
+// (benches/probes/README.md).
 // copy16: 16-byte words, grid-stride loop over persistent grids of 2..16 blocks per SM (U words
 // per thread per step, cs: streaming hints), or one block per 4 KiB ("full grid"); tile4: the
 // small FFT kernel's pattern (a warp per 1 KiB tile, 4-byte words, each instruction four whole
