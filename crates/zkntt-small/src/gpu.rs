@@ -20,8 +20,8 @@ pub enum Kernel {
     Wsx,
     /// The baseline: shared memory and `__syncthreads` every layer (`cuda/small/ntt_block.cu`).
     BlockSync,
-    /// Ablation of [`Kernel::Wsx`] for the benches: the same kernel with v1's shuffle layers
-    /// (every register shuffled, a half butterfly in both lanes). Montgomery lazy form only;
+    /// Ablation of [`Kernel::Wsx`] for the benches: the same kernel with the first design's
+    /// shuffle layers (every register shuffled, a half butterfly in both lanes). Montgomery lazy form only;
     /// other forms return the driver's not-found error.
     WsxHalf,
 }

@@ -33,7 +33,7 @@ const SMALL_MAX_LOG: u32 = 8;
 const IMAGES: u64 = 26;
 const IMAGE_BYTES: u64 = 9 << 10;
 /// Pieces of work per block by kernel (small, large, columns, rows small, rows large), chosen by
-/// the H100 sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md, "grid"): see
+/// a sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md, "grid"): see
 /// [`TcFft::set_work_per_block`].
 pub const DEFAULT_WORK_PER_BLOCK: [u32; 5] = [2, 4, 2, 2, 4];
 /// `work_per_block` when no override is set.
@@ -58,8 +58,8 @@ pub const fn rows_kernel_name(log_n2: u32, dir: Direction) -> &'static str {
 }
 
 /// The one-launch kernels, `[forward, inverse]` for log N = 1..=12: one per size (each its own
-/// register allocation: one kernel switching on log N spilled where no single size does, and
-/// 2^12 lost 10%; benches/NOTES.md, "fp16 TC FFT v6").
+/// register allocation: one kernel switching on log N spilled where no single size does;
+/// benches/NOTES.md, "one kernel per size").
 const ONE_LAUNCH_KERNELS: [[&str; 2]; 12] = [
     ["fft_tc_f16_small_forward_1", "fft_tc_f16_small_inverse_1"],
     ["fft_tc_f16_small_forward_2", "fft_tc_f16_small_inverse_2"],
@@ -190,10 +190,9 @@ impl TcFft {
     /// otherwise) each block of every launch takes: the grid is the work divided by `k` (the
     /// kernels stride over the work, so any grid is correct); `Some(0)` makes the grids
     /// persistent (the resident blocks only), `None` restores the tuned
-    /// [`DEFAULT_WORK_PER_BLOCK`]. Why it matters: on the H100 a copy kernel loses 5-7% of its
-    /// bandwidth as its blocks live longer (persistent grids: 0.39 ms for 512 MiB against 0.362
-    /// with a block per 4 KiB), while every block pays a copy of its constants (6-9 KiB from
-    /// L2) and, with one piece, has nothing to prefetch (benches/NOTES.md, "grid").
+    /// [`DEFAULT_WORK_PER_BLOCK`]. Why it matters: a copy kernel loses bandwidth as its blocks
+    /// live longer, while every block pays a copy of its constants (6-9 KiB from L2) and, with
+    /// one piece, has nothing to prefetch (benches/NOTES.md, "grid").
     pub fn set_work_per_block(&self, k: Option<u32>) {
         // Any k is valid (more than the work: one block that loops); u32::MAX is kept for None.
         let k = k.map_or(NO_OVERRIDE, |k| k.min(NO_OVERRIDE - 1));
