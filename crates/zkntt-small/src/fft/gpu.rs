@@ -10,9 +10,9 @@
 //! (cuFFT's `half2` layout), transforms contiguous, natural order in and out. A batch of B
 //! transforms of 2^log_n points is `2 * B << log_n` `u16`s.
 
-use crate::error::DriverContext;
+use crate::error::{DriverContext, oom};
 use crate::fft::model;
-use crate::gpu::{oom, transpose_words};
+use crate::transpose::transpose_words;
 use crate::{Direction, Error, Result};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 use std::sync::Mutex;
@@ -117,9 +117,9 @@ impl TcFft {
     /// Uploads the twiddles, builds the kernels' constants, resolves the kernels and sizes
     /// their persistent grids. Errors where the GPU or kernels are missing.
     pub fn new(gpu: &Gpu) -> Result<Self> {
-        if !zkntt_kernels::built() {
+        if !zkntt_gpu::kernels_built() {
             return Err(zkntt_gpu::Error::KernelsNotBuilt {
-                note: zkntt_kernels::BUILD_NOTE,
+                note: zkntt_gpu::KERNELS_BUILD_NOTE,
             }
             .into());
         }

@@ -10,7 +10,7 @@ use crate::Direction;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::io::Write;
 use zkntt_gpu::Gpu;
-use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::testing::gpu_or_skip;
 
 /// The accuracy the issue asks for at every size up to 4096.
 const BOUND: f64 = 1e-3;
