@@ -31,6 +31,13 @@ pub enum Error {
         q: u32,
         available: &'static str,
     },
+    /// The NTT kernel variant has no instance in this modmul form (the ablations exist in one).
+    #[error("no {kernel} NTT kernel in the {form} form (it exists in {available})")]
+    NoFormKernel {
+        kernel: &'static str,
+        form: &'static str,
+        available: &'static str,
+    },
     /// A stream count of zero (or too many).
     #[error("stream count {0} unsupported: use 1..=64")]
     Streams(usize),

@@ -11,6 +11,9 @@ pub mod tables;
 mod transpose;
 pub mod twin;
 
+#[cfg(test)]
+mod kernel_names;
+
 pub use error::Error;
 pub use field::SmallField;
 pub use modmul::ModMulForm;

@@ -7,6 +7,9 @@ use cudarc::driver::{CudaStream, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 use zkntt_gpu::Gpu;
 
+/// The transpose kernel's symbol.
+pub const KERNEL: &str = "small_transpose_u32";
+
 /// Transposes `batch` row-major `rows x cols` matrices of 32-bit words from `input` to `output`
 /// (device pointers, distinct, each holding `batch * rows * cols` words), on `stream`.
 pub(crate) fn transpose_words(
@@ -18,7 +21,7 @@ pub(crate) fn transpose_words(
     cols: u32,
     batch: u64,
 ) -> Result<()> {
-    let f = gpu.function("small_transpose_u32")?;
+    let f = gpu.function(KERNEL)?;
     let mut done = 0u64;
     while done < batch {
         // grid.z is at most 65535 matrices per launch.
@@ -34,7 +37,7 @@ pub(crate) fn transpose_words(
         launch.arg(&i).arg(&o).arg(&rows).arg(&cols);
         // SAFETY: (const u32*, u32*, u32 rows, u32 cols); both hold count matrices of
         // rows x cols from the offsets.
-        unsafe { launch.launch(cfg) }.during("small_transpose_u32")?;
+        unsafe { launch.launch(cfg) }.during(KERNEL)?;
         done += count;
     }
     Ok(())

@@ -39,6 +39,9 @@ pub const DEFAULT_WORK_PER_BLOCK: [u32; 5] = [2, 4, 2, 2, 4];
 /// `work_per_block` when no override is set.
 const NO_OVERRIDE: u32 = u32::MAX;
 
+/// The kernel that builds the constant images from the twiddle table, once per [`TcFft`].
+pub const CONSTS_KERNEL_NAME: &str = "fft_tc_f16_consts";
+
 /// The column kernel (pass 1 of the four-step split) for a direction.
 pub const fn column_kernel_name(dir: Direction) -> &'static str {
     match dir {
@@ -137,7 +140,7 @@ impl TcFft {
         let mut images = unsafe { gpu.stream().alloc::<u8>((IMAGES * IMAGE_BYTES) as usize) }
             .during("FFT constant images")?;
         {
-            let f = gpu.function("fft_tc_f16_consts")?;
+            let f = gpu.function(CONSTS_KERNEL_NAME)?;
             let cfg = LaunchConfig {
                 grid_dim: (IMAGES as u32, 1, 1),
                 block_dim: (32, 1, 1),
@@ -147,7 +150,7 @@ impl TcFft {
             launch.arg(&twiddles).arg(&mut images);
             // SAFETY: (const float2* tw, LargeConsts* images): tw the 4096 float2 uploaded above,
             // images IMAGES x IMAGE_BYTES bytes (256-byte aligned), one block per image.
-            unsafe { launch.launch(cfg) }.during("fft_tc_f16_consts")?;
+            unsafe { launch.launch(cfg) }.during(CONSTS_KERNEL_NAME)?;
         }
         let sms = gpu.info()?.multiprocessors.max(1) as u64;
         let mut resident = [0u64; 5];

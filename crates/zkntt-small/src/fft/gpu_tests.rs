@@ -431,7 +431,7 @@ fn parseval_and_round_trip(
 
 /// CPU only: every one-launch size and direction has its own kernel (one kernel per size), named
 /// for its size, and sizes outside 2^1..2^12 have none (an error in `run`, not a panic). That each
-/// name exists in the fatbin is checked on the GPU by `TcFft::new`, which loads them all.
+/// name is a kernel of the fatbin is checked by `crate::kernel_names` (and `TcFft::new` loads all).
 #[test]
 fn one_launch_kernel_names_cover_every_size() {
     use super::gpu::kernel_name;

@@ -27,7 +27,7 @@ pub enum Kernel {
     BlockSync,
     /// Ablation of [`Kernel::Wsx`] for the benches: the same kernel with the first design's
     /// shuffle layers (every register shuffled, a half butterfly in both lanes). Montgomery lazy
-    /// form only; other forms return the driver's not-found error.
+    /// form only; other forms return [`Error::NoFormKernel`].
     WsxHalf,
 }
 
@@ -44,9 +44,18 @@ impl Kernel {
             Kernel::WsxHalf => "wsx_half",
         }
     }
+
+    /// Whether `cuda/small` instantiates this kernel in `form` (for both fields).
+    pub const fn has_form(self, form: ModMulForm) -> bool {
+        match self {
+            Kernel::Wsx | Kernel::BlockSync => true,
+            Kernel::WsxHalf => matches!(form, ModMulForm::MontgomeryLazy),
+        }
+    }
 }
 
-/// `small_ntt_{kernel}_{field}_{form}`.
+/// `small_ntt_{kernel}_{field}_{form}`: the macros `ZKNTT_SMALL_WSX`, `ZKNTT_SMALL_WSX_HALF` and
+/// `ZKNTT_SMALL_BLOCK` of `cuda/small` build the same names (checked by [`kernel_names`]' test).
 pub fn kernel_name(kernel: Kernel, field: SmallField, form: ModMulForm) -> String {
     format!(
         "small_ntt_{}_{}_{}",
@@ -54,6 +63,21 @@ pub fn kernel_name(kernel: Kernel, field: SmallField, form: ModMulForm) -> Strin
         field.name(),
         form.name()
     )
+}
+
+/// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has.
+pub fn kernel_names() -> impl Iterator<Item = String> {
+    Kernel::ALL
+        .into_iter()
+        .chain(Kernel::ABLATIONS)
+        .flat_map(|k| {
+            SmallField::ALL.into_iter().flat_map(move |f| {
+                ModMulForm::ALL
+                    .into_iter()
+                    .filter(move |&m| k.has_form(m))
+                    .map(move |m| kernel_name(k, f, m))
+            })
+        })
 }
 
 /// The kernels' parameter struct (`NttParams` in `cuda/small/ntt.cuh`), byte for byte.
@@ -181,6 +205,13 @@ impl SmallNtt {
         scale_log_n: Option<u32>,
         post: Option<(u64, u64, u32)>,
     ) -> Result<()> {
+        if !kernel.has_form(self.form) {
+            return Err(Error::NoFormKernel {
+                kernel: kernel.name(),
+                form: self.form.name(),
+                available: ModMulForm::MontgomeryLazy.name(),
+            });
+        }
         let f = self
             .gpu
             .function(&kernel_name(kernel, self.field, self.form))?;
@@ -309,5 +340,18 @@ mod tests {
         // 4 pointers + u64 + 6 x u32, no padding: 64 bytes, as in ntt.cuh.
         assert_eq!(std::mem::size_of::<NttParams>(), 64);
         assert_eq!(std::mem::align_of::<NttParams>(), 8);
+    }
+
+    #[test]
+    fn ablations_exist_in_montgomery_lazy_only() {
+        for form in ModMulForm::ALL {
+            assert!(Kernel::ALL.iter().all(|k| k.has_form(form)));
+            assert_eq!(
+                Kernel::WsxHalf.has_form(form),
+                form == ModMulForm::MontgomeryLazy
+            );
+        }
+        // 2 kernels x 2 fields x 7 forms, and the ablation in one form per field.
+        assert_eq!(kernel_names().count(), 2 * 2 * 7 + 2);
     }
 }
