@@ -12,7 +12,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use cudarc::driver::sys::CUevent_flags;
 use std::time::Duration;
 use zkntt_gpu::Gpu;
-use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::{median, median_ms};
 use zkntt_small::modmul_gpu::{ChainInputs, launch_chain};
 use zkntt_small::{Direction, Kernel, ModMulForm, SmallField, SmallNtt};

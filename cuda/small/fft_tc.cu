@@ -4,14 +4,14 @@
 // twiddles is crates/zkntt-small/src/fft/model.rs; this file fuses them differently, not changing
 // the arithmetic.
 //
-// v2: `mma.sync m16n8k16` (fp16 operands, fp32 accumulation) with its documented fragment layout, so
-// the data stays in registers between two steps. A complex 16-point DFT is one real 32x32 product
-// ([Re -Im; Im Re] with the rows and the reduction index permuted so that (a) a (re, im) half2 word
-// of memory is one operand register, (b) a thread's accumulators hold the re and im of the same
-// outputs, and (c) the first product's accumulators are, after the twiddle and a cvt, the second
-// product's A operand without a shuffle). One warp tile is 256 points as a 16x16 matrix M[a][b]
-// (tile offset 16 a + b): step 1 along a (block-diagonal DFT_r, r = 1..16), twiddle, step 2 along
-// b (DFT_16, or block-diagonal DFT_N for N < 16).
+// Products are `mma.sync m16n8k16` (fp16 operands, fp32 accumulation) with its documented fragment
+// layout, so the data stays in registers between two steps. A complex 16-point DFT is one real
+// 32x32 product ([Re -Im; Im Re] with the rows and the reduction index permuted so that (a) a
+// (re, im) half2 word of memory is one operand register, (b) a thread's accumulators hold the re
+// and im of the same outputs, and (c) the first product's accumulators are, after the twiddle and
+// a cvt, the second product's A operand without a shuffle). One warp tile is 256 points as a
+// 16x16 matrix M[a][b] (tile offset 16 a + b): step 1 along a (block-diagonal DFT_r,
+// r = 1..16), twiddle, step 2 along b (DFT_16, or block-diagonal DFT_N for N < 16).
 //   - N <= 256 (`fft_tc_f16_small_*`): a tile is 256/N whole transforms, read and written straight
 //     from and to global memory (every 32-byte sector whole), the next tile's loads issued before
 //     this one's arithmetic; shared memory only for the constant fragments and twiddles.
@@ -21,24 +21,23 @@
 //     outputs go to their digit-reversed (natural-order) places in a second buffer, copied out
 //     coalesced. Padded layouts make every shared-memory access base + immediate and (nearly)
 //     conflict-free.
-// Both are one kernel per size (v6), so all index arithmetic is constant. v3: their constant
-// fragments come from images built once per size (fft_tc_f16_consts), so a block costs a 6-9 KiB
-// copy from L2 instead of ~600 instructions, and the host launches short-lived blocks (a few
-// pieces of work each: persistent grids lost 5-10% of the copy bandwidth; benches/NOTES.md).
-// v5: the large kernel's radix-R columns in r_col order (8-byte global loads, 16-byte shared
-// stores: fewer L1 wavefronts, which ncu shows saturated; same arithmetic, bit for bit).
-// v6: the DFT_16 and block-diagonal DFT_R fragments are a quarter (A) and half (B) read from the
-// images, the rest sign flips of them or zero blocks whose products are skipped (step1_img,
-// step2_img: a third fewer shared-memory wavefronts per tile; bit for bit v5's outputs).
-// cuda/small/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64; the
-// large kernel as of v5) and checks the shared-memory layouts' bank conflicts.
+// Both are one kernel per size, so all index arithmetic is constant. Their constant fragments come
+// from images built once per size (fft_tc_f16_consts) and copied from L2 by each block instead of
+// computed, so the host can launch short-lived blocks of a few pieces of work each (persistent
+// grids cost copy bandwidth). The large kernel's radix-R columns are kept in r_col order (wider
+// loads and stores: fewer L1 wavefronts, its limit), and the DFT_16 and block-diagonal DFT_R
+// fragments are read as a quarter (A) and half (B) of an image, the rest sign flips or skipped
+// zero blocks (step1_img, step2_img: fewer shared-memory wavefronts, the same outputs bit for bit).
+// Measurements behind each choice: benches/NOTES.md, the "fp16 TC FFT" sections.
+// benches/probes/fft_tc_emu.py emulates the fragments and addresses of both lane by lane (float64) and
+// checks the shared-memory layouts' bank conflicts.
 //
 // Precision: inputs, outputs and the data between steps are fp16; products accumulate in fp32; the
-// twiddles are applied in fp32 and rounded to fp16 once per step (as v1), except in the large
-// kernel (N = 512..4096, and the rows of 2^18..2^20): there the 256-point tiles' inner twiddle
-// (v8) is applied in half2 arithmetic (fp16 twiddles, HMUL2 + HFMA2) after step 1's outputs are
-// rounded to fp16: half the twiddle bytes and instructions of that L1-bound kernel, for about
-// 20% more error there (benches/NOTES.md, "fp16 TC FFT v8").
+// twiddles are applied in fp32 and rounded to fp16 once per step, except in the large kernel
+// (N = 512..4096, and the rows of 2^18..2^20): there the 256-point tiles' inner twiddle is applied
+// in half2 arithmetic (fp16 twiddles, HMUL2 + HFMA2) after step 1's outputs are rounded to fp16:
+// half the twiddle bytes and instructions of that L1-bound kernel, for somewhat more error there
+// (benches/NOTES.md, "the large kernel's tile twiddle in half2").
 #include <cstdint>
 #include <cuda_fp16.h>
 
@@ -153,7 +152,7 @@ __device__ __forceinline__ void twiddle(float (&acc)[4], uint32_t e, float2 w) {
     acc[2 + e] = re * w.y + im * w.x;
 }
 
-// Step 2's A operand (to_a2's, untwiddled) times the tile twiddles in half2 arithmetic (v8):
+// Step 2's A operand (to_a2's, untwiddled) times the tile twiddles in half2 arithmetic:
 // register j holds columns b, b + 1 of one row, re in a2[0][j], im in a2[1][j].
 __device__ __forceinline__ void twiddle_h2(uint32_t (&a2)[2][4], const uint2 (&w)[4][32], uint32_t lane) {
 #pragma unroll
@@ -203,8 +202,8 @@ __device__ __forceinline__ void step2(float (&out)[4][4], const uint32_t (&a2)[2
 // before each use (in registers they would cost occupancy, too few loads in flight). They depend
 // only on the size and direction, so `fft_tc_f16_consts` builds every such image once (in global
 // memory, the host keeps it) and each block copies its image into shared memory (6 or 9 KiB from
-// L2) instead of computing it (about 600 instructions and 100 dependent table loads per block):
-// that is what lets the grids be one block per piece of work (benches/NOTES.md, "grid").
+// L2) instead of computing it (hundreds of instructions and dependent table loads per block):
+// that is what lets the grids be a block per few pieces of work (benches/NOTES.md, "grid").
 //   - TILE(t), t = 4..8: a two-step tile of a 2^t-point DFT (fft_small at 5..8, the row and
 //     column passes): frag[0] step 1's block-diag DFT_{2^(t-4)}, frag[1] step 2's DFT_16, w1
 //     step 1's twiddles w_{2^t}^{b k1}.
@@ -235,7 +234,7 @@ __host__ __device__ constexpr uint32_t tile_image(bool inv, uint32_t log_t) { re
 __host__ __device__ constexpr uint32_t large_image(bool inv, uint32_t log_n) { return inv * IMAGES + log_n; }
 
 // Column b of a radix-R step tile at word r_col(b) of its row (the step is independent per
-// column, so any order serves; this one (v5) gives a lane's two B-operand columns g, g + 8 as
+// column, so any order serves; this one gives a lane's two B-operand columns g, g + 8 as
 // adjacent words, one 8-byte load, and its four accumulator columns 2q + {0, 1, 8, 9} as the
 // words 4q .. 4q + 3, one 16-byte store).
 __host__ __device__ constexpr uint32_t r_col(uint32_t b) { return 2 * (b & 7) + (b >> 3); }
@@ -327,15 +326,15 @@ __device__ __forceinline__ void get_b(uint32_t (&f)[NT][2][2], const uint4 (&src
 // accumulators acc[mt][nt] hold output row k_a = 8 mt + g, columns b = 8 nt + 2 q + e as
 // (re, im) = (acc[e], acc[2 + e]).
 // The matrix is an image's block-diag(DFT_{2^LOG_R}) (load_g1's A operand) read as its block
-// [mt][kb] = [0][0] alone (v6: a quarter of the shared-memory reads): entry (k_a, a) is
+// [mt][kb] = [0][0] alone (a quarter of the shared-memory reads): entry (k_a, a) is
 // w_R^{k_a a} where k_a >> LOG_R == a >> LOG_R, k_a = 8 mt + g, a = 8 kb + q + 4 (reg >> 1), so
 //   - R <= 8: blocks [0][1] and [1][0] are zero (their products are skipped) and [1][1] = [0][0]
 //     ((8 + g)(8 + q') = g q' mod R);
 //   - R = 16: [mt][kb] = (-1)^(mt q + kb g) [0][0] (w_16^(8 mt q' + 8 kb g)), a sign flip of both
-//     halves of every register. cuda/small/fft_tc_emu.py checks both against load_g1.
-// FULL reads all four blocks instead (the large kernel's radix-16 step: there the twelve sign
-// flips cost more than the three reads they save, -0.003 ms at 4096; the 256-point tiles'
-// step 1 is the other way round, +0.02 ms with FULL; benches/NOTES.md, "fp16 TC FFT v6").
+//     halves of every register. benches/probes/fft_tc_emu.py checks both against load_g1.
+// FULL reads all four blocks instead: for the large kernel's radix-16 step, where the twelve sign
+// flips measured slower than the three reads they save (the 256-point tiles' step 1 measured the
+// other way round; benches/NOTES.md, "fragments derived from a quarter of the images").
 template <uint32_t LOG_R, bool FULL = false>
 __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&src)[4][32],
                                           const uint32_t (&x)[2][2][2], uint32_t lane) {
@@ -378,7 +377,7 @@ __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&s
 
 // Step 2 with an image's DFT_16 as a B operand (load_g2<INV, false>(4)), reading its blocks
 // nt = 0, 1 only: output k_b = 4 nt + (g >> 1) of input b = 2 q + 8 j + h (h the register's
-// half), so nt + 2 is nt times w_16^(8 b) = (-1)^h, the high halves' signs flipped (v6).
+// half), so nt + 2 is nt times w_16^(8 b) = (-1)^h, the high halves' signs flipped.
 __device__ __forceinline__ void step2_img(float (&out)[4][4], const uint32_t (&a2)[2][4],
                                           const uint4 (&src)[4][32], uint32_t lane) {
     uint32_t b[2][2][2];  // [nt][kb][reg]
@@ -552,7 +551,7 @@ __device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __rest
 // ---- N = 512..4096: a block per 4096 points, through shared memory ---------------------------
 
 // Padded shared-memory layouts of the chunk's word index a, chosen by script over every access
-// pattern below (cuda/small/fft_tc_emu.py --banks): `in` (pad_mid) conflict-free everywhere and
+// pattern below (benches/probes/fft_tc_emu.py --banks): `in` (pad_mid) conflict-free everywhere and
 // its 16-byte groups whole, `out` (pad_out_r) at most 2-way (R = 2). pad_in is the column
 // kernel's.
 // Each is a sum of shifted copies of a, so for an address made of disjoint bit fields (a lane's
@@ -560,8 +559,8 @@ __device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __rest
 // the loops below address shared memory as base + immediate.
 __host__ __device__ constexpr uint32_t pad_in(uint32_t a) { return a + 8 * (a >> 5) + 8 * (a >> 8); }
 __host__ __device__ constexpr uint32_t pad_out(uint32_t a) { return a + (a >> 5) + 2 * (a >> 7); }
-// `out` at R = 4 (N = 1024): pad_out's stores there are 2-way conflicted, this one's none (v5:
-// 0.402-0.408 -> 0.386-0.388 ms at 1024, benches/NOTES.md). At R = 2 no padding of this form
+// `out` at R = 4 (N = 1024): pad_out's stores there are 2-way conflicted, this one's none (faster
+// at 1024: benches/NOTES.md, "what limits the large kernel"). At R = 2 no padding of this form
 // clears them within the 48 KiB of static shared memory.
 template <uint32_t LOG_R>
 __host__ __device__ constexpr uint32_t pad_out_r(uint32_t a) { return LOG_R == 2 ? a + (a >> 6) : pad_out(a); }
@@ -736,7 +735,7 @@ __device__ __forceinline__ void fft_large_fold_any(const uint4* in, uint32_t* ou
     __shared__ LargeSmem sm;
     switch (log_n2) {
         // 2^17 = 256 x 512 only: at 2^18 and 2^19 the runs of 4 and 2 words made this pass
-        // 1.6 and 2.8 ms (benches/NOTES.md), slower than the rows and a transpose.
+        // slower than the rows and a transpose (benches/NOTES.md, "the transpose folded").
         case 9: if (log_n1 == 8) fft_large<INV, 9, 8>(sm, in, out, tw, images, total); break;
         default: break;
     }
@@ -975,9 +974,9 @@ extern "C" __global__ void __launch_bounds__(32)
     else if (b < 2 * IMAGES) build_image<true>(images[b], tw, b - IMAGES, lane);
 }
 
-// The one-launch kernels, one per size and direction (v6: each its own register allocation; one
-// kernel switching on log_n spilled where no single size does, and 2^12 lost 10%,
-// benches/NOTES.md "fp16 TC FFT v6"). Every one takes log_n too (equal to its name's, unused),
+// The one-launch kernels, one per size and direction, each with its own register allocation (one
+// kernel switching on log_n spilled where no single size does; benches/NOTES.md, "one kernel per
+// size"). Every one takes log_n too (equal to its name's, unused),
 // so that all FFT kernels share the launch above.
 //
 // fft_tc_f16_small_{forward,inverse}_<log_n>, log_n = 1..8. Launch: block 256 (8 warps, each a

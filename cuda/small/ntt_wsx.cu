@@ -38,7 +38,7 @@ __device__ __forceinline__ uint32_t out_pos(uint32_t g, uint32_t log_n) {
 }
 
 // EXCHANGE: the M2 -> M3 half exchange (the kernel). Otherwise layers 3..0 shuffle every
-// register and compute half butterflies in both lanes (the ablation, v1's shuffle layers).
+// register and compute half butterflies in both lanes (the ablation: the first design's layers).
 template <class F, class Form, bool EXCHANGE>
 __device__ __forceinline__ void kernel(const NttParams& p) {
     using W = typename Form::W;
@@ -241,8 +241,8 @@ ZKNTT_SMALL_WSX(FieldBabyBear, FormShoupLazy, babybear_shoup_lazy)
 ZKNTT_SMALL_WSX(FieldBabyBear, FormMont, babybear_montgomery)
 ZKNTT_SMALL_WSX(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
 
-// The ablation: v1's shuffle layers (every register shuffled, half butterflies in both lanes) in
-// the same kernel otherwise, for the Montgomery lazy form only. Same launch, same order.
+// The ablation: the first design's shuffle layers (every register shuffled, half butterflies in
+// both lanes) in the same kernel otherwise, for the Montgomery lazy form only. Same launch, order.
 #define ZKNTT_SMALL_WSX_HALF(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256, 4)                                             \
         small_ntt_wsx_half_##NAME(const zkntt::small::NttParams p) {                                  \

@@ -9,11 +9,11 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use std::ffi::c_void;
 use std::sync::Arc;
 use zkntt_gpu::Gpu;
+use zkntt_gpu::timing::median_ms;
 use zkntt_small::Direction;
 use zkntt_small::fft::TcFft;
 use zkntt_small::fft::half::{f16_to_f32, f32_to_f16};
 use zkntt_small::fft::model::{self, C};
-use zkntt_small::timing::median_ms;
 
 type AnyError = Box<dyn std::error::Error>;
 

@@ -6,9 +6,9 @@
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use std::process::Command;
 use zkntt_gpu::Gpu;
+use zkntt_gpu::timing::{median_ms, median_wall_ms};
 use zkntt_small::modmul::{BLOG_MODULI, Modulus};
 use zkntt_small::modmul_gpu::{ChainInputs, chain_kernel_name, launch_chain};
-use zkntt_small::timing::{median_ms, median_wall_ms};
 use zkntt_small::{Direction, Kernel, ModMulForm, PinnedBuffer, SmallField, SmallNtt};
 
 type AnyError = Box<dyn std::error::Error>;
@@ -273,7 +273,7 @@ fn batched_tables(gpu: &Gpu, args: &SmallNttArgs) -> Result<(), AnyError> {
     let mut dst = s.alloc_zeros::<u32>(elems)?;
     let copy_ms = median_ms(&s, args.warmup, args.iters, || {
         s.memcpy_dtod(&src, &mut dst)
-            .map_err(|e| zkntt_small::Error::Driver {
+            .map_err(|e| zkntt_gpu::Error::Driver {
                 op: "copy",
                 source: e,
             })

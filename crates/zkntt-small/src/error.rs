@@ -31,27 +31,45 @@ pub enum Error {
         q: u32,
         available: &'static str,
     },
+    /// The NTT kernel variant has no instance in this modmul form (the ablations exist in one).
+    #[error("no {kernel} NTT kernel in the {form} form (it exists in {available})")]
+    NoFormKernel {
+        kernel: &'static str,
+        form: &'static str,
+        available: &'static str,
+    },
     /// A stream count of zero (or too many).
     #[error("stream count {0} unsupported: use 1..=64")]
     Streams(usize),
-    /// The GPU runtime: no device, kernels not built, out of memory.
+    /// The GPU runtime: no device, kernels not built, out of memory, a failed driver call.
     #[error(transparent)]
     Gpu(#[from] zkntt_gpu::Error),
-    /// A CUDA driver call failed.
-    #[error("CUDA driver error in {op}: {source}")]
-    Driver {
-        op: &'static str,
-        #[source]
-        source: cudarc::driver::DriverError,
-    },
 }
 
+/// Attaches the operation's name to a driver error, as the runtime's own errors do.
 pub(crate) trait DriverContext<T> {
     fn during(self, op: &'static str) -> Result<T, Error>;
 }
 
 impl<T> DriverContext<T> for Result<T, cudarc::driver::DriverError> {
     fn during(self, op: &'static str) -> Result<T, Error> {
-        self.map_err(|source| Error::Driver { op, source })
+        self.map_err(|source| zkntt_gpu::Error::Driver { op, source }.into())
+    }
+}
+
+/// A failed device allocation of `elements` 32-bit words: out of memory where the driver says so.
+pub(crate) fn oom(e: cudarc::driver::DriverError, elements: usize) -> Error {
+    if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        zkntt_gpu::Error::OutOfMemory {
+            needed: elements * 4,
+            free: 0,
+        }
+        .into()
+    } else {
+        zkntt_gpu::Error::Driver {
+            op: "cuMemAlloc",
+            source: e,
+        }
+        .into()
     }
 }

@@ -1,6 +1,6 @@
 //! The two 32-bit NTT primes, their roots of unity, and plain modular arithmetic on `u32`.
 
-use crate::{Error, Result};
+use crate::{Direction, Error, Result};
 
 /// An NTT-friendly prime below 2^31.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -9,13 +9,6 @@ pub enum SmallField {
     Q28,
     /// BabyBear, q = 2013265921 = 2^31 - 2^27 + 1; q - 1 = 2^27 * 15.
     BabyBear,
-}
-
-/// Forward (`X_k = sum x_n w^(nk)`) or inverse (with `w^-1`, scaled by 1/N).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Direction {
-    Forward,
-    Inverse,
 }
 
 /// log2 of the largest transform one kernel launch computes (the on-chip tile).

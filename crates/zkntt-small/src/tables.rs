@@ -58,7 +58,7 @@ pub fn dif_twiddles(field: SmallField, form: ModMulForm, direction: Direction) -
     Ok(Encoded::new(&m, form, entries))
 }
 
-/// The 2-D twiddles of a transform of 2^log_m: lo[i] = w^i and hi[i] = w^(4096 i), i < 4096,
+/// The 2-D twiddles of a transform of 2^log_m: `lo[i] = w^i` and `hi[i] = w^(4096 i)`, i < 4096,
 /// so that w^e = lo[e mod 4096] * hi[e / 4096] for e < 2^24.
 pub fn post_twiddles(
     field: SmallField,

@@ -170,8 +170,8 @@ pub fn wsx(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
     wsx_with(args, data, true)
 }
 
-/// The ablation `small_ntt_wsx_half_*`: the same kernel with v1's shuffle layers (every register
-/// shuffled, half butterflies in both lanes).
+/// The ablation `small_ntt_wsx_half_*`: the same kernel with the first design's shuffle layers
+/// (every register shuffled, half butterflies in both lanes).
 pub fn wsx_half(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
     wsx_with(args, data, false)
 }

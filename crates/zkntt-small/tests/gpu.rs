@@ -3,7 +3,7 @@
 
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use zkntt_gpu::Gpu;
-use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_small::modmul::{BLOG_MODULI, Modulus};
 use zkntt_small::modmul_gpu::{ChainInputs, launch_chain};
 use zkntt_small::{
@@ -262,11 +262,11 @@ fn host_to_host_over_streams() {
             .unwrap();
         assert_same(&host, &want, log_n, &format!("run_host, {streams} streams"));
         let mut pinned = PinnedBuffer::new(&gpu, x.len()).unwrap();
-        pinned.as_mut_slice().unwrap().copy_from_slice(&x);
+        pinned.as_mut_slice().copy_from_slice(&x);
         ntt.run_pinned(&mut pinned, log_n, Direction::Forward, Kernel::Wsx, streams)
             .unwrap();
         assert_same(
-            pinned.as_slice().unwrap(),
+            pinned.as_slice(),
             &want,
             log_n,
             &format!("run_pinned, {streams} streams"),

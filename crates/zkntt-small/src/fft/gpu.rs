@@ -10,9 +10,9 @@
 //! (cuFFT's `half2` layout), transforms contiguous, natural order in and out. A batch of B
 //! transforms of 2^log_n points is `2 * B << log_n` `u16`s.
 
-use crate::error::DriverContext;
+use crate::error::{DriverContext, oom};
 use crate::fft::model;
-use crate::gpu::{oom, transpose_words};
+use crate::transpose::transpose_words;
 use crate::{Direction, Error, Result};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 use std::sync::Mutex;
@@ -33,11 +33,14 @@ const SMALL_MAX_LOG: u32 = 8;
 const IMAGES: u64 = 26;
 const IMAGE_BYTES: u64 = 9 << 10;
 /// Pieces of work per block by kernel (small, large, columns, rows small, rows large), chosen by
-/// the H100 sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md, "grid"): see
+/// a sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md, "grid"): see
 /// [`TcFft::set_work_per_block`].
 pub const DEFAULT_WORK_PER_BLOCK: [u32; 5] = [2, 4, 2, 2, 4];
 /// `work_per_block` when no override is set.
 const NO_OVERRIDE: u32 = u32::MAX;
+
+/// The kernel that builds the constant images from the twiddle table, once per [`TcFft`].
+pub const CONSTS_KERNEL_NAME: &str = "fft_tc_f16_consts";
 
 /// The column kernel (pass 1 of the four-step split) for a direction.
 pub const fn column_kernel_name(dir: Direction) -> &'static str {
@@ -58,8 +61,8 @@ pub const fn rows_kernel_name(log_n2: u32, dir: Direction) -> &'static str {
 }
 
 /// The one-launch kernels, `[forward, inverse]` for log N = 1..=12: one per size (each its own
-/// register allocation: one kernel switching on log N spilled where no single size does, and
-/// 2^12 lost 10%; benches/NOTES.md, "fp16 TC FFT v6").
+/// register allocation: one kernel switching on log N spilled where no single size does;
+/// benches/NOTES.md, "one kernel per size").
 const ONE_LAUNCH_KERNELS: [[&str; 2]; 12] = [
     ["fft_tc_f16_small_forward_1", "fft_tc_f16_small_inverse_1"],
     ["fft_tc_f16_small_forward_2", "fft_tc_f16_small_inverse_2"],
@@ -117,9 +120,9 @@ impl TcFft {
     /// Uploads the twiddles, builds the kernels' constants, resolves the kernels and sizes
     /// their persistent grids. Errors where the GPU or kernels are missing.
     pub fn new(gpu: &Gpu) -> Result<Self> {
-        if !zkntt_kernels::built() {
+        if !zkntt_gpu::kernels_built() {
             return Err(zkntt_gpu::Error::KernelsNotBuilt {
-                note: zkntt_kernels::BUILD_NOTE,
+                note: zkntt_gpu::KERNELS_BUILD_NOTE,
             }
             .into());
         }
@@ -137,7 +140,7 @@ impl TcFft {
         let mut images = unsafe { gpu.stream().alloc::<u8>((IMAGES * IMAGE_BYTES) as usize) }
             .during("FFT constant images")?;
         {
-            let f = gpu.function("fft_tc_f16_consts")?;
+            let f = gpu.function(CONSTS_KERNEL_NAME)?;
             let cfg = LaunchConfig {
                 grid_dim: (IMAGES as u32, 1, 1),
                 block_dim: (32, 1, 1),
@@ -147,7 +150,7 @@ impl TcFft {
             launch.arg(&twiddles).arg(&mut images);
             // SAFETY: (const float2* tw, LargeConsts* images): tw the 4096 float2 uploaded above,
             // images IMAGES x IMAGE_BYTES bytes (256-byte aligned), one block per image.
-            unsafe { launch.launch(cfg) }.during("fft_tc_f16_consts")?;
+            unsafe { launch.launch(cfg) }.during(CONSTS_KERNEL_NAME)?;
         }
         let sms = gpu.info()?.multiprocessors.max(1) as u64;
         let mut resident = [0u64; 5];
@@ -190,10 +193,9 @@ impl TcFft {
     /// otherwise) each block of every launch takes: the grid is the work divided by `k` (the
     /// kernels stride over the work, so any grid is correct); `Some(0)` makes the grids
     /// persistent (the resident blocks only), `None` restores the tuned
-    /// [`DEFAULT_WORK_PER_BLOCK`]. Why it matters: on the H100 a copy kernel loses 5-7% of its
-    /// bandwidth as its blocks live longer (persistent grids: 0.39 ms for 512 MiB against 0.362
-    /// with a block per 4 KiB), while every block pays a copy of its constants (6-9 KiB from
-    /// L2) and, with one piece, has nothing to prefetch (benches/NOTES.md, "grid").
+    /// [`DEFAULT_WORK_PER_BLOCK`]. Why it matters: a copy kernel loses bandwidth as its blocks
+    /// live longer, while every block pays a copy of its constants (6-9 KiB from L2) and, with
+    /// one piece, has nothing to prefetch (benches/NOTES.md, "grid").
     pub fn set_work_per_block(&self, k: Option<u32>) {
         // Any k is valid (more than the work: one block that loops); u32::MAX is kept for None.
         let k = k.map_or(NO_OVERRIDE, |k| k.min(NO_OVERRIDE - 1));

@@ -10,7 +10,7 @@ use crate::Direction;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::io::Write;
 use zkntt_gpu::Gpu;
-use zkntt_gpu::test_support::gpu_or_skip;
+use zkntt_gpu::testing::gpu_or_skip;
 
 /// The accuracy the issue asks for at every size up to 4096.
 const BOUND: f64 = 1e-3;
@@ -429,9 +429,9 @@ fn parseval_and_round_trip(
     );
 }
 
-/// CPU only: every one-launch size and direction has its own kernel (v6: one kernel per size),
-/// named for its size, and sizes outside 2^1..2^12 have none (an error in `run`, not a panic).
-/// That each name exists in the fatbin is checked on the GPU by `TcFft::new`, which loads them all.
+/// CPU only: every one-launch size and direction has its own kernel (one kernel per size), named
+/// for its size, and sizes outside 2^1..2^12 have none (an error in `run`, not a panic). That each
+/// name is a kernel of the fatbin is checked by `crate::kernel_names` (and `TcFft::new` loads all).
 #[test]
 fn one_launch_kernel_names_cover_every_size() {
     use super::gpu::kernel_name;

@@ -26,7 +26,7 @@
 //! folded into the last stage's store addresses. It rounds to fp16 where this model keeps `T`:
 //! after every stage (data between stages are fp16 there) and in the DFT matrices; and in the
 //! 512..4096 kernel it applies the twiddle between a tile's two stages in fp16 arithmetic with
-//! fp16 twiddles (v8, `twiddle_h2` in `cuda/small/fft_tc.cu`).
+//! fp16 twiddles (`twiddle_h2` in `cuda/small/fft_tc.cu`).
 
 use crate::Direction;
 
@@ -82,7 +82,8 @@ pub fn split(log_n: u32) -> (u32, u32) {
 /// Whether the GPU writes the row transforms of the four-step split transposed (`X[k1 + N1 k2]`,
 /// in runs of 4096 / N2 words from one block's 4096 / N2 rows) instead of launching a transpose:
 /// N2 <= 512, runs of at least 8 words (32 bytes), so 2^13..2^17. From 2^18 (N2 = 1024..4096,
-/// runs of 4..1 words) it keeps the separate transpose, which measured faster (benches/NOTES.md).
+/// runs of 4..1 words) it keeps the separate transpose, which measured faster there
+/// (benches/NOTES.md, "the transpose folded into the row pass").
 /// The arithmetic is the same either way.
 pub const fn transpose_folded(log_n: u32) -> bool {
     log_n > ONE_LAUNCH_MAX_LOG && log_n <= 17

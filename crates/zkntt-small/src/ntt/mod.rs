@@ -1,0 +1,357 @@
+//! The host API of the small-word NTT kernels: device-resident batches on the GPU's stream (here),
+//! the 2-D decomposition beyond one tile (`two_d.rs`), and host-to-host batches over several CUDA
+//! streams (`host.rs`).
+
+mod host;
+mod two_d;
+
+pub use host::PinnedBuffer;
+
+use crate::error::{DriverContext, oom};
+use crate::field::TILE_LOG;
+use crate::tables;
+use crate::{Direction, Error, ModMulForm, Result, SmallField};
+use cudarc::driver::{
+    CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg,
+};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use zkntt_gpu::Gpu;
+
+/// Which kernel computes the transforms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Warp-shuffle butterflies, shared memory only between warps (`cuda/small/ntt_wsx.cu`).
+    Wsx,
+    /// The baseline: shared memory and `__syncthreads` every layer (`cuda/small/ntt_block.cu`).
+    BlockSync,
+    /// Ablation of [`Kernel::Wsx`] for the benches: the same kernel with the first design's
+    /// shuffle layers (every register shuffled, a half butterfly in both lanes). Montgomery lazy
+    /// form only; other forms return [`Error::NoFormKernel`].
+    WsxHalf,
+}
+
+impl Kernel {
+    /// The kernels every field and form has.
+    pub const ALL: [Kernel; 2] = [Kernel::Wsx, Kernel::BlockSync];
+    /// The ablations of [`Kernel::Wsx`], for the Montgomery lazy form only.
+    pub const ABLATIONS: [Kernel; 1] = [Kernel::WsxHalf];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kernel::Wsx => "wsx",
+            Kernel::BlockSync => "block",
+            Kernel::WsxHalf => "wsx_half",
+        }
+    }
+
+    /// Whether `cuda/small` instantiates this kernel in `form` (for both fields).
+    pub const fn has_form(self, form: ModMulForm) -> bool {
+        match self {
+            Kernel::Wsx | Kernel::BlockSync => true,
+            Kernel::WsxHalf => matches!(form, ModMulForm::MontgomeryLazy),
+        }
+    }
+}
+
+/// `small_ntt_{kernel}_{field}_{form}`: the macros `ZKNTT_SMALL_WSX`, `ZKNTT_SMALL_WSX_HALF` and
+/// `ZKNTT_SMALL_BLOCK` of `cuda/small` build the same names (checked by [`kernel_names`]' test).
+pub fn kernel_name(kernel: Kernel, field: SmallField, form: ModMulForm) -> String {
+    format!(
+        "small_ntt_{}_{}_{}",
+        kernel.name(),
+        field.name(),
+        form.name()
+    )
+}
+
+/// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has.
+pub fn kernel_names() -> impl Iterator<Item = String> {
+    Kernel::ALL
+        .into_iter()
+        .chain(Kernel::ABLATIONS)
+        .flat_map(|k| {
+            SmallField::ALL.into_iter().flat_map(move |f| {
+                ModMulForm::ALL
+                    .into_iter()
+                    .filter(move |&m| k.has_form(m))
+                    .map(move |m| kernel_name(k, f, m))
+            })
+        })
+}
+
+/// The kernels' parameter struct (`NttParams` in `cuda/small/ntt.cuh`), byte for byte.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct NttParams {
+    data: u64,
+    twiddles: u64,
+    post_lo: u64,
+    post_hi: u64,
+    batch: u64,
+    log_n: u32,
+    q: u32,
+    scale_w: u32,
+    scale_w_shoup: u32,
+    has_scale: u32,
+    post_log_rows: u32,
+}
+
+// SAFETY: plain-old-data with the C layout the kernels declare (checked by size in a test).
+unsafe impl DeviceRepr for NttParams {}
+
+const THREADS: u32 = 256;
+/// Resident blocks per multiprocessor (the kernels' `__launch_bounds__(256, 4)`): the grid is one
+/// wave of them, each looping over tiles, so per-block setup is paid once per block, not per tile.
+const BLOCKS_PER_SM: u64 = 4;
+
+/// The 2-D twiddles (lo, hi) of one size and direction, on the device.
+type PostTables = (CudaSlice<u32>, CudaSlice<u32>);
+
+#[derive(Debug)]
+struct Twiddles {
+    forward: CudaSlice<u32>,
+    inverse: CudaSlice<u32>,
+}
+
+/// Small-word NTTs of one field in one modmul form on one GPU. Twiddle tables are built once;
+/// the 2-D twiddles once per size; scratch and stream resources on first use, then reused.
+#[derive(Debug)]
+pub struct SmallNtt {
+    gpu: Gpu,
+    field: SmallField,
+    form: ModMulForm,
+    twiddles: Twiddles,
+    /// Blocks of one full wave on this GPU.
+    max_grid: u64,
+    post: Mutex<HashMap<(u32, Direction), PostTables>>,
+    scratch: Mutex<Option<CudaSlice<u32>>>,
+    lanes: Mutex<Vec<host::Lane>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl SmallNtt {
+    /// Uploads the twiddle tables. Errors where the GPU or its kernels are missing.
+    pub fn new(gpu: &Gpu, field: SmallField, form: ModMulForm) -> Result<Self> {
+        if !zkntt_gpu::kernels_built() {
+            return Err(zkntt_gpu::Error::KernelsNotBuilt {
+                note: zkntt_gpu::KERNELS_BUILD_NOTE,
+            }
+            .into());
+        }
+        let upload = |dir| -> Result<CudaSlice<u32>> {
+            let words = tables::dif_twiddles(field, form, dir)?.device_words();
+            gpu.stream().clone_htod(&words).during("twiddle upload")
+        };
+        let twiddles = Twiddles {
+            forward: upload(Direction::Forward)?,
+            inverse: upload(Direction::Inverse)?,
+        };
+        // Resolve the kernels now, so a missing one is an error here rather than mid-batch.
+        for k in Kernel::ALL {
+            gpu.function(&kernel_name(k, field, form))?;
+        }
+        let sms = gpu
+            .context()
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .during("multiprocessor count")?;
+        Ok(Self {
+            gpu: gpu.clone(),
+            field,
+            form,
+            twiddles,
+            max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
+            post: Mutex::new(HashMap::new()),
+            scratch: Mutex::new(None),
+            lanes: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn field(&self) -> SmallField {
+        self.field
+    }
+
+    pub fn form(&self) -> ModMulForm {
+        self.form
+    }
+
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    fn check(&self, len: usize, log_n: u32) -> Result<u64> {
+        self.field.check_log_n(log_n)?;
+        if len % (1usize << log_n) != 0 {
+            return Err(Error::NotWholeTransforms { len, log_n });
+        }
+        Ok((len >> log_n) as u64)
+    }
+
+    /// One launch over `batch` transforms of 2^log_n (<= 2^12) at `data` on `stream`.
+    #[allow(clippy::too_many_arguments)]
+    fn launch(
+        &self,
+        stream: &Arc<CudaStream>,
+        kernel: Kernel,
+        data: u64,
+        batch: u64,
+        log_n: u32,
+        direction: Direction,
+        scale_log_n: Option<u32>,
+        post: Option<(u64, u64, u32)>,
+    ) -> Result<()> {
+        if !kernel.has_form(self.form) {
+            return Err(Error::NoFormKernel {
+                kernel: kernel.name(),
+                form: self.form.name(),
+                available: ModMulForm::MontgomeryLazy.name(),
+            });
+        }
+        let f = self
+            .gpu
+            .function(&kernel_name(kernel, self.field, self.form))?;
+        let tw = match direction {
+            Direction::Forward => &self.twiddles.forward,
+            Direction::Inverse => &self.twiddles.inverse,
+        };
+        let (tw_ptr, _tw_guard) = tw.device_ptr(stream);
+        let scale = match scale_log_n {
+            Some(l) => Some(tables::inverse_scale(self.field, self.form, l)?),
+            None => None,
+        };
+        let (post_lo, post_hi, post_log_rows) = post.unwrap_or((0, 0, 0));
+        let params = NttParams {
+            data,
+            twiddles: tw_ptr,
+            post_lo,
+            post_hi,
+            batch,
+            log_n,
+            q: self.field.modulus(),
+            scale_w: scale.map_or(0, |s| s[0]),
+            scale_w_shoup: scale.map_or(0, |s| s[1]),
+            has_scale: scale.is_some() as u32,
+            post_log_rows,
+        };
+        let tiles = ((batch << log_n) + (1 << TILE_LOG) - 1) >> TILE_LOG;
+        if tiles == 0 {
+            return Ok(());
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (tiles.min(self.max_grid) as u32, 1, 1),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = stream.launch_builder(&f);
+        launch.arg(&params);
+        // SAFETY: the kernel takes one NttParams by value; `data` holds batch << log_n elements
+        // (checked by the callers) and the tables hold the entries the kernel indexes.
+        unsafe { launch.launch(cfg) }.during("small NTT launch")?;
+        Ok(())
+    }
+
+    /// Transforms every consecutive 2^log_n elements of `data` in place, asynchronously on the
+    /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
+    /// [0, 2q)); others give unspecified values, never memory errors. Sizes above 2^12 use the
+    /// 2-D decomposition with an internal scratch buffer and a final copy back
+    /// ([`SmallNtt::run_into`] avoids the copy).
+    pub fn run(
+        &self,
+        data: &mut CudaSlice<u32>,
+        log_n: u32,
+        direction: Direction,
+        kernel: Kernel,
+    ) -> Result<()> {
+        let batch = self.check(data.len(), log_n)?;
+        let stream = self.gpu.stream().clone();
+        if log_n <= TILE_LOG {
+            let (ptr, _g) = data.device_ptr_mut(&stream);
+            return self.launch(
+                &stream,
+                kernel,
+                ptr,
+                batch,
+                log_n,
+                direction,
+                (direction == Direction::Inverse).then_some(log_n),
+                None,
+            );
+        }
+        let mut scratch = self.scratch(data.len())?;
+        let out = scratch.as_mut().ok_or(Error::LengthMismatch {
+            expected: data.len(),
+            got: 0,
+        })?;
+        let mut view = out.slice_mut(0..data.len());
+        self.two_d(&stream, data, &mut view, log_n, batch, direction, kernel)?;
+        stream.memcpy_dtod(&view, data).during("copy back")?;
+        Ok(())
+    }
+
+    /// Like [`SmallNtt::run`] but out of place: the transforms of `input` land in `output`
+    /// (same length). `input` is overwritten (it is the 2-D decomposition's scratch).
+    pub fn run_into(
+        &self,
+        input: &mut CudaSlice<u32>,
+        output: &mut CudaSlice<u32>,
+        log_n: u32,
+        direction: Direction,
+        kernel: Kernel,
+    ) -> Result<()> {
+        let batch = self.check(input.len(), log_n)?;
+        if output.len() != input.len() {
+            return Err(Error::LengthMismatch {
+                expected: input.len(),
+                got: output.len(),
+            });
+        }
+        let stream = self.gpu.stream().clone();
+        if log_n <= TILE_LOG {
+            stream.memcpy_dtod(input, output).during("copy")?;
+            return self.run(output, log_n, direction, kernel);
+        }
+        let mut view = output.slice_mut(..);
+        self.two_d(&stream, input, &mut view, log_n, batch, direction, kernel)
+    }
+
+    fn scratch(&self, len: usize) -> Result<MutexGuard<'_, Option<CudaSlice<u32>>>> {
+        let mut s = lock(&self.scratch);
+        if s.as_ref().is_none_or(|b| b.len() < len) {
+            *s = None;
+            // SAFETY: scratch is always written (by a transpose) before it is read.
+            let buf = unsafe { self.gpu.stream().alloc::<u32>(len) }.map_err(|e| oom(e, len))?;
+            *s = Some(buf);
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_match_the_c_struct() {
+        // 4 pointers + u64 + 6 x u32, no padding: 64 bytes, as in ntt.cuh.
+        assert_eq!(std::mem::size_of::<NttParams>(), 64);
+        assert_eq!(std::mem::align_of::<NttParams>(), 8);
+    }
+
+    #[test]
+    fn ablations_exist_in_montgomery_lazy_only() {
+        for form in ModMulForm::ALL {
+            assert!(Kernel::ALL.iter().all(|k| k.has_form(form)));
+            assert_eq!(
+                Kernel::WsxHalf.has_form(form),
+                form == ModMulForm::MontgomeryLazy
+            );
+        }
+        // 2 kernels x 2 fields x 7 forms, and the ablation in one form per field.
+        assert_eq!(kernel_names().count(), 2 * 2 * 7 + 2);
+    }
+}

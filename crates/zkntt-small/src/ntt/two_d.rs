@@ -1,0 +1,69 @@
+//! Sizes above one tile (2^13..2^24): the 2-D decomposition N = N1 x N2 as five passes over the
+//! batch, the N1- and N2-point transforms by the one-tile kernels.
+
+use super::{Kernel, SmallNtt, lock};
+use crate::error::DriverContext;
+use crate::tables::{self, Encoded};
+use crate::transpose::transpose_words;
+use crate::{Direction, Result};
+use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtr, DevicePtrMut};
+use std::collections::hash_map::Entry;
+use std::sync::Arc;
+
+impl SmallNtt {
+    /// N = N1 x N2 (x[n1 N2 + n2]); out[k1 + N1 k2] = X. Five passes: transpose, N1-point
+    /// NTTs with the twiddle w_N^(n2 k1) fused, transpose back, N2-point NTTs, transpose.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn two_d(
+        &self,
+        stream: &Arc<CudaStream>,
+        data: &mut CudaSlice<u32>,
+        out: &mut CudaViewMut<'_, u32>,
+        log_n: u32,
+        batch: u64,
+        direction: Direction,
+        kernel: Kernel,
+    ) -> Result<()> {
+        let log1 = log_n / 2;
+        let log2 = log_n - log1;
+        let mut post = lock(&self.post);
+        let (lo, hi) = match post.entry((log_n, direction)) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let (lo, hi) = tables::post_twiddles(self.field, self.form, direction, log_n)?;
+                let up = |t: &Encoded| stream.clone_htod(&t.device_words()).during("2-D twiddles");
+                e.insert((up(&lo)?, up(&hi)?))
+            }
+        };
+        let (lo_ptr, _g1) = lo.device_ptr(stream);
+        let (hi_ptr, _g2) = hi.device_ptr(stream);
+        let (d, _g3) = data.device_ptr_mut(stream);
+        let (o, _g4) = out.device_ptr_mut(stream);
+        let (n1, n2) = (1u32 << log1, 1u32 << log2);
+        let scale = (direction == Direction::Inverse).then_some(log_n);
+        // x (N1 x N2) -> out (N2 x N1): row n2 holds the column n2 of x.
+        transpose_words(&self.gpu, stream, d, o, n1, n2, batch)?;
+        self.launch(
+            stream,
+            kernel,
+            o,
+            batch << log2,
+            log1,
+            direction,
+            None,
+            Some((lo_ptr, hi_ptr, log2)),
+        )?;
+        transpose_words(&self.gpu, stream, o, d, n2, n1, batch)?;
+        self.launch(
+            stream,
+            kernel,
+            d,
+            batch << log1,
+            log2,
+            direction,
+            scale,
+            None,
+        )?;
+        transpose_words(&self.gpu, stream, d, o, n1, n2, batch)
+    }
+}
