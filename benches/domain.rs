@@ -120,7 +120,7 @@ fn domain_bench(c: &mut Criterion) {
             });
         }
         #[cfg(feature = "sppark")]
-        if let Some(e) = gpu {
+        if let Some(e) = &gpu {
             let mut data = input.clone();
             if sppark_host::fft(e.gpu(), &mut data, log_n) {
                 g.bench_function(BenchmarkId::new("sppark-host", log_n), |b| {
