@@ -303,9 +303,12 @@ impl HostPipeline {
             cut.unit_words / WORDS_PER_ELEMENT,
         )?;
         // A single transform whose first and last launches go by columns: by column ranges.
-        let call = match self.engine.prepare(&slots[0], cfg)? {
-            Some(call) if cut.units == 1 && call.by_columns() && self.column_ranges() => Some(call),
-            _ => None,
+        let call = if cut.units == 1 && cfg.batch == 1 && self.column_ranges() {
+            self.engine
+                .prepare(&slots[0], cfg)?
+                .filter(|c| c.by_columns())
+        } else {
+            None
         };
         let columns = call.as_ref().map(|c| {
             ColumnCut::new(
