@@ -123,9 +123,16 @@ impl<F: 'static + Copy> DeviceVec<F> {
         }
     }
 
-    /// The device memory, for the pool.
+    /// The device memory, for the pool (its own stream ordered after the buffer's last use).
     pub(crate) fn into_buf(self) -> CudaSlice<u64> {
-        self.buf
+        self.settle();
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: each field is read out once and `this` is never dropped; `field` and the
+        // PhantomData need no drop.
+        unsafe {
+            drop(std::ptr::read(&this.last_stream));
+            std::ptr::read(&this.buf)
+        }
     }
 
     /// A copy of `host` on the device.
@@ -251,6 +258,27 @@ impl<F: 'static + Copy> DeviceVec<F> {
             });
         }
         Ok(())
+    }
+}
+
+impl<F> DeviceVec<F> {
+    /// Makes the stream the memory was allocated on (where it is freed) wait for the buffer's last
+    /// use on another stream, so that the free never overtakes work queued through another handle.
+    fn settle(&self) {
+        let last = self.last_stream.lock().unwrap_or_else(|p| p.into_inner());
+        let own = self.buf.stream();
+        if !Arc::ptr_eq(&last, own) {
+            // Errors are ignored: a context that fails here has failed the work it waits for.
+            if let Ok(done) = last.record_event(None) {
+                let _ = own.wait(&done);
+            }
+        }
+    }
+}
+
+impl<F> Drop for DeviceVec<F> {
+    fn drop(&mut self) {
+        self.settle();
     }
 }
 
