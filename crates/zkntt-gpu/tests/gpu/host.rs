@@ -386,5 +386,18 @@ fn uses_through_two_handles_are_ordered() {
             &want,
             &format!("round {round}, reused"),
         );
+        // Dropped right after a transform through the other handle: the memory is freed on the
+        // stream it came from, which first waits for the transform (memcheck sees any overlap).
+        let mut e = DeviceVec::from_host(&other, &x).unwrap();
+        h.engine()
+            .ntt_in_place(&mut e, &NttConfig::forward())
+            .unwrap();
+        drop(e);
+        let f = DeviceVec::from_host(&other, &x).unwrap();
+        assert_same(
+            &f.to_host(&other).unwrap(),
+            &x,
+            &format!("round {round}, fresh"),
+        );
     }
 }
