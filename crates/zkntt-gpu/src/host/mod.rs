@@ -303,7 +303,8 @@ impl HostPipeline {
             cut.unit_words / WORDS_PER_ELEMENT,
         )?;
         // A single transform whose first and last launches go by columns: by column ranges.
-        let call = if cut.units == 1 && cfg.batch == 1 && self.column_ranges() {
+        let (fail_at, column_ranges, on_caller_pool) = self.hooks();
+        let call = if cut.units == 1 && cfg.batch == 1 && column_ranges {
             self.engine
                 .prepare(&slots[0], cfg)?
                 .filter(|c| c.by_columns())
@@ -395,7 +396,7 @@ impl HostPipeline {
                 input,
                 ring,
                 streams: [comp.clone(), s_in, s_out],
-                fail_at: self.copy_back_failure(),
+                fail_at,
                 profile: &mut profile,
             };
             let run = || match (&call, &columns) {
@@ -404,7 +405,7 @@ impl HostPipeline {
                 }
                 _ => chunks::run(job, data, cfg, &cut, &mut slots),
             };
-            if self.on_caller_pool() {
+            if on_caller_pool {
                 run()
             } else {
                 self.workers.install(run).map_err(fail)?
@@ -448,34 +449,18 @@ impl HostPipeline {
         Ok(())
     }
 
+    /// The test hooks of this call: (fail the copy back at chunk, column ranges, copies on the
+    /// caller's pool). Without the `testing` feature: none, column ranges, own workers.
     #[cfg(feature = "testing")]
-    fn copy_back_failure(&self) -> Option<usize> {
-        crate::testing::take_copy_back_failure()
+    fn hooks(&self) -> (Option<usize>, bool, bool) {
+        let s = &self.switches;
+        let fail_at = crate::testing::take_copy_back_failure();
+        (fail_at, s.column_ranges(), s.caller_pool())
     }
 
     #[cfg(not(feature = "testing"))]
-    fn copy_back_failure(&self) -> Option<usize> {
-        None
-    }
-
-    #[cfg(feature = "testing")]
-    fn column_ranges(&self) -> bool {
-        self.switches.column_ranges()
-    }
-
-    #[cfg(not(feature = "testing"))]
-    fn column_ranges(&self) -> bool {
-        true
-    }
-
-    #[cfg(feature = "testing")]
-    fn on_caller_pool(&self) -> bool {
-        self.switches.caller_pool()
-    }
-
-    #[cfg(not(feature = "testing"))]
-    fn on_caller_pool(&self) -> bool {
-        false
+    fn hooks(&self) -> (Option<usize>, bool, bool) {
+        (None, true, false)
     }
 
     #[cfg(feature = "testing")]
