@@ -70,6 +70,117 @@ pub enum Kernel {
     Middle,
     /// `cuda/ntt/bit_reverse.cu`: the bit-reversal permutation, in place.
     BitReverse,
+    /// `cuda/ntt/stage2_warp.cu`: the seed's stage2, the middle stage's Q-point NTTs (Q at most
+    /// 2^[`STAGE2_WARP_MAX_LOG_Q`]) one tile pair per warp, in registers: no shared memory, no
+    /// block barrier. Same input, output and twiddles as [`Kernel::Middle`].
+    Stage2Warp,
+}
+
+/// Which kernel generation runs each stage of a three-stage plan: today's shared-memory kernels or
+/// the seed's (`../shared/seeds/004`, summarised in DESIGN.md). Both give identical results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage2 {
+    /// [`Kernel::Middle`]: tile pairs staged in shared memory, one block each.
+    Shared,
+    /// [`Kernel::Stage2Warp`] where Q allows it (log Q <= [`STAGE2_WARP_MAX_LOG_Q`]), else
+    /// [`Kernel::Middle`].
+    Warp,
+}
+
+/// The kernel generation of every stage (see [`Stage2`]). [`Kernels::default`] is what measured
+/// fastest on the H100 (benches/NOTES.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Kernels {
+    pub stage2: Stage2,
+}
+
+impl Default for Kernels {
+    fn default() -> Self {
+        Kernels {
+            stage2: Stage2::Shared,
+        }
+    }
+}
+
+impl Kernels {
+    /// Parses `stage2=shared|warp` (the `ZKNTT_KERNELS` variable's syntax; empty is the default).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let mut k = Kernels::default();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part {
+                "stage2=shared" => k.stage2 = Stage2::Shared,
+                "stage2=warp" => k.stage2 = Stage2::Warp,
+                other => {
+                    return Err(format!(
+                        "unknown kernel choice `{other}` (expected stage2=shared or stage2=warp)"
+                    ));
+                }
+            }
+        }
+        Ok(k)
+    }
+}
+
+/// Largest log2 Q the warp-only stage2 takes: a warp holds a tile pair of 2*T*T groups of Q
+/// elements, 2 or 4 elements per lane.
+pub const STAGE2_WARP_MAX_LOG_Q: u32 = 6;
+
+/// How [`Kernel::Stage2Warp`] lays a tile pair on a warp for one Q: each lane holds `2^log_el`
+/// elements of one group, `2^log_lanes` lanes share a group, and the tiles are `2^log_tile`
+/// groups square, so that 2 * T^2 * (lanes per group) = 32. Loads read T consecutive b, stores
+/// write T consecutive a: segments of T * 32 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WarpShape {
+    pub log_q: u32,
+    pub log_el: u32,
+    pub log_lanes: u32,
+    pub log_tile: u32,
+}
+
+/// Warps per block of a warp-only launch.
+pub const WARPS_PER_BLOCK: u32 = THREADS / 32;
+
+impl WarpShape {
+    /// The shape for 2^log_q (None above [`STAGE2_WARP_MAX_LOG_Q`]). Must match the dispatch in
+    /// `cuda/ntt/stage2_warp.cu`.
+    pub fn for_q(log_q: u32) -> Option<Self> {
+        // Odd log Q could also take 8 elements per lane (twice the tile side) but spills.
+        let log_el = match log_q {
+            1 | 3 | 5 => 1,
+            2 | 4 | 6 => 2,
+            _ => return None,
+        };
+        let log_lanes = log_q - log_el;
+        Some(WarpShape {
+            log_q,
+            log_el,
+            log_lanes,
+            log_tile: (4 - log_lanes) / 2,
+        })
+    }
+
+    /// Tile pairs (diagonal tiles included) of a P x P grid of groups: one warp each.
+    pub fn pairs(&self, log_p: u32) -> u64 {
+        let nt = 1u64 << (log_p - self.log_tile);
+        nt * (nt + 1) / 2
+    }
+
+    /// Blocks of one transform's launch.
+    pub fn blocks(&self, log_p: u32) -> u32 {
+        self.pairs(log_p).div_ceil(WARPS_PER_BLOCK as u64) as u32
+    }
+}
+
+/// Tile pair `id` of the triangle ti <= tj, row by row of tj: (ti, tj). The kernel's decode.
+pub fn tile_pair(id: u64) -> (u64, u64) {
+    let mut tj = (((8 * id + 1) as f64).sqrt() as u64).saturating_sub(1) / 2;
+    while (tj + 1) * (tj + 2) / 2 <= id {
+        tj += 1;
+    }
+    while tj * (tj + 1) / 2 > id {
+        tj -= 1;
+    }
+    (id - tj * (tj + 1) / 2, tj)
 }
 
 /// What a call asks of its launches besides the size: these set the flags and the extra passes.
@@ -181,6 +292,11 @@ impl Plan {
     /// The launches of a transform of this size in `form`, in order. Bit-reversed orderings add a
     /// permutation before (RN) or after (NR) the self-sorting launches.
     pub fn launches(&self, form: Form) -> Vec<Launch> {
+        self.launches_with(form, Kernels::default())
+    }
+
+    /// [`Plan::launches`] with the stages' kernels chosen by `kernels`.
+    pub fn launches_with(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let log_n = self.log_n();
         let pre = if form.coset && form.direction == Direction::Forward {
             flags::PRE_SCALE
@@ -254,14 +370,21 @@ impl Plan {
                         log_cols,
                     )
                 };
-                let middle = launch(
-                    Kernel::Middle,
-                    log_q,
-                    tiles * tiles,
-                    smem_bytes(2 << (2 * log_tile + log_q)),
-                    0,
-                    log_tile,
-                );
+                let warp = match kernels.stage2 {
+                    Stage2::Warp => WarpShape::for_q(log_q),
+                    Stage2::Shared => None,
+                };
+                let middle = match warp {
+                    Some(w) => launch(Kernel::Stage2Warp, log_q, w.blocks(log_p), 0, 0, w.log_tile),
+                    None => launch(
+                        Kernel::Middle,
+                        log_q,
+                        tiles * tiles,
+                        smem_bytes(2 << (2 * log_tile + log_q)),
+                        0,
+                        log_tile,
+                    ),
+                };
                 let last = Launch {
                     flags: post,
                     ..first
@@ -330,6 +453,52 @@ mod tests {
             assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), log_n);
             assert!(t.iter().all(|l| l.threads == THREADS && l.blocks >= 1));
         }
+    }
+
+    #[test]
+    fn warp_shapes_fill_a_warp() {
+        for log_q in 1..=STAGE2_WARP_MAX_LOG_Q {
+            let w = WarpShape::for_q(log_q).unwrap();
+            assert_eq!(w.log_el + w.log_lanes, log_q);
+            assert_eq!(w.log_lanes + 2 * w.log_tile + 1, 5, "{w:?}");
+            assert!((1..=2).contains(&w.log_el));
+        }
+        assert_eq!(WarpShape::for_q(STAGE2_WARP_MAX_LOG_Q + 1), None);
+        // Every tile pair of the triangle once, in order.
+        let mut id = 0;
+        for tj in 0..300u64 {
+            for ti in 0..=tj {
+                assert_eq!(tile_pair(id), (ti, tj));
+                id += 1;
+            }
+        }
+        for tj in [1u64 << 10, (1 << 11) - 1, 1 << 11] {
+            let id = tj * (tj + 1) / 2;
+            assert_eq!(tile_pair(id), (0, tj));
+            assert_eq!(tile_pair(id + tj), (tj, tj));
+        }
+        // The warp generation replaces the middle launch where Q allows, nothing else.
+        let warp = Kernels {
+            stage2: Stage2::Warp,
+        };
+        let t = Plan::for_size(23)
+            .unwrap()
+            .launches_with(Form::default(), warp);
+        assert_eq!(t[1].kernel, Kernel::Stage2Warp);
+        assert_eq!((t[1].smem, t[1].layers), (0, 3));
+        // P = 2^10, T = 2 (Q = 8): 512 * 513 / 2 tile pairs, four warps per block.
+        assert_eq!(t[1].blocks, (512 * 513 / 2u32).div_ceil(4));
+        let t = Plan::for_size(31)
+            .unwrap()
+            .launches_with(Form::default(), warp);
+        assert_eq!(
+            t[1].kernel,
+            Kernel::Middle,
+            "Q = 2^9 stays in shared memory"
+        );
+        assert_eq!(Kernels::parse("stage2=warp").unwrap(), warp);
+        assert_eq!(Kernels::parse("").unwrap(), Kernels::default());
+        assert!(Kernels::parse("stage2=fast").is_err());
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! - last column stage: `X[k1 + P*k2a + P*Q*k2b] = sum_b Z[k1][k2a][b] w_P^(b*k2b)`, stored at k2b*R + k2a*P + k1,
 //!   which is that very index: natural order.
 
-use crate::plan::Plan;
+use crate::plan::{self, Plan, WarpShape};
 use crate::reference::{self, radix2_nn};
 use crate::{NttConfig, Result};
 use ark_ff::FftField;
@@ -47,6 +47,107 @@ pub fn column_stage_range<F: FftField>(
                 F::one()
             };
             a[k1 * r + c] = *v * t;
+        }
+    }
+}
+
+/// Twin of `cuda/ntt/stage2_warp.cu`, lane by lane and register by register: the same result as
+/// [`middle_stage`], computed as the GPU's warps do (tile pair `id` per warp, its elements in
+/// registers, cross-lane layers by swapping a register bit with a lane bit, as the shuffles do), so
+/// the kernel's index arithmetic is checked here. Needs 2^log_q within
+/// [`plan::STAGE2_WARP_MAX_LOG_Q`] and P >= T.
+pub fn stage2_warp<F: FftField>(x: &mut [F], log_p: u32, log_q: u32, omega: F) {
+    let shape = WarpShape::for_q(log_q).expect("stage2_warp: Q within the warp kernel's range");
+    let (p, q) = (1usize << log_p, 1usize << log_q);
+    let r = p * q;
+    let omega_q = omega.pow([(p * p) as u64]);
+    let tw: Vec<F> = (0..q / 2).map(|t| omega_q.pow([t as u64])).collect();
+    let (log_el, log_lanes, log_t) = (
+        shape.log_el as usize,
+        shape.log_lanes as usize,
+        shape.log_tile as usize,
+    );
+    let (el, t) = (1usize << log_el, 1usize << log_t);
+    let rev = |s: usize| s.reverse_bits() >> (usize::BITS - log_q);
+    for id in 0..shape.pairs(log_p) {
+        let (ti, tj) = plan::tile_pair(id);
+        let (ti, tj) = (ti as usize, tj as usize);
+        // Lane bits, low to high: lane in group, bb, aa, sel (the kernel's order).
+        let lane_of = |lane: usize| {
+            let li = lane & ((1 << log_lanes) - 1);
+            let bb = (lane >> log_lanes) & (t - 1);
+            let aa = (lane >> (log_lanes + log_t)) & (t - 1);
+            let sel = lane >> (log_lanes + 2 * log_t);
+            let (ta, tb) = if sel == 1 { (tj, ti) } else { (ti, tj) };
+            (li, ta * t + aa, tb * t + bb, sel)
+        };
+        let mut xs = vec![vec![F::zero(); el]; 32];
+        let mut ss = vec![vec![0usize; el]; 32];
+        for lane in 0..32 {
+            let (li, a, b, _) = lane_of(lane);
+            for reg in 0..el {
+                let s = reg | (li << log_el);
+                ss[lane][reg] = s;
+                xs[lane][reg] = x[a * r + rev(s) * p + b];
+            }
+        }
+        for j in 0..log_q as usize {
+            let (block, rb) = (j / log_el, j % log_el);
+            if block > 0 && rb == 0 {
+                for i in 0..log_el.min(log_q as usize - j) {
+                    swap_register_lane_bit(&mut xs, &mut ss, i, (block - 1) * log_el + i);
+                }
+            }
+            for lane in 0..32 {
+                for reg in (0..el).filter(|reg| reg >> rb & 1 == 0) {
+                    let reg1 = reg | 1 << rb;
+                    let s = ss[lane][reg];
+                    debug_assert_eq!(
+                        ss[lane][reg1],
+                        s | 1 << j,
+                        "slot bit {j} in register bit {rb}"
+                    );
+                    let pos = s & ((1 << j) - 1);
+                    let v = xs[lane][reg1] * tw[pos << (log_q as usize - 1 - j)];
+                    let u = xs[lane][reg];
+                    xs[lane][reg] = u + v;
+                    xs[lane][reg1] = u - v;
+                }
+            }
+        }
+        for lane in 0..32 {
+            let (_, a, b, sel) = lane_of(lane);
+            if sel == 1 && ti == tj {
+                continue; // a diagonal tile: these lanes hold the groups of sel 0 again
+            }
+            for reg in 0..el {
+                let k = ss[lane][reg];
+                x[b * r + k * p + a] = xs[lane][reg] * omega.pow([(p * b * k) as u64]);
+            }
+        }
+    }
+}
+
+/// Register bit `rbit` and lane bit `lbit` (of the lane-in-group bits) trade places, as the
+/// kernel's `__shfl_xor_sync` exchange does: the lane whose bit is 0 keeps its registers with
+/// bit 0 and receives its partner's registers with bit 0 in place of its own with bit 1.
+fn swap_register_lane_bit<F: Copy>(
+    xs: &mut [Vec<F>],
+    ss: &mut [Vec<usize>],
+    rbit: usize,
+    lbit: usize,
+) {
+    let (x0, s0) = (xs.to_vec(), ss.to_vec());
+    for lane in 0..xs.len() {
+        let up = lane >> lbit & 1 == 1;
+        let partner = lane ^ (1 << lbit);
+        for reg in (0..xs[lane].len()).filter(|reg| reg >> rbit & 1 == 0) {
+            let reg1 = reg | 1 << rbit;
+            // The partner sent the register it does not keep: its reg1 if it is the lower lane.
+            let sent = if up { reg1 } else { reg };
+            let into = if up { reg } else { reg1 };
+            xs[lane][into] = x0[partner][sent];
+            ss[lane][into] = s0[partner][sent];
         }
     }
 }
@@ -92,4 +193,29 @@ pub fn ntt<F: FftField>(data: &mut [F], cfg: &NttConfig<F>, plan: Plan) -> Resul
     reference::ntt_with(data, cfg, &|a: &mut [F], omega: F| {
         transform(a, omega, plan)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ark_bn254::Fr;
+    use ark_ff::UniformRand;
+
+    #[test]
+    fn stage2_warp_is_the_middle_stage() {
+        let mut rng = ark_std::test_rng();
+        for log_q in 1..=plan::STAGE2_WARP_MAX_LOG_Q {
+            let shape = WarpShape::for_q(log_q).unwrap();
+            for log_p in [shape.log_tile.max(1), 3, 5] {
+                let n = 1usize << (2 * log_p + log_q);
+                let omega = Fr::get_root_of_unity(n as u64).unwrap();
+                let input: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+                let mut want = input.clone();
+                middle_stage(&mut want, log_p, log_q, omega);
+                let mut got = input;
+                stage2_warp(&mut got, log_p, log_q, omega);
+                assert!(got == want, "log_p {log_p}, log_q {log_q}");
+            }
+        }
+    }
 }

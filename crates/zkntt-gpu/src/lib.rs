@@ -15,6 +15,7 @@ pub use device_vec::DeviceVec;
 pub use error::Error;
 pub use host::{HostPipeline, HostProfile};
 pub use ntt::NttEngine;
+pub use zkntt_core::plan::{Kernels, Stage2};
 pub use zkntt_core::{BatchLayout, Direction, NttConfig, Ordering};
 
 /// `Result` with this crate's [`Error`].

@@ -31,6 +31,11 @@ pub mod ntt {
         bn254_fr: "ntt_middle_bn254_fr",
         bls12_381_fr: "ntt_middle_bls12_381_fr",
     };
+    /// `cuda/ntt/stage2_warp.cu`: the seed's stage2, the middle stage one tile pair per warp.
+    pub const STAGE2_WARP: PerField = PerField {
+        bn254_fr: "ntt_stage2_warp_bn254_fr",
+        bls12_381_fr: "ntt_stage2_warp_bls12_381_fr",
+    };
     /// `cuda/ntt/bit_reverse.cu`: the bit-reversal permutation, in place.
     pub const BIT_REVERSE: PerField = PerField {
         bn254_fr: "ntt_bit_reverse_bn254_fr",
@@ -61,9 +66,10 @@ pub mod field {
 }
 
 /// Every name above, for the build's check.
-pub const ALL: [PerField; 7] = [
+pub const ALL: [PerField; 8] = [
     ntt::COLUMN,
     ntt::MIDDLE,
+    ntt::STAGE2_WARP,
     ntt::BIT_REVERSE,
     field::ADD,
     field::SUB,

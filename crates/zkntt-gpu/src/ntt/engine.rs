@@ -7,7 +7,20 @@ use crate::{DeviceVec, Gpu, Result};
 use ark_ff::FftField;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use zkntt_core::plan::Kernels;
 use zkntt_core::{Direction, FieldId, NttConfig, Plan};
+
+/// `ZKNTT_KERNELS` (see [`Kernels::parse`]); an unreadable value is reported once and ignored.
+fn kernels_from_env() -> Kernels {
+    match std::env::var("ZKNTT_KERNELS") {
+        Err(_) => Kernels::default(),
+        Ok(v) => Kernels::parse(&v).unwrap_or_else(|e| {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("zkntt: ZKNTT_KERNELS ignored: {e}"));
+            Kernels::default()
+        }),
+    }
+}
 
 type Key = (FieldId, u32, Direction);
 /// (field, log2 size, canonical bytes of the power base: the offset g, or g^-1 for inverses).
@@ -47,6 +60,8 @@ pub struct NttEngine {
     /// one's blocks are scheduled while the previous launch drains and wait in the kernel for its
     /// writes (see `wait_for_previous_grid` in `cuda/ntt/ntt_common.cuh`).
     pub(super) dependent_launch: bool,
+    /// The kernel generation of each stage ([`Kernels`]).
+    kernels: Mutex<Kernels>,
 }
 
 impl NttEngine {
@@ -57,7 +72,20 @@ impl NttEngine {
             gpu,
             twiddles: Mutex::new(HashMap::new()),
             cosets: Mutex::new(Vec::new()),
+            kernels: Mutex::new(kernels_from_env()),
         }
+    }
+
+    /// The kernel generation each stage runs (default: [`Kernels::default`], what measured fastest;
+    /// `ZKNTT_KERNELS=stage2=warp` at engine creation chooses another, as [`Self::set_kernels`]).
+    pub fn kernels(&self) -> Kernels {
+        *self.kernels.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Chooses the kernel generation of each stage for the calls prepared from now on. Every
+    /// choice gives the same result; they differ in speed (benches/NOTES.md).
+    pub fn set_kernels(&self, kernels: Kernels) {
+        *self.kernels.lock().unwrap_or_else(|p| p.into_inner()) = kernels;
     }
 
     pub fn gpu(&self) -> &Gpu {

@@ -90,12 +90,13 @@ impl Prepared {
                 tw.mid.as_ref().ok_or_else(missing)?.ptr(gpu),
             );
         }
-        let launches = plan.launches(Form {
+        let form = Form {
             direction: cfg.direction,
             ordering: cfg.ordering,
             coset: coset.is_some(),
             full_omega,
-        });
+        };
+        let launches = plan.launches_with(form, engine.kernels());
         Ok(Self {
             field,
             plan,
@@ -148,7 +149,7 @@ impl Prepared {
         p.data += first as u64 * p.batch_stride * 32;
         p.flags = launch.flags;
         p.log_cols = launch.log_cols;
-        if launch.kernel == Kernel::Middle {
+        if matches!(launch.kernel, Kernel::Middle | Kernel::Stage2Warp) {
             (p.sub_twiddles, p.mid_twiddles) = self.middle;
         }
         p
@@ -202,6 +203,7 @@ impl NttEngine {
         let kernel = match l.kernel {
             Kernel::Column => &names::ntt::COLUMN,
             Kernel::Middle => &names::ntt::MIDDLE,
+            Kernel::Stage2Warp => &names::ntt::STAGE2_WARP,
             Kernel::BitReverse => &names::ntt::BIT_REVERSE,
         };
         let f = self.gpu().field_function(kernel, call.field)?;

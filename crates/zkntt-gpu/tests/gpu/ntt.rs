@@ -8,7 +8,8 @@ use std::sync::Arc;
 use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
-    BatchLayout, DeviceVec, Direction, Error, HostPipeline, NttConfig, NttEngine, Ordering,
+    BatchLayout, DeviceVec, Direction, Error, HostPipeline, Kernels, NttConfig, NttEngine,
+    Ordering, Stage2,
 };
 
 pub(crate) fn max_log() -> u32 {
@@ -394,21 +395,97 @@ fn each_plan_once() {
         return;
     };
     let mut rng = StdRng::seed_from_u64(18);
-    for log_n in 1..=max_log().min(18) {
-        let x: Vec<F> = input(&mut rng, 1 << log_n);
-        for cfg in [
-            NttConfig::<F>::forward(),
-            NttConfig::inverse()
-                .with_coset(F::GENERATOR)
-                .with_ordering(Ordering::NR),
-        ] {
-            let mut want = x.clone();
-            reference::ntt(&mut want, &cfg).unwrap();
-            let mut got = x.clone();
-            h.ntt(&mut got, &cfg).unwrap();
-            assert_same(&got, &want, &format!("2^{log_n} {:?}", cfg.direction));
+    for stage2 in [Stage2::Shared, Stage2::Warp] {
+        h.engine().set_kernels(Kernels { stage2 });
+        for log_n in 1..=max_log().min(18) {
+            let x: Vec<F> = input(&mut rng, 1 << log_n);
+            for cfg in [
+                NttConfig::<F>::forward(),
+                NttConfig::inverse()
+                    .with_coset(F::GENERATOR)
+                    .with_ordering(Ordering::NR),
+            ] {
+                let mut want = x.clone();
+                reference::ntt(&mut want, &cfg).unwrap();
+                let mut got = x.clone();
+                h.ntt(&mut got, &cfg).unwrap();
+                let what = format!("{stage2:?} 2^{log_n} {:?}", cfg.direction);
+                assert_same(&got, &want, &what);
+            }
         }
     }
+}
+
+/// The warp-only stage2 forced, at every three-stage size to 2^max (every Q it takes, 2^1..2^6,
+/// and the shared-memory middle beyond), both fields, forward, inverse coset, NR and RN, and a
+/// column-layout batch (strided elements): against ark-poly. `ZKNTT_KERNELS=stage2=warp` runs
+/// every other suite with it as well.
+#[test]
+fn stage2_warp_every_three_stage_size() {
+    let Some(e) = engine("stage2_warp_every_three_stage_size") else {
+        return;
+    };
+    e.set_kernels(Kernels {
+        stage2: Stage2::Warp,
+    });
+    fn check<F: PrimeField + FftField>(e: &NttEngine, log_n: u32, rng: &mut StdRng) {
+        let n = 1usize << log_n;
+        let x: Vec<F> = input(rng, n);
+        let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
+        let mut d = DeviceVec::from_host(e.gpu(), &x).unwrap();
+        e.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
+        let fwd = domain.fft(&x);
+        assert_same(
+            &d.to_host(e.gpu()).unwrap(),
+            &fwd,
+            &format!("2^{log_n} fwd"),
+        );
+        let cfg = NttConfig::inverse()
+            .with_coset(F::GENERATOR)
+            .with_ordering(Ordering::NR);
+        let mut want = domain.get_coset(F::GENERATOR).unwrap().ifft(&x);
+        bit_reverse_permute(&mut want);
+        d.copy_from_host(e.gpu(), &x).unwrap();
+        e.ntt_in_place(&mut d, &cfg).unwrap();
+        assert_same(
+            &d.to_host(e.gpu()).unwrap(),
+            &want,
+            &format!("2^{log_n} inv coset NR"),
+        );
+        let mut x_rev = x.clone();
+        bit_reverse_permute(&mut x_rev);
+        d.copy_from_host(e.gpu(), &x_rev).unwrap();
+        e.ntt_in_place(&mut d, &NttConfig::forward().with_ordering(Ordering::RN))
+            .unwrap();
+        assert_same(&d.to_host(e.gpu()).unwrap(), &fwd, &format!("2^{log_n} RN"));
+    }
+    let mut rng = StdRng::seed_from_u64(0x5742);
+    let max = max_log();
+    for log_n in (zkntt_core::plan::MAX_SINGLE_LOG + 1)..=max {
+        check::<ark_bn254::Fr>(&e, log_n, &mut rng);
+        if log_n <= 20 || log_n == max {
+            check::<ark_bls12_381::Fr>(&e, log_n, &mut rng);
+        }
+    }
+    // Four transforms of 2^14 stored as columns (element stride 4).
+    type F = ark_bn254::Fr;
+    let (batch, log_n) = (4usize, 14u32);
+    let x: Vec<F> = input(&mut rng, batch << log_n);
+    let cfg = NttConfig::forward()
+        .with_batch(batch)
+        .with_layout(BatchLayout::Columns);
+    let mut d = DeviceVec::from_host(e.gpu(), &x).unwrap();
+    e.ntt_in_place(&mut d, &cfg).unwrap();
+    let got = d.to_host(e.gpu()).unwrap();
+    let domain = Radix2EvaluationDomain::<F>::new(1 << log_n).unwrap();
+    for t in 0..batch {
+        let col: Vec<F> = x.iter().skip(t).step_by(batch).copied().collect();
+        let got_col: Vec<F> = got.iter().skip(t).step_by(batch).copied().collect();
+        assert_same(&got_col, &domain.fft(&col), &format!("column {t}"));
+    }
+    println!(
+        "stage2 warp: 2^12..2^{max} fwd / inv coset NR / RN, a column batch: equal to ark-poly"
+    );
 }
 
 /// Coset power tables are cached per (field, size, offset): repeated offsets, forward and inverse
