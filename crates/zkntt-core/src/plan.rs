@@ -135,6 +135,8 @@ pub struct WarpShape {
     pub log_el: u32,
     pub log_lanes: u32,
     pub log_tile: u32,
+    /// Tile pairs one warp does (two where a lane holds 2 elements: 4 loads per lane in flight).
+    pub pairs_per_warp: u32,
 }
 
 /// Warps per block of a warp-only launch.
@@ -156,6 +158,7 @@ impl WarpShape {
             log_el,
             log_lanes,
             log_tile: (4 - log_lanes) / 2,
+            pairs_per_warp: if log_el == 1 { 2 } else { 1 },
         })
     }
 
@@ -165,9 +168,10 @@ impl WarpShape {
         nt * (nt + 1) / 2
     }
 
-    /// Blocks of one transform's launch.
+    /// Blocks of one transform's launch (the last warp's second pair may be past the end).
     pub fn blocks(&self, log_p: u32) -> u32 {
-        self.pairs(log_p).div_ceil(WARPS_PER_BLOCK as u64) as u32
+        self.pairs(log_p)
+            .div_ceil((WARPS_PER_BLOCK * self.pairs_per_warp) as u64) as u32
     }
 }
 
@@ -486,8 +490,8 @@ mod tests {
             .launches_with(Form::default(), warp);
         assert_eq!(t[1].kernel, Kernel::Stage2Warp);
         assert_eq!((t[1].smem, t[1].layers), (0, 3));
-        // P = 2^10, T = 2 (Q = 8): 512 * 513 / 2 tile pairs, four warps per block.
-        assert_eq!(t[1].blocks, (512 * 513 / 2u32).div_ceil(4));
+        // P = 2^10, T = 2 (Q = 8): 512 * 513 / 2 tile pairs, two per warp, four warps per block.
+        assert_eq!(t[1].blocks, (512 * 513 / 2u32).div_ceil(8));
         let t = Plan::for_size(31)
             .unwrap()
             .launches_with(Form::default(), warp);

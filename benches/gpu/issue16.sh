@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Issue 16 on the GPU machine, in one device call: the GPU suites with the default kernels and with
+# the seed's stage2 forced (ZKNTT_KERNELS=stage2=warp), the sanitizers on both generations
+# (each_plan_once runs each), the `stages` bench beside sppark, and ncu per-kernel durations at
+# 2^20 and 2^23 for each generation. Logs and tables into $OUT.
+#   .gpu/issue16.sh [tests] [sanitize] [bench] [ncu]   (default: all)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-.}
+steps=${*:-tests sanitize bench ncu}
+bin=$("$here/run.sh" unpack) || exit 1
+export ZKNTT_REQUIRE_GPU=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+echo "bundle $(tr '\n' ' ' < "$here/COMMIT")"
+step() { echo "=== $1 ($(date +%T))"; }
+for s in $steps; do
+  case "$s" in
+  tests)
+    step "tests, default kernels"
+    "$here/run.sh" tests > "$out/tests.log" 2>&1
+    grep -E "^=== |test result|FAILED|panicked|^tests:" "$out/tests.log"
+    step "tests, stage2=warp (engine, host and ark suites)"
+    for t in "$bin"/tests/zkntt-gpu-gpu "$bin"/tests/zkntt-ark-*; do
+      [ -x "$t" ] || continue
+      echo "--- $(basename "$t")"
+      ZKNTT_KERNELS=stage2=warp "$t" --test-threads=4 > "$out/tests_warp_$(basename "$t").log" 2>&1
+      grep -E "test result|FAILED|panicked" "$out/tests_warp_$(basename "$t").log"
+    done
+    ;;
+  sanitize)
+    step "sanitizers on each_plan_once (both generations)"
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in memcheck racecheck synccheck; do
+      ZKNTT_TEST_MAX_LOG=18 "$cs" --tool "$tool" --error-exitcode 9 "$bin"/tests/zkntt-gpu-gpu each_plan_once \
+        > "$out/sanitize_$tool.log" 2>&1
+      echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$out/sanitize_$tool.log" | tr '\n' ' ')"
+    done
+    ;;
+  bench)
+    step "stages bench beside sppark"
+    "$bin"/benches/zkntt-benches-stages > "$out/stages.md" 2>&1
+    grep -E "^\||^##|rror|panick" "$out/stages.md"
+    ;;
+  ncu)
+    ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    for k in stage2=shared stage2=warp; do
+      for n in 20 23; do
+        step "ncu $k 2^$n"
+        ZKNTT_KERNELS=$k "$ncu" --kernel-name regex:ntt_ --launch-skip 3 --launch-count 3 \
+          --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
+          "$bin/bin/zkntt" bench ntt --from $n --to $n --reps 2 --no-ark > "$out/ncu_${k#stage2=}_$n.log" 2>&1
+        grep -E "ntt_[a-z0-9_]+|Duration|Memory Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Stall" "$out/ncu_${k#stage2=}_$n.log" | head -60
+      done
+    done
+    ;;
+  esac
+done
+step done

@@ -1,0 +1,135 @@
+//! `stages`: the kernel generations of each stage (today's shared-memory kernels and the seed's,
+//! `zkntt_core::plan::Kernels`) beside sppark in one run, device-resident, CUDA events, medians:
+//! BN254 forward transforms 2^ZKNTT_BENCH_MIN_LOG..2^ZKNTT_BENCH_MAX_LOG (default 12..26) in NN,
+//! NR and RN, each against sppark's same ordering and against sppark's fastest ordering of the
+//! size. Prints one markdown table (ratios above 1: zkntt is faster).
+//!
+//! sppark is compiled in with `--features sppark` (what `make gpu-build` does); without it the
+//! sppark columns say n/a.
+
+use ark_bn254::Fr;
+use zkntt_benches::random_elements;
+use zkntt_core::plan::{Kernels, Stage2};
+use zkntt_core::{NttConfig, Ordering};
+use zkntt_gpu::testing::gpu_or_skip;
+use zkntt_gpu::timing::{median, median_ms};
+use zkntt_gpu::{DeviceVec, Gpu, NttEngine};
+
+fn env_log(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Median milliseconds of sppark's forward transform of `d` in `order`, or None without sppark.
+#[cfg(feature = "sppark")]
+fn sppark_ms(
+    d: &DeviceVec<Fr>,
+    gpu: &Gpu,
+    log_n: u32,
+    order: Ordering,
+    reps: usize,
+) -> Option<f64> {
+    use zkntt_sppark::{Order, bn254::ntt_device};
+    let order = match order {
+        Ordering::NN => Order::NN,
+        Ordering::NR => Order::NR,
+        Ordering::RN => Order::RN,
+    };
+    gpu.synchronize().unwrap();
+    // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
+    let ms =
+        unsafe { ntt_device(d.device_ptr(gpu).unwrap(), log_n, order, false, false, reps) }.ok()?;
+    Some(median(
+        &mut ms.into_iter().map(f64::from).collect::<Vec<_>>(),
+    ))
+}
+
+#[cfg(not(feature = "sppark"))]
+fn sppark_ms(_: &DeviceVec<Fr>, _: &Gpu, _: u32, _: Ordering, _: usize) -> Option<f64> {
+    None
+}
+
+fn main() {
+    let Some(gpu) = gpu_or_skip("bench stages") else {
+        return;
+    };
+    let engine = NttEngine::new(gpu);
+    let gpu = engine.gpu();
+    let (from, to) = (
+        env_log("ZKNTT_BENCH_MIN_LOG", 12),
+        env_log("ZKNTT_BENCH_MAX_LOG", 26),
+    );
+    let reps = 20;
+    let generations = [
+        (
+            "shared",
+            Kernels {
+                stage2: Stage2::Shared,
+            },
+        ),
+        (
+            "stage2 warp",
+            Kernels {
+                stage2: Stage2::Warp,
+            },
+        ),
+    ];
+    let info = gpu.info().unwrap();
+    println!(
+        "## stages: BN254 forward, device-resident, medians of {reps} (ms) on {}; ratio = sppark / zkntt",
+        info.name
+    );
+    println!(
+        "| log2 N | order | {} | sppark same order | sppark best (order) | {} | {} |",
+        generations.map(|(n, _)| format!("zkntt {n}")).join(" | "),
+        generations.map(|(n, _)| format!("{n} vs same")).join(" | "),
+        generations.map(|(n, _)| format!("{n} vs best")).join(" | "),
+    );
+    println!("|---|---|{}", "---|".repeat(2 + 3 * generations.len()));
+    let fmt = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.4}"));
+    let ratio = |s: Option<f64>, z: f64| s.map_or("n/a".into(), |s| format!("{:.2}", s / z));
+    for log_n in from..=to {
+        let mut d = DeviceVec::from_host(gpu, &random_elements::<Fr>(1 << log_n, 7)).unwrap();
+        let orders = [Ordering::NN, Ordering::NR, Ordering::RN];
+        let sppark: Vec<Option<f64>> = orders
+            .iter()
+            .map(|&o| sppark_ms(&d, gpu, log_n, o, reps))
+            .collect();
+        let best = orders
+            .iter()
+            .zip(&sppark)
+            .filter_map(|(o, s)| s.map(|s| (s, *o)))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        for (i, &order) in orders.iter().enumerate() {
+            let cfg = NttConfig::forward().with_ordering(order);
+            let z: Vec<f64> = generations
+                .iter()
+                .map(|(_, k)| {
+                    engine.set_kernels(*k);
+                    median_ms(gpu.stream(), 2, reps, || engine.ntt_in_place(&mut d, &cfg)).unwrap()
+                })
+                .collect();
+            let best_s = best.map(|b| b.0);
+            println!(
+                "| {log_n} | {order:?} | {} | {} | {} | {} | {} |",
+                z.iter()
+                    .map(|v| format!("{v:.4}"))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                fmt(sppark[i]),
+                best.map_or("n/a".into(), |(s, o)| format!("{s:.4} ({o:?})")),
+                z.iter()
+                    .map(|&v| ratio(sppark[i], v))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                z.iter()
+                    .map(|&v| ratio(best_s, v))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+            );
+        }
+    }
+    engine.set_kernels(Kernels::default());
+}
