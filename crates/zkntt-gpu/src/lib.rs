@@ -15,7 +15,7 @@ pub use device_vec::DeviceVec;
 pub use error::Error;
 pub use host::{HostPipeline, HostProfile};
 pub use ntt::NttEngine;
-pub use zkntt_core::{BatchLayout, Direction, NttConfig, Ordering};
+pub use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Ordering};
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

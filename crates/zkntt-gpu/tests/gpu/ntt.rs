@@ -8,7 +8,8 @@ use std::sync::Arc;
 use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
-    BatchLayout, DeviceVec, Direction, Error, HostPipeline, NttConfig, NttEngine, Ordering,
+    BatchLayout, DeviceVec, Direction, Error, GpuField, HostPipeline, NttConfig, NttEngine,
+    Ordering,
 };
 
 pub(crate) fn max_log() -> u32 {
@@ -53,7 +54,7 @@ pub(crate) fn assert_same<F: PartialEq + std::fmt::Display>(got: &[F], want: &[F
 
 /// Every size 2^1..2^max, forward and inverse, coset forward/inverse with the generator and a
 /// random offset, orderings NN/NR/RN: against ark-poly (the reference equals it, CI checks).
-fn sizes_directions_orders<F: PrimeField + FftField>(engine: &NttEngine, label: &str, max: u32) {
+fn sizes_directions_orders<F: GpuField>(engine: &NttEngine, label: &str, max: u32) {
     let mut rng = StdRng::seed_from_u64(0xf00d);
     for log_n in 1..=max {
         let n = 1usize << log_n;
