@@ -12,7 +12,7 @@ use zkntt_benches::random_elements;
 use zkntt_core::plan::{Kernels, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
-use zkntt_gpu::timing::{median, median_ms};
+use zkntt_gpu::timing::median_ms;
 use zkntt_gpu::{DeviceVec, Gpu, NttEngine};
 
 fn env_log(name: &str, default: u32) -> u32 {

@@ -2,17 +2,24 @@
 //! backend choice, ark's resize, the coset, the CPU rerun on any GPU error, the placement record.
 //! What differs between the versions is only how a domain sees that its coefficients are a field
 //! with kernels, which it says by handing over a [`KernelField`].
+//!
+//! zkntt-gpu takes only its sealed [`GpuField`] types, checked at compile time; the domains take
+//! any `FftField`. The step between them is here and only here: a [`KernelField`] carries the
+//! [`FieldId`] of its field, found at run time, and [`transform`] matches on it to name the
+//! concrete `GpuField` type (`ark_bn254::Fr`, `ark_bls12_381::Fr`) it calls the pipeline with.
 
 use crate::backend::{self, Backend, CpuReason, Placement, current_backend};
 use crate::log::log_once;
 use ark_ff::FftField;
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::marker::PhantomData;
-use zkntt_core::{Direction, FieldId, NttConfig};
+use zkntt_core::{Direction, FieldId, GpuField, NttConfig};
+use zkntt_gpu::HostPipeline;
 
 /// Leave to view coefficients `T` as `G`, a field with GPU kernels: `T` is `G`, or `G`'s ark-ff
-/// 0.5 twin (same size, alignment and bytes for every value).
+/// 0.5 twin (same size, alignment and bytes for every value). `field` is `G`'s kernels.
 pub(crate) struct KernelField<T, G> {
+    field: FieldId,
     _types: PhantomData<fn() -> (T, G)>,
 }
 
@@ -32,14 +39,27 @@ impl<T: Copy, G: FftField> KernelField<T, G> {
 
     /// # Safety
     /// `G` has kernels, and `T` has `G`'s size and alignment and, for every value, its bytes.
+    ///
+    /// # Panics
+    /// When that contract is plainly broken: different layouts, or a `G` without kernels.
     pub(crate) unsafe fn new_unchecked() -> Self {
         assert!(
             size_of::<T>() == size_of::<G>() && align_of::<T>() == align_of::<G>(),
             "KernelField of types of different layouts"
         );
+        let field = FieldId::of::<G>().expect("KernelField of a field without kernels");
         Self {
+            field,
             _types: PhantomData,
         }
+    }
+
+    /// The same leave with `G` named as `K`, a [`GpuField`] type; `None` unless `G` is `K`.
+    fn as_gpu_field<K: GpuField>(&self) -> Option<KernelField<T, K>> {
+        (TypeId::of::<G>() == TypeId::of::<K>()).then_some(KernelField {
+            field: K::ID,
+            _types: PhantomData,
+        })
     }
 
     fn slice<'a>(&self, v: &'a mut [T]) -> &'a mut [G] {
@@ -72,16 +92,46 @@ pub(crate) fn transform<T: Copy, G: FftField>(
     // ark's resize: zero-pads a short vector, truncates an over-long one. (ark's degree-aware path
     // for inputs of at most size/4 computes the same values as the padded transform.)
     v.resize(1 << log_n, kernel.coefficient(G::zero()));
-    let mut cfg = NttConfig::forward().with_direction(direction);
-    if !offset.is_one() {
-        cfg = cfg.with_coset(offset);
-    }
-    match pipeline.ntt(kernel.slice(v), &cfg) {
+    // The run-time field picks the compile-time one: zkntt-gpu is called with a GpuField type.
+    let ran = match kernel.field {
+        FieldId::Bn254Fr => ntt_as::<_, _, ark_bn254::Fr>(pipeline, &kernel, v, offset, direction),
+        FieldId::Bls12_381Fr => {
+            ntt_as::<_, _, ark_bls12_381::Fr>(pipeline, &kernel, v, offset, direction)
+        }
+    };
+    match ran {
         Ok(()) => backend::record(Placement::Gpu),
         // On Err the pipeline leaves `v` holding its input (resized as ark would): the CPU starts
         // from there, and the caller never sees a half-transformed vector.
         Err(e) => on_cpu(v, gpu_failed(e), cpu),
     }
+}
+
+/// The pipeline's transform of `v`, whose coefficients `kernel` views as `G`, with `G` named as the
+/// [`GpuField`] type `K` of `kernel`'s field (the coset `offset` too). `G` is `K` whenever `K` is
+/// the type of `kernel.field`; otherwise (a bug) an `Internal` error, so the CPU redoes the call.
+fn ntt_as<T: Copy, G: FftField, K: GpuField>(
+    pipeline: &HostPipeline,
+    kernel: &KernelField<T, G>,
+    v: &mut [T],
+    offset: G,
+    direction: Direction,
+) -> zkntt_gpu::Result<()> {
+    let (Some(kernel), Some(&offset)) = (
+        kernel.as_gpu_field::<K>(),
+        (&offset as &dyn Any).downcast_ref::<K>(),
+    ) else {
+        return Err(zkntt_gpu::Error::Internal(format!(
+            "zkntt-ark: the field {} was dispatched as {}",
+            std::any::type_name::<G>(),
+            std::any::type_name::<K>()
+        )));
+    };
+    let mut cfg = NttConfig::forward().with_direction(direction);
+    if !offset.is_one() {
+        cfg = cfg.with_coset(offset);
+    }
+    pipeline.ntt(kernel.slice(v), &cfg)
 }
 
 /// `cpu` on `v`, recording why.
@@ -168,5 +218,21 @@ mod tests {
         kernel.slice(&mut v)[1] = Fr::from(5u64);
         assert_eq!(v, [Fr::from(3u64), Fr::from(5u64)]);
         assert_eq!(kernel.coefficient(Fr::from(0u64)), Fr::from(0u64));
+    }
+
+    #[test]
+    fn the_run_time_field_names_the_gpu_field_type() {
+        let bn = KernelField::<Fr, Fr>::same().unwrap();
+        assert_eq!(bn.field, FieldId::Bn254Fr);
+        let viewed = bn.as_gpu_field::<Fr>().expect("Fr is a GpuField");
+        assert_eq!(viewed.field, <Fr as GpuField>::ID);
+        assert!(bn.as_gpu_field::<ark_bls12_381::Fr>().is_none());
+        let bls = KernelField::<ark_bls12_381::Fr, ark_bls12_381::Fr>::same().unwrap();
+        assert_eq!(bls.field, FieldId::Bls12_381Fr);
+        assert!(bls.as_gpu_field::<ark_bls12_381::Fr>().is_some());
+        assert!(bls.as_gpu_field::<Fr>().is_none());
+        let mut v = vec![Fr::from(3u64)];
+        viewed.slice(&mut v)[0] = Fr::from(9u64);
+        assert_eq!(v, [Fr::from(9u64)]);
     }
 }

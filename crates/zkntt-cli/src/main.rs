@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
-use zkntt_core::{FieldId, NttConfig, reference};
+use zkntt_core::{FieldId, GpuField, NttConfig, reference};
 use zkntt_gpu::field_ops::{self, BinaryOp};
 use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttEngine};
 
@@ -137,11 +137,7 @@ fn demo(log_n: u32) -> Result<(), AnyError> {
     Ok(())
 }
 
-fn demo_ntt<F: PrimeField + FftField>(
-    host: &HostPipeline,
-    name: &str,
-    log_n: u32,
-) -> Result<(), AnyError> {
+fn demo_ntt<F: GpuField>(host: &HostPipeline, name: &str, log_n: u32) -> Result<(), AnyError> {
     let mut rng = StdRng::seed_from_u64(3);
     let coeffs: Vec<F> = (0..1usize << log_n).map(|_| F::rand(&mut rng)).collect();
     let domain = Radix2EvaluationDomain::<F>::new(coeffs.len()).ok_or("domain too large")?;
@@ -200,7 +196,7 @@ fn demo_cpu<F: PrimeField + FftField>(name: &str, log_n: u32) -> Result<(), AnyE
     }
 }
 
-fn demo_gpu<F: PrimeField>(gpu: &Gpu, name: &str, n: usize) -> Result<(), AnyError> {
+fn demo_gpu<F: GpuField>(gpu: &Gpu, name: &str, n: usize) -> Result<(), AnyError> {
     let mut rng = StdRng::seed_from_u64(2);
     let a: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();
     let b: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();

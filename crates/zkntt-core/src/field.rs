@@ -116,8 +116,9 @@ impl FieldDesc {
     }
 }
 
-/// The fields that have GPU kernels. A field type outside this list is `UnsupportedField` on the GPU
-/// (the CPU reference takes any FFT-friendly field).
+/// The fields that have GPU kernels, as a value: the run-time name of a [`GpuField`] (its
+/// [`GpuField::ID`]). The GPU API takes only `GpuField` types, so a field outside this list is a
+/// compile error there (the CPU reference takes any FFT-friendly field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FieldId {
     /// BN254 scalar field (`ark_bn254::Fr`), 254 bits, two-adicity 28.
@@ -130,7 +131,9 @@ impl FieldId {
     /// Every field with kernels.
     pub const ALL: [FieldId; 2] = [FieldId::Bn254Fr, FieldId::Bls12_381Fr];
 
-    /// The field of type `F`, if it is one with kernels.
+    /// The field of type `F`, if it is one with kernels: [`GpuField::ID`] found at run time, for
+    /// code generic over any field that dispatches to the GPU only for these (zkntt-ark's domains).
+    /// Code that knows `F: GpuField` uses `F::ID`.
     pub fn of<F: 'static>() -> Option<Self> {
         let t = TypeId::of::<F>();
         if t == TypeId::of::<ark_bn254::Fr>() {
@@ -164,21 +167,71 @@ impl FieldId {
     }
 }
 
-// The GPU reads `&[Fr]` as raw limbs. `Fp` is `(BigInt<4>, PhantomData)` with default repr; a
-// size of exactly 32 bytes leaves the `[u64; 4]` no room but offset 0, so the bytes are the limbs.
-const _: () = {
-    assert!(std::mem::size_of::<ark_bn254::Fr>() == 32);
-    assert!(std::mem::align_of::<ark_bn254::Fr>() == 8);
-    assert!(std::mem::size_of::<ark_bls12_381::Fr>() == 32);
-    assert!(std::mem::align_of::<ark_bls12_381::Fr>() == 8);
-};
+mod sealed {
+    /// Implemented only in this module, for the fields [`super::GpuField`] is implemented for:
+    /// no other crate can add a type to the GPU's fields.
+    pub trait Sealed {}
+}
+
+/// A field with GPU kernels: exactly `ark_bn254::Fr` (BN254 scalar field) and `ark_bls12_381::Fr`
+/// (BLS12-381 scalar field). zkntt-gpu takes only these types (`DeviceVec<F: GpuField>`, the
+/// transforms of `NttEngine` and `HostPipeline`, `field_ops`), so handing it any other type is a
+/// compile error rather than a run-time error.
+///
+/// The trait is sealed (it cannot be implemented outside zkntt-core) because the GPU reads the
+/// elements' bytes as they are: four little-endian `u64` Montgomery limbs with `R = 2^256`, the
+/// layout of ark-ff's `Fp<MontBackend<_, 4>>`, with the constants of [`Self::ID`]'s kernels. A
+/// type of the same size with another field, another representation or another layout would be
+/// read as garbage, so each implementation here comes with a compile-time check of its size (32
+/// bytes) and alignment (8), and the tests check its bytes against the field's descriptor.
+///
+/// ```
+/// use zkntt_core::{FieldId, GpuField};
+///
+/// fn field_of<F: GpuField>(_: &[F]) -> FieldId {
+///     F::ID
+/// }
+/// assert_eq!(field_of(&[ark_bn254::Fr::from(1u64)]), FieldId::Bn254Fr);
+/// ```
+///
+/// ```compile_fail
+/// use zkntt_core::GpuField;
+///
+/// fn id<F: GpuField>() {}
+/// id::<ark_bn254::Fq>(); // the base field has no kernels
+/// ```
+pub trait GpuField: sealed::Sealed + PrimeField + FftField + Copy + Send + Sync + 'static {
+    /// The field's kernels.
+    const ID: FieldId;
+}
+
+/// `GpuField` (and `Sealed`) for an ark-ff scalar-field type, with the layout check that makes
+/// reading its bytes as limbs sound.
+macro_rules! gpu_field {
+    ($t:ty, $id:expr) => {
+        impl sealed::Sealed for $t {}
+        impl GpuField for $t {
+            const ID: FieldId = $id;
+        }
+        // The GPU reads `&[F]` as raw limbs. `Fp` is `(BigInt<4>, PhantomData)` with default
+        // repr; a size of exactly 32 bytes leaves the `[u64; 4]` no room but offset 0, so the
+        // bytes are the limbs.
+        const _: () = {
+            assert!(std::mem::size_of::<$t>() == 32);
+            assert!(std::mem::align_of::<$t>() == 8);
+        };
+    };
+}
+
+gpu_field!(ark_bn254::Fr, FieldId::Bn254Fr);
+gpu_field!(ark_bls12_381::Fr, FieldId::Bls12_381Fr);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn limbs_of<F: Copy>(x: &F) -> Vec<u32> {
-        // SAFETY: only called with the two field types whose size the const block above checks.
+    fn limbs_of<F: GpuField>(x: &F) -> Vec<u32> {
+        // SAFETY: F is a GpuField, whose size (32) and alignment (8) `gpu_field!` checks.
         let words: [u64; 4] = unsafe { std::mem::transmute_copy(x) };
         words
             .iter()
@@ -186,7 +239,7 @@ mod tests {
             .collect()
     }
 
-    fn check_desc<F: PrimeField + FftField>(id: FieldId) {
+    fn check_desc<F: GpuField>(id: FieldId) {
         let d = id.desc();
         assert_eq!(d.limbs(), 8);
         // In-memory bytes of ark's elements are the Montgomery limbs the descriptor predicts.
@@ -213,6 +266,7 @@ mod tests {
         assert_eq!(w.pow([1u64 << d.two_adicity]), F::one());
         assert_ne!(w.pow([1u64 << (d.two_adicity - 1)]), F::one());
         assert_eq!(FieldId::of::<F>(), Some(id));
+        assert_eq!(F::ID, id);
     }
 
     #[test]

@@ -10,7 +10,7 @@ pub mod self_sort;
 
 pub use config::{BatchLayout, Direction, NttConfig, Ordering};
 pub use error::Error;
-pub use field::{FieldDesc, FieldId};
+pub use field::{FieldDesc, FieldId, GpuField};
 pub use plan::Plan;
 
 /// `Result` with this crate's [`Error`].

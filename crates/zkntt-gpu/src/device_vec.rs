@@ -4,48 +4,60 @@ use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaSlice, CudaStream, DriverError};
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
-use zkntt_core::FieldId;
+use zkntt_core::{FieldId, GpuField};
 
 /// Device memory holding `len` elements of the field `F`, freed on drop.
 ///
 /// The bytes are the elements' in-memory representation (Montgomery limbs for ark-ff fields), so
-/// copies in and out need no conversion. Only fields with kernels ([`FieldId`]) can be stored.
+/// copies in and out need no conversion. Only fields with kernels ([`GpuField`]: BN254 Fr and
+/// BLS12-381 Fr) can be stored; any other element type is a compile error:
+///
+/// ```compile_fail
+/// use zkntt_gpu::{DeviceVec, Gpu};
+///
+/// let gpu = Gpu::new(0)?;
+/// let fq = vec![ark_bn254::Fq::from(1u64); 4]; // the base field: no kernels
+/// let d: DeviceVec<ark_bn254::Fq> = DeviceVec::from_host(&gpu, &fq)?;
+/// # Ok::<(), zkntt_gpu::Error>(())
+/// ```
+///
+/// ```compile_fail
+/// use zkntt_gpu::{DeviceVec, Gpu};
+///
+/// let gpu = Gpu::new(0)?;
+/// let words = DeviceVec::<u64>::zeros(&gpu, 4)?; // not a field
+/// # Ok::<(), zkntt_gpu::Error>(())
+/// ```
 ///
 /// A buffer remembers the stream of the last work queued on it. Every use through a [`Gpu`]
 /// handle whose stream is another (a second `Gpu::new` of the same device, or a clone's engine)
 /// first makes that stream wait for it, so a transform queued through one handle is always seen
 /// by a read through another: uses are ordered as they are made, whatever the handles.
 #[derive(Debug)]
-pub struct DeviceVec<F> {
+pub struct DeviceVec<F: GpuField> {
     pub(crate) buf: CudaSlice<u64>,
     len: usize,
-    pub(crate) field: FieldId,
     last_stream: Mutex<Arc<CudaStream>>,
     _f: PhantomData<F>,
 }
 
-/// The field of `F`, or `UnsupportedField`.
-pub(crate) fn field_of<F: 'static>() -> Result<FieldId> {
-    FieldId::of::<F>().ok_or(Error::UnsupportedField {
-        type_name: std::any::type_name::<F>(),
-    })
+/// `F`'s elements as 64-bit words: zkntt-core's `GpuField` impls assert at compile time that
+/// those types are exactly their four limbs.
+pub(crate) fn words<F: GpuField>(s: &[F]) -> &[u64] {
+    debug_assert_eq!(std::mem::size_of::<F>(), F::ID.element_bytes());
+    // SAFETY: F is a GpuField (sealed: one of the field types whose size (32) and alignment (8)
+    // are asserted in zkntt-core); its bytes are four initialised u64 limbs. The slice covers
+    // `s`'s elements and borrows `s`.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u64>(), s.len() * 4) }
 }
 
-/// `F`'s elements as 64-bit words. Only for `F` with a [`FieldId`]: the field module asserts at
-/// compile time that those types are exactly their four limbs.
-pub(crate) fn words<F: 'static>(s: &[F]) -> Result<&[u64]> {
-    let id = field_of::<F>()?;
-    debug_assert_eq!(std::mem::size_of::<F>(), id.element_bytes());
-    // SAFETY: F is one of the field types whose size (32) and alignment (8) are asserted in
-    // zkntt-core; its bytes are four initialised u64 limbs.
-    Ok(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u64>(), s.len() * 4) })
-}
-
-pub(crate) fn words_mut<F: 'static>(s: &mut [F]) -> Result<&mut [u64]> {
-    field_of::<F>()?;
+/// `words` for writing. The words are derived from the one pointer `s.as_mut_ptr()`, and borrow
+/// `s` mutably: pointers taken from the result (the host pipeline reads its input and writes its
+/// result through one) stay valid until `s` is used again.
+pub(crate) fn words_mut<F: GpuField>(s: &mut [F]) -> &mut [u64] {
     // SAFETY: as in `words`; every u64 bit pattern written back came from a valid element of the
     // same field (the kernels write canonical Montgomery form).
-    Ok(unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u64>(), s.len() * 4) })
+    unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u64>(), s.len() * 4) }
 }
 
 /// `OutOfMemory` before asking the driver when the device plainly lacks the room (a failed
@@ -71,10 +83,9 @@ fn alloc_error(gpu: &Gpu, needed: usize, e: DriverError) -> Error {
     }
 }
 
-impl<F: 'static + Copy> DeviceVec<F> {
+impl<F: GpuField> DeviceVec<F> {
     /// `len` zero elements (all-zero bytes are zero in Montgomery form).
     pub fn zeros(gpu: &Gpu, len: usize) -> Result<Self> {
-        let field = field_of::<F>()?;
         let words = len.checked_mul(4).ok_or(Error::OutOfMemory {
             needed: usize::MAX,
             free: 0,
@@ -87,7 +98,6 @@ impl<F: 'static + Copy> DeviceVec<F> {
         Ok(Self {
             buf,
             len,
-            field,
             last_stream: Mutex::new(gpu.stream().clone()),
             _f: PhantomData,
         })
@@ -96,7 +106,6 @@ impl<F: 'static + Copy> DeviceVec<F> {
     /// `len` elements whose contents are unspecified until written: for buffers that a copy or a
     /// kernel fills completely before anything reads them (the host pipeline's device slots).
     pub(crate) fn uninit(gpu: &Gpu, len: usize) -> Result<Self> {
-        let field = field_of::<F>()?;
         let words = len.checked_mul(4).ok_or(Error::OutOfMemory {
             needed: usize::MAX,
             free: 0,
@@ -104,7 +113,6 @@ impl<F: 'static + Copy> DeviceVec<F> {
         Ok(Self {
             buf: unsafe_alloc(gpu, words)?,
             len,
-            field,
             last_stream: Mutex::new(gpu.stream().clone()),
             _f: PhantomData,
         })
@@ -112,12 +120,11 @@ impl<F: 'static + Copy> DeviceVec<F> {
 
     /// A buffer of `len` elements around device memory of `4 * len` words, last used on `gpu`'s
     /// stream (the host pipeline's pool of device slots hands them from call to call).
-    pub(crate) fn from_parts(gpu: &Gpu, buf: CudaSlice<u64>, len: usize, field: FieldId) -> Self {
+    pub(crate) fn from_parts(gpu: &Gpu, buf: CudaSlice<u64>, len: usize) -> Self {
         debug_assert_eq!(buf.len(), len * 4);
         Self {
             buf,
             len,
-            field,
             last_stream: Mutex::new(gpu.stream().clone()),
             _f: PhantomData,
         }
@@ -127,7 +134,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
     pub(crate) fn into_buf(self) -> CudaSlice<u64> {
         self.settle();
         let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: each field is read out once and `this` is never dropped; `field` and the
+        // SAFETY: each field is read out once and `this` is never dropped; `len` and the
         // PhantomData need no drop.
         unsafe {
             drop(std::ptr::read(&this.last_stream));
@@ -137,7 +144,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
 
     /// A copy of `host` on the device.
     pub fn from_host(gpu: &Gpu, host: &[F]) -> Result<Self> {
-        let words = words(host)?;
+        let words = words(host);
         let mut buf = unsafe_alloc(gpu, words.len())?;
         gpu.stream()
             .memcpy_htod(words, &mut buf)
@@ -145,7 +152,6 @@ impl<F: 'static + Copy> DeviceVec<F> {
         Ok(Self {
             buf,
             len: host.len(),
-            field: field_of::<F>()?,
             last_stream: Mutex::new(gpu.stream().clone()),
             _f: PhantomData,
         })
@@ -175,7 +181,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
         self.check(gpu, host.len())?;
         self.order_on(gpu)?;
         gpu.stream()
-            .memcpy_htod(words(host)?, &mut self.buf)
+            .memcpy_htod(words(host), &mut self.buf)
             .during("memcpy host to device")
     }
 
@@ -184,7 +190,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
         self.check(gpu, host.len())?;
         self.order_on(gpu)?;
         gpu.stream()
-            .memcpy_dtoh(&self.buf, words_mut(host)?)
+            .memcpy_dtoh(&self.buf, words_mut(host))
             .during("memcpy device to host")?;
         gpu.synchronize()
     }
@@ -198,8 +204,6 @@ impl<F: 'static + Copy> DeviceVec<F> {
             .clone_dtoh(&self.buf)
             .during("memcpy device to host")?;
         gpu.synchronize()?;
-        let field = field_of::<F>()?;
-        debug_assert_eq!(field, self.field);
         // SAFETY: `words` holds len * 4 u64 written from valid elements of F (see `words_mut`);
         // F is exactly four u64 with alignment 8, so each chunk of four is one element.
         let out = words
@@ -209,9 +213,9 @@ impl<F: 'static + Copy> DeviceVec<F> {
         Ok(out)
     }
 
-    /// The field of the elements.
+    /// The field of the elements (`F::ID`).
     pub fn field(&self) -> FieldId {
-        self.field
+        F::ID
     }
 
     /// The raw device address of element 0: for kernel parameters, and for handing the buffer to
@@ -261,7 +265,7 @@ impl<F: 'static + Copy> DeviceVec<F> {
     }
 }
 
-impl<F> DeviceVec<F> {
+impl<F: GpuField> DeviceVec<F> {
     /// Makes the stream the memory was allocated on (where it is freed) wait for the buffer's last
     /// use on another stream, so that the free never overtakes work queued through another handle.
     fn settle(&self) {
@@ -276,7 +280,7 @@ impl<F> DeviceVec<F> {
     }
 }
 
-impl<F> Drop for DeviceVec<F> {
+impl<F: GpuField> Drop for DeviceVec<F> {
     fn drop(&mut self) {
         self.settle();
     }

@@ -1,6 +1,8 @@
 use cudarc::driver::DriverError;
 
-/// Errors of the GPU runtime. Library code returns these; it never panics on bad input.
+/// Errors of the GPU runtime. Library code returns these; it never panics on bad input. (An element
+/// type without kernels is no error here: the API takes only [`GpuField`](crate::GpuField) types,
+/// so it does not compile.)
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// No usable GPU: no driver library, no device with that ordinal, or the driver refused.
@@ -9,9 +11,6 @@ pub enum Error {
     /// This build has no kernels (nvcc was not found when it was compiled).
     #[error("zkntt kernels were not built into this binary ({note})")]
     KernelsNotBuilt { note: &'static str },
-    /// The element type has no GPU kernels.
-    #[error("field type {type_name} has no GPU kernels (supported: BN254 Fr, BLS12-381 Fr)")]
-    UnsupportedField { type_name: &'static str },
     /// Buffers of different lengths where equal lengths are needed.
     #[error("length mismatch: expected {expected} elements, got {got}")]
     LengthMismatch { expected: usize, got: usize },
@@ -50,7 +49,6 @@ impl Error {
         match self {
             Error::NoDevice(_) => "no-device".into(),
             Error::KernelsNotBuilt { .. } => "kernels-not-built".into(),
-            Error::UnsupportedField { .. } => "unsupported-field".into(),
             Error::LengthMismatch { .. } => "length-mismatch".into(),
             Error::OutOfMemory { .. } => "out-of-memory".into(),
             Error::ContextMismatch { .. } => "context-mismatch".into(),

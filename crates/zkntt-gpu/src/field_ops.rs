@@ -1,9 +1,11 @@
 //! Element-wise field arithmetic on the GPU: `out[i] = a[i] op b[i]` and `out[i] = a[i]^2`.
-//! The kernels are `cuda/field/elementwise.cu`; results are canonical Montgomery form.
+//! The kernels are `cuda/field/elementwise.cu`; results are canonical Montgomery form. `F` is a
+//! field with kernels ([`GpuField`]).
 
 use crate::error::DriverContext;
 use crate::{DeviceVec, Gpu, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use zkntt_core::GpuField;
 use zkntt_kernels::names::{self, PerField};
 
 /// A binary element-wise operation.
@@ -37,7 +39,7 @@ fn launch_config(n: usize) -> LaunchConfig {
 }
 
 /// `out[i] = a[i] op b[i]`. All three of one length on this GPU. Asynchronous on `gpu`'s stream.
-pub fn binary<F: 'static + Copy>(
+pub fn binary<F: GpuField>(
     gpu: &Gpu,
     op: BinaryOp,
     a: &DeviceVec<F>,
@@ -51,7 +53,7 @@ pub fn binary<F: 'static + Copy>(
     for v in [a, b, &*out] {
         v.order_on(gpu)?;
     }
-    let f = gpu.field_function(op.kernel(), a.field)?;
+    let f = gpu.field_function(op.kernel(), F::ID)?;
     let n64 = n as u64;
     let mut launch = gpu.stream().launch_builder(&f);
     launch.arg(&a.buf).arg(&b.buf).arg(&mut out.buf).arg(&n64);
@@ -62,17 +64,13 @@ pub fn binary<F: 'static + Copy>(
 }
 
 /// `out[i] = a[i]^2`. Asynchronous on `gpu`'s stream.
-pub fn square<F: 'static + Copy>(
-    gpu: &Gpu,
-    a: &DeviceVec<F>,
-    out: &mut DeviceVec<F>,
-) -> Result<()> {
+pub fn square<F: GpuField>(gpu: &Gpu, a: &DeviceVec<F>, out: &mut DeviceVec<F>) -> Result<()> {
     let n = a.len();
     a.check(gpu, n)?;
     out.check(gpu, n)?;
     a.order_on(gpu)?;
     out.order_on(gpu)?;
-    let f = gpu.field_function(&names::field::SQR, a.field)?;
+    let f = gpu.field_function(&names::field::SQR, F::ID)?;
     let n64 = n as u64;
     let mut launch = gpu.stream().launch_builder(&f);
     launch.arg(&a.buf).arg(&mut out.buf).arg(&n64);

@@ -16,7 +16,7 @@ pub use error::Error;
 pub use host::{HostPipeline, HostProfile};
 pub use ntt::NttEngine;
 pub use zkntt_core::plan::{Kernels, Stage2};
-pub use zkntt_core::{BatchLayout, Direction, NttConfig, Ordering};
+pub use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Ordering};
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -7,14 +7,13 @@ use super::cut::{Cut, RING_SLOTS};
 use super::{Failure, Input, Job, failed};
 use crate::error::DriverContext;
 use crate::{DeviceVec, Error, Result};
-use ark_ff::FftField;
 use cudarc::driver::CudaEvent;
 use cudarc::driver::sys;
-use zkntt_core::NttConfig;
+use zkntt_core::{GpuField, NttConfig};
 
 /// The call's chunks in, its units transformed, its chunks back through the ring; see the module
 /// docs of [`super`]. On `Err`, `data` holds its input.
-pub(crate) fn run<F: FftField>(
+pub(crate) fn run<F: GpuField>(
     job: Job<'_>,
     data: &mut [F],
     cfg: &NttConfig<F>,
@@ -36,7 +35,7 @@ pub(crate) fn run<F: FftField>(
     let slot_count = slots.len();
     let slot_ptrs: Vec<u64> = slots.iter().map(|s| s.raw_ptr(gpu)).collect();
     // Both from one pointer: the input is read and the result written through it.
-    let base = super::words_of(data).map_err(|error| Failure { error, quiet: true })?;
+    let base = super::words_of(data);
     let (src, dst) = (base as *const u64, base);
 
     let written = std::cell::Cell::new(0usize);

@@ -14,8 +14,8 @@ use super::{Failure, Input, Job, failed};
 use crate::Result;
 use crate::error::DriverContext;
 use crate::ntt::Prepared;
-use ark_ff::FftField;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as MemOrder};
+use zkntt_core::GpuField;
 
 /// Words per item of the crew (64 KiB; an item copies whole segments).
 const SEGMENT_TASK_WORDS: usize = 8 * 1024;
@@ -103,7 +103,7 @@ impl Drop for StopOnDrop<'_> {
 /// The pipeline of one prepared transform cut by columns (see the module docs). `job.ring` holds
 /// the copy-back slots; a streamed call's input goes through the same slots (every input DMA has
 /// completed before the last column launch, which the copies back wait for).
-pub(crate) fn run<F: FftField>(
+pub(crate) fn run<F: GpuField>(
     job: Job<'_>,
     call: &Prepared,
     data: &mut [F],
@@ -126,7 +126,7 @@ pub(crate) fn run<F: FftField>(
     let last = call.launches().len() - 1;
     // Addresses as integers (the crew's closure is shared between threads). Source and result
     // both from one pointer: the input is read and the result written through it.
-    let base = super::words_of(data).map_err(|error| Failure { error, quiet: true })? as usize;
+    let base = super::words_of(data) as usize;
     let streamed = matches!(input, Input::Streamed { .. });
     let (img_at, keep_at) = match &input {
         Input::Image(image) => (image.as_ptr() as usize, 0),

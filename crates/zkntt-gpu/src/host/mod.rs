@@ -40,16 +40,15 @@ mod pinned;
 
 pub use pinned::{PinnedBuffer, PinnedWord};
 
-use crate::device_vec::{field_of, words_mut};
+use crate::device_vec::words_mut;
 use crate::{DeviceVec, Error, Gpu, NttEngine, Result};
-use ark_ff::FftField;
 use copy::{CopyStreams, CopyWorkers, par_copy};
 use cudarc::driver::{CudaSlice, CudaStream};
 use cut::{ColumnCut, Cut, RING_SLOTS, WORDS_PER_ELEMENT};
 use pinned::PinnedPool;
 use std::sync::atomic::{AtomicUsize, Ordering as MemOrder};
 use std::sync::{Arc, Mutex, MutexGuard};
-use zkntt_core::NttConfig;
+use zkntt_core::{GpuField, NttConfig};
 
 /// Device slots of a batch: one unit coming in, one being transformed, one going out.
 const DEVICE_SLOTS: usize = 3;
@@ -233,20 +232,16 @@ impl HostPipeline {
     }
 
     /// `count` device slots of `len` elements: idle ones of exactly that size, new ones otherwise.
-    fn take_slots<F: 'static + Copy>(&self, count: usize, len: usize) -> Result<Vec<DeviceVec<F>>> {
-        let field = field_of::<F>()?;
+    fn take_slots<F: GpuField>(&self, count: usize, len: usize) -> Result<Vec<DeviceVec<F>>> {
         let words = len * WORDS_PER_ELEMENT;
         let mut slots = Vec::with_capacity(count);
         {
             let mut pool = self.lock_device();
             while slots.len() < count {
                 match pool.iter().position(|b| b.len() == words) {
-                    Some(i) => slots.push(DeviceVec::from_parts(
-                        self.gpu(),
-                        pool.swap_remove(i),
-                        len,
-                        field,
-                    )),
+                    Some(i) => {
+                        slots.push(DeviceVec::from_parts(self.gpu(), pool.swap_remove(i), len))
+                    }
                     None => break,
                 }
             }
@@ -264,7 +259,7 @@ impl HostPipeline {
         Ok(slots)
     }
 
-    fn give_slots<F: 'static + Copy>(&self, slots: Vec<DeviceVec<F>>) {
+    fn give_slots<F: GpuField>(&self, slots: Vec<DeviceVec<F>>) {
         let mut pool = self.lock_device();
         // Newest first: the trim keeps the slots of the latest sizes.
         for s in slots {
@@ -286,9 +281,20 @@ impl HostPipeline {
     }
 
     /// `cfg`'s transforms of `data` in caller memory, through the pinned pipeline; waits for the
-    /// result. On `Err`, `data` holds its input unchanged.
-    pub fn ntt<F: FftField>(&self, data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
-        field_of::<F>()?;
+    /// result. On `Err`, `data` holds its input unchanged. `F` is a field with kernels
+    /// ([`GpuField`]); a slice of any other is a compile error:
+    ///
+    /// ```compile_fail
+    /// use ark_bn254::Fq;
+    /// use std::sync::Arc;
+    /// use zkntt_gpu::{Gpu, HostPipeline, NttConfig, NttEngine};
+    ///
+    /// let host = HostPipeline::new(Arc::new(NttEngine::new(Gpu::new(0)?)));
+    /// let mut fq = vec![Fq::from(1u64); 1 << 10]; // the base field: no kernels
+    /// host.ntt(&mut fq, &NttConfig::forward())?;
+    /// # Ok::<(), zkntt_gpu::Error>(())
+    /// ```
+    pub fn ntt<F: GpuField>(&self, data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
         let log_n = cfg.log_size(data.len())?;
         if log_n == 0 {
             // One-point transforms are the identity (cosets and 1/N included); nothing to move.
@@ -440,7 +446,7 @@ impl HostPipeline {
 
     /// The same transform without pinned memory: pageable copies in and out, the result staged in
     /// a host vector so that `data` is written only once the result is complete.
-    fn ntt_pageable<F: FftField>(&self, data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
+    fn ntt_pageable<F: GpuField>(&self, data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
         let gpu = self.gpu();
         let mut d = DeviceVec::from_host(gpu, data)?;
         self.engine.ntt_in_place(&mut d, cfg)?;
@@ -512,22 +518,23 @@ pub(crate) struct Failure {
     quiet: bool,
 }
 
-/// `data`'s words, as one pointer for reading the input and writing the result.
-fn words_of<F: 'static>(data: &mut [F]) -> Result<*mut u64> {
-    Ok(words_mut(data)?.as_mut_ptr())
+/// `data`'s words, as one pointer for reading the input and writing the result (derived from
+/// `data.as_mut_ptr()` alone; valid until `data` is used again).
+fn words_of<F: GpuField>(data: &mut [F]) -> *mut u64 {
+    words_mut(data).as_mut_ptr()
 }
 
 /// A failed run: `restore` (the kept copy of the words of `data` that were overwritten, a prefix)
 /// is put back into `data`, then the streams are waited for; the [`Failure`] is quiet when all of
 /// them settle (only then may the pinned buffer be used again).
-fn failed<F: FftField>(
+fn failed<F: GpuField>(
     error: Error,
     data: &mut [F],
     restore: &[u64],
     streams: [&Arc<CudaStream>; 3],
 ) -> Failure {
-    if let (false, Ok(dst)) = (restore.is_empty(), words_mut(data)) {
-        par_copy(&mut dst[..restore.len()], restore);
+    if !restore.is_empty() {
+        par_copy(&mut words_mut(data)[..restore.len()], restore);
     }
     let quiet = streams.iter().all(|s| s.synchronize().is_ok());
     Failure { error, quiet }

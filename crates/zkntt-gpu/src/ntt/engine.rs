@@ -2,13 +2,11 @@
 
 use super::launch::Prepared;
 use super::twiddles::{SplitPowers, Twiddles};
-use crate::device_vec::field_of;
 use crate::{DeviceVec, Gpu, Result};
-use ark_ff::FftField;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use zkntt_core::plan::Kernels;
-use zkntt_core::{Direction, FieldId, NttConfig, Plan};
+use zkntt_core::{Direction, FieldId, GpuField, NttConfig, Plan};
 
 /// `ZKNTT_KERNELS` (see [`Kernels::parse`]); an unreadable value is reported once and ignored.
 fn kernels_from_env() -> Kernels {
@@ -117,16 +115,15 @@ impl NttEngine {
     }
 
     /// Powers of `base` up to base^(2^log_n - 1), from the cache or built (and cached).
-    pub(super) fn coset_powers<F: FftField>(
+    pub(super) fn coset_powers<F: GpuField>(
         &self,
-        field: FieldId,
         base: F,
         log_n: u32,
     ) -> Result<Arc<SplitPowers>> {
         let mut bytes = Vec::new();
         base.serialize_compressed(&mut bytes)
             .expect("serializing a field element into a Vec cannot fail");
-        let key = (field, log_n, bytes);
+        let key = (F::ID, log_n, bytes);
         {
             let mut cache = self.lock_cosets();
             if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
@@ -136,7 +133,7 @@ impl NttEngine {
                 return Ok(t);
             }
         }
-        let t = Arc::new(SplitPowers::new(&self.gpu, field, base, log_n)?);
+        let t = Arc::new(SplitPowers::new(&self.gpu, base, log_n)?);
         let mut cache = self.lock_cosets();
         if cache.len() >= COSET_CACHE {
             // Freed stream-ordered: kernels already queued with it still read valid memory.
@@ -146,24 +143,24 @@ impl NttEngine {
         Ok(t)
     }
 
-    pub(super) fn twiddles<F: FftField>(
+    pub(super) fn twiddles<F: GpuField>(
         &self,
-        field: FieldId,
         plan: Plan,
         dir: Direction,
     ) -> Result<Arc<Twiddles>> {
-        let key = (field, plan.log_n(), dir);
+        let key = (F::ID, plan.log_n(), dir);
         if let Some(t) = self.lock().get(&key) {
             return Ok(t.clone());
         }
-        let t = Arc::new(Twiddles::build::<F>(&self.gpu, field, plan, dir)?);
+        let t = Arc::new(Twiddles::build::<F>(&self.gpu, plan, dir)?);
         Ok(self.lock().entry(key).or_insert(t).clone())
     }
 
     /// Runs the transforms `cfg` describes on device data, in place, asynchronously on the GPU's
-    /// stream (after any work another handle queued on `data`). Bad input (length, size, field,
-    /// device) is an error before anything is launched; the data is then untouched.
-    pub fn ntt_in_place<F: FftField>(
+    /// stream (after any work another handle queued on `data`). Bad input (length, size, device)
+    /// is an error before anything is launched; the data is then untouched. `F` is a field with
+    /// kernels ([`GpuField`]): any other is a compile error, not a run-time one.
+    pub fn ntt_in_place<F: GpuField>(
         &self,
         data: &mut DeviceVec<F>,
         cfg: &NttConfig<F>,
@@ -182,18 +179,17 @@ impl NttEngine {
 
     /// The launches of `cfg` on `data`, validated and with their tables (built or cached); `None`
     /// for one-point transforms (the identity).
-    pub(crate) fn prepare<F: FftField>(
+    pub(crate) fn prepare<F: GpuField>(
         &self,
         data: &DeviceVec<F>,
         cfg: &NttConfig<F>,
     ) -> Result<Option<Prepared>> {
-        let field = field_of::<F>()?;
         data.check(&self.gpu, data.len())?;
         let log_n = cfg.log_size(data.len())?;
         let plan = Plan::for_size(log_n)?;
         if log_n == 0 {
             return Ok(None);
         }
-        Prepared::new(self, field, plan, cfg, data.raw_ptr(&self.gpu)).map(Some)
+        Prepared::new(self, plan, cfg, data.raw_ptr(&self.gpu)).map(Some)
     }
 }

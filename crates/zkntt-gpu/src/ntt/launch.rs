@@ -6,7 +6,6 @@ use super::params::NttStageParams;
 use super::twiddles::{SplitPowers, Twiddles, lo_bits};
 use crate::error::DriverContext;
 use crate::{Error, Result};
-use ark_ff::FftField;
 use cudarc::driver::sys::{
     CUfunction_attribute, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig, cuLaunchKernelEx,
 };
@@ -14,7 +13,7 @@ use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use std::ops::Range;
 use std::sync::Arc;
 use zkntt_core::plan::{Form, Kernel, Launch};
-use zkntt_core::{BatchLayout, Direction, FieldId, NttConfig, Plan};
+use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Plan};
 use zkntt_kernels::names;
 
 /// Largest grid.y: batches beyond it run in chunks.
@@ -36,23 +35,22 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    pub(super) fn new<F: FftField>(
+    pub(super) fn new<F: GpuField>(
         engine: &NttEngine,
-        field: FieldId,
         plan: Plan,
         cfg: &NttConfig<F>,
         data: u64,
     ) -> Result<Self> {
         let gpu = engine.gpu();
         let log_n = plan.log_n();
-        let tw = engine.twiddles::<F>(field, plan, cfg.direction)?;
+        let tw = engine.twiddles::<F>(plan, cfg.direction)?;
         // Coset tables for this call: g^j before a forward transform, g^-k after an inverse.
         let coset = match (cfg.coset, cfg.direction) {
             (None, _) => None,
-            (Some(g), Direction::Forward) => Some(engine.coset_powers(field, g, log_n)?),
+            (Some(g), Direction::Forward) => Some(engine.coset_powers(g, log_n)?),
             (Some(g), Direction::Inverse) => {
                 let g_inv = g.inverse().ok_or(zkntt_core::Error::ZeroCosetOffset)?;
-                Some(engine.coset_powers(field, g_inv, log_n)?)
+                Some(engine.coset_powers(g_inv, log_n)?)
             }
         };
         let n = 1u64 << log_n;
@@ -98,7 +96,7 @@ impl Prepared {
         };
         let launches = plan.launches_with(form, engine.kernels());
         Ok(Self {
-            field,
+            field: F::ID,
             plan,
             launches,
             base,

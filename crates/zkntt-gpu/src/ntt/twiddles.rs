@@ -9,9 +9,8 @@ use super::params::PowerTable;
 use crate::device_vec::check_room;
 use crate::error::DriverContext;
 use crate::{Error, Gpu, Result};
-use ark_ff::FftField;
 use cudarc::driver::{CudaSlice, DevicePtr};
-use zkntt_core::{Direction, FieldId, Plan};
+use zkntt_core::{Direction, GpuField, Plan};
 
 /// A table of field elements on the device (type-erased: 4 words each).
 #[derive(Debug)]
@@ -31,17 +30,17 @@ impl Table {
 }
 
 /// `[x^0, ..., x^(n-1)]` on the device, by the CUB prefix product.
-pub(crate) fn powers<F: FftField>(gpu: &Gpu, field: FieldId, x: F, n: usize) -> Result<Table> {
+pub(crate) fn powers<F: GpuField>(gpu: &Gpu, x: F, n: usize) -> Result<Table> {
     let n = n.max(1);
     check_room(gpu, n * 32)?;
     // SAFETY: every word is written by the shim before any kernel reads it.
     let buf = unsafe { gpu.stream().alloc::<u64>(n * 4) }.during("cuMemAlloc (twiddles)")?;
     let (ptr, sync) = buf.device_ptr(gpu.stream());
-    // SAFETY: `ptr` holds n elements of `field`; `x` is one element of the same field type (F has
-    // a FieldId, so it is exactly its Montgomery limbs); the stream is this context's.
+    // SAFETY: `ptr` holds n elements of F; `x` is one element of F, a GpuField (so it is exactly
+    // its Montgomery limbs) whose kernels the name selects; the stream is this context's.
     let r = unsafe {
         zkntt_kernels::host::powers(
-            field.name(),
+            F::ID.name(),
             ptr as *mut std::ffi::c_void,
             (&x as *const F).cast(),
             n as u64,
@@ -73,10 +72,10 @@ pub(crate) struct SplitPowers {
 }
 
 impl SplitPowers {
-    pub fn new<F: FftField>(gpu: &Gpu, field: FieldId, x: F, log_n: u32) -> Result<Self> {
+    pub fn new<F: GpuField>(gpu: &Gpu, x: F, log_n: u32) -> Result<Self> {
         let b = lo_bits(log_n);
-        let lo = powers(gpu, field, x, 1 << b)?;
-        let hi = powers(gpu, field, x.pow([1u64 << b]), 1 << (log_n - b))?;
+        let lo = powers(gpu, x, 1 << b)?;
+        let hi = powers(gpu, x.pow([1u64 << b]), 1 << (log_n - b))?;
         Ok(Self { lo, hi })
     }
     pub fn table(&self, gpu: &Gpu) -> PowerTable {
@@ -134,15 +133,15 @@ impl OmegaTable {
 }
 
 /// The full table up to [`FULL_OMEGA_MAX_LOG`] if the device has room for it, else the split one.
-fn omega_table<F: FftField>(gpu: &Gpu, field: FieldId, w: F, log_n: u32) -> Result<OmegaTable> {
+fn omega_table<F: GpuField>(gpu: &Gpu, w: F, log_n: u32) -> Result<OmegaTable> {
     if log_n <= FULL_OMEGA_MAX_LOG {
-        match powers(gpu, field, w, 1usize << log_n) {
+        match powers(gpu, w, 1usize << log_n) {
             Ok(t) => return Ok(OmegaTable::Full(t)),
             Err(Error::OutOfMemory { .. }) => {} // the compact form needs ~sqrt(N) entries
             Err(e) => return Err(e),
         }
     }
-    Ok(OmegaTable::Split(SplitPowers::new(gpu, field, w, log_n)?))
+    Ok(OmegaTable::Split(SplitPowers::new(gpu, w, log_n)?))
 }
 
 /// Everything a transform of one (field, size, direction) needs, built once.
@@ -162,12 +161,7 @@ pub(crate) struct Twiddles {
 }
 
 impl Twiddles {
-    pub fn build<F: FftField>(
-        gpu: &Gpu,
-        field: FieldId,
-        plan: Plan,
-        direction: Direction,
-    ) -> Result<Self> {
+    pub fn build<F: GpuField>(gpu: &Gpu, plan: Plan, direction: Direction) -> Result<Self> {
         let log_n = plan.log_n();
         let mut w =
             F::get_root_of_unity(1u64 << log_n).ok_or(zkntt_core::Error::DomainTooLarge {
@@ -181,13 +175,13 @@ impl Twiddles {
             Direction::Forward => None,
             Direction::Inverse => {
                 let inv = F::from(1u64 << log_n).inverse().expect("N < p");
-                Some(powers(gpu, field, inv, 2)?) // [1, 1/N]: element 1 is 1/N
+                Some(powers(gpu, inv, 2)?) // [1, 1/N]: element 1 is 1/N
             }
         };
         Ok(match plan {
             Plan::Single { log_n } => Self {
                 omega: None,
-                sub_p: powers(gpu, field, w, (1usize << log_n) / 2)?,
+                sub_p: powers(gpu, w, (1usize << log_n) / 2)?,
                 sub_q: None,
                 mid: None,
                 n_inv,
@@ -198,22 +192,15 @@ impl Twiddles {
                 log_q,
                 ..
             } => Self {
-                omega: Some(omega_table(gpu, field, w, log_n)?),
-                sub_p: powers(
-                    gpu,
-                    field,
-                    w.pow([1u64 << (log_n - log_p)]),
-                    1 << (log_p - 1),
-                )?,
+                omega: Some(omega_table(gpu, w, log_n)?),
+                sub_p: powers(gpu, w.pow([1u64 << (log_n - log_p)]), 1 << (log_p - 1))?,
                 sub_q: Some(powers(
                     gpu,
-                    field,
                     w.pow([1u64 << (2 * log_p)]),
                     (1usize << log_q) / 2,
                 )?),
                 mid: Some(powers(
                     gpu,
-                    field,
                     w.pow([1u64 << log_p]),
                     1usize << (log_n - log_p),
                 )?),

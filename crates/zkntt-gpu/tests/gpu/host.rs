@@ -4,21 +4,20 @@
 //! threads at once, the pinned pool.
 
 use super::ntt::{assert_same, host as engine, input, max_log};
-use ark_ff::{FftField, PrimeField};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkntt_core::reference;
 use zkntt_gpu::testing::{fail_next_copy_back_at, set_column_ranges};
-use zkntt_gpu::{BatchLayout, DeviceVec, Error, HostPipeline, NttConfig, Ordering};
+use zkntt_gpu::{BatchLayout, DeviceVec, Error, GpuField, HostPipeline, NttConfig, Ordering};
 
 /// The same transform on the device-resident path: what the host path must reproduce.
-fn device_resident<F: FftField>(e: &HostPipeline, x: &[F], cfg: &NttConfig<F>) -> Vec<F> {
+fn device_resident<F: GpuField>(e: &HostPipeline, x: &[F], cfg: &NttConfig<F>) -> Vec<F> {
     let mut d = DeviceVec::from_host(e.gpu(), x).unwrap();
     e.engine().ntt_in_place(&mut d, cfg).unwrap();
     d.to_host(e.gpu()).unwrap()
 }
 
-fn sizes_and_chunks<F: PrimeField + FftField>(e: &HostPipeline, label: &str) {
+fn sizes_and_chunks<F: GpuField>(e: &HostPipeline, label: &str) {
     let mut rng = StdRng::seed_from_u64(0x4057);
     let max = max_log().min(22);
     for log_n in 1..=max {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
-    BatchLayout, DeviceVec, Direction, Error, HostPipeline, Kernels, NttConfig, NttEngine,
-    Ordering, Stage2,
+    BatchLayout, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels, NttConfig,
+    NttEngine, Ordering, Stage2,
 };
 
 pub(crate) fn max_log() -> u32 {
@@ -54,7 +54,7 @@ pub(crate) fn assert_same<F: PartialEq + std::fmt::Display>(got: &[F], want: &[F
 
 /// Every size 2^1..2^max, forward and inverse, coset forward/inverse with the generator and a
 /// random offset, orderings NN/NR/RN: against ark-poly (the reference equals it, CI checks).
-fn sizes_directions_orders<F: PrimeField + FftField>(engine: &NttEngine, label: &str, max: u32) {
+fn sizes_directions_orders<F: GpuField>(engine: &NttEngine, label: &str, max: u32) {
     let mut rng = StdRng::seed_from_u64(0xf00d);
     for log_n in 1..=max {
         let n = 1usize << log_n;
@@ -428,7 +428,7 @@ fn stage2_warp_every_three_stage_size() {
     e.set_kernels(Kernels {
         stage2: Stage2::Warp,
     });
-    fn check<F: PrimeField + FftField>(e: &NttEngine, log_n: u32, rng: &mut StdRng) {
+    fn check<F: GpuField>(e: &NttEngine, log_n: u32, rng: &mut StdRng) {
         let n = 1usize << log_n;
         let x: Vec<F> = input(rng, n);
         let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
