@@ -23,18 +23,22 @@ for s in $steps; do
     for t in "$bin"/tests/zkntt-gpu-gpu "$bin"/tests/zkntt-ark-*; do
       [ -x "$t" ] || continue
       echo "--- $(basename "$t")"
-      ZKNTT_KERNELS=stage2=warp "$t" --test-threads=4 > "$out/tests_warp_$(basename "$t").log" 2>&1
-      grep -E "test result|FAILED|panicked" "$out/tests_warp_$(basename "$t").log"
+      ZKNTT_KERNELS=stage2=warp "$t" --test-threads=4 > "$out/tests_warp.part" 2>&1
+      grep -E "test result|FAILED|panicked" "$out/tests_warp.part"
+      cat "$out/tests_warp.part" >> "$out/tests_warp.log"
     done
+    rm -f "$out/tests_warp.part"
     ;;
   sanitize)
     step "sanitizers on each_plan_once (both generations)"
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck synccheck; do
       ZKNTT_TEST_MAX_LOG=18 "$cs" --tool "$tool" --error-exitcode 9 "$bin"/tests/zkntt-gpu-gpu each_plan_once \
-        > "$out/sanitize_$tool.log" 2>&1
-      echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$out/sanitize_$tool.log" | tr '\n' ' ')"
+        > "$out/sanitize.part" 2>&1
+      echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$out/sanitize.part" | tr '\n' ' ')"
+      cat "$out/sanitize.part" >> "$out/sanitize.log"
     done
+    rm -f "$out/sanitize.part"
     ;;
   bench)
     step "stages bench beside sppark"
@@ -48,10 +52,12 @@ for s in $steps; do
         step "ncu $k 2^$n"
         ZKNTT_KERNELS=$k "$ncu" --kernel-name regex:ntt_ --launch-skip 3 --launch-count 3 \
           --section SpeedOfLight --section LaunchStats --section Occupancy --section WarpStateStats \
-          "$bin/bin/zkntt" bench ntt --from $n --to $n --reps 2 --no-ark > "$out/ncu_${k#stage2=}_$n.log" 2>&1
-        grep -E "ntt_[a-z0-9_]+|Duration|Memory Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy|Stall" "$out/ncu_${k#stage2=}_$n.log" | head -60
+          "$bin/bin/zkntt" bench ntt --from $n --to $n --reps 2 --no-ark > "$out/ncu.part" 2>&1
+        grep -E "^  ntt_[a-z0-9_]+|Duration|DRAM Throughput|L2 Cache Throughput|Compute \(SM\)|Registers Per|Achieved Occupancy" "$out/ncu.part" | head -40
+        cat "$out/ncu.part" >> "$out/ncu.log"
       done
     done
+    rm -f "$out/ncu.part"
     ;;
   esac
 done
