@@ -41,7 +41,7 @@ fn sppark_ms(
     // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
     let ms =
         unsafe { ntt_device(d.device_ptr(gpu).unwrap(), log_n, order, false, false, reps) }.ok()?;
-    Some(median(
+    Some(zkntt_gpu::timing::median(
         &mut ms.into_iter().map(f64::from).collect::<Vec<_>>(),
     ))
 }
