@@ -101,6 +101,12 @@ pub(crate) fn transform<T: Copy, G: FftField>(
     };
     match ran {
         Ok(()) => backend::record(Placement::Gpu),
+        // The input could not be put back (kept on a device that was lost, which only a pipeline
+        // set to `InputCopy::Device` risks): no CPU rerun can start from `v`, and ark's API has
+        // no error to return, so stop rather than return a wrong transform.
+        Err(e @ zkntt_gpu::Error::InputLost { .. }) => {
+            panic!("zkntt-ark: the GPU transform failed and its input is lost: {e}")
+        }
         // On Err the pipeline leaves `v` holding its input (resized as ark would): the CPU starts
         // from there, and the caller never sees a half-transformed vector.
         Err(e) => on_cpu(v, gpu_failed(e), cpu),

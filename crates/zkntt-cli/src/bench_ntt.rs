@@ -12,7 +12,7 @@ use ark_std::rand::{SeedableRng, rngs::StdRng};
 use std::sync::Arc;
 use zkntt_gpu::host::PinnedBuffer;
 use zkntt_gpu::timing::{median_ms, median_wall_ms};
-use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttConfig, NttEngine};
+use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, InputCopy, NttConfig, NttEngine};
 
 #[derive(clap::Args)]
 pub struct NttArgs {
@@ -39,6 +39,37 @@ pub struct NttArgs {
     /// Threads of the host pipeline's copy pool (default: the library's).
     #[arg(long)]
     copy_threads: Option<usize>,
+    /// Where a streamed host call (data above the 2 GiB pinned limit) keeps its input until the
+    /// result is complete: a pageable host copy, or a second device buffer.
+    #[arg(long, value_enum, default_value_t = InputCopyArg::Host)]
+    input_copy: InputCopyArg,
+}
+
+/// `--input-copy`: `zkntt_gpu::InputCopy`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum InputCopyArg {
+    Host,
+    Device,
+}
+
+impl From<InputCopyArg> for InputCopy {
+    fn from(a: InputCopyArg) -> Self {
+        match a {
+            InputCopyArg::Host => InputCopy::Host,
+            InputCopyArg::Device => InputCopy::Device,
+        }
+    }
+}
+
+/// Where the last call kept its input, for the table: the pinned image (not streamed), or a
+/// streamed call's host or device copy (host when device was asked but had no room).
+fn kept_where(prof: &zkntt_gpu::HostProfile, asked: InputCopy) -> &'static str {
+    match (prof.input_copy, asked) {
+        (None, _) => "pinned image",
+        (Some(InputCopy::Device), _) => "device",
+        (Some(InputCopy::Host), InputCopy::Device) => "host (no device room)",
+        (Some(InputCopy::Host), InputCopy::Host) => "host",
+    }
 }
 
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
@@ -122,18 +153,24 @@ fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
 /// buffers, twiddles built), then the median of the repeated calls, against the PCIe floor.
 fn host_table(args: &NttArgs, host: HostPipeline) -> Result<(), AnyError> {
     host.set_copy_threads(args.copy_threads);
+    let asked = InputCopy::from(args.input_copy);
+    host.set_input_copy(asked);
     let gpu = host.gpu().clone();
     let (h2d, d2h) = pinned_bandwidth(&gpu)?;
     println!("pinned copies: {h2d:.1} GB/s host to device, {d2h:.1} GB/s device to host");
     println!(
-        "host to host, forward NN, wall clock, median of {} after the first call, {} copy threads; floor = bytes in at {h2d:.1} + out at {d2h:.1} GB/s\n",
+        "host to host, forward NN, wall clock, median of {} after the first call, {} copy threads, streamed calls' input copy on the {}; floor = bytes in at {h2d:.1} + out at {d2h:.1} GB/s\n",
         args.reps,
-        host.copy_threads()
+        host.copy_threads(),
+        match asked {
+            InputCopy::Host => "host",
+            InputCopy::Device => "device",
+        }
     );
     println!(
-        "| log2 N | first call ms | host fwd ms | PCIe floor ms | / floor | in-phase ms | out-phase ms | streamed | pinned MiB held | equal to device-resident |"
+        "| log2 N | first call ms | host fwd ms | PCIe floor ms | / floor | in-phase ms | out-phase ms | streamed | input kept in | pinned MiB held | kept host MiB | equal to device-resident |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut rng = StdRng::seed_from_u64(2);
     for log_n in args.from..=args.to {
         let n = 1usize << log_n;
@@ -159,12 +196,14 @@ fn host_table(args: &NttArgs, host: HostPipeline) -> Result<(), AnyError> {
         let prof = host.last_profile().unwrap_or_default();
         let phase = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         println!(
-            "| {log_n} | {first:.2} | {ms:.2} | {floor:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} |",
+            "| {log_n} | {first:.2} | {ms:.2} | {floor:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} |",
             ms / floor,
             phase(prof.inputs_queued),
             phase(prof.total.saturating_sub(prof.first_result)),
             if prof.streamed { "yes" } else { "no" },
+            kept_where(&prof, asked),
             host.pinned_bytes() >> 20,
+            host.kept_bytes() >> 20,
             if equal { "yes" } else { "NO" }
         );
         if !equal {

@@ -30,6 +30,23 @@ pub enum Error {
     #[cfg(feature = "testing")]
     #[error("failure injected by zkntt_gpu::testing: {0}")]
     Injected(&'static str),
+    /// A host-to-host call failed after its result had begun to overwrite the caller's memory, and
+    /// the input could not be put back: its kept copy was on the device
+    /// ([`InputCopy::Device`](crate::host::InputCopy)) and reading it back failed too (the device
+    /// was lost). The caller's first `overwritten_elements` elements may hold result (or a mix of
+    /// result and input) instead of input; the elements after them hold the input. `error` is the
+    /// failure of the call, `restore` that of reading the input back.
+    #[error(
+        "the input could not be restored: its first {overwritten_elements} elements may hold result \
+         instead of input (the call failed: {error}; reading the input back from its device copy \
+         failed: {restore})"
+    )]
+    InputLost {
+        overwritten_elements: usize,
+        #[source]
+        error: Box<Error>,
+        restore: Box<Error>,
+    },
     /// A state the library should never reach (a bug): please report it with the message.
     #[error("internal error in zkntt-gpu (a bug, please report): {0}")]
     Internal(String),
@@ -56,6 +73,7 @@ impl Error {
             Error::Runtime { code, .. } => format!("runtime:{code}"),
             #[cfg(feature = "testing")]
             Error::Injected(_) => "injected".into(),
+            Error::InputLost { .. } => "input-lost".into(),
             Error::Internal(_) => "internal".into(),
             Error::Driver { op, .. } => format!("driver:{op}"),
         }

@@ -13,7 +13,7 @@ pub mod timing;
 pub use device::{DeviceInfo, Gpu};
 pub use device_vec::DeviceVec;
 pub use error::Error;
-pub use host::{HostPipeline, HostProfile};
+pub use host::{HostPipeline, HostProfile, InputCopy};
 pub use ntt::NttEngine;
 pub use zkntt_core::plan::{Kernels, Stage2};
 pub use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Ordering};

@@ -53,6 +53,7 @@ pub fn set_copies_on_caller_pool(host: &HostPipeline, on: bool) {
 
 thread_local! {
     static FAIL_COPY_BACK_AT: Cell<Option<usize>> = const { Cell::new(None) };
+    static FAIL_RESTORE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// The next host-to-host transform on this thread ([`crate::HostPipeline::ntt`]) fails as a
@@ -66,6 +67,20 @@ pub fn fail_next_copy_back_at(chunk: usize) {
 /// Takes the hook set by [`fail_next_copy_back_at`], if any.
 pub(crate) fn take_copy_back_failure() -> Option<usize> {
     FAIL_COPY_BACK_AT.with(Cell::take)
+}
+
+/// The next host-to-host transform on this thread, if it puts its input back from a device copy
+/// ([`crate::InputCopy::Device`], after a failure during the copy back: set
+/// [`fail_next_copy_back_at`] too), fails to read it back, as a lost device would: the call
+/// returns [`crate::Error::InputLost`], and the caller's memory holds result where it was
+/// overwritten. A restore from a host copy cannot fail and ignores this.
+pub fn fail_next_input_restore() {
+    FAIL_RESTORE.with(|c| c.set(true));
+}
+
+/// Takes the hook set by [`fail_next_input_restore`].
+pub(crate) fn take_restore_failure() -> bool {
+    FAIL_RESTORE.with(Cell::take)
 }
 
 /// Whether `ZKNTT_REQUIRE_GPU=1` is set.

@@ -4,7 +4,7 @@
 
 use super::copy::{par_copy, par_copy_twice};
 use super::cut::{Cut, RING_SLOTS};
-use super::{Failure, Input, Job, failed};
+use super::{Failure, Input, Job, Keep, failed};
 use crate::error::DriverContext;
 use crate::{DeviceVec, Error, Result};
 use cudarc::driver::CudaEvent;
@@ -27,6 +27,7 @@ pub(crate) fn run<F: GpuField>(
         ring,
         streams,
         fail_at,
+        fail_restore,
         profile,
     } = job;
     let started = std::time::Instant::now();
@@ -147,7 +148,13 @@ pub(crate) fn run<F: GpuField>(
                                     .during("host-to-device copy")?;
                             }
                             let staged = &mut slots[slot * cut.chunk_words..][..len];
-                            par_copy_twice(staged, &mut keep[at..at + len], from);
+                            match keep {
+                                Keep::Host(keep) => {
+                                    par_copy_twice(staged, &mut keep[at..at + len], from)
+                                }
+                                // Kept by a device-to-device copy once the unit is in.
+                                Keep::Device(_) => par_copy(staged, from),
+                            }
                             staged
                         }
                     };
@@ -178,6 +185,24 @@ pub(crate) fn run<F: GpuField>(
                         let [arrived, done, _] = &unit_events[unit];
                         arrived.record(&s_in).during("cuEventRecord")?;
                         comp.wait(arrived).during("cuStreamWaitEvent")?;
+                        if let Some(keep) = input.device_copy() {
+                            // The unit's input into the device copy (same layout as `data`),
+                            // after it has arrived and before its transform, on this stream.
+                            let first = unit * cut.unit_words;
+                            // SAFETY: the slot holds the whole unit (its DMAs completed before
+                            // the wait above); the device copy holds the call's words, and this
+                            // unit's range of it is written only here.
+                            unsafe {
+                                sys::cuMemcpyDtoDAsync_v2(
+                                    keep + first as u64 * 8,
+                                    slot_ptrs[unit % slot_count],
+                                    cut.unit_words * 8,
+                                    comp.cu_stream(),
+                                )
+                            }
+                            .result()
+                            .during("cuMemcpyDtoDAsync")?;
+                        }
                         engine.ntt_in_place(&mut slots[unit % slot_count], &unit_cfg)?;
                         done.record(&comp).during("cuEventRecord")?;
                         computed += 1;
@@ -207,12 +232,14 @@ pub(crate) fn run<F: GpuField>(
     match result {
         Ok(()) => Ok(()),
         // Put back what the copy back overwrote: the input is still in the image (or the kept
-        // copy of a streamed call).
+        // copy of a streamed call, on the host or the device).
         Err(error) => Err(failed(
             error,
             data,
-            &input.original()[..written.get()],
+            &input,
+            written.get(),
             [&s_in, &s_out, &comp],
+            fail_restore,
         )),
     }
 }

@@ -10,7 +10,8 @@
 
 use super::copy::{Side, copy_2d, copy_rows};
 use super::cut::ColumnCut;
-use super::{Failure, Input, Job, failed};
+use super::cut::WORDS_PER_ELEMENT;
+use super::{Failure, Input, Job, Keep, failed};
 use crate::Result;
 use crate::error::DriverContext;
 use crate::ntt::Prepared;
@@ -117,6 +118,7 @@ pub(crate) fn run<F: GpuField>(
         ring,
         streams,
         fail_at,
+        fail_restore,
         profile,
     } = job;
     let started = std::time::Instant::now();
@@ -128,10 +130,16 @@ pub(crate) fn run<F: GpuField>(
     // both from one pointer: the input is read and the result written through it.
     let base = super::words_of(data) as usize;
     let streamed = matches!(input, Input::Streamed { .. });
+    // The image, or a streamed call's kept copy on the host (0: none); a device copy's address.
     let (img_at, keep_at) = match &input {
         Input::Image(image) => (image.as_ptr() as usize, 0),
-        Input::Streamed { keep, .. } => (0, keep.as_ptr() as usize),
+        Input::Streamed {
+            keep: Keep::Host(keep),
+            ..
+        } => (0, keep.as_ptr() as usize),
+        Input::Streamed { .. } => (0, 0),
     };
+    let device_keep = input.device_copy();
     let ring_at = ring.as_mut_ptr() as usize;
     // Items of about 64 KiB: whole row segments.
     let rows_per_block = (SEGMENT_TASK_WORDS / seg).clamp(1, cut.rows);
@@ -154,7 +162,9 @@ pub(crate) fn run<F: GpuField>(
                 let from = (base as *const u64).add(at);
                 if streamed {
                     copy_rows(ring_rows(r), seg, from, row, seg, rows);
-                    copy_rows((keep_at as *mut u64).add(at), row, from, row, seg, rows);
+                    if keep_at != 0 {
+                        copy_rows((keep_at as *mut u64).add(at), row, from, row, seg, rows);
+                    }
                 } else {
                     copy_rows((img_at as *mut u64).add(at), row, from, row, seg, rows);
                 }
@@ -228,6 +238,22 @@ pub(crate) fn run<F: GpuField>(
                 }?;
                 arrived_j.record(&s_in).during("cuEventRecord")?;
                 comp.wait(arrived_j).during("cuStreamWaitEvent")?;
+                if let Some(keep) = device_keep {
+                    // The range's input into the device copy (same layout), on the compute
+                    // stream: after its DMA (the wait above), before its first column launch.
+                    // SAFETY: range j's segments are in the slot and no kernel has touched them
+                    // (launches on them follow on this stream); the device copy has the slot's
+                    // size and layout, and range j's segments of it are written only here.
+                    unsafe {
+                        copy_2d(
+                            Side::Device(slot + at as u64 * 8, row * 8),
+                            Side::Device(keep + at as u64 * 8, row * 8),
+                            seg * 8,
+                            cut.rows,
+                            &comp,
+                        )
+                    }?;
+                }
                 engine.launch_independent(call, 0, j * cut.width..(j + 1) * cut.width)?;
             }
             profile.inputs_queued = started.elapsed();
@@ -303,17 +329,18 @@ pub(crate) fn run<F: GpuField>(
         // Ranges already scattered: put the input back from the image or the kept copy (which
         // hold all of it once anything has been written, since the result needs every range in).
         Err(error) => {
-            let original = input.original();
             let restore = if written.load(MemOrder::Relaxed) {
-                original.len()
+                data.len() * WORDS_PER_ELEMENT
             } else {
                 0
             };
             Err(failed(
                 error,
                 data,
-                &original[..restore],
+                &input,
+                restore,
                 [&s_in, &s_out, &comp],
+                fail_restore,
             ))
         }
     }

@@ -25,6 +25,23 @@
 //! the copy workers write the kept copy into pageable memory on the same pass (held between calls
 //! for the next large call; [`HostPipeline::release_host`] frees it).
 //!
+//! Where a streamed call keeps its input is a choice ([`HostPipeline::set_input_copy`]):
+//! - [`InputCopy::Host`] (the default): the pageable copy above. It costs host memory bandwidth
+//!   beside the DMAs, and host memory of the call's size, held between calls.
+//! - [`InputCopy::Device`]: no host copy. The input is kept in a second device buffer of the
+//!   call's size, in the caller's layout, filled by device-to-device copies on the compute
+//!   stream, each part as soon as its DMA has landed and before any kernel touches it (by
+//!   column ranges: each range before its first column launch; in units: each unit before its
+//!   transform). A failure after the copy back began is undone by reading the overwritten part
+//!   back from that device copy. What it does not cover: a device that is lost during the call
+//!   (the driver fails, the context dies) takes the device copy with it, so the input cannot be
+//!   restored; the call then returns [`Error::InputLost`] with how many leading elements may
+//!   hold result instead of input (with `Host` the input survives any device failure). When the
+//!   device has no memory for the copy at the start of the call, that call keeps its input on the
+//!   host as `Host` does, and frees that memory afterwards ([`HostProfile::input_copy`] says
+//!   which was used). The device copy goes back to the device-slot pool, under the same limit
+//!   ([`HostPipeline::set_device_limit`]); calls that are not streamed are unchanged.
+//!
 //! No element is converted on the way: `F` is stored as its Montgomery limbs, which is what the
 //! kernels read (`zkntt-core` asserts at compile time that the field types with kernels are
 //! exactly four `u64` with alignment 8).
@@ -40,13 +57,30 @@ mod pinned;
 
 pub use pinned::{PinnedBuffer, PinnedWord};
 
+/// Where a streamed call (one larger than the pinned limit) keeps its input until its result is
+/// complete, to put it back if the call fails while writing the result (module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum InputCopy {
+    /// In pageable host memory, written by the copy workers beside the pinned staging (host memory
+    /// of the call's size, held for the next streamed call until
+    /// [`HostPipeline::release_host`]).
+    #[default]
+    Host,
+    /// In device memory of the call's size, filled by device-to-device copies: no host memory and
+    /// no second host copy, but a device lost during the call loses the input
+    /// ([`Error::InputLost`]). Falls back to `Host` for a call when the device has no room.
+    Device,
+}
+
 use crate::device_vec::words_mut;
+use crate::error::DriverContext;
 use crate::{DeviceVec, Error, Gpu, NttEngine, Result};
 use copy::{CopyStreams, CopyWorkers, par_copy};
+use cudarc::driver::sys;
 use cudarc::driver::{CudaSlice, CudaStream};
 use cut::{ColumnCut, Cut, RING_SLOTS, WORDS_PER_ELEMENT};
 use pinned::PinnedPool;
-use std::sync::atomic::{AtomicUsize, Ordering as MemOrder};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as MemOrder};
 use std::sync::{Arc, Mutex, MutexGuard};
 use zkntt_core::{GpuField, NttConfig};
 
@@ -69,6 +103,10 @@ pub struct HostProfile {
     pub units: usize,
     /// Whether the input went through the bounded pinned ring (see the module docs).
     pub streamed: bool,
+    /// Where a streamed call kept its input ([`HostPipeline::set_input_copy`]): `Host` also when
+    /// `Device` was set but the device had no room for the copy. `None` when not streamed (the
+    /// pinned image of the input is the kept copy).
+    pub input_copy: Option<InputCopy>,
     /// The whole call, from entry to the result in place.
     pub total: std::time::Duration,
     /// Spent copying into pinned memory and out of it. For a call by column ranges (copies by a
@@ -104,6 +142,8 @@ pub struct HostPipeline {
     pinned: PinnedPool,
     /// A streamed call's kept copy of its input (pageable), reused by the next one.
     keep: Mutex<Vec<u64>>,
+    /// Streamed calls keep their input on the device ([`InputCopy::Device`]).
+    input_on_device: AtomicBool,
     /// Device slots kept between calls (allocating and freeing them costs more than a small
     /// transform), at most `device_limit` bytes.
     device_pool: Mutex<Vec<CudaSlice<u64>>>,
@@ -123,6 +163,7 @@ impl HostPipeline {
             pinned: PinnedPool::new(engine.gpu(), DEFAULT_PINNED_LIMIT),
             engine,
             keep: Mutex::new(Vec::new()),
+            input_on_device: AtomicBool::new(false),
             device_pool: Mutex::new(Vec::new()),
             device_limit: AtomicUsize::new(DEFAULT_DEVICE_LIMIT),
             chunk_bytes: AtomicUsize::new(0),
@@ -176,6 +217,26 @@ impl HostPipeline {
     /// Pageable bytes held for the next streamed call's kept copy of its input.
     pub fn kept_bytes(&self) -> usize {
         self.lock_keep().len() * 8
+    }
+
+    /// Where streamed calls keep their input until their result is complete (default
+    /// [`InputCopy::Host`]; module docs). Choosing `Device` frees the pageable kept copy held for
+    /// the next call, and none is held after `Device` calls.
+    pub fn set_input_copy(&self, copy: InputCopy) {
+        self.input_on_device
+            .store(copy == InputCopy::Device, MemOrder::Relaxed);
+        if copy == InputCopy::Device {
+            *self.lock_keep() = Vec::new();
+        }
+    }
+
+    /// Where streamed calls keep their input ([`Self::set_input_copy`]).
+    pub fn input_copy(&self) -> InputCopy {
+        if self.input_on_device.load(MemOrder::Relaxed) {
+            InputCopy::Device
+        } else {
+            InputCopy::Host
+        }
     }
 
     /// Frees every idle pinned buffer and the streamed calls' kept-copy memory.
@@ -309,8 +370,8 @@ impl HostPipeline {
             cut.unit_words / WORDS_PER_ELEMENT,
         )?;
         // A single transform whose first and last launches go by columns: by column ranges.
-        let (fail_at, column_ranges, on_caller_pool) = self.hooks();
-        let call = if cut.units == 1 && cfg.batch == 1 && column_ranges {
+        let hooks = self.hooks();
+        let call = if cut.units == 1 && cfg.batch == 1 && hooks.column_ranges {
             self.engine
                 .prepare(&slots[0], cfg)?
                 .filter(|c| c.by_columns())
@@ -343,15 +404,32 @@ impl HostPipeline {
             (true, Some(_)) => ring_words,
             (true, None) => 2 * RING_SLOTS * cut.chunk_words,
         };
+        let input_copy = self.input_copy();
+        // InputCopy::Device: a device buffer of the call's size for the input, or none when the
+        // device has no room (this call then keeps its input on the host).
+        let device_keep = if streamed && input_copy == InputCopy::Device {
+            // The transform's tables first, so that the copy does not take their memory.
+            if call.is_none() {
+                self.engine.prepare(&slots[0], &cfg.with_batch(cut.rows))?;
+            }
+            match self.take_slots::<F>(1, data.len()) {
+                Ok(mut keep) => keep.pop(),
+                Err(Error::OutOfMemory { .. }) => None,
+                Err(e) => return Err(e),
+            }
+        } else {
+            None
+        };
         let mut pinned = match self.pinned.take(pinned_words) {
             Ok(p) => p,
             // No page-locked memory to be had: the same transform through pageable copies.
             Err(_) => {
-                drop(slots);
+                drop((slots, device_keep));
                 return self.ntt_pageable(data, cfg);
             }
         };
-        let mut keep = if streamed {
+        let keep_on_host = streamed && device_keep.is_none();
+        let mut keep = if keep_on_host {
             let mut keep = std::mem::take(&mut *self.lock_keep());
             if keep.len() < total_words {
                 // Zeroed pages from the system: faulted in by the first call's copy only.
@@ -367,6 +445,11 @@ impl HostPipeline {
             chunks: columns.map_or(cut.total_chunks(), |c| c.chunks),
             units: cut.units,
             streamed,
+            input_copy: streamed.then_some(if keep_on_host {
+                InputCopy::Host
+            } else {
+                InputCopy::Device
+            }),
             ..HostProfile::default()
         };
         let comp = self.gpu().stream().clone();
@@ -378,6 +461,10 @@ impl HostPipeline {
                 _ => self.copy_streams().map_err(fail)?,
             };
             let buffer = &mut pinned.as_mut_slice()[..pinned_words];
+            let keep = match &device_keep {
+                Some(d) => Keep::Device(d.raw_ptr(self.gpu())),
+                None => Keep::Host(&mut keep[..]),
+            };
             let (input, ring) = match (streamed, &columns) {
                 (false, _) => {
                     let (image, ring) = buffer.split_at_mut(total_words);
@@ -386,13 +473,13 @@ impl HostPipeline {
                 (true, Some(_)) => (
                     Input::Streamed {
                         slots: &mut [],
-                        keep: &mut keep[..total_words],
+                        keep: keep.prefix(total_words),
                     },
                     buffer,
                 ),
                 (true, None) => {
                     let (slots, ring) = buffer.split_at_mut(RING_SLOTS * cut.chunk_words);
-                    let keep = &mut keep[..total_words];
+                    let keep = keep.prefix(total_words);
                     (Input::Streamed { slots, keep }, ring)
                 }
             };
@@ -402,7 +489,8 @@ impl HostPipeline {
                 input,
                 ring,
                 streams: [comp.clone(), s_in, s_out],
-                fail_at,
+                fail_at: hooks.fail_at,
+                fail_restore: hooks.fail_restore,
                 profile: &mut profile,
             };
             let run = || match (&call, &columns) {
@@ -411,13 +499,15 @@ impl HostPipeline {
                 }
                 _ => chunks::run(job, data, cfg, &cut, &mut slots),
             };
-            if on_caller_pool {
+            if hooks.on_caller_pool {
                 run()
             } else {
                 self.workers.install(run).map_err(fail)?
             }
         })();
-        if streamed {
+        // Held for the next call, unless the input is to be kept on the device (this call had no
+        // device memory for it): then no host memory is held between calls.
+        if keep_on_host && input_copy == InputCopy::Host {
             let mut kept = self.lock_keep();
             if kept.len() < keep.len() {
                 *kept = keep;
@@ -426,6 +516,11 @@ impl HostPipeline {
         match out {
             Ok(()) => {
                 self.pinned.give(pinned);
+                // The device copy goes back to the slot pool under the device limit, like the
+                // slots (reused where the limit allows; given first, so trimmed before them).
+                if let Some(d) = device_keep {
+                    self.give_slots(vec![d]);
+                }
                 self.give_slots(slots);
                 profile.total = started.elapsed();
                 *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(profile);
@@ -455,18 +550,27 @@ impl HostPipeline {
         Ok(())
     }
 
-    /// The test hooks of this call: (fail the copy back at chunk, column ranges, copies on the
-    /// caller's pool). Without the `testing` feature: none, column ranges, own workers.
+    /// The test hooks of this call. Without the `testing` feature: no failures, column ranges,
+    /// own workers.
     #[cfg(feature = "testing")]
-    fn hooks(&self) -> (Option<usize>, bool, bool) {
+    fn hooks(&self) -> Hooks {
         let s = &self.switches;
-        let fail_at = crate::testing::take_copy_back_failure();
-        (fail_at, s.column_ranges(), s.caller_pool())
+        Hooks {
+            fail_at: crate::testing::take_copy_back_failure(),
+            fail_restore: crate::testing::take_restore_failure(),
+            column_ranges: s.column_ranges(),
+            on_caller_pool: s.caller_pool(),
+        }
     }
 
     #[cfg(not(feature = "testing"))]
-    fn hooks(&self) -> (Option<usize>, bool, bool) {
-        (None, true, false)
+    fn hooks(&self) -> Hooks {
+        Hooks {
+            fail_at: None,
+            fail_restore: false,
+            column_ranges: true,
+            on_caller_pool: false,
+        }
     }
 
     #[cfg(feature = "testing")]
@@ -475,25 +579,99 @@ impl HostPipeline {
     }
 }
 
+/// The test hooks of one call.
+#[derive(Debug, Clone, Copy)]
+struct Hooks {
+    /// Fail before copying result chunk `n` into the caller's memory.
+    fail_at: Option<usize>,
+    /// Fail the restore from a device copy of the input, as a lost device would.
+    fail_restore: bool,
+    /// A single transform goes by column ranges (else in contiguous chunks).
+    column_ranges: bool,
+    /// The copies run on the caller's rayon pool.
+    on_caller_pool: bool,
+}
+
 /// Where a call's input is staged, and kept until its result is complete.
 pub(crate) enum Input<'a> {
     /// All of the input in pinned memory, in the caller's layout: staging and kept copy at once.
     Image(&'a mut [u64]),
     /// A streamed call: pinned staging `slots` (chunked calls; column-range calls stage in the
-    /// ring), and the kept copy in pageable memory, in the caller's layout.
+    /// ring), and the kept copy, in the caller's layout.
     Streamed {
         slots: &'a mut [u64],
-        keep: &'a mut [u64],
+        keep: Keep<'a>,
     },
 }
 
-impl Input<'_> {
-    /// The kept copy of the input.
-    fn original(&self) -> &[u64] {
+/// Where a streamed call keeps its input ([`InputCopy`]).
+pub(crate) enum Keep<'a> {
+    /// Pageable memory, written by the copy workers beside the staging.
+    Host(&'a mut [u64]),
+    /// Device memory of the call's size (its address), written by device-to-device copies on
+    /// the compute stream once each part has arrived and before any kernel touches that part.
+    Device(u64),
+}
+
+impl<'a> Keep<'a> {
+    /// The first `words` words (a device copy is exactly the call's size).
+    fn prefix(self, words: usize) -> Self {
         match self {
-            Input::Image(image) => image,
-            Input::Streamed { keep, .. } => keep,
+            Keep::Host(keep) => Keep::Host(&mut keep[..words]),
+            device => device,
         }
+    }
+}
+
+impl Input<'_> {
+    /// The address of the device copy of the input, if it is kept there.
+    fn device_copy(&self) -> Option<u64> {
+        match self {
+            Input::Streamed {
+                keep: Keep::Device(at),
+                ..
+            } => Some(*at),
+            _ => None,
+        }
+    }
+
+    /// Puts the input's first `dst.len()` words back into `dst` (the caller's memory). From a
+    /// device copy: one download on `comp`, the stream that wrote the copy (so it is ordered after
+    /// it), waited for; it fails if the device is lost (`fail`: the test hook's injected failure).
+    fn restore(&self, dst: &mut [u64], comp: &CudaStream, fail: bool) -> Result<()> {
+        let words = dst.len();
+        match self {
+            Input::Image(image) => par_copy(dst, &image[..words]),
+            Input::Streamed {
+                keep: Keep::Host(keep),
+                ..
+            } => par_copy(dst, &keep[..words]),
+            &Input::Streamed {
+                keep: Keep::Device(at),
+                ..
+            } => {
+                if fail {
+                    return Err(injected_restore());
+                }
+                comp.context().bind_to_thread().during("cuCtxSetCurrent")?;
+                // SAFETY: the device copy holds at least `words` words (the call's size) and is
+                // alive until the call returns; `dst` is the caller's memory, which nothing else
+                // touches now, and the copy has completed when `synchronize` returns.
+                unsafe {
+                    sys::cuMemcpyDtoHAsync_v2(
+                        dst.as_mut_ptr().cast(),
+                        at,
+                        words * 8,
+                        comp.cu_stream(),
+                    )
+                }
+                .result()
+                .during("cuMemcpyDtoHAsync (the input from its device copy)")?;
+                comp.synchronize()
+                    .during("the input from its device copy")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -508,6 +686,8 @@ pub(crate) struct Job<'a> {
     streams: [Arc<CudaStream>; 3],
     /// Test hook: fail before copying result chunk `n` into the caller's memory.
     fail_at: Option<usize>,
+    /// Test hook: fail the restore from a device copy of the input.
+    fail_restore: bool,
     profile: &'a mut HostProfile,
 }
 
@@ -524,17 +704,29 @@ fn words_of<F: GpuField>(data: &mut [F]) -> *mut u64 {
     words_mut(data).as_mut_ptr()
 }
 
-/// A failed run: `restore` (the kept copy of the words of `data` that were overwritten, a prefix)
-/// is put back into `data`, then the streams are waited for; the [`Failure`] is quiet when all of
-/// them settle (only then may the pinned buffer be used again).
+/// A failed run: the first `restore` words of `data` (those overwritten, a prefix) are put back
+/// from the input's kept copy, then the streams (`[in, out, compute]`) are waited for; the
+/// [`Failure`] is quiet when all of them settle (only then may the pinned buffer be used again).
+/// When the input cannot be put back (its device copy is lost with the device), the error is
+/// [`Error::InputLost`].
 fn failed<F: GpuField>(
     error: Error,
     data: &mut [F],
-    restore: &[u64],
+    input: &Input<'_>,
+    restore: usize,
     streams: [&Arc<CudaStream>; 3],
+    fail_restore: bool,
 ) -> Failure {
-    if !restore.is_empty() {
-        par_copy(&mut words_mut(data)[..restore.len()], restore);
+    let mut error = error;
+    if restore > 0 {
+        let dst = words_mut(data);
+        if let Err(lost) = input.restore(&mut dst[..restore], streams[2], fail_restore) {
+            error = Error::InputLost {
+                overwritten_elements: restore.div_ceil(WORDS_PER_ELEMENT),
+                error: Box::new(error),
+                restore: Box::new(lost),
+            };
+        }
     }
     let quiet = streams.iter().all(|s| s.synchronize().is_ok());
     Failure { error, quiet }
@@ -548,4 +740,14 @@ fn injected() -> Error {
 #[cfg(not(feature = "testing"))]
 fn injected() -> Error {
     Error::Internal("a copy-back failure was injected without the testing feature".into())
+}
+
+#[cfg(feature = "testing")]
+fn injected_restore() -> Error {
+    Error::Injected("a failure while restoring the input from its device copy")
+}
+
+#[cfg(not(feature = "testing"))]
+fn injected_restore() -> Error {
+    Error::Internal("a restore failure was injected without the testing feature".into())
 }

@@ -1,14 +1,17 @@
 //! The host pipeline (`HostPipeline::ntt`, host memory in and out) against ark-poly and the engine's
 //! device-resident path, bit for bit: chunk sizes that cut elements and units every way, batches
 //! over the three device slots and two copy streams, failures during the copy back, several
-//! threads at once, the pinned pool.
+//! threads at once, the pinned pool, streamed calls with their input kept on the host or the
+//! device.
 
 use super::ntt::{assert_same, host as engine, input, max_log};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkntt_core::reference;
-use zkntt_gpu::testing::{fail_next_copy_back_at, set_column_ranges};
-use zkntt_gpu::{BatchLayout, DeviceVec, Error, GpuField, HostPipeline, NttConfig, Ordering};
+use zkntt_gpu::testing::{fail_next_copy_back_at, fail_next_input_restore, set_column_ranges};
+use zkntt_gpu::{
+    BatchLayout, DeviceVec, Error, GpuField, HostPipeline, InputCopy, NttConfig, Ordering,
+};
 
 /// The same transform on the device-resident path: what the host path must reproduce.
 fn device_resident<F: GpuField>(e: &HostPipeline, x: &[F], cfg: &NttConfig<F>) -> Vec<F> {
@@ -346,6 +349,174 @@ fn streamed_calls_are_bounded_and_exact() {
     assert_eq!((e.pinned_bytes(), e.kept_bytes()), (0, 0));
     e.set_pinned_limit(2 << 30);
     e.set_chunk_bytes(None);
+}
+
+/// `InputCopy::Device`: streamed calls (single transforms by column ranges and in contiguous
+/// chunks, batches of rows over the three device slots, a batch of columns) keep their input in
+/// device memory, never on the host (`kept_bytes` stays 0), and are bit for bit the CPU
+/// reference's; a failure during the copy back leaves the input, read back from the device copy;
+/// a failed read-back is `InputLost` with the overwritten prefix holding result and the rest the
+/// input; the next call works.
+#[test]
+fn streamed_calls_keep_the_input_on_the_device() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("streamed_calls_keep_the_input_on_the_device") else {
+        return;
+    };
+    assert_eq!(e.input_copy(), InputCopy::Host, "the default");
+    e.set_input_copy(InputCopy::Device);
+    assert_eq!(e.input_copy(), InputCopy::Device);
+    let mut rng = StdRng::seed_from_u64(0xdc);
+    // Every call below streams (4 MiB pinned at most, the data 8-16 MiB), in chunks of 256 KiB.
+    let chunk = 256usize << 10;
+    e.set_pinned_limit(4 << 20);
+    e.set_chunk_bytes(Some(chunk));
+    let coset = F::from(7u64);
+    // (log_n, batch, cfg, column ranges): single transforms by column ranges and in chunks (a
+    // 2^18 forward or inverse NN goes by column ranges where allowed); the last two are batches,
+    // which always go in chunks.
+    let cases = [
+        (18u32, 1usize, NttConfig::<F>::forward(), true),
+        (18, 1, NttConfig::forward(), false),
+        (18, 1, NttConfig::inverse().with_coset(coset), true),
+        (14, 32, NttConfig::forward().with_batch(32), true),
+        (
+            12,
+            64,
+            NttConfig::inverse()
+                .with_coset(coset)
+                .with_batch(64)
+                .with_layout(BatchLayout::Columns),
+            true,
+        ),
+    ];
+    for (log_n, batch, cfg, columns) in cases {
+        set_column_ranges(&e, columns);
+        let n = 1usize << log_n;
+        let len = n * batch;
+        let x: Vec<F> = input(&mut rng, len);
+        let mut want = x.clone();
+        reference::ntt(&mut want, &cfg).unwrap();
+        let what = format!("device copy 2^{log_n} x {batch} column ranges {columns}");
+        for round in 0..2 {
+            let mut got = x.clone();
+            e.ntt(&mut got, &cfg).unwrap();
+            assert_same(&got, &want, &format!("{what} round {round}"));
+            let prof = e.last_profile().unwrap();
+            assert!(prof.streamed, "{what}: {prof:?}");
+            assert_eq!(prof.input_copy, Some(InputCopy::Device), "{what}: {prof:?}");
+            assert_eq!(e.kept_bytes(), 0, "{what}: no host copy of the input");
+        }
+        // A failure during the copy back: the input is read back from the device copy.
+        for at in [0usize, 3, 1000] {
+            let mut data = x.clone();
+            fail_next_copy_back_at(at);
+            match e.ntt(&mut data, &cfg) {
+                Err(Error::Injected(_)) => {}
+                other => panic!("{what}: failure at chunk {at}: got {other:?}"),
+            }
+            assert_same(
+                &data,
+                &x,
+                &format!("{what}: input restored after a failure at chunk {at}"),
+            );
+        }
+        // Nothing overwritten yet (chunk 0): nothing to read back, the input is there.
+        let mut data = x.clone();
+        fail_next_copy_back_at(0);
+        fail_next_input_restore();
+        assert!(matches!(e.ntt(&mut data, &cfg), Err(Error::Injected(_))));
+        assert_same(&data, &x, &format!("{what}: failure at chunk 0"));
+        // The read-back fails too (as with a lost device): InputLost, saying how much is result.
+        fail_next_copy_back_at(3);
+        fail_next_input_restore();
+        let lost = match e.ntt(&mut data, &cfg) {
+            Err(err @ Error::InputLost { .. }) => err,
+            other => panic!("{what}: expected InputLost, got {other:?}"),
+        };
+        assert_eq!(lost.kind(), "input-lost");
+        let Error::InputLost {
+            overwritten_elements,
+            error,
+            ..
+        } = &lost
+        else {
+            unreachable!()
+        };
+        assert!(matches!(**error, Error::Injected(_)), "{what}: {lost}");
+        if columns && batch == 1 {
+            // Ranges of columns were written: every element may be result.
+            assert_eq!(*overwritten_elements, len, "{what}: {lost}");
+        } else {
+            // Three chunks of the result, then the input.
+            let ov = 3 * chunk / 32;
+            assert_eq!(*overwritten_elements, ov, "{what}: {lost}");
+            assert_same(&data[..ov], &want[..ov], &format!("{what}: result prefix"));
+            assert_same(&data[ov..], &x[ov..], &format!("{what}: input after it"));
+        }
+        // The pipeline works on after it.
+        data.copy_from_slice(&x);
+        e.ntt(&mut data, &cfg).unwrap();
+        assert_same(&data, &want, &format!("{what}: the call after InputLost"));
+        assert_eq!(e.kept_bytes(), 0);
+    }
+    set_column_ranges(&e, true);
+
+    // No device room for the copy (a batch's slots fit the budget, the whole call does not): that
+    // call keeps its input on the host, exact, and holds no host memory after it.
+    let (log_n, batch) = (14u32, 32usize);
+    let cfg = NttConfig::<F>::forward().with_batch(batch);
+    let x: Vec<F> = input(&mut rng, batch << log_n);
+    let mut want = x.clone();
+    reference::ntt(&mut want, &cfg).unwrap();
+    e.release_device();
+    e.gpu().set_memory_budget(Some(8 << 20)); // the units are 4 MiB, the call 16 MiB
+    let mut got = x.clone();
+    e.ntt(&mut got, &cfg).unwrap();
+    assert_same(&got, &want, "device copy without device room");
+    let prof = e.last_profile().unwrap();
+    assert_eq!(prof.input_copy, Some(InputCopy::Host), "fallback: {prof:?}");
+    assert_eq!(e.kept_bytes(), 0, "the fallback's host copy is not held");
+    let mut data = x.clone();
+    fail_next_copy_back_at(3);
+    assert!(matches!(e.ntt(&mut data, &cfg), Err(Error::Injected(_))));
+    assert_same(&data, &x, "fallback: input restored from the host copy");
+    e.gpu().set_memory_budget(None);
+
+    // Device limit 0: the device copy is freed after the call, like the slots.
+    e.set_device_limit(0);
+    e.ntt(&mut x.clone(), &cfg).unwrap();
+    assert_eq!(
+        e.last_profile().unwrap().input_copy,
+        Some(InputCopy::Device)
+    );
+    assert_eq!(
+        e.device_bytes(),
+        0,
+        "device limit 0: the device copy is freed"
+    );
+    e.set_device_limit(1 << 30);
+
+    // Calls under the pinned limit are unchanged: the pinned image is the kept copy.
+    e.set_pinned_limit(2 << 30);
+    e.set_chunk_bytes(None);
+    let mut got = x.clone();
+    e.ntt(&mut got, &cfg).unwrap();
+    assert_same(&got, &want, "not streamed, device copy set");
+    let prof = e.last_profile().unwrap();
+    assert!(!prof.streamed && prof.input_copy.is_none(), "{prof:?}");
+
+    // Back to the host copy: held for the next streamed call again.
+    e.set_input_copy(InputCopy::Host);
+    e.set_pinned_limit(4 << 20);
+    let mut got = x.clone();
+    e.ntt(&mut got, &cfg).unwrap();
+    assert_same(&got, &want, "host copy after device copy");
+    assert_eq!(e.last_profile().unwrap().input_copy, Some(InputCopy::Host));
+    assert!(e.kept_bytes() >= x.len() * 32, "the host copy is held");
+    e.set_input_copy(InputCopy::Device);
+    assert_eq!(e.kept_bytes(), 0, "choosing the device copy frees it");
+    e.set_pinned_limit(2 << 30);
 }
 
 /// A buffer written through one `Gpu` handle's engine and read through another handle of the
