@@ -13,7 +13,7 @@ use zkntt_core::plan::{Kernels, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
-use zkntt_gpu::{DeviceVec, Gpu, NttEngine};
+use zkntt_gpu::{DeviceVec, Gpu, GpuField, NttEngine};
 
 fn env_log(name: &str, default: u32) -> u32 {
     std::env::var(name)
@@ -49,6 +49,28 @@ fn sppark_ms(
 #[cfg(not(feature = "sppark"))]
 fn sppark_ms(_: &DeviceVec<Fr>, _: &Gpu, _: u32, _: Ordering, _: usize) -> Option<f64> {
     None
+}
+
+/// Median milliseconds of `cfg` on `d` with each generation in turn.
+fn time_each<F: GpuField>(
+    engine: &NttEngine,
+    d: &mut DeviceVec<F>,
+    cfg: &NttConfig<F>,
+    generations: &[(&str, Kernels)],
+    reps: usize,
+) -> Vec<f64> {
+    let z = generations
+        .iter()
+        .map(|(_, k)| {
+            engine.set_kernels(*k);
+            median_ms(engine.gpu().stream(), 2, reps, || {
+                engine.ntt_in_place(d, cfg)
+            })
+            .unwrap()
+        })
+        .collect();
+    engine.set_kernels(Kernels::default());
+    z
 }
 
 fn main() {
@@ -104,13 +126,7 @@ fn main() {
             .min_by(|a, b| a.0.total_cmp(&b.0));
         for (i, &order) in orders.iter().enumerate() {
             let cfg = NttConfig::forward().with_ordering(order);
-            let z: Vec<f64> = generations
-                .iter()
-                .map(|(_, k)| {
-                    engine.set_kernels(*k);
-                    median_ms(gpu.stream(), 2, reps, || engine.ntt_in_place(&mut d, &cfg)).unwrap()
-                })
-                .collect();
+            let z = time_each(&engine, &mut d, &cfg, &generations, reps);
             let best_s = best.map(|b| b.0);
             println!(
                 "| {log_n} | {order:?} | {} | {} | {} | {} | {} |",
@@ -131,5 +147,20 @@ fn main() {
             );
         }
     }
-    engine.set_kernels(Kernels::default());
+    // BLS12-381 Fr (sppark's bridge has BN254 only): the generations against each other, NN.
+    println!("\n## stages: BLS12-381 forward NN, device-resident, medians of {reps} (ms)");
+    println!("| log2 N | zkntt shared | zkntt stage2 warp | shared / warp |");
+    println!("|---|---|---|---|");
+    for log_n in from..=to {
+        type G = ark_bls12_381::Fr;
+        let mut d = DeviceVec::from_host(gpu, &random_elements::<G>(1 << log_n, 7)).unwrap();
+        let cfg = NttConfig::<G>::forward();
+        let z = time_each(&engine, &mut d, &cfg, &generations, reps);
+        println!(
+            "| {log_n} | {:.4} | {:.4} | {:.3} |",
+            z[0],
+            z[1],
+            z[0] / z[1]
+        );
+    }
 }

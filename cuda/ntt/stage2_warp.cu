@@ -162,9 +162,9 @@ __device__ __forceinline__ void stage2_warp_dispatch(const NttStageParams& p) {
     switch (p.log_q) {
         case 1: stage2_warp<F, 1, 1, 2>(p); break;
         case 2: stage2_warp<F, 2, 2, 1>(p); break;
-        case 3: stage2_warp<F, 3, 1, 2>(p); break;
+        case 3: stage2_warp<F, 3, 3, 1>(p); break;
         case 4: stage2_warp<F, 4, 2, 1>(p); break;
-        case 5: stage2_warp<F, 5, 1, 2>(p); break;
+        case 5: stage2_warp<F, 5, 3, 1>(p); break;
         case 6: stage2_warp<F, 6, 2, 1>(p); break;
         default: __trap();  // the plan never launches it beyond STAGE2_WARP_MAX_LOG_Q
     }

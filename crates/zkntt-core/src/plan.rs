@@ -16,7 +16,7 @@
 //! it in one loop; the host pipeline runs the first and last column launches a range of columns
 //! at a time ([`Launch::by_columns`]).
 
-use crate::{Direction, Error, Ordering};
+use crate::{Direction, Error, FieldId, Ordering};
 
 /// Largest log2 size done in one block (2^11 elements of 32 bytes: 64 KiB of shared memory).
 pub const MAX_SINGLE_LOG: u32 = 11;
@@ -77,9 +77,11 @@ pub enum Kernel {
 }
 
 /// Which kernel generation runs each stage of a three-stage plan: today's shared-memory kernels or
-/// the seed's (`../shared/seeds/004`, summarised in DESIGN.md). Both give identical results.
+/// the seed's (`../shared/seeds/004`, summarised in DESIGN.md). Every choice gives identical results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stage2 {
+    /// Whichever measured faster on the H100 for the field and Q ([`Kernels::resolve`]).
+    Auto,
     /// [`Kernel::Middle`]: tile pairs staged in shared memory, one block each.
     Shared,
     /// [`Kernel::Stage2Warp`] where Q allows it (log Q <= [`STAGE2_WARP_MAX_LOG_Q`]), else
@@ -97,22 +99,38 @@ pub struct Kernels {
 impl Default for Kernels {
     fn default() -> Self {
         Kernels {
-            stage2: Stage2::Shared,
+            stage2: Stage2::Auto,
         }
     }
 }
 
 impl Kernels {
-    /// Parses `stage2=shared|warp` (the `ZKNTT_KERNELS` variable's syntax; empty is the default).
+    /// The choice for one call: [`Stage2::Auto`] becomes the warp-only stage2 for BN254 Fr at
+    /// Q = 8, where it measured 1-3% faster (8 elements per lane, tiles as wide as the shared
+    /// kernel's), and the shared-memory middle stage elsewhere (equal or slower: benches/NOTES.md,
+    /// "Issue 16"; BLS12-381 spills more registers at Q = 8 and measured 0.5-4% slower).
+    pub fn resolve(self, field: FieldId, plan: &Plan) -> Kernels {
+        let stage2 = match (self.stage2, plan) {
+            (Stage2::Auto, Plan::ThreeStage { log_q: 3, .. }) if field == FieldId::Bn254Fr => {
+                Stage2::Warp
+            }
+            (Stage2::Auto, _) => Stage2::Shared,
+            (chosen, _) => chosen,
+        };
+        Kernels { stage2 }
+    }
+
+    /// Parses `stage2=auto|shared|warp` (the `ZKNTT_KERNELS` variable's syntax; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             match part {
+                "stage2=auto" => k.stage2 = Stage2::Auto,
                 "stage2=shared" => k.stage2 = Stage2::Shared,
                 "stage2=warp" => k.stage2 = Stage2::Warp,
                 other => {
                     return Err(format!(
-                        "unknown kernel choice `{other}` (expected stage2=shared or stage2=warp)"
+                        "unknown kernel choice `{other}` (expected stage2=auto, shared or warp)"
                     ));
                 }
             }
@@ -148,7 +166,8 @@ impl WarpShape {
     pub fn for_q(log_q: u32) -> Option<Self> {
         // Odd log Q could also take 8 elements per lane (twice the tile side) but spills.
         let log_el = match log_q {
-            1 | 3 | 5 => 1,
+            1 => 1,
+            3 | 5 => 3,
             2 | 4 | 6 => 2,
             _ => return None,
         };
@@ -295,11 +314,16 @@ impl Plan {
 
     /// The launches of a transform of this size in `form`, in order. Bit-reversed orderings add a
     /// permutation before (RN) or after (NR) the self-sorting launches.
+    /// With the shared-memory kernels at every stage; [`Plan::launches_with`] chooses.
     pub fn launches(&self, form: Form) -> Vec<Launch> {
-        self.launches_with(form, Kernels::default())
+        let shared = Kernels {
+            stage2: Stage2::Shared,
+        };
+        self.launches_with(form, shared)
     }
 
-    /// [`Plan::launches`] with the stages' kernels chosen by `kernels`.
+    /// [`Plan::launches`] with the stages' kernels chosen by `kernels` (resolved for the call's
+    /// field by [`Kernels::resolve`]; an unresolved [`Stage2::Auto`] is the shared kernel).
     pub fn launches_with(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let log_n = self.log_n();
         let pre = if form.coset && form.direction == Direction::Forward {
@@ -374,9 +398,10 @@ impl Plan {
                         log_cols,
                     )
                 };
+                // Auto here (not resolved for a field) is the shared kernel.
                 let warp = match kernels.stage2 {
                     Stage2::Warp => WarpShape::for_q(log_q),
-                    Stage2::Shared => None,
+                    Stage2::Shared | Stage2::Auto => None,
                 };
                 let middle = match warp {
                     Some(w) => launch(Kernel::Stage2Warp, log_q, w.blocks(log_p), 0, 0, w.log_tile),
@@ -465,7 +490,7 @@ mod tests {
             let w = WarpShape::for_q(log_q).unwrap();
             assert_eq!(w.log_el + w.log_lanes, log_q);
             assert_eq!(w.log_lanes + 2 * w.log_tile + 1, 5, "{w:?}");
-            assert!((1..=2).contains(&w.log_el));
+            assert!((1..=3).contains(&w.log_el));
         }
         assert_eq!(WarpShape::for_q(STAGE2_WARP_MAX_LOG_Q + 1), None);
         // Every tile pair of the triangle once, in order.
@@ -490,8 +515,8 @@ mod tests {
             .launches_with(Form::default(), warp);
         assert_eq!(t[1].kernel, Kernel::Stage2Warp);
         assert_eq!((t[1].smem, t[1].layers), (0, 3));
-        // P = 2^10, T = 2 (Q = 8): 512 * 513 / 2 tile pairs, two per warp, four warps per block.
-        assert_eq!(t[1].blocks, (512 * 513 / 2u32).div_ceil(8));
+        // P = 2^10, T = 4 (Q = 8): 256 * 257 / 2 tile pairs, one per warp, four warps per block.
+        assert_eq!(t[1].blocks, (256 * 257 / 2u32).div_ceil(4));
         let t = Plan::for_size(31)
             .unwrap()
             .launches_with(Form::default(), warp);
@@ -501,6 +526,29 @@ mod tests {
             "Q = 2^9 stays in shared memory"
         );
         assert_eq!(Kernels::parse("stage2=warp").unwrap(), warp);
+        // Auto: the warp kernel for BN254 at Q = 8 only.
+        let auto = Kernels::default();
+        let shared = Kernels {
+            stage2: Stage2::Shared,
+        };
+        let bn = FieldId::Bn254Fr;
+        for (log_n, want) in [
+            (13, warp),
+            (23, warp),
+            (19, warp),
+            (22, shared),
+            (24, shared),
+        ] {
+            assert_eq!(
+                auto.resolve(bn, &Plan::for_size(log_n).unwrap()),
+                want,
+                "2^{log_n}"
+            );
+        }
+        let p23 = Plan::for_size(23).unwrap();
+        assert_eq!(auto.resolve(FieldId::Bls12_381Fr, &p23), shared);
+        assert_eq!(warp.resolve(FieldId::Bls12_381Fr, &p23), warp);
+        assert_eq!(auto.resolve(bn, &Plan::for_size(10).unwrap()), shared);
         assert_eq!(Kernels::parse("").unwrap(), Kernels::default());
         assert!(Kernels::parse("stage2=fast").is_err());
     }

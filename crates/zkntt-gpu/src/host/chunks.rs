@@ -2,9 +2,10 @@
 //! slots and two copy streams (unit k+1 comes in while unit k is transformed and unit k-1 goes
 //! out), and single transforms that do not go by column ranges.
 
+use super::Job;
 use super::copy::{par_copy, par_copy_twice};
 use super::cut::{Cut, RING_SLOTS};
-use super::{Failure, Input, Job, Keep, failed};
+use super::input::{Failure, Input, Keep, failed};
 use crate::error::DriverContext;
 use crate::{DeviceVec, Error, Result};
 use cudarc::driver::CudaEvent;
@@ -71,7 +72,7 @@ pub(crate) fn run<F: GpuField>(
                     .during("device-to-host copy")?
                 {
                     if fail_at == Some(out_done) {
-                        return Err(super::injected());
+                        return Err(super::input::injected());
                     }
                     let (_, _, len, at) = cut.chunk(out_done);
                     let from = &ring[slot * cut.chunk_words..][..len];
@@ -224,7 +225,7 @@ pub(crate) fn run<F: GpuField>(
             }
         }
         if fail_at.is_some_and(|a| a >= total) {
-            return Err(super::injected());
+            return Err(super::input::injected());
         }
         Ok(())
     })();

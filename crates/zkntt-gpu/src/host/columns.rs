@@ -8,10 +8,11 @@
 //! the next is computed. Only the middle launches and one range of each column launch are not
 //! under a copy.
 
+use super::Job;
 use super::copy::{Side, copy_2d, copy_rows};
 use super::cut::ColumnCut;
 use super::cut::WORDS_PER_ELEMENT;
-use super::{Failure, Input, Job, Keep, failed};
+use super::input::{Failure, Input, Keep, failed};
 use crate::Result;
 use crate::error::DriverContext;
 use crate::ntt::Prepared;
@@ -304,7 +305,7 @@ pub(crate) fn run<F: GpuField>(
                     .during("device-to-host copy")?;
                 profile.waiting += t.elapsed();
                 if fail_at == Some(j) {
-                    return Err(super::injected());
+                    return Err(super::input::injected());
                 }
                 written.store(true, MemOrder::Relaxed);
                 crew.ready[j_max + j].store(true, MemOrder::Release);
@@ -318,7 +319,7 @@ pub(crate) fn run<F: GpuField>(
             }
             profile.copy_out = out_started.elapsed();
             if fail_at.is_some_and(|a| a >= j_max) {
-                return Err(super::injected());
+                return Err(super::input::injected());
             }
             Ok(())
         })()

@@ -74,8 +74,9 @@ impl NttEngine {
         }
     }
 
-    /// The kernel generation each stage runs (default: [`Kernels::default`], what measured fastest;
-    /// `ZKNTT_KERNELS=stage2=warp` at engine creation chooses another, as [`Self::set_kernels`]).
+    /// The kernel generation each stage runs (default: [`Kernels::default`], per field and size what
+    /// measured fastest; `ZKNTT_KERNELS=stage2=warp|shared|auto` at engine creation chooses, as
+    /// [`Self::set_kernels`]).
     pub fn kernels(&self) -> Kernels {
         *self.kernels.lock().unwrap_or_else(|p| p.into_inner())
     }
