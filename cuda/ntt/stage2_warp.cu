@@ -154,9 +154,10 @@ __device__ __forceinline__ void stage2_warp(const NttStageParams& p) {
     }
 }
 
-// The shape per Q (zkntt_core::plan::WarpShape::for_q): LOG_EL = 1, 2, 1, 2, 1, 2 and tile pairs
-// per warp 2, 1, 2, 1, 2, 1 for log Q = 1..6 (8 elements per lane, the other choice for odd log Q,
-// spills at 128 registers; two pairs of 2 elements keep 4 loads per lane in flight).
+// The shape per Q (zkntt_core::plan::WarpShape::for_q): LOG_EL = 1, 2, 3, 2, 3, 2 and tile pairs
+// per warp 2, 1, 1, 1, 1, 1 for log Q = 1..6. 8 elements per lane make tiles of 4 x 4 groups at
+// Q = 8 (wider global requests) at the price of some spills at 128 registers; two pairs of 2
+// elements keep 4 loads per lane in flight.
 template <class F>
 __device__ __forceinline__ void stage2_warp_dispatch(const NttStageParams& p) {
     switch (p.log_q) {

@@ -106,21 +106,25 @@ impl Default for Kernels {
 
 impl Kernels {
     /// The choice for one call: [`Stage2::Auto`] becomes the warp-only stage2 for BN254 Fr at
-    /// Q = 8, where it measured 1-3% faster (8 elements per lane, tiles as wide as the shared
-    /// kernel's), and the shared-memory middle stage elsewhere (equal or slower: benches/NOTES.md,
-    /// "Issue 16"; BLS12-381 spills more registers at Q = 8 and measured 0.5-4% slower).
+    /// Q = 8 from 2^17 up, where it measured 1-3% faster in every run (8 elements per lane, tiles
+    /// as wide as the shared kernel's), and the shared-memory middle stage elsewhere (slower, or
+    /// within noise at 2^13 and 2^15: benches/NOTES.md, "Issue 16"; BLS12-381 spills more
+    /// registers at Q = 8 and measured 0.5-4% slower).
     pub fn resolve(self, field: FieldId, plan: &Plan) -> Kernels {
         let stage2 = match (self.stage2, plan) {
-            (Stage2::Auto, Plan::ThreeStage { log_q: 3, .. }) if field == FieldId::Bn254Fr => {
-                Stage2::Warp
-            }
+            (
+                Stage2::Auto,
+                Plan::ThreeStage {
+                    log_n, log_q: 3, ..
+                },
+            ) if field == FieldId::Bn254Fr && *log_n >= 17 => Stage2::Warp,
             (Stage2::Auto, _) => Stage2::Shared,
             (chosen, _) => chosen,
         };
         Kernels { stage2 }
     }
 
-    /// Parses `stage2=auto|shared|warp` (the `ZKNTT_KERNELS` variable's syntax; empty is the default).
+    /// Parses `stage2=auto|shared|warp` (`ZKNTT_KERNELS`'s syntax; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -140,7 +144,7 @@ impl Kernels {
 }
 
 /// Largest log2 Q the warp-only stage2 takes: a warp holds a tile pair of 2*T*T groups of Q
-/// elements, 2 or 4 elements per lane.
+/// elements, 2, 4 or 8 elements per lane.
 pub const STAGE2_WARP_MAX_LOG_Q: u32 = 6;
 
 /// How [`Kernel::Stage2Warp`] lays a tile pair on a warp for one Q: each lane holds `2^log_el`
@@ -164,7 +168,8 @@ impl WarpShape {
     /// The shape for 2^log_q (None above [`STAGE2_WARP_MAX_LOG_Q`]). Must match the dispatch in
     /// `cuda/ntt/stage2_warp.cu`.
     pub fn for_q(log_q: u32) -> Option<Self> {
-        // Odd log Q could also take 8 elements per lane (twice the tile side) but spills.
+        // 8 elements per lane at odd log Q >= 3 (tiles twice as wide as with 2, some spills at 128
+        // registers): faster at Q = 8 (benches/NOTES.md, "Issue 16").
         let log_el = match log_q {
             1 => 1,
             3 | 5 => 3,
@@ -533,9 +538,11 @@ mod tests {
         };
         let bn = FieldId::Bn254Fr;
         for (log_n, want) in [
-            (13, warp),
-            (23, warp),
+            (17, warp),
             (19, warp),
+            (23, warp),
+            (13, shared),
+            (15, shared),
             (22, shared),
             (24, shared),
         ] {
