@@ -4,6 +4,7 @@ mod config;
 mod error;
 pub mod field;
 pub mod four_step;
+pub mod fp64;
 pub mod plan;
 pub mod reference;
 pub mod self_sort;
