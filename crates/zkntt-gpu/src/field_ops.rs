@@ -78,3 +78,74 @@ pub fn square<F: GpuField>(gpu: &Gpu, a: &DeviceVec<F>, out: &mut DeviceVec<F>) 
     unsafe { launch.launch(launch_config(n)) }.during("field_sqr")?;
     Ok(())
 }
+
+/// Which Montgomery product a [`product_chain`] runs (issue 18's microbenchmark).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProductForm {
+    /// Today's integer product on 32-bit limbs (`cuda/field/mont.cuh`, the NTT's).
+    Integer,
+    /// Five 52-bit limbs, partial products from DFMA pairs (`cuda/field/mont52.cuh`; CPU twin
+    /// `zkntt_core::fp64`).
+    Fp64,
+    /// Both at once: the first half of the elements on the integer chain, the second half on the
+    /// FP64 chain, interleaved in one thread (both pipes busy). Needs an even length.
+    Hybrid,
+}
+
+/// `x[i] *= step^iters`, each element a dependent chain of `iters` products of the form `form`;
+/// canonical results, equal for every form. Asynchronous on `gpu`'s stream. For benchmarking the
+/// product (`zkntt bench`-style timing around it); not an API for computing powers.
+pub fn product_chain<F: GpuField>(
+    gpu: &Gpu,
+    form: ProductForm,
+    x: &mut DeviceVec<F>,
+    step: F,
+    iters: u32,
+) -> Result<()> {
+    let n = x.len();
+    x.check(gpu, n)?;
+    if form == ProductForm::Hybrid && n % 2 == 1 {
+        return Err(crate::Error::LengthMismatch {
+            expected: n + 1,
+            got: n,
+        });
+    }
+    x.order_on(gpu)?;
+    // The FP64 product's radix is 2^260 against ark's 2^256: its multiplier is stored times 16.
+    let steps = DeviceVec::from_host(gpu, &[step, step * F::from(16u64)])?;
+    let kernel = match form {
+        ProductForm::Integer => &names::field::CHAIN_INT,
+        ProductForm::Fp64 => &names::field::CHAIN_FP64,
+        ProductForm::Hybrid => &names::field::CHAIN_HYBRID,
+    };
+    let f = gpu.field_function(kernel, F::ID)?;
+    let (n64, step16) = (n as u64, steps.raw_ptr(gpu) + 32);
+    let mut launch = gpu.stream().launch_builder(&f);
+    launch
+        .arg(&mut x.buf)
+        .arg(&steps.buf)
+        .arg(&step16)
+        .arg(&n64)
+        .arg(&iters);
+    // Whole waves of 256-thread blocks, one chain per thread (two for the hybrid).
+    let sms = gpu.info().map_or(132, |i| i.multiprocessors as usize);
+    let chains = if form == ProductForm::Hybrid {
+        n / 2
+    } else {
+        n
+    };
+    let cfg = LaunchConfig {
+        grid_dim: (
+            chains.div_ceil(BLOCK as usize).clamp(1, sms * 64) as u32,
+            1,
+            1,
+        ),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the kernels' signature is (F* x, const F* step, const F* step16, uint64_t n,
+    // uint32_t iters); x holds n elements, `steps` two (step16 is its second), alive until the
+    // stream passes the kernel (`steps` is freed stream-ordered on drop).
+    unsafe { launch.launch(cfg) }.during("product chain kernel launch")?;
+    Ok(())
+}

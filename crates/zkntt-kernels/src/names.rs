@@ -63,10 +63,23 @@ pub mod field {
         bn254_fr: "field_sqr_bn254_fr",
         bls12_381_fr: "field_sqr_bls12_381_fr",
     };
+    /// `cuda/field/product_chain.cu`: the product microbenchmark's chains (integer, FP64, both).
+    pub const CHAIN_INT: PerField = PerField {
+        bn254_fr: "field_chain_int_bn254_fr",
+        bls12_381_fr: "field_chain_int_bls12_381_fr",
+    };
+    pub const CHAIN_FP64: PerField = PerField {
+        bn254_fr: "field_chain_fp64_bn254_fr",
+        bls12_381_fr: "field_chain_fp64_bls12_381_fr",
+    };
+    pub const CHAIN_HYBRID: PerField = PerField {
+        bn254_fr: "field_chain_hybrid_bn254_fr",
+        bls12_381_fr: "field_chain_hybrid_bls12_381_fr",
+    };
 }
 
 /// Every name above, for the build's check.
-pub const ALL: [PerField; 8] = [
+pub const ALL: [PerField; 11] = [
     ntt::COLUMN,
     ntt::MIDDLE,
     ntt::STAGE2_WARP,
@@ -75,4 +88,7 @@ pub const ALL: [PerField; 8] = [
     field::SUB,
     field::MUL,
     field::SQR,
+    field::CHAIN_INT,
+    field::CHAIN_FP64,
+    field::CHAIN_HYBRID,
 ];

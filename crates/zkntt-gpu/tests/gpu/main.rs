@@ -109,6 +109,41 @@ fn field_kernels_match_ark_ff() {
     check_field::<ark_bls12_381::Fr>(&gpu, "bls12_381_fr");
 }
 
+/// The product microbenchmark's chains (integer, FP64, hybrid) equal ark-ff's x * step^iters on
+/// the edge values and random elements, both fields; an odd length is an error for the hybrid.
+#[test]
+fn product_chains_match_ark_ff() {
+    use field_ops::ProductForm;
+    let Some(gpu) = gpu_or_skip("product_chains_match_ark_ff") else {
+        return;
+    };
+    fn check<F: GpuField>(gpu: &Gpu, label: &str) {
+        let mut rng = StdRng::seed_from_u64(1818);
+        let mut x = edge_values::<F>();
+        x.extend((0..4096).map(|_| F::rand(&mut rng)));
+        x.truncate(x.len() & !1);
+        for (step, iters) in [(F::rand(&mut rng), 37u32), (-F::one(), 3), (F::zero(), 1)] {
+            let power = step.pow([iters as u64]);
+            let want: Vec<F> = x.iter().map(|v| *v * power).collect();
+            for form in [ProductForm::Integer, ProductForm::Fp64, ProductForm::Hybrid] {
+                let mut d = DeviceVec::from_host(gpu, &x).unwrap();
+                field_ops::product_chain(gpu, form, &mut d, step, iters).unwrap();
+                let got = d.to_host(gpu).unwrap();
+                if let Some(i) = got.iter().zip(&want).position(|(a, b)| a != b) {
+                    panic!("{label} {form:?} x{iters}: element {i} ({}) differs", x[i]);
+                }
+            }
+        }
+        let mut odd = DeviceVec::from_host(gpu, &x[..3]).unwrap();
+        assert!(matches!(
+            field_ops::product_chain(gpu, ProductForm::Hybrid, &mut odd, F::one(), 1),
+            Err(Error::LengthMismatch { .. })
+        ));
+    }
+    check::<ark_bn254::Fr>(&gpu, "bn254_fr");
+    check::<ark_bls12_381::Fr>(&gpu, "bls12_381_fr");
+}
+
 #[test]
 fn round_trip_and_bad_input() {
     let Some(gpu) = gpu_or_skip("round_trip_and_bad_input") else {

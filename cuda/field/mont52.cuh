@@ -1,0 +1,140 @@
+// A Montgomery product on the FP64 pipe (issue 18): five 52-bit limbs, partial products from pairs
+// of DFMAs (Emmart, Zheng and Weems, ARITH 2018), column sums and the reduction in 64-bit
+// integers; R' = 2^260. The same steps as the CPU twin zkntt_core::fp64 (bit for bit). Data keeps
+// ark's form (R = 2^256): a multiplier stored pre-scaled by R'/R = 16 gives ark's product.
+#pragma once
+#include <cstdint>
+
+#include "mont.cuh"
+
+namespace zkntt {
+namespace fp64 {
+
+constexpr int LIMBS = 5;
+constexpr uint64_t MASK = (1ull << 52) - 1;
+constexpr double BIAS_HI = 20282409603651670423947251286016.0;  // 2^104
+constexpr double BIAS_LO = 6755399441055744.0;                  // 3 * 2^51
+constexpr double TWO52 = 4503599627370496.0;                    // 2^52
+
+struct limbs52 {
+    uint64_t l[LIMBS];
+};
+
+// An integer below 2^52 as a double: its bits OR'd into 2^52's mantissa, minus 2^52 (exact).
+__device__ __forceinline__ double to_double(uint64_t x) {
+    return __longlong_as_double((long long)(__double_as_longlong(TWO52) | x)) - TWO52;
+}
+
+// x*y = hi*2^52 + lo exactly for integers x, y < 2^52: hi in [0, 2^52], lo in [-2^51, 2^51].
+__device__ __forceinline__ void dfma_product(double x, double y, int64_t& hi, int64_t& lo) {
+    const double s = __fma_rn(x, y, BIAS_HI);
+    hi = __double_as_longlong(s) - __double_as_longlong(BIAS_HI);
+    const double t = BIAS_LO - (s - BIAS_HI);
+    lo = __double_as_longlong(__fma_rn(x, y, t)) - __double_as_longlong(BIAS_LO);
+}
+
+// Eight 32-bit words (ark's limbs) as five 52-bit limbs, and back.
+template <class P>
+__device__ __forceinline__ limbs52 to52(const mont<P>& a) {
+    limbs52 r;
+    const uint64_t w0 = a.l[0] | (uint64_t)a.l[1] << 32, w1 = a.l[2] | (uint64_t)a.l[3] << 32;
+    const uint64_t w2 = a.l[4] | (uint64_t)a.l[5] << 32, w3 = a.l[6] | (uint64_t)a.l[7] << 32;
+    r.l[0] = w0 & MASK;
+    r.l[1] = (w0 >> 52 | w1 << 12) & MASK;
+    r.l[2] = (w1 >> 40 | w2 << 24) & MASK;
+    r.l[3] = (w2 >> 28 | w3 << 36) & MASK;
+    r.l[4] = w3 >> 16;
+    return r;
+}
+
+template <class P>
+__device__ __forceinline__ mont<P> from52(const limbs52& x) {
+    const uint64_t w0 = x.l[0] | x.l[1] << 52, w1 = x.l[1] >> 12 | x.l[2] << 40;
+    const uint64_t w2 = x.l[2] >> 24 | x.l[3] << 28, w3 = x.l[3] >> 36 | x.l[4] << 16;
+    mont<P> r;
+    r.l[0] = (uint32_t)w0, r.l[1] = (uint32_t)(w0 >> 32), r.l[2] = (uint32_t)w1, r.l[3] = (uint32_t)(w1 >> 32);
+    r.l[4] = (uint32_t)w2, r.l[5] = (uint32_t)(w2 >> 32), r.l[6] = (uint32_t)w3, r.l[7] = (uint32_t)(w3 >> 32);
+    return r;
+}
+
+// The field's constants in 52-bit limbs (folded at compile time from P).
+template <class P>
+struct consts52 {
+    __device__ __forceinline__ static uint64_t word(int i) { return P::modulus(2 * i) | (uint64_t)P::modulus(2 * i + 1) << 32; }
+    __device__ __forceinline__ static uint64_t p(int k) {
+        switch (k) {
+            case 0: return word(0) & MASK;
+            case 1: return (word(0) >> 52 | word(1) << 12) & MASK;
+            case 2: return (word(1) >> 40 | word(2) << 24) & MASK;
+            case 3: return (word(2) >> 28 | word(3) << 36) & MASK;
+            default: return word(3) >> 16;
+        }
+    }
+    // -p^-1 mod 2^52 (Newton's iteration on p's low word; folded by the compiler).
+    __device__ __forceinline__ static uint64_t ninv() {
+        const uint64_t p0 = word(0);
+        uint64_t inv = 1;
+#pragma unroll
+        for (int i = 0; i < 6; i++) inv *= 2 - p0 * inv;
+        return (0 - inv) & MASK;
+    }
+};
+
+// a*b*2^-260 mod p in [0, 2p) for a, b in [0, 2p): 25 DFMA pairs for a*b, 25 for m*p.
+template <class P>
+__device__ __forceinline__ limbs52 mul(const limbs52& a, const limbs52& b) {
+    double af[LIMBS], bf[LIMBS];
+#pragma unroll
+    for (int i = 0; i < LIMBS; i++) af[i] = to_double(a.l[i]), bf[i] = to_double(b.l[i]);
+    int64_t col[2 * LIMBS];
+#pragma unroll
+    for (int k = 0; k < 2 * LIMBS; k++) col[k] = 0;
+#pragma unroll
+    for (int i = 0; i < LIMBS; i++)
+#pragma unroll
+        for (int j = 0; j < LIMBS; j++) {
+            int64_t hi, lo;
+            dfma_product(af[i], bf[j], hi, lo);
+            col[i + j] += lo;
+            col[i + j + 1] += hi;
+        }
+#pragma unroll
+    for (int k = 0; k < LIMBS; k++) {
+        const uint64_t m = ((uint64_t)col[k] * consts52<P>::ninv()) & MASK;
+        const double mf = to_double(m);
+#pragma unroll
+        for (int j = 0; j < LIMBS; j++) {
+            int64_t hi, lo;
+            dfma_product(mf, (double)consts52<P>::p(j), hi, lo);
+            col[k + j] += lo;
+            col[k + j + 1] += hi;
+        }
+        col[k + 1] += col[k] >> 52;
+    }
+    limbs52 r;
+    int64_t carry = 0;
+#pragma unroll
+    for (int k = 0; k < LIMBS; k++) {
+        const int64_t v = col[LIMBS + k] + carry;
+        r.l[k] = (uint64_t)v & MASK;
+        carry = v >> 52;
+    }
+    return r;
+}
+
+// x mod p for x in [0, 2p).
+template <class P>
+__device__ __forceinline__ limbs52 canonical(const limbs52& x) {
+    limbs52 d;
+    int64_t borrow = 0;
+#pragma unroll
+    for (int k = 0; k < LIMBS; k++) {
+        const int64_t v = (int64_t)x.l[k] - (int64_t)consts52<P>::p(k) + borrow;
+        d.l[k] = (uint64_t)v & MASK;
+        borrow = v >> 52;
+    }
+    return borrow < 0 ? x : d;
+}
+
+}  // namespace fp64
+}  // namespace zkntt
