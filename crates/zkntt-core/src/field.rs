@@ -226,17 +226,24 @@ macro_rules! gpu_field {
 gpu_field!(ark_bn254::Fr, FieldId::Bn254Fr);
 gpu_field!(ark_bls12_381::Fr, FieldId::Bls12_381Fr);
 
+/// The element's in-memory Montgomery limbs as eight little-endian 32-bit words (tests).
+#[cfg(test)]
+pub(crate) fn mont_words<F: GpuField>(x: &F) -> [u32; 8] {
+    // SAFETY: F is a GpuField, whose size (32) and alignment (8) `gpu_field!` checks.
+    let words: [u64; 4] = unsafe { std::mem::transmute_copy(x) };
+    let mut out = [0u32; 8];
+    for (i, w) in words.iter().enumerate() {
+        (out[2 * i], out[2 * i + 1]) = (*w as u32, (*w >> 32) as u32);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn limbs_of<F: GpuField>(x: &F) -> Vec<u32> {
-        // SAFETY: F is a GpuField, whose size (32) and alignment (8) `gpu_field!` checks.
-        let words: [u64; 4] = unsafe { std::mem::transmute_copy(x) };
-        words
-            .iter()
-            .flat_map(|w| [*w as u32, (*w >> 32) as u32])
-            .collect()
+        mont_words(x).to_vec()
     }
 
     fn check_desc<F: GpuField>(id: FieldId) {

@@ -166,8 +166,8 @@ impl Mont52 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::FieldId;
-    use ark_ff::{BigInteger, PrimeField};
+    use crate::field::mont_words as words;
+    use crate::{FieldId, GpuField};
     use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 
     #[test]
@@ -189,20 +189,7 @@ mod tests {
         }
     }
 
-    /// Ark's in-memory limbs of a field element (its Montgomery form) as 32-bit words.
-    fn words<F: PrimeField>(x: &F) -> [u32; 8] {
-        // SAFETY: the field types used here are 32 bytes of four u64 Montgomery limbs
-        // (zkntt_core::field asserts their layout).
-        let w: [u64; 4] = unsafe { std::mem::transmute_copy(x) };
-        let mut out = [0u32; 8];
-        for (i, v) in w.iter().enumerate() {
-            out[2 * i] = *v as u32;
-            out[2 * i + 1] = (*v >> 32) as u32;
-        }
-        out
-    }
-
-    fn check_field<F: PrimeField>(id: FieldId) {
+    fn check_field<F: GpuField>(id: FieldId) {
         let m = Mont52::new(&id.desc());
         let mut rng = StdRng::seed_from_u64(18);
         let p_minus = |k: u64| -F::from(k);
@@ -230,7 +217,7 @@ mod tests {
             }
         }
         // Inputs anywhere in the lazy range [0, 2p): a + p for a in the list.
-        let p = to_limbs52(&words_of_bigint::<F>());
+        let p = to_limbs52(&id.desc().modulus[..].try_into().unwrap());
         for a in values.iter().take(60) {
             let mut la = to_limbs52(&words(a));
             let mut carry = 0u64;
@@ -256,15 +243,6 @@ mod tests {
             lx = m.mul(&lx, &ls);
         }
         assert_eq!(from_limbs52(&m.canonical(&lx)), words(&x), "chain");
-    }
-
-    /// p's 32-bit words.
-    fn words_of_bigint<F: PrimeField>() -> [u32; 8] {
-        let mut out = [0u32; 8];
-        for (i, b) in F::MODULUS.to_bytes_le().chunks(4).enumerate() {
-            out[i] = u32::from_le_bytes(b.try_into().unwrap());
-        }
-        out
     }
 
     #[test]

@@ -68,7 +68,6 @@ pub fn stage2_warp<F: FftField>(x: &mut [F], log_p: u32, log_q: u32, omega: F) {
         shape.log_tile as usize,
     );
     let (el, t) = (1usize << log_el, 1usize << log_t);
-    let rev = |s: usize| s.reverse_bits() >> (usize::BITS - log_q);
     for id in 0..shape.pairs(log_p) {
         let (ti, tj) = plan::tile_pair(id);
         let (ti, tj) = (ti as usize, tj as usize);
@@ -88,7 +87,7 @@ pub fn stage2_warp<F: FftField>(x: &mut [F], log_p: u32, log_q: u32, omega: F) {
             for reg in 0..el {
                 let s = reg | (li << log_el);
                 ss[lane][reg] = s;
-                xs[lane][reg] = x[a * r + rev(s) * p + b];
+                xs[lane][reg] = x[a * r + reference::bit_reverse_index(s, log_q) * p + b];
             }
         }
         for j in 0..log_q as usize {
