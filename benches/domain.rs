@@ -50,18 +50,16 @@ mod sppark_host {
         let Ok(d) = DeviceVec::from_host(gpu, data) else {
             return false;
         };
-        // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
-        let ok = unsafe {
-            zkntt_sppark::bn254::ntt_device(
-                d.device_ptr(gpu).unwrap(),
-                log_n,
-                zkntt_sppark::Order::NN,
-                false,
-                false,
-                1,
-            )
-        }
-        .is_ok();
+        let ok = zkntt_benches::sppark_bn254_ms(
+            &d,
+            gpu,
+            log_n,
+            zkntt_core::Ordering::NN,
+            false,
+            false,
+            1,
+        )
+        .is_some();
         ok && d.copy_to_host(gpu, data).is_ok()
     }
 }

@@ -10,11 +10,11 @@ use ark_bn254::Fr;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
-use zkntt_benches::random_elements;
-use zkntt_core::{NttConfig, reference};
+use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
+use zkntt_core::{NttConfig, Ordering, reference};
 use zkntt_gpu::testing::gpu_or_skip;
-use zkntt_gpu::timing::{median, median_ms};
-use zkntt_gpu::{DeviceVec, Gpu, NttEngine};
+use zkntt_gpu::timing::median_ms;
+use zkntt_gpu::{DeviceVec, NttEngine};
 
 fn log_sizes() -> std::ops::RangeInclusive<u32> {
     let max = std::env::var("ZKNTT_BENCH_MAX_LOG")
@@ -22,41 +22,6 @@ fn log_sizes() -> std::ops::RangeInclusive<u32> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(24);
     16..=max
-}
-
-/// Median of sppark's per-run milliseconds.
-fn median_f32(v: Vec<f32>) -> f64 {
-    median(&mut v.into_iter().map(f64::from).collect::<Vec<_>>())
-}
-
-#[cfg(feature = "sppark")]
-fn sppark_ms(
-    d: &DeviceVec<Fr>,
-    gpu: &Gpu,
-    log_n: u32,
-    inverse: bool,
-    coset: bool,
-    reps: usize,
-) -> Option<Vec<f32>> {
-    use zkntt_sppark::{Order, bn254::ntt_device};
-    gpu.synchronize().unwrap();
-    // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
-    unsafe {
-        ntt_device(
-            d.device_ptr(gpu).unwrap(),
-            log_n,
-            Order::NN,
-            inverse,
-            coset,
-            reps,
-        )
-    }
-    .ok()
-}
-
-#[cfg(not(feature = "sppark"))]
-fn sppark_ms(_: &DeviceVec<Fr>, _: &Gpu, _: u32, _: bool, _: bool, _: usize) -> Option<Vec<f32>> {
-    None
 }
 
 fn gpu_criterion(c: &mut Criterion, engine: &NttEngine) {
@@ -78,13 +43,14 @@ fn gpu_criterion(c: &mut Criterion, engine: &NttEngine) {
                 Duration::from_secs_f64(ms / 1e3)
             })
         });
-        if sppark_ms(&d, gpu, log_n, false, false, 1).is_some() {
+        if sppark_bn254_ms(&d, gpu, log_n, Ordering::NN, false, false, 1).is_some() {
             g.bench_function(BenchmarkId::new("sppark", log_n), |b| {
                 b.iter_custom(|iters| {
-                    let ms: f32 = sppark_ms(&d, gpu, log_n, false, false, iters as usize)
-                        .unwrap()
-                        .into_iter()
-                        .sum();
+                    let ms: f32 =
+                        sppark_bn254_ms(&d, gpu, log_n, Ordering::NN, false, false, iters as usize)
+                            .unwrap()
+                            .into_iter()
+                            .sum();
                     Duration::from_secs_f64(ms as f64 / 1e3)
                 })
             });
@@ -151,7 +117,8 @@ fn summary(engine: &NttEngine) {
             (NttConfig::forward().with_coset(g), false, true),
         ] {
             let z = median_ms(gpu.stream(), 1, reps, || engine.ntt_in_place(&mut d, &cfg)).unwrap();
-            let s = sppark_ms(&d, gpu, log_n, inverse, coset, reps).map(median_f32);
+            let s =
+                sppark_bn254_ms(&d, gpu, log_n, Ordering::NN, inverse, coset, reps).map(median_f32);
             row += &format!(" {z:.3} | {} | {} |", fmt(s), ratio(s, z));
         }
         println!("{row}");
@@ -162,7 +129,7 @@ fn summary(engine: &NttEngine) {
     let cfg = NttConfig::forward().with_batch(batch);
     let z = median_ms(gpu.stream(), 1, reps, || engine.ntt_in_place(&mut d, &cfg)).unwrap();
     let single = DeviceVec::from_host(gpu, &random_elements::<Fr>(1 << log_n, 9)).unwrap();
-    let s = sppark_ms(&single, gpu, log_n, false, false, reps).map(median_f32);
+    let s = sppark_bn254_ms(&single, gpu, log_n, Ordering::NN, false, false, reps).map(median_f32);
     println!(
         "\nbatch {batch} x 2^{log_n} forward: zkntt {z:.3} ms ({:.2} G elements/s); sppark one 2^{log_n} {} ms, x{batch} = {}",
         (batch << log_n) as f64 / (z * 1e6),

@@ -8,47 +8,18 @@
 //! sppark columns say n/a.
 
 use ark_bn254::Fr;
-use zkntt_benches::random_elements;
+use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
 use zkntt_core::plan::{Kernels, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
-use zkntt_gpu::{DeviceVec, Gpu, GpuField, NttEngine};
+use zkntt_gpu::{DeviceVec, GpuField, NttEngine};
 
 fn env_log(name: &str, default: u32) -> u32 {
     std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// Median milliseconds of sppark's forward transform of `d` in `order`, or None without sppark.
-#[cfg(feature = "sppark")]
-fn sppark_ms(
-    d: &DeviceVec<Fr>,
-    gpu: &Gpu,
-    log_n: u32,
-    order: Ordering,
-    reps: usize,
-) -> Option<f64> {
-    use zkntt_sppark::{Order, bn254::ntt_device};
-    let order = match order {
-        Ordering::NN => Order::NN,
-        Ordering::NR => Order::NR,
-        Ordering::RN => Order::RN,
-    };
-    gpu.synchronize().unwrap();
-    // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
-    let ms =
-        unsafe { ntt_device(d.device_ptr(gpu).unwrap(), log_n, order, false, false, reps) }.ok()?;
-    Some(zkntt_gpu::timing::median(
-        &mut ms.into_iter().map(f64::from).collect::<Vec<_>>(),
-    ))
-}
-
-#[cfg(not(feature = "sppark"))]
-fn sppark_ms(_: &DeviceVec<Fr>, _: &Gpu, _: u32, _: Ordering, _: usize) -> Option<f64> {
-    None
 }
 
 /// Median milliseconds of `cfg` on `d` with each generation in turn.
@@ -117,7 +88,7 @@ fn main() {
         let orders = [Ordering::NN, Ordering::NR, Ordering::RN];
         let sppark: Vec<Option<f64>> = orders
             .iter()
-            .map(|&o| sppark_ms(&d, gpu, log_n, o, reps))
+            .map(|&o| sppark_bn254_ms(&d, gpu, log_n, o, false, false, reps).map(median_f32))
             .collect();
         let best = orders
             .iter()

@@ -5,6 +5,7 @@
 fn main() {
     println!("cargo:rerun-if-changed=ntt_bn254.cu");
     println!("cargo:rerun-if-changed=ntt_babybear.cu");
+    println!("cargo:rerun-if-changed=event_timing.cuh");
     println!("cargo:rerun-if-env-changed=ZKNTT_SPPARK");
     println!("cargo::rustc-check-cfg=cfg(zkntt_sppark)");
     // Cargo selects this path package with `--workspace` even though it is excluded, so the bridge

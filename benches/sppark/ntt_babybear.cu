@@ -15,6 +15,8 @@
 #include <ff/baby_bear.hpp>
 #include <ntt/ntt.cuh>
 
+#include "event_timing.cuh"
+
 // order: 0 NN, 1 NR, 2 RN. Runs `reps` forward transforms of 2^lg_n 32-bit words on d_inout
 // (device memory; sppark holds BabyBear in Montgomery form, which changes no timing) after one
 // warm-up and writes each one's milliseconds to ms[0..reps]. Returns cudaError_t.
@@ -28,18 +30,9 @@ extern "C" int zkntt_sppark_babybear_ntt(void* d_inout, uint32_t lg_n, int order
     try {
         // Warm-up: twiddle setup and module load.
         NTT::Base_dev_ptr(stream, p, lg_n, o, NTT::Direction::forward, NTT::Type::standard);
-        cudaEvent_t a, b;
-        cudaEventCreate(&a);
-        cudaEventCreate(&b);
-        for (int i = 0; i < reps; i++) {
-            cudaEventRecord(a, stream);
+        time_runs(stream, ms, reps, [&] {
             NTT::Base_dev_ptr(stream, p, lg_n, o, NTT::Direction::forward, NTT::Type::standard);
-            cudaEventRecord(b, stream);
-            cudaEventSynchronize(b);
-            cudaEventElapsedTime(&ms[i], a, b);
-        }
-        cudaEventDestroy(a);
-        cudaEventDestroy(b);
+        });
         return (int)cudaGetLastError();
     } catch (const cuda_error& e) {
         return (int)e.code();

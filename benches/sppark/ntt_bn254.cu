@@ -15,6 +15,8 @@
 #include <ff/alt_bn128.hpp>
 #include <ntt/ntt.cuh>
 
+#include "event_timing.cuh"
+
 #include <algorithm>
 #include <vector>
 
@@ -32,18 +34,7 @@ extern "C" int zkntt_sppark_bn254_ntt(void* d_inout, uint32_t lg_n, int order, i
     fr_t* p = static_cast<fr_t*>(d_inout);
     try {
         NTT::Base_dev_ptr(stream, p, lg_n, o, d, t);  // warm-up (twiddle setup, module load)
-        cudaEvent_t a, b;
-        cudaEventCreate(&a);
-        cudaEventCreate(&b);
-        for (int i = 0; i < reps; i++) {
-            cudaEventRecord(a, stream);
-            NTT::Base_dev_ptr(stream, p, lg_n, o, d, t);
-            cudaEventRecord(b, stream);
-            cudaEventSynchronize(b);
-            cudaEventElapsedTime(&ms[i], a, b);
-        }
-        cudaEventDestroy(a);
-        cudaEventDestroy(b);
+        time_runs(stream, ms, reps, [&] { NTT::Base_dev_ptr(stream, p, lg_n, o, d, t); });
         return (int)cudaGetLastError();
     } catch (const cuda_error& e) {
         return (int)e.code();
