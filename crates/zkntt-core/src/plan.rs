@@ -317,19 +317,11 @@ impl Plan {
         }
     }
 
-    /// The launches of a transform of this size in `form`, in order. Bit-reversed orderings add a
-    /// permutation before (RN) or after (NR) the self-sorting launches.
-    /// With the shared-memory kernels at every stage; [`Plan::launches_with`] chooses.
-    pub fn launches(&self, form: Form) -> Vec<Launch> {
-        let shared = Kernels {
-            stage2: Stage2::Shared,
-        };
-        self.launches_with(form, shared)
-    }
-
-    /// [`Plan::launches`] with the stages' kernels chosen by `kernels` (resolved for the call's
-    /// field by [`Kernels::resolve`]; an unresolved [`Stage2::Auto`] is the shared kernel).
-    pub fn launches_with(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
+    /// The launches of a transform of this size in `form`, in order, with the stages' kernels
+    /// chosen by `kernels` (resolved for the call's field by [`Kernels::resolve`]; an unresolved
+    /// [`Stage2::Auto`] is the shared kernel). Bit-reversed orderings add a permutation before (RN)
+    /// or after (NR) the self-sorting launches.
+    pub fn launches(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let log_n = self.log_n();
         let pre = if form.coset && form.direction == Direction::Forward {
             flags::PRE_SCALE
@@ -441,11 +433,15 @@ impl Plan {
 mod tests {
     use super::*;
 
+    const SHARED: Kernels = Kernels {
+        stage2: Stage2::Shared,
+    };
+
     #[test]
     fn launch_tables() {
         let nn = Form::default();
         // 2^23: column, middle, column; the last one scales by 1/N for inverses.
-        let t = Plan::for_size(23).unwrap().launches(nn);
+        let t = Plan::for_size(23).unwrap().launches(nn, SHARED);
         let kernels: Vec<_> = t.iter().map(|l| l.kernel).collect();
         assert_eq!(kernels, [Kernel::Column, Kernel::Middle, Kernel::Column]);
         assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), 23);
@@ -459,23 +455,25 @@ mod tests {
             coset: true,
             ..nn
         };
-        let t = Plan::for_size(23).unwrap().launches(inv);
+        let t = Plan::for_size(23).unwrap().launches(inv, SHARED);
         assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
         assert_eq!(t[2].flags, flags::POST_SCALE | flags::POST_CONST);
         // Orderings add the permutation before (RN) or after (NR); nothing below 2^18 is dependent.
-        let rn = Plan::for_size(12).unwrap().launches(Form {
+        let rn_form = Form {
             ordering: Ordering::RN,
             coset: true,
             ..nn
-        });
+        };
+        let rn = Plan::for_size(12).unwrap().launches(rn_form, SHARED);
         assert_eq!(rn.len(), 4);
         assert_eq!(rn[0].kernel, Kernel::BitReverse);
         assert_eq!(rn[1].flags, flags::PRE_SCALE | flags::TWIDDLE_OUT);
         assert!(rn.iter().all(|l| !l.dependent));
-        let nr = Plan::for_size(10).unwrap().launches(Form {
+        let nr_form = Form {
             ordering: Ordering::NR,
             ..nn
-        });
+        };
+        let nr = Plan::for_size(10).unwrap().launches(nr_form, SHARED);
         assert_eq!(
             nr.iter().map(|l| l.kernel).collect::<Vec<_>>(),
             [Kernel::Column, Kernel::BitReverse]
@@ -483,7 +481,7 @@ mod tests {
         assert_eq!(nr[0].smem, smem_bytes(1 << 10));
         // Every size: the layers add up to log_n, one launch is all of a small size.
         for log_n in 1..=32 {
-            let t = Plan::for_size(log_n).unwrap().launches(nn);
+            let t = Plan::for_size(log_n).unwrap().launches(nn, SHARED);
             assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), log_n);
             assert!(t.iter().all(|l| l.threads == THREADS && l.blocks >= 1));
         }
@@ -515,16 +513,12 @@ mod tests {
         let warp = Kernels {
             stage2: Stage2::Warp,
         };
-        let t = Plan::for_size(23)
-            .unwrap()
-            .launches_with(Form::default(), warp);
+        let t = Plan::for_size(23).unwrap().launches(Form::default(), warp);
         assert_eq!(t[1].kernel, Kernel::Stage2Warp);
         assert_eq!((t[1].smem, t[1].layers), (0, 3));
         // P = 2^10, T = 4 (Q = 8): 256 * 257 / 2 tile pairs, one per warp, four warps per block.
         assert_eq!(t[1].blocks, (256 * 257 / 2u32).div_ceil(4));
-        let t = Plan::for_size(31)
-            .unwrap()
-            .launches_with(Form::default(), warp);
+        let t = Plan::for_size(31).unwrap().launches(Form::default(), warp);
         assert_eq!(
             t[1].kernel,
             Kernel::Middle,

@@ -94,7 +94,7 @@ impl Prepared {
             coset: coset.is_some(),
             full_omega,
         };
-        let launches = plan.launches_with(form, engine.kernels().resolve(F::ID, &plan));
+        let launches = plan.launches(form, engine.kernels().resolve(F::ID, &plan));
         Ok(Self {
             field: F::ID,
             plan,
