@@ -9,7 +9,7 @@
 
 use ark_bn254::Fr;
 use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
-use zkntt_core::plan::{Kernels, Stage2};
+use zkntt_core::plan::{Kernels, Stage1, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
@@ -55,19 +55,13 @@ fn main() {
         env_log("ZKNTT_BENCH_MAX_LOG", 26),
     );
     let reps = 20;
+    let kernels = |stage1, stage2| Kernels { stage1, stage2 };
     let generations = [
-        (
-            "shared",
-            Kernels {
-                stage2: Stage2::Shared,
-            },
-        ),
-        (
-            "stage2 warp",
-            Kernels {
-                stage2: Stage2::Warp,
-            },
-        ),
+        ("shared", kernels(Stage1::Shared, Stage2::Shared)),
+        ("stage2 warp", kernels(Stage1::Shared, Stage2::Warp)),
+        ("stage1 shuffle", kernels(Stage1::Shuffle, Stage2::Shared)),
+        ("seed (both)", kernels(Stage1::Shuffle, Stage2::Warp)),
+        ("default", Kernels::default()),
     ];
     let info = gpu.info().unwrap();
     println!(
@@ -120,18 +114,32 @@ fn main() {
     }
     // BLS12-381 Fr (sppark's bridge has BN254 only): the generations against each other, NN.
     println!("\n## stages: BLS12-381 forward NN, device-resident, medians of {reps} (ms)");
-    println!("| log2 N | zkntt shared | zkntt stage2 warp | shared / warp |");
-    println!("|---|---|---|---|");
+    println!(
+        "| log2 N | {} | {} |",
+        generations.map(|(n, _)| format!("zkntt {n}")).join(" | "),
+        generations[1..]
+            .iter()
+            .map(|(n, _)| format!("shared / {n}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    println!("|---|{}", "---|".repeat(2 * generations.len() - 1));
     for log_n in from..=to {
         type G = ark_bls12_381::Fr;
         let mut d = DeviceVec::from_host(gpu, &random_elements::<G>(1 << log_n, 7)).unwrap();
         let cfg = NttConfig::<G>::forward();
         let z = time_each(&engine, &mut d, &cfg, &generations, reps);
         println!(
-            "| {log_n} | {:.4} | {:.4} | {:.3} |",
-            z[0],
-            z[1],
-            z[0] / z[1]
+            "| {log_n} | {} | {} |",
+            z.iter()
+                .map(|v| format!("{v:.4}"))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            z[1..]
+                .iter()
+                .map(|v| format!("{:.3}", z[0] / v))
+                .collect::<Vec<_>>()
+                .join(" | ")
         );
     }
 }

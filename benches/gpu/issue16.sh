@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 16 on the GPU machine, in one device call: the GPU suites with the default kernels and with
-# the seed's stage2 forced (ZKNTT_KERNELS=stage2=warp), the sanitizers on both generations
-# (each_plan_once runs each), the `stages` bench beside sppark, and ncu per-kernel durations at
-# 2^20 and 2^23 for each generation. Logs and tables into $OUT.
+# each of the seed's kernels forced (ZKNTT_FORCED, default "stage1=shuffle stage2=warp"), the
+# sanitizers on every generation (each_plan_once runs each; ZKNTT_SANITIZE_MAX_LOG, default 22: every plan shape),
+# the `stages` bench beside sppark, and ncu per-kernel durations at 2^20 and 2^23 for each
+# generation of ZKNTT_NCU (default: the two stage1 generations). Logs and tables into $OUT.
 #   .gpu/issue16.sh [tests] [sanitize] [bench] [ncu]   (default: all)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,21 +20,23 @@ for s in $steps; do
     step "tests, default kernels"
     "$here/run.sh" tests > "$out/tests.log" 2>&1
     grep -E "^=== |test result|FAILED|panicked|^tests:" "$out/tests.log"
-    step "tests, stage2=warp (engine, host and ark suites)"
-    for t in "$bin"/tests/zkntt-gpu-gpu "$bin"/tests/zkntt-ark-*; do
-      [ -x "$t" ] || continue
-      echo "--- $(basename "$t")"
-      ZKNTT_KERNELS=stage2=warp "$t" --test-threads=4 > "$out/tests_warp.part" 2>&1
-      grep -E "test result|FAILED|panicked" "$out/tests_warp.part"
-      cat "$out/tests_warp.part" >> "$out/tests_warp.log"
+    for k in ${ZKNTT_FORCED:-stage1=shuffle stage2=warp}; do
+      step "tests, $k (engine, host and ark suites)"
+      for t in "$bin"/tests/zkntt-gpu-gpu "$bin"/tests/zkntt-ark-*; do
+        [ -x "$t" ] || continue
+        echo "--- $(basename "$t")"
+        ZKNTT_KERNELS=$k "$t" --test-threads=4 > "$out/tests_forced.part" 2>&1
+        grep -E "test result|FAILED|panicked" "$out/tests_forced.part"
+        { echo "=== $k $(basename "$t")"; cat "$out/tests_forced.part"; } >> "$out/tests_forced.log"
+      done
     done
-    rm -f "$out/tests_warp.part"
+    rm -f "$out/tests_forced.part"
     ;;
   sanitize)
-    step "sanitizers on each_plan_once (both generations)"
+    step "sanitizers on each_plan_once (every generation)"
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck synccheck; do
-      ZKNTT_TEST_MAX_LOG=18 "$cs" --tool "$tool" --error-exitcode 9 "$bin"/tests/zkntt-gpu-gpu each_plan_once \
+      ZKNTT_TEST_MAX_LOG=${ZKNTT_SANITIZE_MAX_LOG:-22} timeout 200 "$cs" --tool "$tool" --error-exitcode 9 "$bin"/tests/zkntt-gpu-gpu each_plan_once \
         > "$out/sanitize.part" 2>&1
       echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$out/sanitize.part" | tr '\n' ' ')"
       cat "$out/sanitize.part" >> "$out/sanitize.log"
@@ -47,7 +50,7 @@ for s in $steps; do
     ;;
   ncu)
     ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-    for k in stage2=shared stage2=warp; do
+    for k in ${ZKNTT_NCU:-stage1=shared stage1=shuffle}; do
       for n in 20 23; do
         step "ncu $k 2^$n"
         ZKNTT_KERNELS=$k "$ncu" --kernel-name regex:ntt_ --launch-skip 3 --launch-count 3 \

@@ -74,6 +74,35 @@ pub enum Kernel {
     /// 2^[`STAGE2_WARP_MAX_LOG_Q`]) one tile pair per warp, in registers: no shared memory, no
     /// block barrier. Same input, output and twiddles as [`Kernel::Middle`].
     Stage2Warp,
+    /// `cuda/ntt/stage1_block.cu`: the seed's stage1, the column launches (blocks of
+    /// 2^[`STAGE1_LOG_SLOTS`] slots) with word loads and stores (8 lanes per element), butterflies
+    /// in registers, lane bits swapped in by warp shuffles, shared memory only between warps. Same
+    /// input, output, flags and twiddles as [`Kernel::Column`].
+    Stage1,
+}
+
+/// Block sizes (log2 slots, P x columns) the seed's stage1 runs: 4 or 8 slots per thread of 128.
+pub const STAGE1_LOG_SLOTS: std::ops::RangeInclusive<u32> = 9..=10;
+
+/// Words between word w and word w+1 of a slot in the seed's stage1 (`stage1_word_stride` in
+/// `cuda/ntt/stage1_block.cu`): the padded slot count rounded up to 5 mod 32, which the bank
+/// model (`self_sort::stage1_bank_ways`) found at most 2-way conflicted for the word loads and
+/// stores of every block shape the plan makes.
+pub const fn stage1_word_stride(slots: u32) -> u32 {
+    let s = slots + (slots >> 5);
+    s + (5u32.wrapping_sub(s) & 31)
+}
+
+/// Which kernel generation runs the column launches (stage1) of a three-stage plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage1 {
+    /// Whichever measured faster on the H100 ([`Kernels::resolve`]).
+    Auto,
+    /// [`Kernel::Column`]: radix-4 passes through shared memory, a barrier each.
+    Shared,
+    /// [`Kernel::Stage1`] where the block size allows ([`STAGE1_LOG_SLOTS`]), else
+    /// [`Kernel::Column`].
+    Shuffle,
 }
 
 /// Which kernel generation runs each stage of a three-stage plan: today's shared-memory kernels or
@@ -93,12 +122,14 @@ pub enum Stage2 {
 /// fastest on the H100 (benches/NOTES.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernels {
+    pub stage1: Stage1,
     pub stage2: Stage2,
 }
 
 impl Default for Kernels {
     fn default() -> Self {
         Kernels {
+            stage1: Stage1::Auto,
             stage2: Stage2::Auto,
         }
     }
@@ -121,10 +152,17 @@ impl Kernels {
             (Stage2::Auto, _) => Stage2::Shared,
             (chosen, _) => chosen,
         };
-        Kernels { stage2 }
+        // Auto: the shared-memory column kernel (the seed's stage1 is built and selectable, its
+        // measurements are in benches/NOTES.md, "Issue 16").
+        let stage1 = match self.stage1 {
+            Stage1::Auto => Stage1::Shared,
+            chosen => chosen,
+        };
+        Kernels { stage1, stage2 }
     }
 
-    /// Parses `stage2=auto|shared|warp` (`ZKNTT_KERNELS`'s syntax; empty is the default).
+    /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp` (`ZKNTT_KERNELS`'s syntax, in
+    /// any order; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -132,9 +170,13 @@ impl Kernels {
                 "stage2=auto" => k.stage2 = Stage2::Auto,
                 "stage2=shared" => k.stage2 = Stage2::Shared,
                 "stage2=warp" => k.stage2 = Stage2::Warp,
+                "stage1=auto" => k.stage1 = Stage1::Auto,
+                "stage1=shared" => k.stage1 = Stage1::Shared,
+                "stage1=shuffle" => k.stage1 = Stage1::Shuffle,
                 other => {
                     return Err(format!(
-                        "unknown kernel choice `{other}` (expected stage2=auto, shared or warp)"
+                        "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle or \
+                         stage2=auto|shared|warp)"
                     ));
                 }
             }
@@ -382,12 +424,19 @@ impl Plan {
                     0
                 };
                 let column_blocks = 1u32 << (log_n - log_p - log_cols);
-                let column_smem = smem_bytes(1 << (log_p + log_cols));
+                let slots_log = log_p + log_cols;
+                // Auto here (not resolved for a field) is the shared kernel.
+                let (column, column_smem) = match kernels.stage1 {
+                    Stage1::Shuffle if STAGE1_LOG_SLOTS.contains(&slots_log) => {
+                        (Kernel::Stage1, 32 * stage1_word_stride(1 << slots_log))
+                    }
+                    _ => (Kernel::Column, smem_bytes(1 << slots_log)),
+                };
                 let tiles = 1u32 << (log_p - log_tile);
                 let first = Launch {
                     by_columns: true,
                     ..launch(
-                        Kernel::Column,
+                        column,
                         log_p,
                         column_blocks,
                         column_smem,
@@ -434,6 +483,7 @@ mod tests {
     use super::*;
 
     const SHARED: Kernels = Kernels {
+        stage1: Stage1::Shared,
         stage2: Stage2::Shared,
     };
 
@@ -512,6 +562,7 @@ mod tests {
         // The warp generation replaces the middle launch where Q allows, nothing else.
         let warp = Kernels {
             stage2: Stage2::Warp,
+            ..SHARED
         };
         let t = Plan::for_size(23).unwrap().launches(Form::default(), warp);
         assert_eq!(t[1].kernel, Kernel::Stage2Warp);
@@ -527,9 +578,7 @@ mod tests {
         assert_eq!(Kernels::parse("stage2=warp").unwrap(), warp);
         // Auto: the warp kernel for BN254 at Q = 8 only.
         let auto = Kernels::default();
-        let shared = Kernels {
-            stage2: Stage2::Shared,
-        };
+        let shared = SHARED;
         let bn = FieldId::Bn254Fr;
         for (log_n, want) in [
             (17, warp),
@@ -552,6 +601,55 @@ mod tests {
         assert_eq!(auto.resolve(bn, &Plan::for_size(10).unwrap()), shared);
         assert_eq!(Kernels::parse("").unwrap(), Kernels::default());
         assert!(Kernels::parse("stage2=fast").is_err());
+    }
+
+    #[test]
+    fn stage1_launches() {
+        let shuffle = Kernels {
+            stage1: Stage1::Shuffle,
+            ..SHARED
+        };
+        // Both column launches of every three-stage size from 2^12 (blocks of 2^9 or 2^10 slots).
+        for log_n in 12..=30 {
+            let t = Plan::for_size(log_n)
+                .unwrap()
+                .launches(Form::default(), shuffle);
+            let (first, last) = (t[0], t[2]);
+            assert_eq!(
+                (first.kernel, last.kernel),
+                (Kernel::Stage1, Kernel::Stage1)
+            );
+            let slots = 1 << (first.layers + first.log_cols);
+            assert_eq!(first.smem, 32 * stage1_word_stride(slots));
+            assert!(first.by_columns && last.by_columns);
+        }
+        // Single-block sizes and P = 2^11 keep the column kernel.
+        let t = Plan::for_size(11)
+            .unwrap()
+            .launches(Form::default(), shuffle);
+        assert_eq!(t[0].kernel, Kernel::Column);
+        let t = Plan::for_size(31)
+            .unwrap()
+            .launches(Form::default(), shuffle);
+        assert_eq!(t[0].kernel, Kernel::Column);
+        for slots in [1u32 << 9, 1 << 10] {
+            let w = stage1_word_stride(slots);
+            assert_eq!(w % 32, 5);
+            assert!(w > slots + (slots >> 5) && w <= slots + (slots >> 5) + 32);
+        }
+        assert_eq!(
+            Kernels::parse("stage2=warp, stage1=shuffle").unwrap(),
+            Kernels {
+                stage1: Stage1::Shuffle,
+                stage2: Stage2::Warp
+            }
+        );
+        assert_eq!(
+            Kernels::default()
+                .resolve(FieldId::Bn254Fr, &Plan::for_size(23).unwrap())
+                .stage1,
+            Stage1::Shared
+        );
     }
 
     #[test]

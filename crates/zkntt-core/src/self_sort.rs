@@ -127,6 +127,264 @@ pub fn stage2_warp<F: FftField>(x: &mut [F], log_p: u32, log_q: u32, omega: F) {
     }
 }
 
+/// Twin of `cuda/ntt/stage1_block.cu`, lane by lane and register by register: the same result as
+/// [`column_stage`], computed as the GPU's blocks do (2^log_cols columns per block of 128 threads,
+/// slots in shared memory, phase A with slot bits swapped from lanes into registers as the
+/// shuffles do, phase B through shared memory for the slot bits held by warps), so the kernel's
+/// index arithmetic and layer schedule are checked here. Needs log_p + log_cols in
+/// [`plan::STAGE1_LOG_SLOTS`].
+pub fn stage1_block<F: FftField>(a: &mut [F], log_p: u32, log_cols: u32, omega: F, twiddle: bool) {
+    let shape = Stage1Shape::new(log_p, log_cols);
+    let (p, cols) = (1usize << log_p, 1usize << log_cols);
+    let r = a.len() >> log_p;
+    let omega_p = omega.pow([r as u64]);
+    let tw: Vec<F> = (0..p / 2).map(|t| omega_p.pow([t as u64])).collect();
+    for c0 in (0..r).step_by(cols) {
+        // Word loads: element (row, column c0 + t) into slot t*P + rev(row).
+        let mut sm = vec![F::zero(); shape.slots()];
+        for e in 0..shape.slots() {
+            let (t, row) = (e & (cols - 1), e >> log_cols);
+            sm[shape.input_slot(t, row)] = a[row * r + c0 + t];
+        }
+        for phase in shape.phases() {
+            for warp in 0..4 {
+                let mut ss = shape.first_slots(phase, warp);
+                let mut xs: Vec<Vec<F>> = ss
+                    .iter()
+                    .map(|lane| lane.iter().map(|&s| sm[s]).collect())
+                    .collect();
+                for (j, step) in shape.steps(phase) {
+                    if let Step::Swap { rbit, lbit } = step {
+                        swap_register_lane_bit(&mut xs, &mut ss, rbit, lbit);
+                        continue;
+                    }
+                    let Step::Layer { rb } = step else {
+                        unreachable!()
+                    };
+                    for lane in 0..32 {
+                        for reg in (0..shape.el()).filter(|reg| reg >> rb & 1 == 0) {
+                            let reg1 = reg | 1 << rb;
+                            let s = ss[lane][reg];
+                            debug_assert_eq!(
+                                ss[lane][reg1],
+                                s | 1 << j,
+                                "slot bit {j} in register bit {rb}"
+                            );
+                            let pos = s & ((1 << j) - 1);
+                            let v = xs[lane][reg1] * tw[pos << (log_p as usize - 1 - j)];
+                            let u = xs[lane][reg];
+                            xs[lane][reg] = u + v;
+                            xs[lane][reg1] = u - v;
+                        }
+                    }
+                }
+                for lane in 0..32 {
+                    for reg in 0..shape.el() {
+                        sm[ss[lane][reg]] = xs[lane][reg];
+                    }
+                }
+            }
+        }
+        // Slot t*P + k holds entry k of column c0 + t: to (k, c0 + t), times w^((c0+t)*k).
+        for (slot, v) in sm.iter().enumerate() {
+            let (k, t) = (slot & (p - 1), slot >> log_p);
+            let w = if twiddle {
+                omega.pow([((c0 + t) * k) as u64])
+            } else {
+                F::one()
+            };
+            a[k * r + c0 + t] = *v * w;
+        }
+    }
+}
+
+/// The seed's stage1 for one block shape: which slot each lane and register holds when, in the
+/// kernel's order. Shared by the twin and the bank model.
+#[derive(Debug, Clone, Copy)]
+struct Stage1Shape {
+    log_p: usize,
+    log_cols: usize,
+    log_el: usize,
+}
+
+/// One step of a phase: a layer on register bit `rb`, or a register bit and a lane bit trading
+/// places (shuffles).
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Layer { rb: usize },
+    Swap { rbit: usize, lbit: usize },
+}
+
+impl Stage1Shape {
+    fn new(log_p: u32, log_cols: u32) -> Self {
+        let log_e = log_p + log_cols;
+        assert!(
+            plan::STAGE1_LOG_SLOTS.contains(&log_e),
+            "stage1: blocks of 2^9 or 2^10 slots"
+        );
+        Stage1Shape {
+            log_p: log_p as usize,
+            log_cols: log_cols as usize,
+            log_el: log_e as usize - 7,
+        }
+    }
+    fn log_e(&self) -> usize {
+        self.log_p + self.log_cols
+    }
+    fn slots(&self) -> usize {
+        1 << self.log_e()
+    }
+    fn el(&self) -> usize {
+        1 << self.log_el
+    }
+    /// Slot bits a warp holds in phase A (registers and lanes).
+    fn lane_layers(&self) -> usize {
+        self.log_el + 5
+    }
+    fn input_slot(&self, t: usize, row: usize) -> usize {
+        (t << self.log_p) | reference::bit_reverse_index(row, self.log_p as u32)
+    }
+    /// Phase A always; phase B where the column has layers beyond the slot bits of phase A.
+    fn phases(&self) -> std::ops::Range<usize> {
+        0..if self.log_p > self.lane_layers() {
+            2
+        } else {
+            1
+        }
+    }
+    /// ss[lane][reg] at the start of a phase: A registers = slot bits [0, log_el), lanes the next
+    /// 5, warps the rest; B lanes = slot bits [0, 5), warps next, registers the top log_el.
+    fn first_slots(&self, phase: usize, warp: usize) -> Vec<Vec<usize>> {
+        let top = self.log_e() - self.log_el;
+        (0..32)
+            .map(|lane| {
+                (0..self.el())
+                    .map(|reg| match phase {
+                        0 => reg | lane << self.log_el | warp << self.lane_layers(),
+                        _ => lane | warp << 5 | reg << top,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+    /// The phase's steps in the kernel's order, each with its layer j.
+    fn steps(&self, phase: usize) -> Vec<(usize, Step)> {
+        let mut out = Vec::new();
+        if phase == 0 {
+            let layers = self.log_p.min(self.lane_layers());
+            for j in 0..layers {
+                let (block, rb) = (j / self.log_el, j % self.log_el);
+                if block > 0 && rb == 0 {
+                    for i in (0..self.log_el).take_while(|i| j + i < layers) {
+                        out.push((
+                            j,
+                            Step::Swap {
+                                rbit: i,
+                                lbit: (block - 1) * self.log_el + i,
+                            },
+                        ));
+                    }
+                }
+                out.push((j, Step::Layer { rb }));
+            }
+        } else {
+            let top = self.log_e() - self.log_el;
+            for rb in 0..self.log_el {
+                let j = rb + top;
+                if j >= self.lane_layers() && j < self.log_p {
+                    out.push((j, Step::Layer { rb }));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Worst bank conflicts (ways: the most distinct words of one warp instruction in one bank; 1 is
+/// conflict-free) of the seed's stage1's shared-memory accesses for a block shape, as the kernel
+/// lays them out (word stride [`plan::stage1_word_stride`], slot padding `slot + slot / 32`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stage1Banks {
+    /// Word loads (8 lanes per element, lanes 16-31 in reversed word order) into shared memory.
+    pub word_loads: usize,
+    /// Reads of a phase's registers (one word of one register per instruction).
+    pub phase_reads: usize,
+    /// Writes of a phase's registers after its swaps.
+    pub phase_writes: usize,
+    /// Word reads for the word stores.
+    pub word_stores: usize,
+}
+
+/// The bank model of [`Stage1Banks`] for 2^log_p-point columns, 2^log_cols per block.
+pub fn stage1_bank_ways(log_p: u32, log_cols: u32) -> Stage1Banks {
+    let shape = Stage1Shape::new(log_p, log_cols);
+    let stride = plan::stage1_word_stride(shape.slots() as u32) as usize;
+    let pad = |s: usize| s + (s >> 5);
+    let ways = |addrs: &[usize]| {
+        let mut banks = [0usize; 32];
+        let mut seen = addrs.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        for a in seen {
+            banks[a % 32] += 1;
+        }
+        banks.into_iter().max().unwrap_or(0)
+    };
+    let cols = 1usize << shape.log_cols;
+    let word_of = |lane: usize| {
+        if lane & 16 != 0 {
+            7 - (lane & 7)
+        } else {
+            lane & 7
+        }
+    };
+    let (mut loads, mut stores) = (0, 0);
+    for e0 in (0..shape.slots()).step_by(4) {
+        let addr = |natural: bool| -> Vec<usize> {
+            (0..32)
+                .map(|lane| {
+                    let e = e0 + (lane >> 3);
+                    let (t, row) = (e & (cols - 1), e >> shape.log_cols);
+                    let slot = if natural {
+                        (t << shape.log_p) | row
+                    } else {
+                        shape.input_slot(t, row)
+                    };
+                    word_of(lane) * stride + pad(slot)
+                })
+                .collect()
+        };
+        loads = loads.max(ways(&addr(false)));
+        stores = stores.max(ways(&addr(true)));
+    }
+    let (mut reads, mut writes) = (0, 0);
+    for phase in shape.phases() {
+        for warp in 0..4 {
+            let mut ss = shape.first_slots(phase, warp);
+            let slot_ways = |ss: &[Vec<usize>]| {
+                (0..shape.el())
+                    .map(|reg| ways(&(0..32).map(|l| pad(ss[l][reg])).collect::<Vec<_>>()))
+                    .max()
+                    .unwrap_or(0)
+            };
+            reads = reads.max(slot_ways(&ss));
+            for (_, step) in shape.steps(phase) {
+                if let Step::Swap { rbit, lbit } = step {
+                    let mut dummy = ss.clone();
+                    swap_register_lane_bit(&mut dummy, &mut ss, rbit, lbit);
+                }
+            }
+            writes = writes.max(slot_ways(&ss));
+        }
+    }
+    Stage1Banks {
+        word_loads: loads,
+        phase_reads: reads,
+        phase_writes: writes,
+        word_stores: stores,
+    }
+}
+
 /// Register bit `rbit` and lane bit `lbit` (of the lane-in-group bits) trade places, as the
 /// kernel's `__shfl_xor_sync` exchange does: the lane whose bit is 0 keeps its registers with
 /// bit 0 and receives its partner's registers with bit 0 in place of its own with bit 1.
@@ -199,6 +457,46 @@ mod tests {
     use super::*;
     use ark_bn254::Fr;
     use ark_ff::UniformRand;
+
+    #[test]
+    fn stage1_block_is_the_column_stage() {
+        let mut rng = ark_std::test_rng();
+        // Every block shape the plan makes (2^12..2^30), and the others of 2^9 and 2^10 slots.
+        for log_e in plan::STAGE1_LOG_SLOTS {
+            for log_p in 1..=log_e {
+                let log_cols = log_e - log_p;
+                let log_n = (log_e + 1).max(2 * log_p);
+                let n = 1usize << log_n;
+                let omega = Fr::get_root_of_unity(n as u64).unwrap();
+                let input: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
+                for twiddle in [true, false] {
+                    let mut want = input.clone();
+                    column_stage(&mut want, log_p, omega, twiddle);
+                    let mut got = input.clone();
+                    stage1_block(&mut got, log_p, log_cols, omega, twiddle);
+                    assert!(got == want, "log_p {log_p}, log_cols {log_cols}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn stage1_bank_conflicts() {
+        for log_n in 12..=30 {
+            let Plan::ThreeStage {
+                log_p, log_cols, ..
+            } = Plan::for_size(log_n).unwrap()
+            else {
+                unreachable!()
+            };
+            let b = stage1_bank_ways(log_p, log_cols);
+            // The word stride's choice: at most 2-way on the word loads and stores.
+            assert!(b.word_loads <= 2 && b.word_stores <= 2, "2^{log_n}: {b:?}");
+            // Phase reads: lanes on slot bits [log_el, log_el + 5) or [0, 5): conflict-free.
+            assert_eq!(b.phase_reads, 1, "2^{log_n}: {b:?}");
+            eprintln!("2^{log_n} (P 2^{log_p}, 2^{log_cols} columns): {b:?}");
+        }
+    }
 
     #[test]
     fn stage2_warp_is_the_middle_stage() {

@@ -36,6 +36,17 @@ pub mod ntt {
         bn254_fr: "ntt_stage2_warp_bn254_fr",
         bls12_381_fr: "ntt_stage2_warp_bls12_381_fr",
     };
+    /// `cuda/ntt/stage1_block.cu`: the seed's stage1, the column launches with word loads and
+    /// warp-shuffle butterflies, for blocks of 2^9 slots (4 per thread) ...
+    pub const STAGE1_EL4: PerField = PerField {
+        bn254_fr: "ntt_stage1_el4_bn254_fr",
+        bls12_381_fr: "ntt_stage1_el4_bls12_381_fr",
+    };
+    /// ... and of 2^10 slots (8 per thread).
+    pub const STAGE1_EL8: PerField = PerField {
+        bn254_fr: "ntt_stage1_el8_bn254_fr",
+        bls12_381_fr: "ntt_stage1_el8_bls12_381_fr",
+    };
     /// `cuda/ntt/bit_reverse.cu`: the bit-reversal permutation, in place.
     pub const BIT_REVERSE: PerField = PerField {
         bn254_fr: "ntt_bit_reverse_bn254_fr",
@@ -79,10 +90,12 @@ pub mod field {
 }
 
 /// Every name above, for the build's check.
-pub const ALL: [PerField; 11] = [
+pub const ALL: [PerField; 13] = [
     ntt::COLUMN,
     ntt::MIDDLE,
     ntt::STAGE2_WARP,
+    ntt::STAGE1_EL4,
+    ntt::STAGE1_EL8,
     ntt::BIT_REVERSE,
     field::ADD,
     field::SUB,

@@ -193,7 +193,8 @@ impl NttEngine {
         let mut blocks = l.blocks;
         if let Some(cols) = columns {
             let per = call.columns_per_block(index);
-            debug_assert!(l.kernel == Kernel::Column && cols.start % per == 0);
+            debug_assert!(matches!(l.kernel, Kernel::Column | Kernel::Stage1));
+            debug_assert!(cols.start % per == 0);
             debug_assert!(cols.len() % per == 0 && !cols.is_empty());
             p.col_base = cols.start as u64;
             blocks = (cols.len() / per) as u32;
@@ -202,6 +203,9 @@ impl NttEngine {
             Kernel::Column => &names::ntt::COLUMN,
             Kernel::Middle => &names::ntt::MIDDLE,
             Kernel::Stage2Warp => &names::ntt::STAGE2_WARP,
+            // One symbol per block size (slots per thread), each with its register budget.
+            Kernel::Stage1 if l.layers + l.log_cols == 9 => &names::ntt::STAGE1_EL4,
+            Kernel::Stage1 => &names::ntt::STAGE1_EL8,
             Kernel::BitReverse => &names::ntt::BIT_REVERSE,
         };
         let f = self.gpu().field_function(kernel, call.field)?;

@@ -9,7 +9,7 @@ use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
     BatchLayout, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels, NttConfig,
-    NttEngine, Ordering, Stage2,
+    NttEngine, Ordering, Stage1, Stage2,
 };
 
 pub(crate) fn max_log() -> u32 {
@@ -395,9 +395,16 @@ fn each_plan_once() {
         return;
     };
     let mut rng = StdRng::seed_from_u64(18);
-    for stage2 in [Stage2::Shared, Stage2::Warp] {
-        h.engine().set_kernels(Kernels { stage2 });
-        for log_n in 1..=max_log().min(18) {
+    for (stage1, stage2) in [
+        (Stage1::Shared, Stage2::Shared),
+        (Stage1::Shared, Stage2::Warp),
+        (Stage1::Shuffle, Stage2::Shared),
+        (Stage1::Shuffle, Stage2::Warp),
+    ] {
+        h.engine().set_kernels(Kernels { stage1, stage2 });
+        // 2^22: the first P = 2^10 plan (blocks of one 2^10 column: the seed's stage1 in two phases).
+        let sizes = (1..=max_log().min(19)).chain((max_log() >= 22).then_some(22));
+        for log_n in sizes {
             let x: Vec<F> = input(&mut rng, 1 << log_n);
             for cfg in [
                 NttConfig::<F>::forward(),
@@ -409,7 +416,7 @@ fn each_plan_once() {
                 reference::ntt(&mut want, &cfg).unwrap();
                 let mut got = x.clone();
                 h.ntt(&mut got, &cfg).unwrap();
-                let what = format!("{stage2:?} 2^{log_n} {:?}", cfg.direction);
+                let what = format!("{stage1:?}/{stage2:?} 2^{log_n} {:?}", cfg.direction);
                 assert_same(&got, &want, &what);
             }
         }
@@ -422,12 +429,35 @@ fn each_plan_once() {
 /// every other suite with it as well.
 #[test]
 fn stage2_warp_every_three_stage_size() {
-    let Some(e) = engine("stage2_warp_every_three_stage_size") else {
+    every_three_stage_size(
+        "stage2_warp_every_three_stage_size",
+        Kernels {
+            stage1: Stage1::Shared,
+            stage2: Stage2::Warp,
+        },
+    );
+}
+
+/// The seed's stage1 forced (both column launches, blocks of 2^9 and 2^10 slots, every P the plan
+/// makes), as the warp stage2 test. `ZKNTT_KERNELS=stage1=shuffle` runs every other suite with it.
+#[test]
+fn stage1_shuffle_every_three_stage_size() {
+    every_three_stage_size(
+        "stage1_shuffle_every_three_stage_size",
+        Kernels {
+            stage1: Stage1::Shuffle,
+            stage2: Stage2::Shared,
+        },
+    );
+}
+
+/// `kernels` forced at every three-stage size to 2^max, both fields, forward, inverse coset NR,
+/// forward RN, and a column-layout batch (strided elements): against ark-poly.
+fn every_three_stage_size(name: &str, kernels: Kernels) {
+    let Some(e) = engine(name) else {
         return;
     };
-    e.set_kernels(Kernels {
-        stage2: Stage2::Warp,
-    });
+    e.set_kernels(kernels);
     fn check<F: GpuField>(e: &NttEngine, log_n: u32, rng: &mut StdRng) {
         let n = 1usize << log_n;
         let x: Vec<F> = input(rng, n);
@@ -484,7 +514,7 @@ fn stage2_warp_every_three_stage_size() {
         assert_same(&got_col, &domain.fft(&col), &format!("column {t}"));
     }
     println!(
-        "stage2 warp: 2^12..2^{max} fwd / inv coset NR / RN, a column batch: equal to ark-poly"
+        "{kernels:?}: 2^12..2^{max} fwd / inv coset NR / RN, a column batch: equal to ark-poly"
     );
 }
 
