@@ -575,7 +575,7 @@ mod tests {
             Kernel::Middle,
             "Q = 2^9 stays in shared memory"
         );
-        assert_eq!(Kernels::parse("stage2=warp").unwrap(), warp);
+        assert_eq!(Kernels::parse("stage1=shared,stage2=warp").unwrap(), warp);
         // Auto: the warp kernel for BN254 at Q = 8 only.
         let auto = Kernels::default();
         let shared = SHARED;
