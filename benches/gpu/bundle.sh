@@ -29,6 +29,8 @@ fi
 
 collect() { python3 benches/gpu/collect.py "$@"; }
 
+# The zkntt-ark tests carry its `groth16` feature (its dev-dependency on itself turns it on:
+# tests/groth16.rs is zkntt-ark-groth16), and zkntt-cli depends on zkntt-ark with it (`zkntt prove`).
 echo "gpu-build: test binaries"
 cargo test --release $PKGS --no-run --message-format=json-render-diagnostics | collect "$stage/tests" tests
 echo "gpu-build: bench binaries (with sppark beside zkntt)"
@@ -61,7 +63,8 @@ with tarfile.open(dst, "w:xz", preset=9) as tar:
     for name in sorted(os.listdir(src)):
         tar.add(os.path.join(src, name), arcname=name)
 PY
-cp benches/gpu/run.sh benches/gpu/small-run.sh benches/gpu/issue15.sh benches/gpu/issue16.sh "$B/"
+cp benches/gpu/run.sh benches/gpu/small-run.sh benches/gpu/issue15.sh benches/gpu/issue16.sh \
+  benches/gpu/issue19.sh "$B/"
 chmod +x "$B"/*.sh
 git rev-parse --short HEAD > "$B/COMMIT" 2>/dev/null || echo unknown > "$B/COMMIT"
 git diff --quiet 2>/dev/null || echo "+dirty" >> "$B/COMMIT"

@@ -50,6 +50,11 @@ pub enum CpuReason {
     /// binary, or a `ZKNTT_DEVICE` that is not a number. `kind` is a stable key
     /// (`zkntt_gpu::Error::kind`, e.g. `"no-device"`, `"kernels-not-built"`; `"device-env"`).
     NoGpu { kind: String, message: String },
+    /// `GpuQap`'s witness map on a domain type whose points are not `Radix2EvaluationDomain`'s.
+    NotRadix2Domain,
+    /// `GpuQap`'s witness map given matrices or an assignment too short for their sizes: ark's own
+    /// code handles them.
+    MalformedInput,
     /// The GPU failed during the call; the CPU redid it from the untouched input. `kind` is the
     /// error's stable key (`zkntt_gpu::Error::kind`, e.g. `"out-of-memory"`, `"driver:cuMemAlloc"`).
     GpuFailed { kind: String, message: String },
@@ -85,8 +90,8 @@ pub fn current_backend() -> Backend {
     BACKEND.with(Cell::get)
 }
 
-/// Where the last `fft_in_place`/`ifft_in_place` (or `fft`/`ifft`) on this thread ran; `None`
-/// before the first.
+/// Where the last `fft_in_place`/`ifft_in_place` (or `fft`/`ifft`), or `GpuQap` witness map, on
+/// this thread ran; `None` before the first.
 pub fn last_placement() -> Option<Placement> {
     LAST.with(|l| l.borrow().clone())
 }

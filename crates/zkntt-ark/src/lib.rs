@@ -3,9 +3,13 @@
 #[macro_use]
 mod delegate;
 mod backend;
+#[cfg(feature = "groth16")]
+pub mod circuits;
 mod context;
 mod error;
 mod log;
+#[cfg(feature = "groth16")]
+mod qap;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod transform;
@@ -18,6 +22,8 @@ pub use backend::{
 };
 pub use context::{DEVICE_ENV, gpu_pipeline, install};
 pub use error::Error;
+#[cfg(feature = "groth16")]
+pub use qap::GpuQap;
 /// The GPU runtime under the domains, whose types [`install`] and [`gpu_pipeline`] take and give.
 pub use zkntt_gpu;
 

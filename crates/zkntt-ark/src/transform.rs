@@ -151,7 +151,7 @@ pub(crate) fn on_cpu<T>(v: &mut Vec<T>, reason: CpuReason, cpu: impl FnOnce(&mut
 ///
 /// # Panics
 /// Under [`Backend::Gpu`], which never falls back.
-fn gpu_failed(e: zkntt_gpu::Error) -> CpuReason {
+pub(crate) fn gpu_failed(e: zkntt_gpu::Error) -> CpuReason {
     if current_backend() == Backend::Gpu {
         panic!("zkntt-ark: Backend::Gpu requested and the GPU failed: {e}");
     }

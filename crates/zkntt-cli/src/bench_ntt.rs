@@ -132,7 +132,7 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
 }
 
 /// Pinned copy bandwidth in GB/s, host to device and back: 256 MiB each way, median of 5.
-fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
+pub(crate) fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
     let words = 32 << 20;
     let mut pinned = PinnedBuffer::<u64>::new(gpu, words)?;
     let mut dev = gpu.stream().alloc_zeros::<u64>(words)?;

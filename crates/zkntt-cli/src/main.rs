@@ -1,4 +1,5 @@
-//! `zkntt`: what this build can do on this machine, and a demonstration of it.
+//! `zkntt`: what this build can do on this machine, a demonstration of it, benchmarks, and a
+//! Groth16 prover with its witness map on the GPU (`zkntt prove`).
 
 use ark_ff::{FftField, PrimeField};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
@@ -14,6 +15,7 @@ use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttEngine};
 mod bench_fft;
 mod bench_ntt;
 mod bench_small;
+mod prove;
 
 #[derive(Parser)]
 #[command(name = "zkntt", version, about = "GPU NTTs for zero-knowledge provers")]
@@ -33,6 +35,9 @@ enum Command {
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=24))]
         log_n: u32,
     },
+    /// A Groth16 proof of the (x+k)^5 chain with ark-groth16's witness map and with GpuQap's:
+    /// both verified, the time of each phase and the speed-ups.
+    Prove(prove::ProveArgs),
     /// Benchmarks on this machine's GPU.
     Bench {
         #[command(subcommand)]
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info => info(),
         Command::Demo { log_n } => demo(log_n),
+        Command::Prove(args) => prove::prove(args),
         Command::Bench { what } => match what {
             Bench::Modmul(args) => bench_small::modmul(args),
             Bench::SmallNtt(args) => bench_small::small_ntt(args),

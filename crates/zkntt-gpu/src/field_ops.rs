@@ -1,10 +1,12 @@
-//! Element-wise field arithmetic on the GPU: `out[i] = a[i] op b[i]` and `out[i] = a[i]^2`.
-//! The kernels are `cuda/field/elementwise.cu`; results are canonical Montgomery form. `F` is a
-//! field with kernels ([`GpuField`]).
+//! Element-wise field arithmetic on the GPU: `out[i] = a[i] op b[i]`, `out[i] = a[i]^2` and
+//! `out[i] = a[i] * s`, into another buffer or in place. The kernels are
+//! `cuda/field/elementwise.cu`; results are canonical Montgomery form. `F` is a field with kernels
+//! ([`GpuField`]).
 
+use crate::device_vec::words;
 use crate::error::DriverContext;
 use crate::{DeviceVec, Gpu, Result};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
 use zkntt_core::GpuField;
 use zkntt_kernels::names::{self, PerField};
 
@@ -60,6 +62,79 @@ pub fn binary<F: GpuField>(
     // SAFETY: the kernel's signature is (const F*, const F*, F*, uint64_t n); all buffers hold n
     // elements (checked above).
     unsafe { launch.launch(launch_config(n)) }.during("element-wise kernel launch")?;
+    Ok(())
+}
+
+/// `a[i] = a[i] op b[i]`, in place. Both of one length on this GPU. Asynchronous on `gpu`'s stream.
+pub fn binary_in_place<F: GpuField>(
+    gpu: &Gpu,
+    op: BinaryOp,
+    a: &mut DeviceVec<F>,
+    b: &DeviceVec<F>,
+) -> Result<()> {
+    let n = a.len();
+    a.check(gpu, n)?;
+    b.check(gpu, n)?;
+    a.order_on(gpu)?;
+    b.order_on(gpu)?;
+    let f = gpu.field_function(op.kernel(), F::ID)?;
+    let (a_in, n64) = (a.raw_ptr(gpu), n as u64);
+    let mut launch = gpu.stream().launch_builder(&f);
+    launch.arg(&a_in).arg(&b.buf).arg(&mut a.buf).arg(&n64);
+    // SAFETY: the kernel's signature is (const F*, const F*, F*, uint64_t n); `a_in` is `a`'s
+    // address (out may alias a input: each thread reads its element before writing it); both
+    // hold n elements (checked above).
+    unsafe { launch.launch(launch_config(n)) }.during("element-wise kernel launch")?;
+    Ok(())
+}
+
+/// A field element as a kernel parameter passed by value: its four Montgomery words.
+#[repr(C)]
+struct ElementArg([u64; 4]);
+
+// SAFETY: plain data of the kernels' element type's size (32 bytes), the same bytes.
+unsafe impl DeviceRepr for ElementArg {}
+
+impl ElementArg {
+    fn of<F: GpuField>(x: F) -> Self {
+        let w = words(std::slice::from_ref(&x));
+        Self([w[0], w[1], w[2], w[3]])
+    }
+}
+
+/// `out[i] = a[i] * s`. Both of one length on this GPU. Asynchronous on `gpu`'s stream.
+pub fn scale<F: GpuField>(gpu: &Gpu, a: &DeviceVec<F>, s: F, out: &mut DeviceVec<F>) -> Result<()> {
+    let n = a.len();
+    a.check(gpu, n)?;
+    a.order_on(gpu)?;
+    launch_scale(gpu, a.raw_ptr(gpu), s, out, n)
+}
+
+/// `x[i] *= s`, in place. Asynchronous on `gpu`'s stream.
+pub fn scale_in_place<F: GpuField>(gpu: &Gpu, x: &mut DeviceVec<F>, s: F) -> Result<()> {
+    let n = x.len();
+    x.check(gpu, n)?;
+    x.order_on(gpu)?;
+    launch_scale(gpu, x.raw_ptr(gpu), s, x, n)
+}
+
+/// `field_scale` from the `n` elements at `a_in` (ordered on `gpu`'s stream) into `out`.
+fn launch_scale<F: GpuField>(
+    gpu: &Gpu,
+    a_in: u64,
+    s: F,
+    out: &mut DeviceVec<F>,
+    n: usize,
+) -> Result<()> {
+    out.check(gpu, n)?;
+    out.order_on(gpu)?;
+    let f = gpu.field_function(&names::field::SCALE, F::ID)?;
+    let (s, n64) = (ElementArg::of(s), n as u64);
+    let mut launch = gpu.stream().launch_builder(&f);
+    launch.arg(&a_in).arg(&s).arg(&mut out.buf).arg(&n64);
+    // SAFETY: the kernel's signature is (const F*, F s, F*, uint64_t n) with F 32 bytes, as
+    // ElementArg; `a_in` addresses n elements (the callers' checks), out holds n and may alias it.
+    unsafe { launch.launch(launch_config(n)) }.during("field_scale")?;
     Ok(())
 }
 

@@ -74,6 +74,11 @@ pub mod field {
         bn254_fr: "field_sqr_bn254_fr",
         bls12_381_fr: "field_sqr_bls12_381_fr",
     };
+    /// Multiplication by one scalar, passed by value.
+    pub const SCALE: PerField = PerField {
+        bn254_fr: "field_scale_bn254_fr",
+        bls12_381_fr: "field_scale_bls12_381_fr",
+    };
     /// `cuda/field/product_chain.cu`: the product microbenchmark's chains (integer, FP64, both).
     pub const CHAIN_INT: PerField = PerField {
         bn254_fr: "field_chain_int_bn254_fr",
@@ -90,7 +95,7 @@ pub mod field {
 }
 
 /// Every name above, for the build's check.
-pub const ALL: [PerField; 13] = [
+pub const ALL: [PerField; 14] = [
     ntt::COLUMN,
     ntt::MIDDLE,
     ntt::STAGE2_WARP,
@@ -101,6 +106,7 @@ pub const ALL: [PerField; 13] = [
     field::SUB,
     field::MUL,
     field::SQR,
+    field::SCALE,
     field::CHAIN_INT,
     field::CHAIN_FP64,
     field::CHAIN_HYBRID,

@@ -93,8 +93,34 @@ fn check_field<F: GpuField>(gpu: &Gpu, label: &str) {
             a[i]
         );
     }
+    // In place: a op b into a's buffer, for each op in turn on the previous result.
+    let mut acc = DeviceVec::from_host(gpu, &a).unwrap();
+    let mut want = a.clone();
+    for (op, f) in cases {
+        field_ops::binary_in_place(gpu, op, &mut acc, &db).unwrap();
+        want.iter_mut().zip(&b).for_each(|(w, y)| *w = f(*w, *y));
+        let got = acc.to_host(gpu).unwrap();
+        if let Some(i) = (0..n).find(|&i| got[i] != want[i]) {
+            panic!("{label} {op:?} in place: element {i} (b={})", b[i]);
+        }
+    }
+    // By one scalar, into another buffer and in place: every edge value as the scalar.
+    for s in edges.iter().copied().chain([F::rand(&mut rng)]) {
+        field_ops::scale(gpu, &da, s, &mut out).unwrap();
+        let got = out.to_host(gpu).unwrap();
+        if let Some(i) = (0..n).find(|&i| got[i] != a[i] * s) {
+            panic!("{label} scale by {s}: element {i} (a={})", a[i]);
+        }
+    }
+    let s = F::rand(&mut rng);
+    let mut x = DeviceVec::from_host(gpu, &a).unwrap();
+    field_ops::scale_in_place(gpu, &mut x, s).unwrap();
+    let got = x.to_host(gpu).unwrap();
+    if let Some(i) = (0..n).find(|&i| got[i] != a[i] * s) {
+        panic!("{label} scale in place by {s}: element {i} (a={})", a[i]);
+    }
     println!(
-        "{label}: add, sub, mul, square match ark-ff on {n} elements ({} edge pairs)",
+        "{label}: add, sub, mul, square, in place, scale match ark-ff on {n} elements ({} edge pairs)",
         k
     );
 }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Issue 19 on the GPU machine, in one device call: GpuQap's GPU tests (witness maps bit-exact with
+# ark's LibsnarkReduction at 2^10..2^20 for both fields, proofs byte-identical and verified, the
+# out-of-memory fallback) and the field kernels it adds (in place, scale); then `zkntt prove` at
+# 2^16, 2^18, 2^20 for BN254 and 2^18 for BLS12-381: the phases of a Groth16 proof with ark's
+# witness map and with GpuQap's, a JSON per run. Logs into $OUT.
+#   .gpu/issue19.sh [tests] [prove]   (default: both)
+#   ZKNTT_PROVE_CASES="bn254:20 bls12-381:18" picks the prove runs; keys are cached under
+#   ZKNTT_KEYS (default $TMPDIR/zkntt-groth16-keys), so a second call skips the setups.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-.}
+steps=${*:-tests prove}
+cases=${ZKNTT_PROVE_CASES:-bn254:16 bn254:18 bn254:20 bls12-381:18}
+keys=${ZKNTT_KEYS:-${TMPDIR:-/tmp}/zkntt-groth16-keys}
+bin=$("$here/run.sh" unpack) || exit 1
+export ZKNTT_REQUIRE_GPU=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+echo "bundle $(tr '\n' ' ' < "$here/COMMIT")"
+step() { echo "=== $1 ($(date +%T))"; }
+rc=0
+for s in $steps; do
+  case "$s" in
+  tests)
+    step "GpuQap against LibsnarkReduction (zkntt-ark tests/groth16.rs)"
+    "$bin"/tests/zkntt-ark-groth16 --test-threads=4 > "$out/groth16_tests.log" 2>&1 || rc=1
+    grep -E "equals LibsnarkReduction|test result|FAILED|panicked|SKIP" "$out/groth16_tests.log"
+    step "field kernels: binary, in place, scale (zkntt-gpu tests/gpu)"
+    "$bin"/tests/zkntt-gpu-gpu field_kernels > "$out/field_tests.log" 2>&1 || rc=1
+    grep -E "match ark-ff|test result|FAILED|panicked" "$out/field_tests.log"
+    ;;
+  prove)
+    for c in $cases; do
+      field=${c%%:*} k=${c##*:}
+      step "zkntt prove --field $field --constraints 2^$k"
+      log="$out/prove_${field}_2^$k.log"
+      "$bin/bin/zkntt" prove --field "$field" --constraints "2^$k" --cache-dir "$keys" \
+        --json "$out/prove_${field}_2^$k.json" > "$log" 2>&1 || { echo "FAILED (see $log)"; rc=1; }
+      grep -E "^(zkntt prove|GPU|phase|witness|MSMs|whole|GpuQap|PCIe|the witness|setup: [0-9])|rror" "$log"
+      grep -q "ran on the GPU" "$log" || { echo "GpuQap did not run on the GPU"; rc=1; }
+    done
+    ;;
+  *)
+    echo "issue19.sh: unknown step $s (tests, prove)" >&2
+    rc=2
+    ;;
+  esac
+done
+step "done (rc=$rc)"
+exit $rc
