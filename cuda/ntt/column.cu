@@ -12,62 +12,110 @@ namespace ntt {
 constexpr uint32_t LOAD_BATCH = 4;
 constexpr uint32_t STORE_BATCH = 2;
 
-template <class F>
+// Row i of column c: (c >> log_r) * M + i * R + (c & (R-1)), R = 2^log_r; i * R + c where M = N.
+template <bool ORDERED>
+__device__ __forceinline__ uint64_t element_index(uint64_t c, uint32_t i, uint32_t log_r, uint32_t log_m) {
+    if (!ORDERED) return ((uint64_t)i << log_r) + c;
+    return ((c >> log_r) << log_m) + ((uint64_t)i << log_r) + (c & ((1ull << log_r) - 1));
+}
+
+// ORDERED: the general index map and the bit-reversal flags (the bit-reversed orderings'
+// launches); without it the map of natural order (M = N) and no IN/OUT_BITREV or TWIDDLE_IN,
+// which keeps the natural-order kernel's registers (the general map spills 16-40 bytes).
+template <class F, bool ORDERED>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
     using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
-    const uint32_t log_p = p.log_p, log_cols = p.log_cols;
-    const uint32_t P = 1u << log_p, cols = 1u << log_cols, E = P << log_cols;
-    const uint64_t R = 1ull << (p.log_n - log_p);
+    // Columns of S = 2^log_s entries inside sub-transforms of M = 2^log_m contiguous elements:
+    // column c, row i is (c >> log_r) * M + i * R + (c & (R-1)), R = M / S (the whole transform,
+    // M = N, in natural order; rows or segments in the bit-reversed orderings' launches).
+    const uint32_t log_m = ORDERED ? p.log_m : p.log_n;
+    const uint32_t log_s = p.log_p, log_cols = p.log_cols, log_r = log_m - log_s;
+    const uint32_t S = 1u << log_s, cols = 1u << log_cols, E = S << log_cols;
+    const uint64_t R = 1ull << log_r;
+    const uint32_t tw_shift = p.log_n - log_m;  // w_M = w_N^(N/M)
     const uint64_t c0 = p.col_base + ((uint64_t)blockIdx.x << log_cols);
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
+    // Element e of the block is column t, row i: consecutive threads take consecutive columns, or
+    // consecutive rows where those are contiguous (R = 1).
+    const bool rows_fast = ORDERED && log_r == 0;
+    const bool in_rev = ORDERED && (p.flags & IN_BITREV), out_rev = ORDERED && (p.flags & OUT_BITREV);
 
-    // Load column c0+t, entry a, into slot t*P + rev(a). Consecutive threads: consecutive columns.
-    // LOAD_BATCH elements per thread per round, their global loads all in flight before the first
-    // shared-memory store (one memory latency per round, not per element). Past the end (only
-    // transforms below 2^9 elements have partial rounds) a thread re-reads element E-1 and skips
-    // the store, so nothing but the stores needs a branch.
+    // Load row i of column t into slot t*S + rev(entry): row i holds entry i, or rev(i) with
+    // IN_BITREV. LOAD_BATCH elements per thread per round, their global loads all in flight
+    // before the first shared-memory store (one memory latency per round, not per element). Past
+    // the end (only transforms below 2^9 elements have partial rounds) a thread re-reads element
+    // E-1 and skips the store, so nothing but the stores needs a branch.
     for (uint32_t e0 = threadIdx.x; e0 < E; e0 += LOAD_BATCH * blockDim.x) {
         F x[LOAD_BATCH];
         uint64_t idx[LOAD_BATCH];
         uint32_t slot[LOAD_BATCH];
 #pragma unroll
         for (uint32_t u = 0; u < LOAD_BATCH; u++) {
-            const uint32_t e = min(e0 + u * blockDim.x, E - 1), t = e & (cols - 1), a = e >> log_cols;
-            idx[u] = (uint64_t)a * R + c0 + t;
+            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
+            const uint32_t t = rows_fast ? e >> log_s : e & (cols - 1), i = rows_fast ? e & (S - 1) : e >> log_cols;
+            idx[u] = element_index<ORDERED>(c0 + t, i, log_r, log_m);
             x[u] = load_global<F>(base, idx[u] * p.elem_stride);
-            slot[u] = (t << log_p) + bit_reverse(a, log_p);
+            slot[u] = (t << log_s) + (in_rev ? i : bit_reverse(i, log_s));
         }
-        if (p.flags & PRE_SCALE) mul_lookups<F, LOAD_BATCH>(x, p.pre, p.lo_bits, idx);
+        if (p.flags & PRE_SCALE) {
+            // The exponent is the input's index: its position, reversed in a bit-reversed input.
+            if (in_rev) {
+#pragma unroll
+                for (uint32_t u = 0; u < LOAD_BATCH; u++) idx[u] = bit_reverse64(idx[u], p.log_n);
+            }
+            mul_lookups<F, LOAD_BATCH>(x, p.pre, p.lo_bits, idx);
+        }
+        if (ORDERED && (p.flags & TWIDDLE_IN)) {
+            // Row i of column c is entry j = rev(i): times w_M^(j * c). Reuses idx (registers).
+#pragma unroll
+            for (uint32_t u = 0; u < LOAD_BATCH; u++)
+                idx[u] = ((uint64_t)bit_reverse(slot[u] & (S - 1), log_s) * ((c0 + (slot[u] >> log_s)) & (R - 1)))
+                         << tw_shift;
+            if (p.flags & OMEGA_FULL) mul_table<F, LOAD_BATCH>(x, p.omega.lo, idx);
+            else mul_lookups<F, LOAD_BATCH>(x, p.omega, p.lo_bits, idx);
+        }
 #pragma unroll
         for (uint32_t u = 0; u < LOAD_BATCH; u++)
             if (e0 + u * blockDim.x < E) sm.set(slot[u], x[u]);
     }
     __syncthreads();
-    if (log_p > 0) dit_in_shared<F>(sm, log_p, cols, reinterpret_cast<const F*>(p.sub_twiddles));
+    if (log_s > 0) dit_in_shared<F>(sm, log_s, cols, reinterpret_cast<const F*>(p.sub_twiddles));
     allow_dependent_launch();
 
     F post_const;
     if (p.flags & POST_CONST) post_const = load_global<F>(p.post_const, 0);
-    // Entry k of column c to (k, c), STORE_BATCH elements per thread per round (their twiddle reads in
+    // Entry k of column t to row k, or to row rev(k) with OUT_BITREV: each thread takes a row and
+    // the entry that goes there. STORE_BATCH elements per thread per round (their twiddle reads in
     // flight together); the same clamping as the loads.
     for (uint32_t e0 = threadIdx.x; e0 < E; e0 += STORE_BATCH * blockDim.x) {
         F x[STORE_BATCH];
         uint64_t idx[STORE_BATCH], ck[STORE_BATCH];
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
-            const uint32_t e = min(e0 + u * blockDim.x, E - 1), t = e & (cols - 1), k = e >> log_cols;
-            idx[u] = (uint64_t)k * R + c0 + t;
-            ck[u] = (c0 + t) * k;
-            x[u] = sm.get((t << log_p) + k);
+            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
+            const uint32_t t = rows_fast ? e >> log_s : e & (cols - 1), i = rows_fast ? e & (S - 1) : e >> log_cols;
+            const uint32_t k = out_rev ? bit_reverse(i, log_s) : i;
+            idx[u] = element_index<ORDERED>(c0 + t, i, log_r, log_m);
+            ck[u] = ORDERED ? (((c0 + t) & (R - 1)) * k) << tw_shift : (c0 + t) * k;
+            x[u] = sm.get((t << log_s) + k);
         }
         if (p.flags & TWIDDLE_OUT) {
             if (p.flags & OMEGA_FULL) mul_table<F, STORE_BATCH>(x, p.omega.lo, ck);
             else mul_lookups<F, STORE_BATCH>(x, p.omega, p.lo_bits, ck);
         }
-        if (p.flags & POST_SCALE) mul_lookups<F, STORE_BATCH>(x, p.post, p.lo_bits, idx);
+        if (p.flags & POST_SCALE) {
+            // The exponent is the output's index: its position, reversed in a bit-reversed output.
+            if (out_rev) {
+#pragma unroll
+                for (uint32_t u = 0; u < STORE_BATCH; u++) ck[u] = bit_reverse64(idx[u], p.log_n);  // ck is free
+                mul_lookups<F, STORE_BATCH>(x, p.post, p.lo_bits, ck);
+            } else {
+                mul_lookups<F, STORE_BATCH>(x, p.post, p.lo_bits, idx);
+            }
+        }
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
             if (p.flags & POST_CONST) x[u] = L::mul(x[u], post_const);
@@ -82,13 +130,18 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 }  // namespace ntt
 }  // namespace zkntt
 
-// Launch: grid (R / cols, batch), 128 threads (or fewer blocks from column p.col_base on), dynamic shared memory 32 * padded_slots(P * cols)
-// bytes. In/out: natural order, in place; column c of transform b is data[b*batch_stride +
-// (a*R + c)*elem_stride] for a < P.
-#define ZKNTT_COLUMN(FIELD)                                                                  \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_##FIELD(                    \
-        const zkntt::ntt::NttStageParams p) {                                                      \
-        zkntt::ntt::column_stage<zkntt::FIELD>(p);                                                 \
+// Launch: grid (N / S / cols, batch), 128 threads (or fewer blocks from column p.col_base on),
+// dynamic shared memory 32 * padded_slots(S * cols) bytes. In place; row i of column c of
+// transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
+// i*R + c with R = N / S).
+#define ZKNTT_COLUMN(FIELD)                                                                        \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_##FIELD(                          \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        zkntt::ntt::column_stage<zkntt::FIELD, false>(p);                                                \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_ordered_##FIELD(                  \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        zkntt::ntt::column_stage<zkntt::FIELD, true>(p);                                                 \
     }
 
 ZKNTT_COLUMN(bn254_fr)

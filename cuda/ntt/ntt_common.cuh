@@ -12,6 +12,9 @@ constexpr uint32_t TWIDDLE_OUT = 2;   // column output (k1, c) *= w_N^(c*k1) (fi
 constexpr uint32_t POST_SCALE = 4;    // output element k *= post(k)        (coset inverse: g^-k / N)
 constexpr uint32_t POST_CONST = 8;    // output element *= post_const[0]    (inverse: 1/N)
 constexpr uint32_t OMEGA_FULL = 16;   // omega.lo holds all N powers: one read, no product (small N)
+constexpr uint32_t IN_BITREV = 32;    // column row i holds entry rev(i); PRE_SCALE exponents reversed
+constexpr uint32_t OUT_BITREV = 64;   // column entry k to row rev(k); POST_SCALE exponents reversed
+constexpr uint32_t TWIDDLE_IN = 128;  // column input (row i, column c) *= w_M^(rev(i)*c) (RN)
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.
@@ -30,8 +33,12 @@ struct NttStageParams {
     PowerTable post;        // POST_SCALE table
     uint64_t post_const;    // F*: one element (POST_CONST)
     uint32_t log_n;         // the whole transform
-    uint32_t log_p;         // P of the plan (the column size)
-    uint32_t log_q;         // Q of the plan (middle stage)
+    uint32_t log_p;         // P of the plan (column stage: its column size S)
+    union {
+        uint32_t log_q;     // middle stage: Q of the plan
+        uint32_t log_m;     // column stage: log2 of the sub-transforms whose columns it works down
+                            // (log_n, or less in the bit-reversed orderings: zkntt_core::plan)
+    };
     uint32_t log_cols;      // column stage: columns per block; middle stage: log2 tile side
     uint32_t lo_bits;       // split of every PowerTable
     uint32_t flags;

@@ -11,10 +11,24 @@
 //! | 2 | [`Kernel::Middle`] | Q-point NTTs on groups (a, *, b), times w_N^(P*b*k), written to (b, *, a) | tile pairs (a,b)/(b,a), in place |
 //! | 3 | [`Kernel::Column`] | P-point NTTs down the columns again (with 1/N and coset scaling for inverses) | column c, in place |
 //!
+//! The bit-reversed orderings need no permutation pass and no transposition: N = P x R is split
+//! the other way round (Gentleman-Sande for NR, its mirror for RN), every launch a column launch
+//! over sub-transforms of M contiguous elements ([`Launch::log_m`]):
+//!
+//! | NR launch | columns of | sub-transform M | what |
+//! |---|---|---|---|
+//! | 1 | P entries, stride R | N | P-point NTT, times w_N^(c*k), entry k stored at row rev_P(k) |
+//! | 2 | Q entries, stride P | R (each row) | Q-point NTT, times w_R^(c*k), entry k stored at row rev_Q(k) |
+//! | 3 | P contiguous entries | P | P-point NTT, entry k stored at rev_P(k) |
+//!
+//! so that X[k1 + P*k2 + P*Q*k3] lands at rev_P(k1)*R + rev_Q(k2)*P + rev_P(k3) = rev_N(k). RN runs
+//! the same launches in the other order with the input's rows read where the bit-reversed input
+//! put them (row i holds index rev(i)) and the twiddle w^(rev(i)*c) applied on the way in.
+//!
 //! [`Plan::launches`] turns a plan and the form of a call (ordering, scaling) into that table with
 //! every launch's geometry and flags: the one place that knows the launch order. The engine runs
-//! it in one loop; the host pipeline runs the first and last column launches a range of columns
-//! at a time ([`Launch::by_columns`]).
+//! it in one loop; the host pipeline runs the first and last column launches of a natural-order
+//! transform a range of columns at a time ([`Launch::by_columns`]).
 
 use crate::{Direction, Error, FieldId, Ordering};
 
@@ -42,8 +56,6 @@ pub const THREADS: u32 = 128;
 /// Smallest log2 size whose launches after the first are dependent (programmatic dependent
 /// launch, sm_90+). Below it the dependent launch measured slower (benches/NOTES.md).
 pub const DEPENDENT_LAUNCH_MIN_LOG: u32 = 18;
-/// Most blocks of a bit-reversal launch (a grid-stride loop covers the rest).
-const BIT_REVERSE_MAX_BLOCKS: u64 = 4096;
 
 /// Bits of a launch's `flags`: what the kernel does besides its NTT layers. The same values as
 /// `cuda/ntt/ntt_common.cuh`.
@@ -58,6 +70,14 @@ pub mod flags {
     pub const POST_CONST: u32 = 8;
     /// The twiddle table holds all N powers of the root (one read per twiddle, no product).
     pub const OMEGA_FULL: u32 = 16;
+    /// Column launch: row i of a column holds entry rev(i) (bit-reversed input); the exponents of
+    /// PRE_SCALE are the reversed positions.
+    pub const IN_BITREV: u32 = 32;
+    /// Column launch: entry k is stored at row rev(k) (bit-reversed output); the exponents of
+    /// POST_SCALE are the reversed positions.
+    pub const OUT_BITREV: u32 = 64;
+    /// Column input (row i, column c of a sub-transform of M) *= w_M^(rev(i)*c) (RN's later launches).
+    pub const TWIDDLE_IN: u32 = 128;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -68,8 +88,6 @@ pub enum Kernel {
     Column,
     /// `cuda/ntt/middle.cu`: Q-point NTTs on tile pairs of groups, with the transposing swap.
     Middle,
-    /// `cuda/ntt/bit_reverse.cu`: the bit-reversal permutation, in place.
-    BitReverse,
     /// `cuda/ntt/stage2_warp.cu`: the seed's stage2, the middle stage's Q-point NTTs (Q at most
     /// 2^[`STAGE2_WARP_MAX_LOG_Q`]) one tile pair per warp, in registers: no shared memory, no
     /// block barrier. Same input, output and twiddles as [`Kernel::Middle`].
@@ -268,8 +286,12 @@ pub struct Form {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Launch {
     pub kernel: Kernel,
-    /// NTT layers this launch computes (0 for the permutation).
+    /// NTT layers this launch computes (column launches: the column length S = 2^layers).
     pub layers: u32,
+    /// Column launches: log2 of the sub-transforms (M contiguous elements, M/S columns of S
+    /// entries at stride M/S) whose columns the launch works down; `log_n` except in the
+    /// bit-reversed orderings' launches (module docs). Other kernels: `log_n`.
+    pub log_m: u32,
     /// Blocks per transform.
     pub blocks: u32,
     /// Threads per block.
@@ -284,6 +306,20 @@ pub struct Launch {
     pub dependent: bool,
     /// A column launch over the whole matrix that may also run a range of columns at a time.
     pub by_columns: bool,
+}
+
+/// log2 of the columns of 2^log_s entries one column-launch block holds, for a transform of
+/// 2^log_n: 2^COLUMN_ELEMENTS_LOG elements where there are enough columns, fewer (down to
+/// 2^MIN_COLUMN_ELEMENTS_LOG) where that leaves fewer than 2^MIN_COLUMN_BLOCKS_LOG blocks.
+pub fn column_block_log(log_n: u32, log_s: u32) -> u32 {
+    let mut log_cols = COLUMN_ELEMENTS_LOG.saturating_sub(log_s).min(log_n - log_s);
+    while log_cols > 0
+        && log_s + log_cols > MIN_COLUMN_ELEMENTS_LOG
+        && log_n - log_s - log_cols < MIN_COLUMN_BLOCKS_LOG
+    {
+        log_cols -= 1;
+    }
+    log_cols
 }
 
 /// Shared memory for `slots` elements in the padded column-major layout of `ntt_common.cuh`.
@@ -336,13 +372,7 @@ impl Plan {
     /// log_n - 2*log_p in 0..=MAX_LOG_Q.
     pub fn three_stage(log_n: u32, log_p: u32) -> Self {
         let log_q = log_n - 2 * log_p;
-        let mut log_cols = COLUMN_ELEMENTS_LOG.saturating_sub(log_p).min(log_n - log_p);
-        while log_cols > 0
-            && log_p + log_cols > MIN_COLUMN_ELEMENTS_LOG
-            && log_n - log_p - log_cols < MIN_COLUMN_BLOCKS_LOG
-        {
-            log_cols -= 1;
-        }
+        let log_cols = column_block_log(log_n, log_p);
         let log_tile = (MIDDLE_ELEMENTS_LOG.saturating_sub(log_q) / 2).min(log_p);
         Plan::ThreeStage {
             log_n,
@@ -361,8 +391,9 @@ impl Plan {
 
     /// The launches of a transform of this size in `form`, in order, with the stages' kernels
     /// chosen by `kernels` (resolved for the call's field by [`Kernels::resolve`]; an unresolved
-    /// [`Stage2::Auto`] is the shared kernel). Bit-reversed orderings add a permutation before (RN)
-    /// or after (NR) the self-sorting launches.
+    /// [`Stage2::Auto`] is the shared kernel). Natural order runs the self-sorting P x Q x P
+    /// stages; the bit-reversed orderings run three column launches (module docs) on the column
+    /// kernel, whatever `kernels` says.
     pub fn launches(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let log_n = self.log_n();
         let pre = if form.coset && form.direction == Direction::Forward {
@@ -375,9 +406,15 @@ impl Plan {
             Direction::Inverse if form.coset => flags::POST_SCALE | flags::POST_CONST,
             Direction::Inverse => flags::POST_CONST,
         };
+        let omega = if form.full_omega {
+            flags::OMEGA_FULL
+        } else {
+            0
+        };
         let launch = |kernel, layers, blocks, smem, flags, log_cols| Launch {
             kernel,
             layers,
+            log_m: log_n,
             blocks,
             threads: THREADS,
             smem,
@@ -386,20 +423,27 @@ impl Plan {
             dependent: false,
             by_columns: false,
         };
-        let bit_reverse = launch(
-            Kernel::BitReverse,
-            0,
-            (1u64 << log_n)
-                .div_ceil(THREADS as u64)
-                .min(BIT_REVERSE_MAX_BLOCKS) as u32,
-            0,
-            0,
-            0,
-        );
-        let mut out = Vec::with_capacity(5);
-        if form.ordering == Ordering::RN {
-            out.push(bit_reverse);
-        }
+        // A column launch of S = 2^log_s entries per column over sub-transforms of 2^log_m.
+        let column = |log_s: u32, log_m: u32, flags: u32| {
+            let log_cols = column_block_log(log_n, log_s);
+            Launch {
+                log_m,
+                ..launch(
+                    Kernel::Column,
+                    log_s,
+                    1u32 << (log_n - log_s - log_cols),
+                    smem_bytes(1 << (log_s + log_cols)),
+                    flags,
+                    log_cols,
+                )
+            }
+        };
+        let order = match form.ordering {
+            Ordering::NN => 0,
+            Ordering::NR => flags::OUT_BITREV,
+            Ordering::RN => flags::IN_BITREV,
+        };
+        let mut out = Vec::with_capacity(3);
         match *self {
             Plan::Single { log_n } => {
                 out.push(launch(
@@ -407,9 +451,35 @@ impl Plan {
                     log_n,
                     1,
                     smem_bytes(1 << log_n),
-                    pre | post,
+                    pre | post | order,
                     0,
                 ));
+            }
+            Plan::ThreeStage { log_p, log_q, .. } if form.ordering != Ordering::NN => {
+                // Columns of P down the whole matrix, of Q inside each row of R, of P contiguous.
+                let log_r = log_n - log_p;
+                let mut stages = vec![
+                    (log_p, log_n, flags::TWIDDLE_OUT | omega),
+                    (log_q, log_r, flags::TWIDDLE_OUT | omega),
+                    (log_p, log_p, 0),
+                ];
+                if log_q == 0 {
+                    stages.remove(1);
+                }
+                if form.ordering == Ordering::RN {
+                    // The mirror: the same launches from the last, twiddles on the way in.
+                    stages.reverse();
+                    for s in &mut stages {
+                        if s.2 != 0 {
+                            s.2 = flags::TWIDDLE_IN | omega;
+                        }
+                    }
+                }
+                let last = stages.len() - 1;
+                for (i, (log_s, log_m, tw)) in stages.into_iter().enumerate() {
+                    let scale = if i == 0 { pre } else { 0 } | if i == last { post } else { 0 };
+                    out.push(column(log_s, log_m, tw | scale | order));
+                }
             }
             Plan::ThreeStage {
                 log_n,
@@ -418,11 +488,6 @@ impl Plan {
                 log_cols,
                 log_tile,
             } => {
-                let omega = if form.full_omega {
-                    flags::OMEGA_FULL
-                } else {
-                    0
-                };
                 let column_blocks = 1u32 << (log_n - log_p - log_cols);
                 let slots_log = log_p + log_cols;
                 // Auto here (not resolved for a field) is the shared kernel.
@@ -467,9 +532,6 @@ impl Plan {
                 out.extend([first, middle, last]);
             }
         }
-        if form.ordering == Ordering::NR {
-            out.push(bit_reverse);
-        }
         let dependent = log_n >= DEPENDENT_LAUNCH_MIN_LOG;
         for l in out.iter_mut().skip(1) {
             l.dependent = dependent;
@@ -508,32 +570,63 @@ mod tests {
         let t = Plan::for_size(23).unwrap().launches(inv, SHARED);
         assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
         assert_eq!(t[2].flags, flags::POST_SCALE | flags::POST_CONST);
-        // Orderings add the permutation before (RN) or after (NR); nothing below 2^18 is dependent.
+        // Orderings: three column launches, no permutation; nothing below 2^18 is dependent.
         let rn_form = Form {
             ordering: Ordering::RN,
             coset: true,
             ..nn
         };
         let rn = Plan::for_size(12).unwrap().launches(rn_form, SHARED);
-        assert_eq!(rn.len(), 4);
-        assert_eq!(rn[0].kernel, Kernel::BitReverse);
-        assert_eq!(rn[1].flags, flags::PRE_SCALE | flags::TWIDDLE_OUT);
-        assert!(rn.iter().all(|l| !l.dependent));
+        assert!(
+            rn.iter()
+                .all(|l| l.kernel == Kernel::Column && !l.dependent)
+        );
+        // 2^12 = 2^5 x 2^2 x 2^5: P contiguous, Q inside rows of 2^7, P down the whole.
+        let shape: Vec<_> = rn.iter().map(|l| (l.layers, l.log_m)).collect();
+        assert_eq!(shape, [(5, 5), (2, 7), (5, 12)]);
+        let bits = flags::IN_BITREV;
+        assert_eq!(rn[0].flags, flags::PRE_SCALE | bits);
+        assert_eq!(rn[1].flags, flags::TWIDDLE_IN | bits);
+        assert_eq!(rn[2].flags, flags::TWIDDLE_IN | bits);
         let nr_form = Form {
             ordering: Ordering::NR,
+            direction: Direction::Inverse,
+            coset: true,
             ..nn
         };
-        let nr = Plan::for_size(10).unwrap().launches(nr_form, SHARED);
-        assert_eq!(
-            nr.iter().map(|l| l.kernel).collect::<Vec<_>>(),
-            [Kernel::Column, Kernel::BitReverse]
+        let nr = Plan::for_size(23).unwrap().launches(nr_form, SHARED);
+        let shape: Vec<_> = nr.iter().map(|l| (l.layers, l.log_m)).collect();
+        assert_eq!(shape, [(10, 23), (3, 13), (10, 10)]);
+        let bits = flags::OUT_BITREV;
+        assert_eq!(nr[0].flags, flags::TWIDDLE_OUT | bits);
+        assert_eq!(nr[1].flags, flags::TWIDDLE_OUT | bits);
+        let scale = flags::POST_SCALE | flags::POST_CONST;
+        assert_eq!(nr[2].flags, scale | bits);
+        assert!(nr.iter().all(|l| !l.by_columns) && nr[1].dependent);
+        // Every launch of 2^23 holds 2^10 elements per block: 2^13 blocks.
+        assert!(
+            nr.iter()
+                .all(|l| l.blocks == 1 << 13 && l.smem == smem_bytes(1 << 10))
         );
+        let nr = Plan::for_size(10).unwrap().launches(nr_form, SHARED);
+        assert_eq!(nr.len(), 1);
+        assert_eq!(nr[0].flags, scale | bits);
         assert_eq!(nr[0].smem, smem_bytes(1 << 10));
+        // Q = 1 (a split only tests make): two launches.
+        let two = Plan::three_stage(12, 6).launches(nr_form, SHARED);
+        assert_eq!(two.iter().map(|l| l.log_m).collect::<Vec<_>>(), [12, 6]);
         // Every size: the layers add up to log_n, one launch is all of a small size.
         for log_n in 1..=32 {
-            let t = Plan::for_size(log_n).unwrap().launches(nn, SHARED);
-            assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), log_n);
-            assert!(t.iter().all(|l| l.threads == THREADS && l.blocks >= 1));
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                let form = Form { ordering, ..nn };
+                let t = Plan::for_size(log_n).unwrap().launches(form, SHARED);
+                assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), log_n);
+                assert!(t.iter().all(|l| l.threads == THREADS && l.blocks >= 1));
+                // Every column launch covers the transform once.
+                for l in t.iter().filter(|l| l.kernel == Kernel::Column) {
+                    assert_eq!((l.blocks as u64) << (l.layers + l.log_cols), 1 << log_n);
+                }
+            }
         }
     }
 

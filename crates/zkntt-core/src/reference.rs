@@ -132,13 +132,21 @@ pub fn ntt_with<F: FftField>(
     core: &impl Fn(&mut [F], F),
 ) -> Result<()> {
     let log_n = cfg.log_size(data.len())?;
+    for_each_transform(data, log_n, cfg, |a| ntt_one_with(a, log_n, cfg, core));
+    Ok(())
+}
+
+/// Calls `f` on each transform of 2^log_n of the batch `cfg` describes (a copy of each column for
+/// [`BatchLayout::Columns`], written back afterwards).
+pub fn for_each_transform<F: FftField>(
+    data: &mut [F],
+    log_n: u32,
+    cfg: &NttConfig<F>,
+    mut f: impl FnMut(&mut [F]),
+) {
     let n = 1usize << log_n;
     match cfg.layout {
-        BatchLayout::Rows => {
-            for row in data.chunks_exact_mut(n) {
-                ntt_one_with(row, log_n, cfg, core);
-            }
-        }
+        BatchLayout::Rows => data.chunks_exact_mut(n).for_each(f),
         BatchLayout::Columns => {
             let batch = cfg.batch;
             let mut column = vec![F::zero(); n];
@@ -146,12 +154,11 @@ pub fn ntt_with<F: FftField>(
                 for i in 0..n {
                     column[i] = data[i * batch + b];
                 }
-                ntt_one_with(&mut column, log_n, cfg, core);
+                f(&mut column);
                 for i in 0..n {
                     data[i * batch + b] = column[i];
                 }
             }
         }
     }
-    Ok(())
 }

@@ -8,10 +8,13 @@
 //! - middle stage: `Z[k1][k2a][b] = w_N^(P*b*k2a) * sum_m Y[k1][m*P + b] w_Q^(m*k2a)`, stored at b*R + k2a*P + k1.
 //! - last column stage: `X[k1 + P*k2a + P*Q*k2b] = sum_b Z[k1][k2a][b] w_P^(b*k2b)`, stored at k2b*R + k2a*P + k1,
 //!   which is that very index: natural order.
+//!
+//! The bit-reversed orderings run the plan's three column launches instead ([`column_launch`],
+//! [`transform_ordered`]; the derivation is in [`crate::plan`]).
 
-use crate::plan::{self, Plan, WarpShape};
-use crate::reference::{self, radix2_nn};
-use crate::{NttConfig, Result};
+use crate::plan::{self, Form, Kernel, Kernels, Plan, WarpShape, flags};
+use crate::reference::{self, bit_reverse_index, radix2_nn};
+use crate::{Direction, NttConfig, Ordering, Result};
 use ark_ff::FftField;
 
 /// P-point NTTs down every column of the P x R matrix held in `a`, then `a[k1*R + c] *= w^(c*k1)`
@@ -443,13 +446,102 @@ pub fn transform<F: FftField>(a: &mut [F], omega: F, plan: Plan) {
     }
 }
 
-/// The batch `cfg` describes, each transform by the GPU's scheme under `plan`.
+/// Twin of a column launch of `cuda/ntt/column.cu` with sub-transforms ([`plan::Launch::log_m`]):
+/// S-point NTTs (S = 2^log_s) down the M/S columns of every sub-transform of M = 2^log_m
+/// contiguous elements (column c: rows i at i * M/S + c), with the launch's ordering and twiddle
+/// flags ([`flags::IN_BITREV`], [`flags::OUT_BITREV`], [`flags::TWIDDLE_IN`],
+/// [`flags::TWIDDLE_OUT`] with w_M = omega^(N/M), `omega` the N-th root). The scaling flags are
+/// applied by [`ntt`] around the launches.
+pub fn column_launch<F: FftField>(a: &mut [F], log_s: u32, log_m: u32, fl: u32, omega: F) {
+    let n = a.len();
+    let shift = n.trailing_zeros() - log_m;
+    let (s, r) = (1usize << log_s, 1usize << (log_m - log_s));
+    let omega_s = omega.pow([(n >> log_s) as u64]);
+    let rev = |i: usize, on: u32| {
+        if fl & on != 0 {
+            bit_reverse_index(i, log_s)
+        } else {
+            i
+        }
+    };
+    let mut col = vec![F::zero(); s];
+    for g in 0..n >> log_m {
+        for c in 0..r {
+            let pos = |row: usize| (g << log_m) + row * r + c;
+            for i in 0..s {
+                let j = rev(i, flags::IN_BITREV);
+                col[j] = a[pos(i)];
+                if fl & flags::TWIDDLE_IN != 0 {
+                    col[j] *= omega.pow([((j * c) as u64) << shift]);
+                }
+            }
+            radix2_nn(&mut col, omega_s);
+            for (k, v) in col.iter().enumerate() {
+                let w = if fl & flags::TWIDDLE_OUT != 0 {
+                    omega.pow([((c * k) as u64) << shift])
+                } else {
+                    F::one()
+                };
+                a[pos(rev(k, flags::OUT_BITREV))] = *v * w;
+            }
+        }
+    }
+}
+
+/// The transform in `ordering` (NR: natural in, bit-reversed out; RN the other way;
+/// `a[k] <- sum_j a[j] * omega^(j*k)` in those positions) as the GPU runs it under `plan`: the
+/// self-sorting stages for NN, the plan's launch table of column launches otherwise.
+pub fn transform_ordered<F: FftField>(a: &mut [F], omega: F, plan: Plan, ordering: Ordering) {
+    if ordering == Ordering::NN {
+        return transform(a, omega, plan);
+    }
+    let form = Form {
+        ordering,
+        ..Form::default()
+    };
+    for l in plan.launches(form, Kernels::default()) {
+        debug_assert_eq!(l.kernel, Kernel::Column);
+        column_launch(a, l.layers, l.log_m, l.flags, omega);
+    }
+}
+
+/// The batch `cfg` describes, each transform by the GPU's scheme under `plan`, with the coset
+/// and 1/N scalings at the positions the kernels apply them (a reversed position's exponent is
+/// its reversed index).
 pub fn ntt<F: FftField>(data: &mut [F], cfg: &NttConfig<F>, plan: Plan) -> Result<()> {
     let log_n = cfg.log_size(data.len())?;
     debug_assert_eq!(log_n, plan.log_n());
-    reference::ntt_with(data, cfg, &|a: &mut [F], omega: F| {
-        transform(a, omega, plan)
-    })
+    let ordering = cfg.ordering;
+    let omega = reference::root_of_unity::<F>(log_n);
+    let scale = |a: &mut [F], x: F, reversed: bool| {
+        for (i, v) in a.iter_mut().enumerate() {
+            let j = if reversed {
+                bit_reverse_index(i, log_n)
+            } else {
+                i
+            };
+            *v *= x.pow([j as u64]);
+        }
+    };
+    reference::for_each_transform(data, log_n, cfg, |a| match cfg.direction {
+        Direction::Forward => {
+            if let Some(g) = cfg.coset {
+                scale(a, g, ordering.input_reversed());
+            }
+            transform_ordered(a, omega, plan, ordering);
+        }
+        Direction::Inverse => {
+            let omega_inv = omega.inverse().expect("root of unity is non-zero");
+            transform_ordered(a, omega_inv, plan, ordering);
+            let n_inv = F::from(a.len() as u64).inverse().expect("n < p");
+            a.iter_mut().for_each(|x| *x *= n_inv);
+            if let Some(g) = cfg.coset {
+                let g_inv = g.inverse().expect("offset checked non-zero");
+                scale(a, g_inv, ordering.output_reversed());
+            }
+        }
+    });
+    Ok(())
 }
 
 #[cfg(test)]

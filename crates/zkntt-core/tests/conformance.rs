@@ -368,6 +368,16 @@ fn self_sort_matches_reference_at_every_split() {
         for cfg in [
             NttConfig::forward(),
             NttConfig::inverse().with_coset(F::GENERATOR),
+            NttConfig::forward()
+                .with_ordering(Ordering::NR)
+                .with_coset(F::GENERATOR),
+            NttConfig::forward()
+                .with_ordering(Ordering::RN)
+                .with_coset(F::GENERATOR),
+            NttConfig::inverse()
+                .with_ordering(Ordering::NR)
+                .with_coset(F::GENERATOR),
+            NttConfig::inverse().with_ordering(Ordering::RN),
         ] {
             let mut want = input.clone();
             reference::ntt(&mut want, &cfg).unwrap();
@@ -376,7 +386,12 @@ fn self_sort_matches_reference_at_every_split() {
                 let plan = Plan::three_stage(log_n, log_p);
                 let mut got = input.clone();
                 self_sort::ntt(&mut got, &cfg, plan).unwrap();
-                assert!(got == want, "2^{log_n} {plan:?} {:?}", cfg.direction);
+                assert!(
+                    got == want,
+                    "2^{log_n} {plan:?} {:?} {:?}",
+                    cfg.direction,
+                    cfg.ordering
+                );
             }
             let plan = Plan::for_size(log_n).unwrap();
             let mut got = input.clone();

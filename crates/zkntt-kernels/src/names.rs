@@ -26,6 +26,11 @@ pub mod ntt {
         bn254_fr: "ntt_column_bn254_fr",
         bls12_381_fr: "ntt_column_bls12_381_fr",
     };
+    /// ... the same with sub-transforms and bit-reversed rows (the NR and RN launches).
+    pub const COLUMN_ORDERED: PerField = PerField {
+        bn254_fr: "ntt_column_ordered_bn254_fr",
+        bls12_381_fr: "ntt_column_ordered_bls12_381_fr",
+    };
     /// `cuda/ntt/middle.cu`: Q-point NTTs on tile pairs, with the transposing swap.
     pub const MIDDLE: PerField = PerField {
         bn254_fr: "ntt_middle_bn254_fr",
@@ -46,11 +51,6 @@ pub mod ntt {
     pub const STAGE1_EL8: PerField = PerField {
         bn254_fr: "ntt_stage1_el8_bn254_fr",
         bls12_381_fr: "ntt_stage1_el8_bls12_381_fr",
-    };
-    /// `cuda/ntt/bit_reverse.cu`: the bit-reversal permutation, in place.
-    pub const BIT_REVERSE: PerField = PerField {
-        bn254_fr: "ntt_bit_reverse_bn254_fr",
-        bls12_381_fr: "ntt_bit_reverse_bls12_381_fr",
     };
 }
 
@@ -101,7 +101,7 @@ pub const ALL: [PerField; 14] = [
     ntt::STAGE2_WARP,
     ntt::STAGE1_EL4,
     ntt::STAGE1_EL8,
-    ntt::BIT_REVERSE,
+    ntt::COLUMN_ORDERED,
     field::ADD,
     field::SUB,
     field::MUL,

@@ -12,7 +12,7 @@ use cudarc::driver::sys::{
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use std::ops::Range;
 use std::sync::Arc;
-use zkntt_core::plan::{Form, Kernel, Launch};
+use zkntt_core::plan::{Form, Kernel, Launch, flags};
 use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Plan};
 use zkntt_kernels::names;
 
@@ -147,8 +147,16 @@ impl Prepared {
         p.data += first as u64 * p.batch_stride * 32;
         p.flags = launch.flags;
         p.log_cols = launch.log_cols;
-        if matches!(launch.kernel, Kernel::Middle | Kernel::Stage2Warp) {
-            (p.sub_twiddles, p.mid_twiddles) = self.middle;
+        match launch.kernel {
+            Kernel::Middle | Kernel::Stage2Warp => (p.sub_twiddles, p.mid_twiddles) = self.middle,
+            Kernel::Column => {
+                // Columns of S = 2^layers in sub-transforms of 2^log_m; S is P or Q.
+                (p.log_p, p.log_q) = (launch.layers, launch.log_m);
+                if launch.layers != self.base.log_p {
+                    p.sub_twiddles = self.middle.0;
+                }
+            }
+            Kernel::Stage1 => {}
         }
         p
     }
@@ -200,13 +208,15 @@ impl NttEngine {
             blocks = (cols.len() / per) as u32;
         }
         let kernel = match l.kernel {
+            Kernel::Column if l.flags & (flags::IN_BITREV | flags::OUT_BITREV) != 0 => {
+                &names::ntt::COLUMN_ORDERED
+            }
             Kernel::Column => &names::ntt::COLUMN,
             Kernel::Middle => &names::ntt::MIDDLE,
             Kernel::Stage2Warp => &names::ntt::STAGE2_WARP,
             // One symbol per block size (slots per thread), each with its register budget.
             Kernel::Stage1 if l.layers + l.log_cols == 9 => &names::ntt::STAGE1_EL4,
             Kernel::Stage1 => &names::ntt::STAGE1_EL8,
-            Kernel::BitReverse => &names::ntt::BIT_REVERSE,
         };
         let f = self.gpu().field_function(kernel, call.field)?;
         self.launch_kernel(&f, &p, (blocks, batch.len() as u32), l, dependent)

@@ -1,5 +1,5 @@
 //! The big-field NTT engine: the launch table of `zkntt_core::plan` run by the kernels of
-//! `cuda/ntt/` (`column.cu`, `middle.cu`, `bit_reverse.cu`).
+//! `cuda/ntt/` (`column.cu`, `middle.cu`, `stage1_block.cu`, `stage2_warp.cu`).
 
 mod engine;
 mod launch;

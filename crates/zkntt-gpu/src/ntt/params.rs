@@ -25,6 +25,8 @@ pub(crate) struct NttStageParams {
     pub post_const: u64,
     pub log_n: u32,
     pub log_p: u32,
+    /// Middle stage: log2 Q. Column stage: log2 of the sub-transforms whose columns it works down
+    /// (`Launch::log_m`; a union with `log_q` in the CUDA struct).
     pub log_q: u32,
     pub log_cols: u32,
     pub lo_bits: u32,
