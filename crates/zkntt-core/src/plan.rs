@@ -23,7 +23,10 @@
 //!
 //! so that X[k1 + P*k2 + P*Q*k3] lands at rev_P(k1)*R + rev_Q(k2)*P + rev_P(k3) = rev_N(k). RN runs
 //! the same launches in the other order with the input's rows read where the bit-reversed input
-//! put them (row i holds index rev(i)) and the twiddle w^(rev(i)*c) applied on the way in.
+//! put them (row i holds index rev(i)) and the twiddle w^(rev(i)*c) applied on the way in. Up to
+//! 2^22 two launches do it (P x R with both in one block: launch 2 is R-point segments), so the
+//! bit-reversed orderings read and write memory twice where natural order does three times
+//! ([`Plan::ordered_columns`], [`ordered_launches`]: any split of log_n into column sizes works).
 //!
 //! [`Plan::launches`] turns a plan and the form of a call (ordering, scaling) into that table with
 //! every launch's geometry and flags: the one place that knows the launch order. The engine runs
@@ -308,6 +311,80 @@ pub struct Launch {
     pub by_columns: bool,
 }
 
+/// The launches of a bit-reversed ordering (module docs) with columns of 2^sizes[i] entries (NR's
+/// order; each at most 2^MAX_SINGLE_LOG, summing to log_n): NR's launch i works down the columns
+/// of the sub-transforms of 2^(log_n - sizes[0] - .. - sizes[i-1]), times the twiddles of that
+/// sub-transform (all but the last), entries to bit-reversed rows; RN runs them last to first,
+/// rows read bit-reversed, twiddles on the way in. Scaling flags go on the first and last.
+pub fn ordered_launches(log_n: u32, sizes: &[u32], form: Form) -> Vec<Launch> {
+    debug_assert_eq!(sizes.iter().sum::<u32>(), log_n);
+    debug_assert!(
+        sizes
+            .iter()
+            .all(|&s| (1..=MAX_SINGLE_LOG).contains(&s) || log_n == 0)
+    );
+    let omega = if form.full_omega {
+        flags::OMEGA_FULL
+    } else {
+        0
+    };
+    let (order, twiddle) = match form.ordering {
+        Ordering::RN => (flags::IN_BITREV, flags::TWIDDLE_IN | omega),
+        _ => (flags::OUT_BITREV, flags::TWIDDLE_OUT | omega),
+    };
+    let mut log_m = log_n;
+    let mut stages: Vec<(u32, u32, u32)> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &log_s)| {
+            let stage = (log_s, log_m, if i + 1 < sizes.len() { twiddle } else { 0 });
+            log_m -= log_s;
+            stage
+        })
+        .collect();
+    if form.ordering == Ordering::RN {
+        stages.reverse();
+    }
+    let (pre, post) = scale_flags(form);
+    let last = stages.len() - 1;
+    let dependent = log_n >= DEPENDENT_LAUNCH_MIN_LOG;
+    stages
+        .into_iter()
+        .enumerate()
+        .map(|(i, (log_s, log_m, tw))| {
+            let log_cols = column_block_log(log_n, log_s);
+            let scale = if i == 0 { pre } else { 0 } | if i == last { post } else { 0 };
+            Launch {
+                kernel: Kernel::Column,
+                layers: log_s,
+                log_m,
+                blocks: 1u32 << (log_n - log_s - log_cols),
+                threads: THREADS,
+                smem: smem_bytes(1 << (log_s + log_cols)),
+                flags: tw | scale | order,
+                log_cols,
+                dependent: dependent && i > 0,
+                by_columns: false,
+            }
+        })
+        .collect()
+}
+
+/// The scaling flags of a call: (first launch's, last launch's).
+fn scale_flags(form: Form) -> (u32, u32) {
+    let pre = if form.coset && form.direction == Direction::Forward {
+        flags::PRE_SCALE
+    } else {
+        0
+    };
+    let post = match form.direction {
+        Direction::Forward => 0,
+        Direction::Inverse if form.coset => flags::POST_SCALE | flags::POST_CONST,
+        Direction::Inverse => flags::POST_CONST,
+    };
+    (pre, post)
+}
+
 /// log2 of the columns of 2^log_s entries one column-launch block holds, for a transform of
 /// 2^log_n: 2^COLUMN_ELEMENTS_LOG elements where there are enough columns, fewer (down to
 /// 2^MIN_COLUMN_ELEMENTS_LOG) where that leaves fewer than 2^MIN_COLUMN_BLOCKS_LOG blocks.
@@ -389,6 +466,22 @@ impl Plan {
         }
     }
 
+    /// log2 of the column sizes of the bit-reversed orderings' launches, first to last (NR's
+    /// order; [`ordered_launches`]): two launches, each of at most 2^MAX_LOG_P, while they fit
+    /// (to 2^22: two passes over memory where natural order takes three), else P, Q, P.
+    pub fn ordered_columns(&self) -> Vec<u32> {
+        match *self {
+            Plan::Single { log_n } => vec![log_n],
+            Plan::ThreeStage { log_n, .. } if log_n <= 2 * MAX_LOG_P => {
+                vec![log_n / 2, log_n - log_n / 2]
+            }
+            Plan::ThreeStage { log_p, log_q, .. } => [log_p, log_q, log_p]
+                .into_iter()
+                .filter(|&s| s > 0)
+                .collect(),
+        }
+    }
+
     /// The launches of a transform of this size in `form`, in order, with the stages' kernels
     /// chosen by `kernels` (resolved for the call's field by [`Kernels::resolve`]; an unresolved
     /// [`Stage2::Auto`] is the shared kernel). Natural order runs the self-sorting P x Q x P
@@ -396,16 +489,10 @@ impl Plan {
     /// kernel, whatever `kernels` says.
     pub fn launches(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let log_n = self.log_n();
-        let pre = if form.coset && form.direction == Direction::Forward {
-            flags::PRE_SCALE
-        } else {
-            0
-        };
-        let post = match form.direction {
-            Direction::Forward => 0,
-            Direction::Inverse if form.coset => flags::POST_SCALE | flags::POST_CONST,
-            Direction::Inverse => flags::POST_CONST,
-        };
+        if form.ordering != Ordering::NN {
+            return ordered_launches(log_n, &self.ordered_columns(), form);
+        }
+        let (pre, post) = scale_flags(form);
         let omega = if form.full_omega {
             flags::OMEGA_FULL
         } else {
@@ -423,26 +510,6 @@ impl Plan {
             dependent: false,
             by_columns: false,
         };
-        // A column launch of S = 2^log_s entries per column over sub-transforms of 2^log_m.
-        let column = |log_s: u32, log_m: u32, flags: u32| {
-            let log_cols = column_block_log(log_n, log_s);
-            Launch {
-                log_m,
-                ..launch(
-                    Kernel::Column,
-                    log_s,
-                    1u32 << (log_n - log_s - log_cols),
-                    smem_bytes(1 << (log_s + log_cols)),
-                    flags,
-                    log_cols,
-                )
-            }
-        };
-        let order = match form.ordering {
-            Ordering::NN => 0,
-            Ordering::NR => flags::OUT_BITREV,
-            Ordering::RN => flags::IN_BITREV,
-        };
         let mut out = Vec::with_capacity(3);
         match *self {
             Plan::Single { log_n } => {
@@ -451,35 +518,9 @@ impl Plan {
                     log_n,
                     1,
                     smem_bytes(1 << log_n),
-                    pre | post | order,
+                    pre | post,
                     0,
                 ));
-            }
-            Plan::ThreeStage { log_p, log_q, .. } if form.ordering != Ordering::NN => {
-                // Columns of P down the whole matrix, of Q inside each row of R, of P contiguous.
-                let log_r = log_n - log_p;
-                let mut stages = vec![
-                    (log_p, log_n, flags::TWIDDLE_OUT | omega),
-                    (log_q, log_r, flags::TWIDDLE_OUT | omega),
-                    (log_p, log_p, 0),
-                ];
-                if log_q == 0 {
-                    stages.remove(1);
-                }
-                if form.ordering == Ordering::RN {
-                    // The mirror: the same launches from the last, twiddles on the way in.
-                    stages.reverse();
-                    for s in &mut stages {
-                        if s.2 != 0 {
-                            s.2 = flags::TWIDDLE_IN | omega;
-                        }
-                    }
-                }
-                let last = stages.len() - 1;
-                for (i, (log_s, log_m, tw)) in stages.into_iter().enumerate() {
-                    let scale = if i == 0 { pre } else { 0 } | if i == last { post } else { 0 };
-                    out.push(column(log_s, log_m, tw | scale | order));
-                }
             }
             Plan::ThreeStage {
                 log_n,
@@ -581,12 +622,25 @@ mod tests {
             rn.iter()
                 .all(|l| l.kernel == Kernel::Column && !l.dependent)
         );
-        // 2^12 = 2^5 x 2^2 x 2^5: P contiguous, Q inside rows of 2^7, P down the whole.
+        // 2^12 = 2^6 x 2^6: segments of 2^6 first, then columns down the whole.
         let shape: Vec<_> = rn.iter().map(|l| (l.layers, l.log_m)).collect();
-        assert_eq!(shape, [(5, 5), (2, 7), (5, 12)]);
+        assert_eq!(shape, [(6, 6), (6, 12)]);
         let bits = flags::IN_BITREV;
         assert_eq!(rn[0].flags, flags::PRE_SCALE | bits);
         assert_eq!(rn[1].flags, flags::TWIDDLE_IN | bits);
+        // Two launches to 2^22, then P, Q, P.
+        for (log_n, sizes) in [
+            (21, vec![10, 11]),
+            (22, vec![11, 11]),
+            (23, vec![10, 3, 10]),
+        ] {
+            assert_eq!(Plan::for_size(log_n).unwrap().ordered_columns(), sizes);
+        }
+        // RN of sizes [a, b, c] is NR's launches in reverse: c-point segments first.
+        let sizes = [4, 3, 5];
+        let rn = ordered_launches(12, &sizes, rn_form);
+        let shape: Vec<_> = rn.iter().map(|l| (l.layers, l.log_m)).collect();
+        assert_eq!(shape, [(5, 5), (3, 8), (4, 12)]);
         assert_eq!(rn[2].flags, flags::TWIDDLE_IN | bits);
         let nr_form = Form {
             ordering: Ordering::NR,
@@ -612,8 +666,7 @@ mod tests {
         assert_eq!(nr.len(), 1);
         assert_eq!(nr[0].flags, scale | bits);
         assert_eq!(nr[0].smem, smem_bytes(1 << 10));
-        // Q = 1 (a split only tests make): two launches.
-        let two = Plan::three_stage(12, 6).launches(nr_form, SHARED);
+        let two = Plan::for_size(12).unwrap().launches(nr_form, SHARED);
         assert_eq!(two.iter().map(|l| l.log_m).collect::<Vec<_>>(), [12, 6]);
         // Every size: the layers add up to log_n, one launch is all of a small size.
         for log_n in 1..=32 {

@@ -505,6 +505,23 @@ pub fn transform_ordered<F: FftField>(a: &mut [F], omega: F, plan: Plan, orderin
     }
 }
 
+/// [`transform_ordered`] with the columns of [`plan::ordered_launches`] given (any split of
+/// log_n into column sizes, for tests of every split).
+pub fn transform_with_columns<F: FftField>(
+    a: &mut [F],
+    omega: F,
+    sizes: &[u32],
+    ordering: Ordering,
+) {
+    let form = Form {
+        ordering,
+        ..Form::default()
+    };
+    for l in plan::ordered_launches(a.len().trailing_zeros(), sizes, form) {
+        column_launch(a, l.layers, l.log_m, l.flags, omega);
+    }
+}
+
 /// The batch `cfg` describes, each transform by the GPU's scheme under `plan`, with the coset
 /// and 1/N scalings at the positions the kernels apply them (a reversed position's exponent is
 /// its reversed index).

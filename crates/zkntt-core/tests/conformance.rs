@@ -401,6 +401,53 @@ fn self_sort_matches_reference_at_every_split() {
     }
 }
 
+/// The bit-reversed orderings' column launches give ark-poly's result (bit-reversed) for every
+/// split of log_n into column sizes, in both directions.
+#[test]
+fn ordered_launches_match_reference_at_every_split() {
+    use zkntt_core::self_sort::transform_with_columns;
+    type F = ark_bn254::Fr;
+    let mut rng = StdRng::seed_from_u64(13);
+    for log_n in 1..=12u32 {
+        let n = 1usize << log_n;
+        let input: Vec<F> = random_vec(&mut rng, n);
+        let omega = F::get_root_of_unity(n as u64).unwrap();
+        let mut want = input.clone();
+        reference::radix2_nn(&mut want, omega);
+        // Every composition of log_n into parts of 1..=11 (2^(log_n-1) of them; all up to 2^8,
+        // then those of at most three parts).
+        let mut splits = vec![vec![]];
+        for _ in 0..log_n {
+            splits = splits
+                .into_iter()
+                .flat_map(|s: Vec<u32>| {
+                    let mut add = s.clone();
+                    add.push(1);
+                    let mut grow = s;
+                    if let Some(last) = grow.last_mut() {
+                        *last += 1;
+                        vec![add, grow]
+                    } else {
+                        vec![add]
+                    }
+                })
+                .collect();
+        }
+        splits.retain(|s| s.iter().all(|&p| p <= 11) && (log_n <= 8 || s.len() <= 3));
+        for sizes in splits {
+            let mut nr = input.clone();
+            transform_with_columns(&mut nr, omega, &sizes, Ordering::NR);
+            let mut got = nr.clone();
+            bit_reverse_permute(&mut got);
+            assert!(got == want, "NR 2^{log_n} {sizes:?}");
+            let mut rn = input.clone();
+            bit_reverse_permute(&mut rn);
+            transform_with_columns(&mut rn, omega, &sizes, Ordering::RN);
+            assert!(rn == want, "RN 2^{log_n} {sizes:?}");
+        }
+    }
+}
+
 /// The host pipeline launches the column stages a range of columns at a time (as chunks of columns
 /// arrive and leave): the ranges, in any order, give the whole stage, bit for bit.
 #[test]
