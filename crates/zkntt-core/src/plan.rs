@@ -24,9 +24,9 @@
 //! so that X[k1 + P*k2 + P*Q*k3] lands at rev_P(k1)*R + rev_Q(k2)*P + rev_P(k3) = rev_N(k). RN runs
 //! the same launches in the other order with the input's rows read where the bit-reversed input
 //! put them (row i holds index rev(i)) and the twiddle w^(rev(i)*c) applied on the way in. Up to
-//! 2^22 two launches do it (P x R with both in one block: launch 2 is R-point segments), so the
-//! bit-reversed orderings read and write memory twice where natural order does three times
-//! ([`Plan::ordered_columns`], [`ordered_launches`]: any split of log_n into column sizes works).
+//! 2^20 two launches do it (P x R, both at most 2^10: launch 2 is R-point segments), one launch
+//! and one twiddle pass fewer than natural order ([`Plan::ordered_columns`], [`ordered_launches`]:
+//! any split of log_n into column sizes works).
 //!
 //! [`Plan::launches`] turns a plan and the form of a call (ordering, scaling) into that table with
 //! every launch's geometry and flags: the one place that knows the launch order. The engine runs
@@ -467,12 +467,13 @@ impl Plan {
     }
 
     /// log2 of the column sizes of the bit-reversed orderings' launches, first to last (NR's
-    /// order; [`ordered_launches`]): two launches, each of at most 2^MAX_LOG_P, while they fit
-    /// (to 2^22: two passes over memory where natural order takes three), else P, Q, P.
+    /// order; [`ordered_launches`]): two launches of at most 2^PREFERRED_LOG_P each up to 2^20
+    /// (one launch and one twiddle pass fewer than natural order), else P, Q, P (blocks of 2^11
+    /// slots, which two launches would need at 2^21 and 2^22, measured slower: benches/NOTES.md).
     pub fn ordered_columns(&self) -> Vec<u32> {
         match *self {
             Plan::Single { log_n } => vec![log_n],
-            Plan::ThreeStage { log_n, .. } if log_n <= 2 * MAX_LOG_P => {
+            Plan::ThreeStage { log_n, .. } if log_n <= 2 * PREFERRED_LOG_P => {
                 vec![log_n / 2, log_n - log_n / 2]
             }
             Plan::ThreeStage { log_p, log_q, .. } => [log_p, log_q, log_p]
@@ -628,10 +629,10 @@ mod tests {
         let bits = flags::IN_BITREV;
         assert_eq!(rn[0].flags, flags::PRE_SCALE | bits);
         assert_eq!(rn[1].flags, flags::TWIDDLE_IN | bits);
-        // Two launches to 2^22, then P, Q, P.
+        // Two launches to 2^20, then P, Q, P.
         for (log_n, sizes) in [
-            (21, vec![10, 11]),
-            (22, vec![11, 11]),
+            (20, vec![10, 10]),
+            (21, vec![8, 5, 8]),
             (23, vec![10, 3, 10]),
         ] {
             assert_eq!(Plan::for_size(log_n).unwrap().ordered_columns(), sizes);

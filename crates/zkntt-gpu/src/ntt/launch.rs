@@ -29,8 +29,8 @@ pub(crate) struct Prepared {
     /// Parameters of transform 0 of the batch; each launch adjusts its own fields.
     base: NttStageParams,
     batch: usize,
-    /// Middle launches: (sub_twiddles, mid_twiddles).
-    middle: (u64, u64),
+    /// Each launch's sub-NTT twiddles (`sub_twiddles`).
+    subs: Vec<u64>,
     _tables: (Arc<Twiddles>, Option<Arc<SplitPowers>>),
 }
 
@@ -65,7 +65,6 @@ impl Prepared {
             log_n,
             log_p: log_n,
             lo_bits: lo_bits(log_n),
-            sub_twiddles: tw.sub_p.ptr(gpu),
             ..Default::default()
         };
         match (&coset, cfg.direction) {
@@ -77,16 +76,12 @@ impl Prepared {
             base.post_const = tw.n_inv_ptr(gpu);
         }
         let mut full_omega = false;
-        let mut middle = (0, 0);
         if let Plan::ThreeStage { log_p, log_q, .. } = plan {
             let missing = || Error::Internal("three-stage twiddles without their tables".into());
             (base.log_p, base.log_q) = (log_p, log_q);
             let (omega, full) = tw.omega.as_ref().ok_or_else(missing)?.table(gpu);
             (base.omega, full_omega) = (omega, full);
-            middle = (
-                tw.sub_q.as_ref().ok_or_else(missing)?.ptr(gpu),
-                tw.mid.as_ref().ok_or_else(missing)?.ptr(gpu),
-            );
+            base.mid_twiddles = tw.mid.as_ref().ok_or_else(missing)?.ptr(gpu);
         }
         let form = Form {
             direction: cfg.direction,
@@ -95,13 +90,18 @@ impl Prepared {
             full_omega,
         };
         let launches = plan.launches(form, engine.kernels().resolve(F::ID, &plan));
+        // Each launch's sub-NTTs are 2^layers points (P, Q, or a bit-reversed ordering's column).
+        let subs = launches
+            .iter()
+            .map(|l| tw.sub(gpu, l.layers))
+            .collect::<Result<_>>()?;
         Ok(Self {
             field: F::ID,
             plan,
             launches,
             base,
             batch: cfg.batch,
-            middle,
+            subs,
             _tables: (tw.clone(), coset),
         })
     }
@@ -142,21 +142,16 @@ impl Prepared {
     }
 
     /// The parameters of launch `index` for transforms `batch` (from the first of them).
-    fn params(&self, launch: &Launch, first: usize) -> NttStageParams {
+    fn params(&self, index: usize, first: usize) -> NttStageParams {
+        let launch = &self.launches[index];
         let mut p = self.base;
         p.data += first as u64 * p.batch_stride * 32;
         p.flags = launch.flags;
         p.log_cols = launch.log_cols;
-        match launch.kernel {
-            Kernel::Middle | Kernel::Stage2Warp => (p.sub_twiddles, p.mid_twiddles) = self.middle,
-            Kernel::Column => {
-                // Columns of S = 2^layers in sub-transforms of 2^log_m; S is P or Q.
-                (p.log_p, p.log_q) = (launch.layers, launch.log_m);
-                if launch.layers != self.base.log_p {
-                    p.sub_twiddles = self.middle.0;
-                }
-            }
-            Kernel::Stage1 => {}
+        p.sub_twiddles = self.subs[index];
+        if launch.kernel == Kernel::Column {
+            // Columns of S = 2^layers in sub-transforms of 2^log_m (log_q's slot).
+            (p.log_p, p.log_q) = (launch.layers, launch.log_m);
         }
         p
     }
@@ -197,7 +192,7 @@ impl NttEngine {
         dependent: bool,
     ) -> Result<()> {
         let l = &call.launches[index];
-        let mut p = call.params(l, batch.start);
+        let mut p = call.params(index, batch.start);
         let mut blocks = l.blocks;
         if let Some(cols) = columns {
             let per = call.columns_per_block(index);

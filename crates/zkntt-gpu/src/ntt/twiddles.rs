@@ -144,15 +144,26 @@ fn omega_table<F: GpuField>(gpu: &Gpu, w: F, log_n: u32) -> Result<OmegaTable> {
     Ok(OmegaTable::Split(SplitPowers::new(gpu, w, log_n)?))
 }
 
+/// log2 of every sub-NTT size the launches of `plan` run in any ordering (their `layers`): P and
+/// Q (N for a single-block plan) and the bit-reversed orderings' column sizes.
+pub(crate) fn sub_sizes(plan: Plan) -> Vec<u32> {
+    let mut sizes = plan.ordered_columns();
+    if let Plan::ThreeStage { log_p, log_q, .. } = plan {
+        sizes.extend([log_p, log_q]);
+    }
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
 /// Everything a transform of one (field, size, direction) needs, built once.
 #[derive(Debug)]
 pub(crate) struct Twiddles {
     /// Powers of the N-th root (inverse root for inverses): stage twiddles w_N^e.
     pub omega: Option<OmegaTable>,
-    /// w_S^t for t < S/2, S the column size (P, or N for a single-block plan).
-    pub sub_p: Table,
-    /// w_Q^t for t < Q/2 (three-stage plans).
-    pub sub_q: Option<Table>,
+    /// (log2 S, w_S^t for t < S/2) for every sub-NTT size S a launch of this size runs: P and Q
+    /// (N for a single-block plan), and the column sizes of the bit-reversed orderings.
+    pub subs: Vec<(u32, Table)>,
     /// w_(N/P)^e for e < N/P = Q*P: the middle stage's w_N^(P*b*k) in one read (three-stage
     /// plans; 256 KiB at 2^23).
     pub mid: Option<Table>,
@@ -178,27 +189,23 @@ impl Twiddles {
                 Some(powers(gpu, inv, 2)?) // [1, 1/N]: element 1 is 1/N
             }
         };
+        let subs = sub_sizes(plan)
+            .into_iter()
+            .map(|log_s| {
+                let w_s = w.pow([1u64 << (log_n - log_s)]);
+                Ok((log_s, powers(gpu, w_s, (1usize << log_s) / 2)?))
+            })
+            .collect::<Result<_>>()?;
         Ok(match plan {
-            Plan::Single { log_n } => Self {
+            Plan::Single { .. } => Self {
                 omega: None,
-                sub_p: powers(gpu, w, (1usize << log_n) / 2)?,
-                sub_q: None,
+                subs,
                 mid: None,
                 n_inv,
             },
-            Plan::ThreeStage {
-                log_n,
-                log_p,
-                log_q,
-                ..
-            } => Self {
+            Plan::ThreeStage { log_n, log_p, .. } => Self {
                 omega: Some(omega_table(gpu, w, log_n)?),
-                sub_p: powers(gpu, w.pow([1u64 << (log_n - log_p)]), 1 << (log_p - 1))?,
-                sub_q: Some(powers(
-                    gpu,
-                    w.pow([1u64 << (2 * log_p)]),
-                    (1usize << log_q) / 2,
-                )?),
+                subs,
                 mid: Some(powers(
                     gpu,
                     w.pow([1u64 << log_p]),
@@ -209,6 +216,15 @@ impl Twiddles {
         })
     }
 
+    /// The table w_S^t, t < S/2, for S = 2^log_s (built for every size the plan's launches use).
+    pub fn sub(&self, gpu: &Gpu, log_s: u32) -> Result<u64> {
+        self.subs
+            .iter()
+            .find(|(s, _)| *s == log_s)
+            .map(|(_, t)| t.ptr(gpu))
+            .ok_or_else(|| Error::Internal(format!("no sub-NTT twiddles for 2^{log_s}")))
+    }
+
     /// Address of 1/N (element 1 of the `[1, 1/N]` table), or 0.
     pub fn n_inv_ptr(&self, gpu: &Gpu) -> u64 {
         self.n_inv.as_ref().map_or(0, |t| t.ptr(gpu) + 32)
@@ -216,9 +232,37 @@ impl Twiddles {
 
     pub fn bytes(&self) -> usize {
         self.omega.as_ref().map_or(0, OmegaTable::bytes)
-            + self.sub_p.bytes()
-            + self.sub_q.as_ref().map_or(0, Table::bytes)
+            + self.subs.iter().map(|(_, t)| t.bytes()).sum::<usize>()
             + self.mid.as_ref().map_or(0, Table::bytes)
             + self.n_inv.as_ref().map_or(0, Table::bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zkntt_core::Ordering;
+    use zkntt_core::plan::{Form, Kernels, Stage1, Stage2};
+
+    /// Every launch of every size, ordering and kernel generation finds its sub-NTT table.
+    #[test]
+    fn every_launch_has_its_sub_table() {
+        for log_n in 0..=32 {
+            let plan = Plan::for_size(log_n).unwrap();
+            let sizes = sub_sizes(plan);
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                for stage1 in [Stage1::Shared, Stage1::Shuffle] {
+                    for stage2 in [Stage2::Shared, Stage2::Warp] {
+                        let form = Form {
+                            ordering,
+                            ..Form::default()
+                        };
+                        for l in plan.launches(form, Kernels { stage1, stage2 }) {
+                            assert!(sizes.contains(&l.layers), "2^{log_n} {ordering:?} {l:?}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -411,12 +411,18 @@ fn each_plan_once() {
                 NttConfig::inverse()
                     .with_coset(F::GENERATOR)
                     .with_ordering(Ordering::NR),
+                NttConfig::forward()
+                    .with_coset(F::GENERATOR)
+                    .with_ordering(Ordering::RN),
             ] {
                 let mut want = x.clone();
                 reference::ntt(&mut want, &cfg).unwrap();
                 let mut got = x.clone();
                 h.ntt(&mut got, &cfg).unwrap();
-                let what = format!("{stage1:?}/{stage2:?} 2^{log_n} {:?}", cfg.direction);
+                let what = format!(
+                    "{stage1:?}/{stage2:?} 2^{log_n} {:?} {:?}",
+                    cfg.direction, cfg.ordering
+                );
                 assert_same(&got, &want, &what);
             }
         }
