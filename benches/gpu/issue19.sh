@@ -33,9 +33,9 @@ for s in $steps; do
     for c in $cases; do
       field=${c%%:*} k=${c##*:}
       step "zkntt prove --field $field --constraints 2^$k"
-      log="$out/prove_${field}_2^$k.log"
+      log="$out/prove_${field}_log$k.log"
       "$bin/bin/zkntt" prove --field "$field" --constraints "2^$k" --cache-dir "$keys" \
-        --json "$out/prove_${field}_2^$k.json" > "$log" 2>&1 || { echo "FAILED (see $log)"; rc=1; }
+        --json "$out/prove_${field}_log$k.json" > "$log" 2>&1 || { echo "FAILED (see $log)"; rc=1; }
       grep -E "^(zkntt prove|GPU|phase|witness|MSMs|whole|GpuQap|PCIe|the witness|setup: [0-9])|rror" "$log"
       grep -q "ran on the GPU" "$log" || { echo "GpuQap did not run on the GPU"; rc=1; }
     done

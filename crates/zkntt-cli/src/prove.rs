@@ -14,7 +14,8 @@ use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
 use ark_groth16::{Groth16, ProvingKey};
 use ark_poly::GeneralEvaluationDomain;
 use ark_relations::gr1cs::{
-    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, OptimizationGoal, SynthesisMode,
+    ConstraintSynthesizer, ConstraintSystem, ConstraintSystemRef, OptimizationGoal,
+    R1CS_PREDICATE_LABEL, SynthesisMode,
 };
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use ark_snark::{CircuitSpecificSetupSNARK, SNARK};
@@ -168,6 +169,59 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
         gpu_ms.push(t);
     }
     drop(progress);
+    // The witness map's two parts: the constraint matrices (`to_matrices`, the same work for
+    // every reduction, on the CPU) and `witness_map_from_matrices` (what GpuQap moves to the GPU).
+    let progress = Progress::start("witness map parts");
+    let (mut matrices_ms, mut from_ark_ms, mut from_gpu_ms) = (vec![], vec![], vec![]);
+    {
+        let (num_inputs, num_constraints) = (cs.num_instance_variables(), cs.num_constraints());
+        let assignment = {
+            let cs = cs
+                .borrow()
+                .ok_or("the constraint system is borrowed elsewhere")?;
+            [
+                cs.instance_assignment()?.to_vec(),
+                cs.witness_assignment()?.to_vec(),
+            ]
+            .concat()
+        };
+        for _ in 0..reps {
+            let (m, t) = timed(|| cs.to_matrices());
+            matrices_ms.push(t);
+            let all = m?;
+            let m = all
+                .get(R1CS_PREDICATE_LABEL)
+                .ok_or("no R1CS matrices in the constraint system")?;
+            let from = |qap_gpu: bool| {
+                timed(|| {
+                    if qap_gpu {
+                        GpuQap::witness_map_from_matrices::<E::ScalarField, D<_>>(
+                            m,
+                            num_inputs,
+                            num_constraints,
+                            &assignment,
+                        )
+                    } else {
+                        LibsnarkReduction::witness_map_from_matrices::<E::ScalarField, D<_>>(
+                            m,
+                            num_inputs,
+                            num_constraints,
+                            &assignment,
+                        )
+                    }
+                })
+            };
+            let (h, t) = from(false);
+            domain_equal &= h? == h_ark;
+            from_ark_ms.push(t);
+            let (h, t) = from(true);
+            domain_equal &= h? == h_ark;
+            from_gpu_ms.push(t);
+        }
+    }
+    drop(progress);
+    let matrices = median(&mut matrices_ms);
+    let (from_ark, from_gpu) = (median(&mut from_ark_ms), median(&mut from_gpu_ms));
     let maps_equal = h_gpu == h_ark && domain_equal;
     let (map_ark, map_gpu) = (median(&mut ark_ms), median(&mut gpu_ms));
     let map_domain = median(&mut domain_ms);
@@ -247,6 +301,12 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
         map_gpu,
     );
     row(
+        "  of which: constraint matrices (to_matrices, shared)",
+        matrices,
+        matrices,
+    );
+    row("  of which: witness_map_from_matrices", from_ark, from_gpu);
+    row(
         "MSMs and the rest (proof - the two above)",
         rest_ark,
         rest_gpu,
@@ -306,6 +366,8 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
                 "witness_map": { "ark": map_ark, "gpu_qap": map_gpu, "gpu_qap_first": gpu_first_ms,
                                  "gpu_domain": map_domain, "ark_all": ark_ms,
                                  "gpu_qap_all": gpu_ms, "gpu_domain_all": domain_ms },
+                "to_matrices": matrices,
+                "witness_map_from_matrices": { "ark": from_ark, "gpu_qap": from_gpu },
                 "rest": { "ark": rest_ark, "gpu_qap": rest_gpu },
                 "prove": { "ark": prove_ark_ms, "gpu_qap": prove_gpu_ms,
                            "ark_all": prove_ark, "gpu_qap_all": prove_gpu },
