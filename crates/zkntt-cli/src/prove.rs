@@ -10,7 +10,7 @@ use crate::AnyError;
 use crate::bench_ntt::pinned_bandwidth;
 use ark_ec::pairing::Pairing;
 use ark_ff::{PrimeField, UniformRand};
-use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP};
+use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP, evaluate_constraint};
 use ark_groth16::{Groth16, ProvingKey};
 use ark_poly::GeneralEvaluationDomain;
 use ark_relations::gr1cs::{
@@ -20,6 +20,7 @@ use ark_relations::gr1cs::{
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 use ark_snark::{CircuitSpecificSetupSNARK, SNARK};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
+use rayon::prelude::*;
 use serde_json::json;
 use std::io::{BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -173,6 +174,7 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
     // every reduction, on the CPU) and `witness_map_from_matrices` (what GpuQap moves to the GPU).
     let progress = Progress::start("witness map parts");
     let (mut matrices_ms, mut from_ark_ms, mut from_gpu_ms) = (vec![], vec![], vec![]);
+    let mut eval_ms = vec![];
     {
         let (num_inputs, num_constraints) = (cs.num_instance_variables(), cs.num_constraints());
         let assignment = {
@@ -211,6 +213,17 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
                     }
                 })
             };
+            // The part both reductions leave on the CPU: a, b, c = the matrices times the assignment.
+            let (_, t) = timed(|| {
+                for rows in m.iter().take(3) {
+                    let v: Vec<E::ScalarField> = rows
+                        .par_iter()
+                        .map(|row| evaluate_constraint(row, &assignment))
+                        .collect();
+                    std::hint::black_box(v);
+                }
+            });
+            eval_ms.push(t);
             let (h, t) = from(false);
             domain_equal &= h? == h_ark;
             from_ark_ms.push(t);
@@ -221,6 +234,7 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
     }
     drop(progress);
     let matrices = median(&mut matrices_ms);
+    let eval = median(&mut eval_ms);
     let (from_ark, from_gpu) = (median(&mut from_ark_ms), median(&mut from_gpu_ms));
     let maps_equal = h_gpu == h_ark && domain_equal;
     let (map_ark, map_gpu) = (median(&mut ark_ms), median(&mut gpu_ms));
@@ -307,6 +321,11 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
     );
     row("  of which: witness_map_from_matrices", from_ark, from_gpu);
     row(
+        "    in it: a, b, c = matrices x assignment (CPU, rayon)",
+        eval,
+        eval,
+    );
+    row(
         "MSMs and the rest (proof - the two above)",
         rest_ark,
         rest_gpu,
@@ -367,6 +386,7 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
                                  "gpu_domain": map_domain, "ark_all": ark_ms,
                                  "gpu_qap_all": gpu_ms, "gpu_domain_all": domain_ms },
                 "to_matrices": matrices,
+                "evaluate_matrices": eval,
                 "witness_map_from_matrices": { "ark": from_ark, "gpu_qap": from_gpu },
                 "rest": { "ark": rest_ark, "gpu_qap": rest_gpu },
                 "prove": { "ark": prove_ark_ms, "gpu_qap": prove_gpu_ms,
