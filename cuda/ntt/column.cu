@@ -12,6 +12,15 @@ namespace ntt {
 constexpr uint32_t LOAD_BATCH = 4;
 constexpr uint32_t STORE_BATCH = 2;
 
+// x[u] *= the stage twiddle of exponent e[u]: from mid_twiddles (MID_TWIDDLES: w_M^e in one read),
+// the full table of w_N (OMEGA_FULL: one read) or the split one (two reads and a product).
+template <class F, uint32_t B>
+__device__ __forceinline__ void mul_twiddles(F (&x)[B], const NttStageParams& p, const uint64_t (&e)[B]) {
+    if (p.flags & MID_TWIDDLES) mul_table<F, B>(x, p.mid_twiddles, e);
+    else if (p.flags & OMEGA_FULL) mul_table<F, B>(x, p.omega.lo, e);
+    else mul_lookups<F, B>(x, p.omega, p.lo_bits, e);
+}
+
 // Row i of column c: (c >> log_r) * M + i * R + (c & (R-1)), R = 2^log_r; i * R + c where M = N.
 template <bool ORDERED>
 __device__ __forceinline__ uint64_t element_index(uint64_t c, uint32_t i, uint32_t log_r, uint32_t log_m) {
@@ -34,7 +43,8 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     const uint32_t log_s = p.log_p, log_cols = p.log_cols, log_r = log_m - log_s;
     const uint32_t S = 1u << log_s, cols = 1u << log_cols, E = S << log_cols;
     const uint64_t R = 1ull << log_r;
-    const uint32_t tw_shift = p.log_n - log_m;  // w_M = w_N^(N/M)
+    // w_M^e = w_N^(e N/M), or mid_twiddles[e] where that table is w_M's (MID_TWIDDLES).
+    const uint32_t tw_shift = (ORDERED && (p.flags & MID_TWIDDLES)) ? 0 : p.log_n - log_m;
     const uint64_t c0 = p.col_base + ((uint64_t)blockIdx.x << log_cols);
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
@@ -74,8 +84,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             for (uint32_t u = 0; u < LOAD_BATCH; u++)
                 idx[u] = ((uint64_t)bit_reverse(slot[u] & (S - 1), log_s) * ((c0 + (slot[u] >> log_s)) & (R - 1)))
                          << tw_shift;
-            if (p.flags & OMEGA_FULL) mul_table<F, LOAD_BATCH>(x, p.omega.lo, idx);
-            else mul_lookups<F, LOAD_BATCH>(x, p.omega, p.lo_bits, idx);
+            mul_twiddles<F, LOAD_BATCH>(x, p, idx);
         }
 #pragma unroll
         for (uint32_t u = 0; u < LOAD_BATCH; u++)
@@ -102,10 +111,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             ck[u] = ORDERED ? (((c0 + t) & (R - 1)) * k) << tw_shift : (c0 + t) * k;
             x[u] = sm.get((t << log_s) + k);
         }
-        if (p.flags & TWIDDLE_OUT) {
-            if (p.flags & OMEGA_FULL) mul_table<F, STORE_BATCH>(x, p.omega.lo, ck);
-            else mul_lookups<F, STORE_BATCH>(x, p.omega, p.lo_bits, ck);
-        }
+        if (p.flags & TWIDDLE_OUT) mul_twiddles<F, STORE_BATCH>(x, p, ck);
         if (p.flags & POST_SCALE) {
             // The exponent is the output's index: its position, reversed in a bit-reversed output.
             if (out_rev) {

@@ -15,6 +15,7 @@ constexpr uint32_t OMEGA_FULL = 16;   // omega.lo holds all N powers: one read, 
 constexpr uint32_t IN_BITREV = 32;    // column row i holds entry rev(i); PRE_SCALE exponents reversed
 constexpr uint32_t OUT_BITREV = 64;   // column entry k to row rev(k); POST_SCALE exponents reversed
 constexpr uint32_t TWIDDLE_IN = 128;  // column input (row i, column c) *= w_M^(rev(i)*c) (RN)
+constexpr uint32_t MID_TWIDDLES = 256;  // TWIDDLE_IN/OUT read w_M^e from mid_twiddles (M = N/P)
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.

@@ -81,6 +81,9 @@ pub mod flags {
     pub const OUT_BITREV: u32 = 64;
     /// Column input (row i, column c of a sub-transform of M) *= w_M^(rev(i)*c) (RN's later launches).
     pub const TWIDDLE_IN: u32 = 128;
+    /// TWIDDLE_IN/OUT read w_M^e from the middle stage's table (w_N^(P*e), e < N/P: one read, no
+    /// product), where M = N/P for the plan's P.
+    pub const MID_TWIDDLES: u32 = 256;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -315,8 +318,15 @@ pub struct Launch {
 /// order; each at most 2^MAX_SINGLE_LOG, summing to log_n): NR's launch i works down the columns
 /// of the sub-transforms of 2^(log_n - sizes[0] - .. - sizes[i-1]), times the twiddles of that
 /// sub-transform (all but the last), entries to bit-reversed rows; RN runs them last to first,
-/// rows read bit-reversed, twiddles on the way in. Scaling flags go on the first and last.
-pub fn ordered_launches(log_n: u32, sizes: &[u32], form: Form) -> Vec<Launch> {
+/// rows read bit-reversed, twiddles on the way in. Scaling flags go on the first and last. With
+/// `mid_log_p` (the plan's P, whose middle-stage table the engine holds), the launch whose
+/// sub-transforms are N/P reads its twiddles there ([`flags::MID_TWIDDLES`]).
+pub fn ordered_launches(
+    log_n: u32,
+    sizes: &[u32],
+    mid_log_p: Option<u32>,
+    form: Form,
+) -> Vec<Launch> {
     debug_assert_eq!(sizes.iter().sum::<u32>(), log_n);
     debug_assert!(
         sizes
@@ -337,7 +347,14 @@ pub fn ordered_launches(log_n: u32, sizes: &[u32], form: Form) -> Vec<Launch> {
         .iter()
         .enumerate()
         .map(|(i, &log_s)| {
-            let stage = (log_s, log_m, if i + 1 < sizes.len() { twiddle } else { 0 });
+            let tw = match i + 1 < sizes.len() {
+                false => 0,
+                true if mid_log_p == Some(log_n - log_m) => {
+                    (twiddle & !flags::OMEGA_FULL) | flags::MID_TWIDDLES
+                }
+                true => twiddle,
+            };
+            let stage = (log_s, log_m, tw);
             log_m -= log_s;
             stage
         })
@@ -491,7 +508,11 @@ impl Plan {
     pub fn launches(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let log_n = self.log_n();
         if form.ordering != Ordering::NN {
-            return ordered_launches(log_n, &self.ordered_columns(), form);
+            let mid = match *self {
+                Plan::ThreeStage { log_p, .. } => Some(log_p),
+                Plan::Single { .. } => None,
+            };
+            return ordered_launches(log_n, &self.ordered_columns(), mid, form);
         }
         let (pre, post) = scale_flags(form);
         let omega = if form.full_omega {
@@ -639,7 +660,7 @@ mod tests {
         }
         // RN of sizes [a, b, c] is NR's launches in reverse: c-point segments first.
         let sizes = [4, 3, 5];
-        let rn = ordered_launches(12, &sizes, rn_form);
+        let rn = ordered_launches(12, &sizes, None, rn_form);
         let shape: Vec<_> = rn.iter().map(|l| (l.layers, l.log_m)).collect();
         assert_eq!(shape, [(5, 5), (3, 8), (4, 12)]);
         assert_eq!(rn[2].flags, flags::TWIDDLE_IN | bits);
@@ -654,7 +675,7 @@ mod tests {
         assert_eq!(shape, [(10, 23), (3, 13), (10, 10)]);
         let bits = flags::OUT_BITREV;
         assert_eq!(nr[0].flags, flags::TWIDDLE_OUT | bits);
-        assert_eq!(nr[1].flags, flags::TWIDDLE_OUT | bits);
+        assert_eq!(nr[1].flags, flags::TWIDDLE_OUT | flags::MID_TWIDDLES | bits);
         let scale = flags::POST_SCALE | flags::POST_CONST;
         assert_eq!(nr[2].flags, scale | bits);
         assert!(nr.iter().all(|l| !l.by_columns) && nr[1].dependent);

@@ -517,7 +517,7 @@ pub fn transform_with_columns<F: FftField>(
         ordering,
         ..Form::default()
     };
-    for l in plan::ordered_launches(a.len().trailing_zeros(), sizes, form) {
+    for l in plan::ordered_launches(a.len().trailing_zeros(), sizes, None, form) {
         column_launch(a, l.layers, l.log_m, l.flags, omega);
     }
 }
