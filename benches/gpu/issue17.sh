@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Issue 17 on the GPU machine, in one device call: the engine's and the ark suites (every size,
+# direction, coset and ordering against ark-poly), the `stages` bench beside sppark (BN254 forward
+# NN/NR/RN, ZKNTT_BENCH_MIN_LOG..ZKNTT_BENCH_MAX_LOG, default 12..26), ncu per launch at 2^23 in
+# each ordering, and memcheck/racecheck on each_plan_once (every kernel generation and ordering,
+# 2^1..2^ZKNTT_SANITIZE_MAX_LOG, default 19). Logs and tables into $OUT.
+#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize]   (default: all)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-.}
+steps=${*:-tests bench ncu sanitize}
+bin=$("$here/run.sh" unpack) || exit 1
+export ZKNTT_REQUIRE_GPU=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+echo "bundle $(tr '\n' ' ' < "$here/COMMIT")"
+step() { echo "=== $1 ($(date +%T))"; }
+rc=0
+for s in $steps; do
+  case "$s" in
+  tests)
+    for t in "$bin"/tests/zkntt-gpu-gpu "$bin"/tests/zkntt-ark-*; do
+      [ -x "$t" ] || continue
+      step "tests $(basename "$t")"
+      timeout 300 "$t" --test-threads=4 > "$out/$(basename "$t").log" 2>&1 || rc=1
+      grep -E "test result|FAILED|panicked" "$out/$(basename "$t").log" | head -20
+    done
+    ;;
+  bench)
+    step "stages bench beside sppark"
+    ZKNTT_BENCH_MIN_LOG=${ZKNTT_BENCH_MIN_LOG:-12} ZKNTT_BENCH_MAX_LOG=${ZKNTT_BENCH_MAX_LOG:-26} \
+      timeout 200 "$bin"/benches/zkntt-benches-stages > "$out/stages.md" 2>&1 || rc=1
+    # log2 N, order, default, sppark same, sppark best, default vs same, default vs best
+    grep -E "^\| [0-9]+ \| (NN|NR|RN)" "$out/stages.md" | cut -d'|' -f1-3,7-10,15,20
+    grep -E "rror|panick" "$out/stages.md"
+    ;;
+  ncu)
+    ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    step "ncu 2^23 NN (per launch)"
+    "$ncu" --kernel-name regex:ntt_ --launch-skip 3 --launch-count 3 --section SpeedOfLight \
+      --section LaunchStats "$bin/bin/zkntt" bench ntt --from 23 --to 23 --reps 2 --no-ark \
+      > "$out/ncu_nn.log" 2>&1 || rc=1
+    grep -E "^  ntt_[a-z0-9_]+|Duration|Registers Per|Compute \(SM\)|DRAM Throughput" "$out/ncu_nn.log" | head -24
+    # The stages bench's bit-reversed transforms at 2^23: NR's first three launches, and RN's
+    # first (after NR's 5 generations x 22 transforms x 3 launches).
+    for o in "NR 0" "RN 330"; do
+      set -- $o
+      step "ncu 2^23 $1 (per launch)"
+      ZKNTT_BENCH_MIN_LOG=23 ZKNTT_BENCH_MAX_LOG=23 "$ncu" --kernel-name regex:ntt_column_ordered \
+        --launch-skip "$2" --launch-count 3 --section SpeedOfLight --section LaunchStats \
+        "$bin"/benches/zkntt-benches-stages > "$out/ncu_$1.log" 2>&1 || rc=1
+      grep -E "^  ntt_[a-z0-9_]+|Duration|Registers Per|Compute \(SM\)|DRAM Throughput" "$out/ncu_$1.log" | head -24
+    done
+    ;;
+  sanitize)
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in memcheck racecheck; do
+      step "$tool on each_plan_once"
+      ZKNTT_TEST_MAX_LOG=${ZKNTT_SANITIZE_MAX_LOG:-19} timeout 240 "$cs" --tool "$tool" --error-exitcode 9 \
+        "$bin"/tests/zkntt-gpu-gpu each_plan_once > "$out/$tool.log" 2>&1
+      echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$out/$tool.log" | tr '\n' ' ')"
+    done
+    ;;
+  *)
+    echo "issue17.sh: unknown step $s (tests, bench, ncu, sanitize)" >&2
+    rc=2
+    ;;
+  esac
+done
+step "done (rc=$rc)"
+exit $rc
