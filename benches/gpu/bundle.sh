@@ -39,7 +39,7 @@ case "$PKGS" in *--workspace*|*zkntt-benches*) SPPARK="--features zkntt-benches/
 # shellcheck disable=SC2086
 ZKNTT_SPPARK=1 cargo bench $PKGS $SPPARK --no-run --message-format=json-render-diagnostics | collect "$stage/benches" benches
 echo "gpu-build: zkntt"
-cargo build --release -p zkntt-cli --message-format=json-render-diagnostics | collect "$stage/bin" bin
+ZKNTT_SPPARK=1 cargo build --release -p zkntt-cli ${SPPARK:+--features sppark} --message-format=json-render-diagnostics | collect "$stage/bin" bin
 strip "$stage"/tests/* "$stage"/benches/* "$stage"/bin/* 2>/dev/null || true
 if [ "$PROBES" = 1 ]; then
   echo "gpu-build: probes"

@@ -1,8 +1,15 @@
 //! `zkntt bench ntt`: the big-field engine, device-resident, timed by CUDA events, beside ark-poly
 //! on all cores (host memory, wall clock) in the same run; with `--host`, the host pipeline too
-//! (host memory in and out, wall clock) against the PCIe floor measured in the same run. sppark
-//! sits beside it in the criterion bench `benches/ntt.rs` (a bench-only dependency, so not in
-//! this binary).
+//! (host memory in and out, wall clock) against the PCIe floor measured in the same run.
+//!
+//! With `--matrix` (module `bench_matrix`): zkntt beside sppark in one process, sizes 2^10..2^26 by
+//! default (`--from`, `--to`; sizes without room in device memory are skipped, saying so) x
+//! forward / inverse / coset forward / coset inverse x NN / NR / RN, device-resident medians of
+//! `--reps` per-transform CUDA-event times on the same data, the ratio sppark / zkntt per cell and
+//! zkntt NN against sppark's fastest order; every zkntt result checked, zkntt and sppark checked to
+//! compute the same thing; `--json FILE` writes every number. sppark is in the binary only with the
+//! `sppark` feature (`ZKNTT_SPPARK=1 cargo build --release -p zkntt-cli --features sppark`, nvcc on
+//! PATH; `make gpu-build` does it); without it the sppark columns are n/a and the run says so once.
 
 use crate::AnyError;
 use ark_bn254::Fr;
@@ -16,12 +23,12 @@ use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, InputCopy, NttConfig, NttEngine};
 
 #[derive(clap::Args)]
 pub struct NttArgs {
-    /// Smallest log2 size.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=28))]
-    from: u32,
-    /// Largest log2 size.
-    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(1..=28))]
-    to: u32,
+    /// Smallest log2 size (default 16; 10 with --matrix).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=28))]
+    from: Option<u32>,
+    /// Largest log2 size (default 24; 26 with --matrix).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=28))]
+    to: Option<u32>,
     /// Timed runs per size (the median is printed).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
     reps: u32,
@@ -43,6 +50,25 @@ pub struct NttArgs {
     /// result is complete: a pageable host copy, or a second device buffer.
     #[arg(long, value_enum, default_value_t = InputCopyArg::Host)]
     input_copy: InputCopyArg,
+    /// zkntt beside sppark: every size x forward/inverse/coset forward/coset inverse x NN/NR/RN,
+    /// ratios per cell, zkntt NN against sppark's fastest order (sppark needs the `sppark` feature).
+    #[arg(long, conflicts_with_all = ["host", "host_only", "copy_threads"])]
+    matrix: bool,
+    /// With --matrix: every cell's numbers as JSON into FILE.
+    #[arg(long, value_name = "FILE", requires = "matrix")]
+    json: Option<std::path::PathBuf>,
+}
+
+impl NttArgs {
+    /// The sizes to run: --from and --to, or the mode's defaults.
+    fn range(&self) -> Result<(u32, u32), AnyError> {
+        let (from, to) = if self.matrix { (10, 26) } else { (16, 24) };
+        let (from, to) = (self.from.unwrap_or(from), self.to.unwrap_or(to));
+        if from > to {
+            return Err(format!("--from {from} is above --to {to}").into());
+        }
+        Ok((from, to))
+    }
 }
 
 /// `--input-copy`: `zkntt_gpu::InputCopy`.
@@ -73,8 +99,14 @@ fn kept_where(prof: &zkntt_gpu::HostProfile, asked: InputCopy) -> &'static str {
 }
 
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
-    if args.from > args.to {
-        return Err(format!("--from {} is above --to {}", args.from, args.to).into());
+    let (from, to) = args.range()?;
+    if args.matrix {
+        return crate::bench_matrix::matrix(crate::bench_matrix::MatrixOptions {
+            from,
+            to,
+            reps: args.reps,
+            json: args.json.as_deref(),
+        });
     }
     let gpu = Gpu::new(0)?;
     let info = gpu.info()?;
@@ -86,7 +118,7 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
     );
     let engine = Arc::new(NttEngine::new(gpu.clone()));
     if args.host || args.host_only {
-        host_table(&args, HostPipeline::new(engine.clone()))?;
+        host_table(&args, from, to, HostPipeline::new(engine.clone()))?;
         if args.host_only {
             return Ok(());
         }
@@ -96,7 +128,7 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
     );
     println!("|---|---|---|---|---|---|---|");
     let mut rng = StdRng::seed_from_u64(1);
-    for log_n in args.from..=args.to {
+    for log_n in from..=to {
         let n = 1usize << log_n;
         let host: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
         let mut d = DeviceVec::from_host(&gpu, &host)?;
@@ -151,7 +183,7 @@ pub(crate) fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
 
 /// Host memory in and out, forward NN, wall clock: each size's first call (pinned and device
 /// buffers, twiddles built), then the median of the repeated calls, against the PCIe floor.
-fn host_table(args: &NttArgs, host: HostPipeline) -> Result<(), AnyError> {
+fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<(), AnyError> {
     host.set_copy_threads(args.copy_threads);
     let asked = InputCopy::from(args.input_copy);
     host.set_input_copy(asked);
@@ -172,7 +204,7 @@ fn host_table(args: &NttArgs, host: HostPipeline) -> Result<(), AnyError> {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut rng = StdRng::seed_from_u64(2);
-    for log_n in args.from..=args.to {
+    for log_n in from..=to {
         let n = 1usize << log_n;
         let input: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
         let cfg = NttConfig::forward();
@@ -212,4 +244,50 @@ fn host_table(args: &NttArgs, host: HostPipeline) -> Result<(), AnyError> {
     }
     println!();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NttArgs;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: NttArgs,
+    }
+
+    fn parse(argv: &[&str]) -> Result<NttArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("ntt").chain(argv.iter().copied())).map(|c| c.args)
+    }
+
+    #[test]
+    fn matrix_defaults_and_ranges() {
+        let a = parse(&["--matrix"]).unwrap();
+        assert!(a.matrix && a.json.is_none());
+        assert_eq!(a.range().unwrap(), (10, 26));
+        assert_eq!(a.reps, 20);
+        assert_eq!(parse(&[]).unwrap().range().unwrap(), (16, 24));
+        let a = parse(&[
+            "--matrix", "--from", "12", "--to", "14", "--reps", "5", "--json", "m.json",
+        ])
+        .unwrap();
+        assert_eq!(a.range().unwrap(), (12, 14));
+        assert_eq!(a.reps, 5);
+        assert_eq!(a.json.as_deref(), Some(std::path::Path::new("m.json")));
+        assert!(
+            parse(&["--matrix", "--from", "20", "--to", "12"])
+                .unwrap()
+                .range()
+                .is_err()
+        );
+        assert!(parse(&["--matrix", "--to", "29"]).is_err());
+    }
+
+    #[test]
+    fn json_needs_matrix_and_matrix_excludes_host() {
+        assert!(parse(&["--json", "m.json"]).is_err());
+        assert!(parse(&["--matrix", "--host"]).is_err());
+        assert!(parse(&["--matrix", "--host-only"]).is_err());
+    }
 }

@@ -13,6 +13,7 @@ use zkntt_gpu::field_ops::{self, BinaryOp};
 use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttEngine};
 
 mod bench_fft;
+mod bench_matrix;
 mod bench_ntt;
 mod bench_small;
 mod prove;
@@ -51,7 +52,8 @@ enum Bench {
     Modmul(bench_small::ModmulArgs),
     /// The small-word NTT: WSX against the block-synchronous baseline, throughput, streams.
     SmallNtt(bench_small::SmallNttArgs),
-    /// The big-field NTT engine (BN254), device-resident, beside ark-poly on all cores.
+    /// The big-field NTT engine (BN254), device-resident, beside ark-poly on all cores; with
+    /// --matrix, beside sppark in every order, direction and coset case.
     Ntt(bench_ntt::NttArgs),
     /// The fp16 Tensor Core FFT beside cuFFT fp16 and fp32: time, bandwidth, accuracy.
     Fft(bench_fft::FftArgs),
