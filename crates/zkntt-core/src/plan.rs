@@ -35,8 +35,10 @@
 
 use crate::{Direction, Error, FieldId, Ordering};
 
-/// Largest log2 size done in one block (2^11 elements of 32 bytes: 64 KiB of shared memory).
-pub const MAX_SINGLE_LOG: u32 = 11;
+/// Largest log2 size done in one block (2^10 elements of 32 bytes: 33 KiB of shared memory). A
+/// block runs on one SM: 2^11 in one block measured 0.23-0.36x sppark, so it takes the launches
+/// of the larger sizes (benches/NOTES.md, issue 17).
+pub const MAX_SINGLE_LOG: u32 = 10;
 /// Largest P of the three-stage plan (column NTTs in one block).
 pub const MAX_LOG_P: u32 = 11;
 /// Largest Q of the middle stage (groups of Q elements per tile in one block).
@@ -315,7 +317,7 @@ pub struct Launch {
 }
 
 /// The launches of a bit-reversed ordering (module docs) with columns of 2^sizes[i] entries (NR's
-/// order; each at most 2^MAX_SINGLE_LOG, summing to log_n): NR's launch i works down the columns
+/// order; each at most 2^MAX_LOG_P, summing to log_n): NR's launch i works down the columns
 /// of the sub-transforms of 2^(log_n - sizes[0] - .. - sizes[i-1]), times the twiddles of that
 /// sub-transform (all but the last), entries to bit-reversed rows; RN runs them last to first,
 /// rows read bit-reversed, twiddles on the way in. Scaling flags go on the first and last. With
@@ -331,7 +333,7 @@ pub fn ordered_launches(
     debug_assert!(
         sizes
             .iter()
-            .all(|&s| (1..=MAX_SINGLE_LOG).contains(&s) || log_n == 0)
+            .all(|&s| (1..=MAX_LOG_P).contains(&s) || log_n == 0)
     );
     let omega = if form.full_omega {
         flags::OMEGA_FULL
@@ -792,7 +794,7 @@ mod tests {
             assert!(first.by_columns && last.by_columns);
         }
         // Single-block sizes and P = 2^11 keep the column kernel.
-        let t = Plan::for_size(11)
+        let t = Plan::for_size(10)
             .unwrap()
             .launches(Form::default(), shuffle);
         assert_eq!(t[0].kernel, Kernel::Column);
@@ -826,7 +828,7 @@ mod tests {
             let plan = Plan::for_size(log_n).unwrap();
             assert_eq!(plan.log_n(), log_n);
             if let Plan::ThreeStage { log_p, log_q, .. } = plan {
-                assert!((5..=MAX_LOG_P).contains(&log_p), "{plan:?}");
+                assert!((4..=MAX_LOG_P).contains(&log_p), "{plan:?}");
                 assert!((2..=MAX_LOG_Q).contains(&log_q), "{plan:?}");
                 assert_eq!(2 * log_p + log_q, log_n);
             }

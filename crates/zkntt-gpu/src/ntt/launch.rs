@@ -41,7 +41,6 @@ impl Prepared {
         cfg: &NttConfig<F>,
         data: u64,
     ) -> Result<Self> {
-        let gpu = engine.gpu();
         let log_n = plan.log_n();
         let tw = engine.twiddles::<F>(plan, cfg.direction)?;
         // Coset tables for this call: g^j before a forward transform, g^-k after an inverse.
@@ -68,20 +67,20 @@ impl Prepared {
             ..Default::default()
         };
         match (&coset, cfg.direction) {
-            (Some(c), Direction::Forward) => base.pre = c.table(gpu),
-            (Some(c), Direction::Inverse) => base.post = c.table(gpu),
+            (Some(c), Direction::Forward) => base.pre = c.table(),
+            (Some(c), Direction::Inverse) => base.post = c.table(),
             (None, _) => {}
         }
         if cfg.direction == Direction::Inverse {
-            base.post_const = tw.n_inv_ptr(gpu);
+            base.post_const = tw.n_inv_ptr();
         }
         let mut full_omega = false;
         if let Plan::ThreeStage { log_p, log_q, .. } = plan {
             let missing = || Error::Internal("three-stage twiddles without their tables".into());
             (base.log_p, base.log_q) = (log_p, log_q);
-            let (omega, full) = tw.omega.as_ref().ok_or_else(missing)?.table(gpu);
+            let (omega, full) = tw.omega.as_ref().ok_or_else(missing)?.table();
             (base.omega, full_omega) = (omega, full);
-            base.mid_twiddles = tw.mid.as_ref().ok_or_else(missing)?.ptr(gpu);
+            base.mid_twiddles = tw.mid.as_ref().ok_or_else(missing)?.ptr();
         }
         let form = Form {
             direction: cfg.direction,
@@ -93,7 +92,7 @@ impl Prepared {
         // Each launch's sub-NTTs are 2^layers points (P, Q, or a bit-reversed ordering's column).
         let subs = launches
             .iter()
-            .map(|l| tw.sub(gpu, l.layers))
+            .map(|l| tw.sub(l.layers))
             .collect::<Result<_>>()?;
         Ok(Self {
             field: F::ID,

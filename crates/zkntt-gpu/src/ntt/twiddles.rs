@@ -12,17 +12,21 @@ use crate::{Error, Gpu, Result};
 use cudarc::driver::{CudaSlice, DevicePtr};
 use zkntt_core::{Direction, GpuField, Plan};
 
-/// A table of field elements on the device (type-erased: 4 words each).
+/// A table of field elements on the device (type-erased: 4 words each). Written once on the
+/// engine's stream, then only read by kernels on that stream and freed in its order: its address
+/// is taken once, not through cudarc's per-use event tracking (two driver calls per use, which
+/// made up much of a small transform's host time).
 #[derive(Debug)]
 pub(crate) struct Table {
-    buf: CudaSlice<u64>,
+    /// Owned for its memory (freed on drop); read through `ptr`.
+    _buf: CudaSlice<u64>,
     len: usize,
+    ptr: u64,
 }
 
 impl Table {
-    pub fn ptr(&self, gpu: &Gpu) -> u64 {
-        let (p, _sync) = self.buf.device_ptr(gpu.stream());
-        p
+    pub fn ptr(&self) -> u64 {
+        self.ptr
     }
     pub fn bytes(&self) -> usize {
         self.len * 32
@@ -61,7 +65,11 @@ pub(crate) fn powers<F: GpuField>(gpu: &Gpu, x: F, n: usize) -> Result<Table> {
             message: e.message,
         },
     })?;
-    Ok(Table { buf, len: n })
+    Ok(Table {
+        _buf: buf,
+        len: n,
+        ptr,
+    })
 }
 
 /// Powers of `x` up to `x^(2^log_n - 1)` as two tables split at `lo_bits`.
@@ -78,10 +86,10 @@ impl SplitPowers {
         let hi = powers(gpu, x.pow([1u64 << b]), 1 << (log_n - b))?;
         Ok(Self { lo, hi })
     }
-    pub fn table(&self, gpu: &Gpu) -> PowerTable {
+    pub fn table(&self) -> PowerTable {
         PowerTable {
-            lo: self.lo.ptr(gpu),
-            hi: self.hi.ptr(gpu),
+            lo: self.lo.ptr(),
+            hi: self.hi.ptr(),
         }
     }
     pub fn bytes(&self) -> usize {
@@ -112,16 +120,10 @@ pub(crate) enum OmegaTable {
 
 impl OmegaTable {
     /// The table and whether it is the full one (flag `OMEGA_FULL`).
-    pub fn table(&self, gpu: &Gpu) -> (PowerTable, bool) {
+    pub fn table(&self) -> (PowerTable, bool) {
         match self {
-            OmegaTable::Full(t) => (
-                PowerTable {
-                    lo: t.ptr(gpu),
-                    hi: 0,
-                },
-                true,
-            ),
-            OmegaTable::Split(s) => (s.table(gpu), false),
+            OmegaTable::Full(t) => (PowerTable { lo: t.ptr(), hi: 0 }, true),
+            OmegaTable::Split(s) => (s.table(), false),
         }
     }
     pub fn bytes(&self) -> usize {
@@ -217,17 +219,17 @@ impl Twiddles {
     }
 
     /// The table w_S^t, t < S/2, for S = 2^log_s (built for every size the plan's launches use).
-    pub fn sub(&self, gpu: &Gpu, log_s: u32) -> Result<u64> {
+    pub fn sub(&self, log_s: u32) -> Result<u64> {
         self.subs
             .iter()
             .find(|(s, _)| *s == log_s)
-            .map(|(_, t)| t.ptr(gpu))
+            .map(|(_, t)| t.ptr())
             .ok_or_else(|| Error::Internal(format!("no sub-NTT twiddles for 2^{log_s}")))
     }
 
     /// Address of 1/N (element 1 of the `[1, 1/N]` table), or 0.
-    pub fn n_inv_ptr(&self, gpu: &Gpu) -> u64 {
-        self.n_inv.as_ref().map_or(0, |t| t.ptr(gpu) + 32)
+    pub fn n_inv_ptr(&self) -> u64 {
+        self.n_inv.as_ref().map_or(0, |t| t.ptr() + 32)
     }
 
     pub fn bytes(&self) -> usize {
