@@ -100,22 +100,7 @@ pub fn stage2_warp<F: FftField>(x: &mut [F], log_p: u32, log_q: u32, omega: F) {
                     swap_register_lane_bit(&mut xs, &mut ss, i, (block - 1) * log_el + i);
                 }
             }
-            for lane in 0..32 {
-                for reg in (0..el).filter(|reg| reg >> rb & 1 == 0) {
-                    let reg1 = reg | 1 << rb;
-                    let s = ss[lane][reg];
-                    debug_assert_eq!(
-                        ss[lane][reg1],
-                        s | 1 << j,
-                        "slot bit {j} in register bit {rb}"
-                    );
-                    let pos = s & ((1 << j) - 1);
-                    let v = xs[lane][reg1] * tw[pos << (log_q as usize - 1 - j)];
-                    let u = xs[lane][reg];
-                    xs[lane][reg] = u + v;
-                    xs[lane][reg1] = u - v;
-                }
-            }
+            layer_in_registers(&mut xs, &ss, j, rb, &tw, log_q as usize);
         }
         for lane in 0..32 {
             let (_, a, b, sel) = lane_of(lane);
@@ -164,22 +149,7 @@ pub fn stage1_block<F: FftField>(a: &mut [F], log_p: u32, log_cols: u32, omega: 
                     let Step::Layer { rb } = step else {
                         unreachable!()
                     };
-                    for lane in 0..32 {
-                        for reg in (0..shape.el()).filter(|reg| reg >> rb & 1 == 0) {
-                            let reg1 = reg | 1 << rb;
-                            let s = ss[lane][reg];
-                            debug_assert_eq!(
-                                ss[lane][reg1],
-                                s | 1 << j,
-                                "slot bit {j} in register bit {rb}"
-                            );
-                            let pos = s & ((1 << j) - 1);
-                            let v = xs[lane][reg1] * tw[pos << (log_p as usize - 1 - j)];
-                            let u = xs[lane][reg];
-                            xs[lane][reg] = u + v;
-                            xs[lane][reg1] = u - v;
-                        }
-                    }
+                    layer_in_registers(&mut xs, &ss, j, rb, &tw, log_p as usize);
                 }
                 for lane in 0..32 {
                     for reg in 0..shape.el() {
@@ -385,6 +355,34 @@ pub fn stage1_bank_ways(log_p: u32, log_cols: u32) -> Stage1Banks {
         phase_reads: reads,
         phase_writes: writes,
         word_stores: stores,
+    }
+}
+
+/// DIT layer `j` of 2^log_s-point sub-NTTs whose slot bit j lives in register bit `rb` of every
+/// lane (`ss` holds each register's slot): the butterflies inside each lane, as the kernels run
+/// them between registers. `tw` holds w_S^t, t < S/2.
+fn layer_in_registers<F: FftField>(
+    xs: &mut [Vec<F>],
+    ss: &[Vec<usize>],
+    j: usize,
+    rb: usize,
+    tw: &[F],
+    log_s: usize,
+) {
+    for (x, s) in xs.iter_mut().zip(ss) {
+        for reg in (0..x.len()).filter(|reg| reg >> rb & 1 == 0) {
+            let reg1 = reg | 1 << rb;
+            debug_assert_eq!(
+                s[reg1],
+                s[reg] | 1 << j,
+                "slot bit {j} in register bit {rb}"
+            );
+            let pos = s[reg] & ((1 << j) - 1);
+            let v = x[reg1] * tw[pos << (log_s - 1 - j)];
+            let u = x[reg];
+            x[reg] = u + v;
+            x[reg1] = u - v;
+        }
     }
 }
 
