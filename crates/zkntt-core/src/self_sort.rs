@@ -493,14 +493,11 @@ pub fn transform_ordered<F: FftField>(a: &mut [F], omega: F, plan: Plan, orderin
     if ordering == Ordering::NN {
         return transform(a, omega, plan);
     }
-    let form = Form {
-        ordering,
-        ..Form::default()
-    };
-    for l in plan.launches(form, Kernels::default()) {
-        debug_assert_eq!(l.kernel, Kernel::Column);
-        column_launch(a, l.layers, l.log_m, l.flags, omega);
-    }
+    run_column_launches(
+        a,
+        omega,
+        plan.launches(ordered(ordering), Kernels::default()),
+    );
 }
 
 /// [`transform_ordered`] with the columns of [`plan::ordered_launches`] given (any split of
@@ -511,11 +508,22 @@ pub fn transform_with_columns<F: FftField>(
     sizes: &[u32],
     ordering: Ordering,
 ) {
-    let form = Form {
+    let log_n = a.len().trailing_zeros();
+    let launches = plan::ordered_launches(log_n, sizes, None, ordered(ordering));
+    run_column_launches(a, omega, launches);
+}
+
+/// The form of an unscaled transform in `ordering` (scalings are applied around the launches).
+fn ordered(ordering: Ordering) -> Form {
+    Form {
         ordering,
         ..Form::default()
-    };
-    for l in plan::ordered_launches(a.len().trailing_zeros(), sizes, None, form) {
+    }
+}
+
+fn run_column_launches<F: FftField>(a: &mut [F], omega: F, launches: Vec<plan::Launch>) {
+    for l in launches {
+        debug_assert_eq!(l.kernel, Kernel::Column);
         column_launch(a, l.layers, l.log_m, l.flags, omega);
     }
 }
