@@ -64,7 +64,7 @@ with tarfile.open(dst, "w:xz", preset=9) as tar:
         tar.add(os.path.join(src, name), arcname=name)
 PY
 cp benches/gpu/run.sh benches/gpu/small-run.sh benches/gpu/issue15.sh benches/gpu/issue16.sh \
-  benches/gpu/issue17.sh benches/gpu/issue19.sh "$B/"
+  benches/gpu/issue17.sh benches/gpu/issue19.sh benches/gpu/preamble.sh "$B/"
 chmod +x "$B"/*.sh
 git rev-parse --short HEAD > "$B/COMMIT" 2>/dev/null || echo unknown > "$B/COMMIT"
 git diff --quiet 2>/dev/null || echo "+dirty" >> "$B/COMMIT"

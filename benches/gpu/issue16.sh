@@ -6,14 +6,9 @@
 # generation of ZKNTT_NCU (default: the two stage1 generations). Logs and tables into $OUT.
 #   .gpu/issue16.sh [tests] [sanitize] [bench] [ncu]   (default: all)
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-.}
+# shellcheck source=preamble.sh
+source "$(dirname "$0")/preamble.sh"
 steps=${*:-tests sanitize bench ncu}
-bin=$("$here/run.sh" unpack) || exit 1
-export ZKNTT_REQUIRE_GPU=1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-echo "bundle $(tr '\n' ' ' < "$here/COMMIT")"
-step() { echo "=== $1 ($(date +%T))"; }
 for s in $steps; do
   case "$s" in
   tests)

@@ -6,14 +6,9 @@
 # 2^1..2^ZKNTT_SANITIZE_MAX_LOG, default 19). Logs and tables into $OUT.
 #   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize]   (default: all)
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-.}
+# shellcheck source=preamble.sh
+source "$(dirname "$0")/preamble.sh"
 steps=${*:-tests bench ncu sanitize}
-bin=$("$here/run.sh" unpack) || exit 1
-export ZKNTT_REQUIRE_GPU=1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-echo "bundle $(tr '\n' ' ' < "$here/COMMIT")"
-step() { echo "=== $1 ($(date +%T))"; }
 rc=0
 for s in $steps; do
   case "$s" in

@@ -8,16 +8,11 @@
 #   ZKNTT_PROVE_CASES="bn254:20 bls12-381:18" picks the prove runs; keys are cached under
 #   ZKNTT_KEYS (default $TMPDIR/zkntt-groth16-keys), so a second call skips the setups.
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-.}
+# shellcheck source=preamble.sh
+source "$(dirname "$0")/preamble.sh"
 steps=${*:-tests prove}
 cases=${ZKNTT_PROVE_CASES:-bn254:16 bn254:18 bn254:20 bls12-381:18}
 keys=${ZKNTT_KEYS:-${TMPDIR:-/tmp}/zkntt-groth16-keys}
-bin=$("$here/run.sh" unpack) || exit 1
-export ZKNTT_REQUIRE_GPU=1
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
-echo "bundle $(tr '\n' ' ' < "$here/COMMIT")"
-step() { echo "=== $1 ($(date +%T))"; }
 rc=0
 for s in $steps; do
   case "$s" in
