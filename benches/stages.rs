@@ -9,7 +9,7 @@
 
 use ark_bn254::Fr;
 use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
-use zkntt_core::plan::{Kernels, Stage1, Stage2};
+use zkntt_core::plan::{Blocks, Kernels, Stage1, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
@@ -55,12 +55,32 @@ fn main() {
         env_log("ZKNTT_BENCH_MAX_LOG", 26),
     );
     let reps = 20;
-    let kernels = |stage1, stage2| Kernels { stage1, stage2 };
+    let kernels = |stage1, stage2, blocks| Kernels {
+        stage1,
+        stage2,
+        blocks,
+    };
     let generations = [
-        ("shared", kernels(Stage1::Shared, Stage2::Shared)),
-        ("stage2 warp", kernels(Stage1::Shared, Stage2::Warp)),
-        ("stage1 shuffle", kernels(Stage1::Shuffle, Stage2::Shared)),
-        ("seed (both)", kernels(Stage1::Shuffle, Stage2::Warp)),
+        (
+            "wide",
+            kernels(Stage1::Shared, Stage2::Shared, Blocks::Wide),
+        ),
+        (
+            "narrow",
+            kernels(Stage1::Shared, Stage2::Shared, Blocks::Narrow),
+        ),
+        (
+            "stage2 warp",
+            kernels(Stage1::Shared, Stage2::Warp, Blocks::Auto),
+        ),
+        (
+            "stage1 shuffle",
+            kernels(Stage1::Shuffle, Stage2::Shared, Blocks::Auto),
+        ),
+        (
+            "seed (both)",
+            kernels(Stage1::Shuffle, Stage2::Warp, Blocks::Auto),
+        ),
         ("default", Kernels::default()),
     ];
     let info = gpu.info().unwrap();

@@ -3,8 +3,10 @@
 # direction, coset and ordering against ark-poly), the `stages` bench beside sppark (BN254 forward
 # NN/NR/RN, ZKNTT_BENCH_MIN_LOG..ZKNTT_BENCH_MAX_LOG, default 12..26), ncu per launch at 2^23 in
 # each ordering, and memcheck/racecheck on each_plan_once (every kernel generation and ordering,
-# 2^1..2^ZKNTT_SANITIZE_MAX_LOG, default 19). Logs and tables into $OUT.
-#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize]   (default: all)
+# 2^1..2^ZKNTT_SANITIZE_MAX_LOG, default 19); `small`: the stages bench and the matrix at
+# 2^8..2^20 / 2^8..2^17 and ncu's duration of every launch of the 2^12 matrix (zkntt with narrow and
+# wide blocks, sppark) as CSV. Logs and tables into $OUT.
+#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize] [small]   (default: all but small)
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"
@@ -44,6 +46,23 @@ for s in $steps; do
         --launch-skip "$2" --launch-count 3 --section SpeedOfLight --section LaunchStats \
         "$bin"/benches/zkntt-benches-stages > "$out/ncu_$1.log" 2>&1 || rc=1
       grep -E "^  ntt_[a-z0-9_]+|Duration|Registers Per|Compute \(SM\)|DRAM Throughput" "$out/ncu_$1.log" | head -24
+    done
+    ;;
+  small)
+    step "stages bench 2^8..2^20 beside sppark"
+    ZKNTT_BENCH_MIN_LOG=8 ZKNTT_BENCH_MAX_LOG=20 timeout 200 "$bin"/benches/zkntt-benches-stages \
+      > "$out/stages_small.md" 2>&1 || rc=1
+    grep -E "^\| [0-9]+ \| (NN|NR|RN)" "$out/stages_small.md" | cut -d'|' -f1-5,9,10
+    step "matrix 2^8..2^17 beside sppark (default kernels)"
+    timeout 150 "$bin/bin/zkntt" bench ntt --matrix --from 8 --to 17 --reps 30 --json "$out/matrix_small.json" \
+      > "$out/matrix_small.md" 2>&1 || rc=1
+    grep -E "^\| [0-9]+ \| forward" "$out/matrix_small.md"
+    ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    for b in narrow wide; do
+      step "ncu every launch of the 2^12 matrix, blocks=$b"
+      ZKNTT_KERNELS=blocks=$b timeout 150 "$ncu" --csv --metrics gpu__time_duration.sum \
+        "$bin/bin/zkntt" bench ntt --matrix --from 12 --to 12 --reps 2 > "$out/ncu12_$b.csv" 2> "$out/ncu12_$b.err" || rc=1
+      wc -l < "$out/ncu12_$b.csv"
     done
     ;;
   sanitize)

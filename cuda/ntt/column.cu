@@ -28,6 +28,60 @@ __device__ __forceinline__ uint64_t element_index(uint64_t c, uint32_t i, uint32
     return ((c >> log_r) << log_m) + ((uint64_t)i << log_r) + (c & ((1ull << log_r) - 1));
 }
 
+// A column launch's block: columns of S = 2^log_s entries inside sub-transforms of M = 2^log_m
+// contiguous elements: column c, row i is (c >> log_r) * M + i * R + (c & (R-1)), R = M / S (the
+// whole transform, M = N, in natural order; rows or segments in the bit-reversed orderings'
+// launches). The block holds E = S * cols elements from column c0 on.
+struct ColumnBlock {
+    uint32_t log_m, log_s, log_cols, log_r, S, cols, E, tw_shift;
+    uint64_t R, c0, base;
+    bool rows_fast, in_rev, out_rev;
+};
+
+// Load row i of column t into slot t*S + rev(entry): row i holds entry i, or rev(i) with
+// IN_BITREV. B elements per thread per round, their global loads all in flight before the first
+// shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
+// narrow ones (E/2 threads: exactly their two, no products on clamped copies). Past the end a
+// thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
+template <class F, bool ORDERED, uint32_t B>
+__device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k,
+                                             const SmemElements<F>& sm) {
+    for (uint32_t e0 = threadIdx.x; e0 < k.E; e0 += B * blockDim.x) {
+        F x[B];
+        uint64_t idx[B];
+        uint32_t slot[B];
+#pragma unroll
+        for (uint32_t u = 0; u < B; u++) {
+            const uint32_t e = min(e0 + u * blockDim.x, k.E - 1);
+            const uint32_t t = k.rows_fast ? e >> k.log_s : e & (k.cols - 1);
+            const uint32_t i = k.rows_fast ? e & (k.S - 1) : e >> k.log_cols;
+            idx[u] = element_index<ORDERED>(k.c0 + t, i, k.log_r, k.log_m);
+            x[u] = load_global<F>(k.base, idx[u] * p.elem_stride);
+            slot[u] = (t << k.log_s) + (k.in_rev ? i : bit_reverse(i, k.log_s));
+        }
+        if (p.flags & PRE_SCALE) {
+            // The exponent is the input's index: its position, reversed in a bit-reversed input.
+            if (k.in_rev) {
+#pragma unroll
+                for (uint32_t u = 0; u < B; u++) idx[u] = bit_reverse64(idx[u], p.log_n);
+            }
+            mul_lookups<F, B>(x, p.pre, p.lo_bits, idx);
+        }
+        if (ORDERED && (p.flags & TWIDDLE_IN)) {
+            // Row i of column c is entry j = rev(i): times w_M^(j * c). Reuses idx (registers).
+#pragma unroll
+            for (uint32_t u = 0; u < B; u++)
+                idx[u] = ((uint64_t)bit_reverse(slot[u] & (k.S - 1), k.log_s) *
+                          ((k.c0 + (slot[u] >> k.log_s)) & (k.R - 1)))
+                         << k.tw_shift;
+            mul_twiddles<F, B>(x, p, idx);
+        }
+#pragma unroll
+        for (uint32_t u = 0; u < B; u++)
+            if (e0 + u * blockDim.x < k.E) sm.set(slot[u], x[u]);
+    }
+}
+
 // ORDERED: the general index map and the bit-reversal flags (the bit-reversed orderings'
 // launches); without it the map of natural order (M = N) and no IN/OUT_BITREV or TWIDDLE_IN,
 // which keeps the natural-order kernel's registers (the general map spills 16-40 bytes).
@@ -36,60 +90,31 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
     using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
-    // Columns of S = 2^log_s entries inside sub-transforms of M = 2^log_m contiguous elements:
-    // column c, row i is (c >> log_r) * M + i * R + (c & (R-1)), R = M / S (the whole transform,
-    // M = N, in natural order; rows or segments in the bit-reversed orderings' launches).
-    const uint32_t log_m = ORDERED ? p.log_m : p.log_n;
-    const uint32_t log_s = p.log_p, log_cols = p.log_cols, log_r = log_m - log_s;
-    const uint32_t S = 1u << log_s, cols = 1u << log_cols, E = S << log_cols;
-    const uint64_t R = 1ull << log_r;
+    ColumnBlock blk;
+    blk.log_m = ORDERED ? p.log_m : p.log_n;
+    blk.log_s = p.log_p;
+    blk.log_cols = p.log_cols;
+    blk.log_r = blk.log_m - blk.log_s;
+    blk.S = 1u << blk.log_s;
+    blk.cols = 1u << blk.log_cols;
+    blk.E = blk.S << blk.log_cols;
+    blk.R = 1ull << blk.log_r;
     // w_M^e = w_N^(e N/M), or mid_twiddles[e] where that table is w_M's (MID_TWIDDLES).
-    const uint32_t tw_shift = (ORDERED && (p.flags & MID_TWIDDLES)) ? 0 : p.log_n - log_m;
-    const uint64_t c0 = p.col_base + ((uint64_t)blockIdx.x << log_cols);
-    const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
-    const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
+    blk.tw_shift = (ORDERED && (p.flags & MID_TWIDDLES)) ? 0 : p.log_n - blk.log_m;
+    blk.c0 = p.col_base + ((uint64_t)blockIdx.x << blk.log_cols);
+    blk.base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     // Element e of the block is column t, row i: consecutive threads take consecutive columns, or
     // consecutive rows where those are contiguous (R = 1).
-    const bool rows_fast = ORDERED && log_r == 0;
-    const bool in_rev = ORDERED && (p.flags & IN_BITREV), out_rev = ORDERED && (p.flags & OUT_BITREV);
-
-    // Load row i of column t into slot t*S + rev(entry): row i holds entry i, or rev(i) with
-    // IN_BITREV. LOAD_BATCH elements per thread per round, their global loads all in flight
-    // before the first shared-memory store (one memory latency per round, not per element). Past
-    // the end (only transforms below 2^9 elements have partial rounds) a thread re-reads element
-    // E-1 and skips the store, so nothing but the stores needs a branch.
-    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += LOAD_BATCH * blockDim.x) {
-        F x[LOAD_BATCH];
-        uint64_t idx[LOAD_BATCH];
-        uint32_t slot[LOAD_BATCH];
-#pragma unroll
-        for (uint32_t u = 0; u < LOAD_BATCH; u++) {
-            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
-            const uint32_t t = rows_fast ? e >> log_s : e & (cols - 1), i = rows_fast ? e & (S - 1) : e >> log_cols;
-            idx[u] = element_index<ORDERED>(c0 + t, i, log_r, log_m);
-            x[u] = load_global<F>(base, idx[u] * p.elem_stride);
-            slot[u] = (t << log_s) + (in_rev ? i : bit_reverse(i, log_s));
-        }
-        if (p.flags & PRE_SCALE) {
-            // The exponent is the input's index: its position, reversed in a bit-reversed input.
-            if (in_rev) {
-#pragma unroll
-                for (uint32_t u = 0; u < LOAD_BATCH; u++) idx[u] = bit_reverse64(idx[u], p.log_n);
-            }
-            mul_lookups<F, LOAD_BATCH>(x, p.pre, p.lo_bits, idx);
-        }
-        if (ORDERED && (p.flags & TWIDDLE_IN)) {
-            // Row i of column c is entry j = rev(i): times w_M^(j * c). Reuses idx (registers).
-#pragma unroll
-            for (uint32_t u = 0; u < LOAD_BATCH; u++)
-                idx[u] = ((uint64_t)bit_reverse(slot[u] & (S - 1), log_s) * ((c0 + (slot[u] >> log_s)) & (R - 1)))
-                         << tw_shift;
-            mul_twiddles<F, LOAD_BATCH>(x, p, idx);
-        }
-#pragma unroll
-        for (uint32_t u = 0; u < LOAD_BATCH; u++)
-            if (e0 + u * blockDim.x < E) sm.set(slot[u], x[u]);
-    }
+    blk.rows_fast = ORDERED && blk.log_r == 0;
+    blk.in_rev = ORDERED && (p.flags & IN_BITREV);
+    blk.out_rev = ORDERED && (p.flags & OUT_BITREV);
+    const uint32_t log_s = blk.log_s, log_cols = blk.log_cols, log_r = blk.log_r, log_m = blk.log_m;
+    const uint32_t S = blk.S, cols = blk.cols, E = blk.E, tw_shift = blk.tw_shift;
+    const uint64_t R = blk.R, c0 = blk.c0, base = blk.base;
+    const bool rows_fast = blk.rows_fast, out_rev = blk.out_rev;
+    const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
+    if (narrow_block(E)) load_columns<F, ORDERED, 2>(p, blk, sm);
+    else load_columns<F, ORDERED, LOAD_BATCH>(p, blk, sm);
     __syncthreads();
     if (log_s > 0) dit_in_shared<F>(sm, log_s, cols, reinterpret_cast<const F*>(p.sub_twiddles));
     allow_dependent_launch();
@@ -136,8 +161,8 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 }  // namespace ntt
 }  // namespace zkntt
 
-// Launch: grid (N / S / cols, batch), 128 threads (or fewer blocks from column p.col_base on),
-// dynamic shared memory 32 * padded_slots(S * cols) bytes. In place; row i of column c of
+// Launch: grid (N / S / cols, batch) (or fewer blocks from column p.col_base on), 128 threads, or
+// S * cols / 2 in narrow blocks (a radix-2 butterfly per thread), dynamic shared memory 32 * padded_slots(S * cols) bytes. In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
 // i*R + c with R = N / S).
 #define ZKNTT_COLUMN(FIELD)                                                                        \

@@ -12,10 +12,41 @@ namespace ntt {
 // Elements per thread whose global accesses are issued together in the load and store loops.
 constexpr uint32_t BATCH = 4;
 
+// Store group (a, b) entry k to (b, k, a): consecutive threads take consecutive a.
+// w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read. B elements per thread per round:
+// BATCH in wide blocks, 2 in narrow ones (E/2 threads: no products on clamped copies).
+template <class F, uint32_t B>
+__device__ __forceinline__ void store_groups(const NttStageParams& p, const SmemElements<F>& sm, uint32_t ti,
+                                             uint32_t tj, uint32_t E) {
+    using L = lazy<typename F::params>;
+    const uint32_t log_p = p.log_p, log_q = p.log_q, log_t = p.log_cols;
+    const uint32_t P = 1u << log_p, Q = 1u << log_q, T = 1u << log_t, TT = T * T;
+    const uint64_t R = (uint64_t)P << log_q;
+    const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
+    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += B * blockDim.x) {
+        F x[B], w[B];
+        uint64_t idx[B];
+#pragma unroll
+        for (uint32_t u = 0; u < B; u++) {
+            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
+            const uint32_t aa = e & (T - 1), bb = (e >> log_t) & (T - 1);
+            const uint32_t k = (e >> (2 * log_t)) & (Q - 1), sel = e >> (2 * log_t + log_q);
+            const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
+            x[u] = sm.get(((sel * TT + aa * T + bb) << log_q) + k);
+            w[u] = load_global<F>(p.mid_twiddles, b * k);
+            idx[u] = b * R + (uint64_t)k * P + a;
+        }
+#pragma unroll
+        for (uint32_t u = 0; u < B; u++) {
+            x[u] = L::canonical(L::mul(x[u], w[u]));
+            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(base) + idx[u] * p.elem_stride);
+        }
+    }
+}
+
 template <class F>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
-    using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
     const uint32_t log_p = p.log_p, log_q = p.log_q, log_t = p.log_cols;
     const uint32_t P = 1u << log_p, Q = 1u << log_q, T = 1u << log_t;
     const uint64_t R = (uint64_t)P << log_q;
@@ -53,33 +84,15 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     dit_in_shared<F>(sm, log_q, pairs * TT, reinterpret_cast<const F*>(p.sub_twiddles));
     allow_dependent_launch();
 
-    // Store group (a, b) entry k to (b, k, a): consecutive threads take consecutive a.
-    // w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read.
-    for (uint32_t e0 = threadIdx.x; e0 < E; e0 += BATCH * blockDim.x) {
-        F x[BATCH], w[BATCH];
-        uint64_t idx[BATCH];
-#pragma unroll
-        for (uint32_t u = 0; u < BATCH; u++) {
-            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
-            const uint32_t aa = e & (T - 1), bb = (e >> log_t) & (T - 1);
-            const uint32_t k = (e >> (2 * log_t)) & (Q - 1), sel = e >> (2 * log_t + log_q);
-            const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
-            x[u] = sm.get(((sel * TT + aa * T + bb) << log_q) + k);
-            w[u] = load_global<F>(p.mid_twiddles, b * k);
-            idx[u] = b * R + (uint64_t)k * P + a;
-        }
-#pragma unroll
-        for (uint32_t u = 0; u < BATCH; u++) {
-            x[u] = L::canonical(L::mul(x[u], w[u]));
-            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(base) + idx[u] * p.elem_stride);
-        }
-    }
+    if (narrow_block(E)) store_groups<F, 2>(p, sm, ti, tj, E);
+    else store_groups<F, BATCH>(p, sm, ti, tj, E);
 }
 
 }  // namespace ntt
 }  // namespace zkntt
 
-// Launch: grid ((P/T)^2, batch), 128 threads, dynamic shared memory 32 * padded_slots(2*T*T*Q)
+// Launch: grid ((P/T)^2, batch), 128 threads or T*T*Q in narrow blocks (a radix-2 butterfly per
+// thread), dynamic shared memory 32 * padded_slots(2*T*T*Q)
 // bytes; blocks below the diagonal exit at once. In/out: in place, group (a,*,b) -> (b,*,a).
 #define ZKNTT_MIDDLE(FIELD)                                                                  \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_middle_##FIELD(                    \

@@ -134,17 +134,41 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
     for (uint32_t u = 0; u < B; u++) x[u] = L::mul(x[u], w[u]);
 }
 
+// Whether a block of blockDim.x threads holding `slots` elements runs one radix-2 butterfly per
+// thread per layer (the plan's narrow blocks: a thread's chain of products is one per layer, not
+// two as in a radix-4 group) rather than radix-4 groups.
+__device__ __forceinline__ bool narrow_block(uint32_t slots) { return 2 * blockDim.x >= slots; }
+
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
 // bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards.
-// Layers go two at a time (radix-4 groups of four slots in registers: half the shared-memory
-// round trips and barriers of radix-2, three twiddle loads per four products); an odd layer count
-// starts with one radix-2 layer. Layer 0's twiddles are all 1 and layer 1's are 1 and w_4, so those
-// products are skipped. `tw` holds w_S^t, t < S/2. Values in and out are in the lazy range of
-// `lazy<P>` ([0, 2p) for BN254 Fr). Called by the whole block; ends with a barrier.
+// Wide blocks take layers two at a time (radix-4 groups of four slots in registers: half the
+// shared-memory round trips and barriers of radix-2, three twiddle loads per four products); an
+// odd layer count starts with one radix-2 layer. Narrow blocks (`narrow_block`) run radix-2
+// layers, a butterfly per thread. Layer 0's twiddles are all 1 and layer 1's are 1 and w_4, so
+// those products are skipped. `tw` holds w_S^t, t < S/2. Values in and out are in the lazy range
+// of `lazy<P>` ([0, 2p) for BN254 Fr). Called by the whole block; ends with a barrier.
 template <class F>
 __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw) {
     using L = lazy<typename F::params>;
+    if (log_s > 0 && narrow_block(count << log_s)) {
+        const uint32_t log_half = log_s - 1, pairs = count << log_half;
+        for (uint32_t s = 0; s < log_s; s++) {
+            // Layer s: slots base + pos and base + pos + h, h = 2^s, twiddle w_(2h)^pos.
+            const uint32_t h = 1u << s;
+            for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
+                const uint32_t g = i >> log_half, j = i & ((1u << log_half) - 1), pos = j & (h - 1);
+                const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
+                const F u = sm.get(i0);
+                F v = sm.get(i0 + h);
+                if (s > 0) v = L::mul(v, F::load(tw + (pos << (log_s - 1 - s))));
+                sm.set(i0, L::add(u, v));
+                sm.set(i0 + h, L::sub(u, v));
+            }
+            __syncthreads();
+        }
+        return;
+    }
     uint32_t s = 0;
     if (log_s & 1) {
         // Layer 0 alone: pairs of neighbouring slots, twiddle 1.

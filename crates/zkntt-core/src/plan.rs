@@ -35,10 +35,11 @@
 
 use crate::{Direction, Error, FieldId, Ordering};
 
-/// Largest log2 size done in one block (2^10 elements of 32 bytes: 33 KiB of shared memory). A
-/// block runs on one SM: 2^11 in one block measured 0.23-0.36x sppark, so it takes the launches
-/// of the larger sizes (benches/NOTES.md, issue 17).
-pub const MAX_SINGLE_LOG: u32 = 10;
+/// Largest log2 size done in one block: 2^8 elements, a radix-2 butterfly per thread of 128. A
+/// block runs on one SM, whose multipliers a larger transform keeps busy for longer than the
+/// launches of the three-stage plan take (2^11 in one block measured 0.23-0.36x sppark:
+/// benches/NOTES.md, issue 17).
+pub const MAX_SINGLE_LOG: u32 = 8;
 /// Largest P of the three-stage plan (column NTTs in one block).
 pub const MAX_LOG_P: u32 = 11;
 /// Largest Q of the middle stage (groups of Q elements per tile in one block).
@@ -55,9 +56,17 @@ pub const PREFERRED_LOG_P: u32 = 10;
 pub const MIN_COLUMN_BLOCKS_LOG: u32 = 9;
 pub const MIN_COLUMN_ELEMENTS_LOG: u32 = 9;
 
-/// Threads per block of every NTT launch: 128 threads x 128 registers lets four column blocks of
-/// 2^10 elements share an SM, each waiting at its own barriers (benches/NOTES.md has the sweep).
+/// Threads per block of the wide blocks (and the most of any NTT launch): 128 threads x 128
+/// registers lets four column blocks of 2^10 elements share an SM, each waiting at its own
+/// barriers (benches/NOTES.md has the sweep).
 pub const THREADS: u32 = 128;
+/// Narrow blocks ([`Blocks::Narrow`]) hold at most 2^NARROW_ELEMENTS_LOG elements, one radix-2
+/// butterfly per thread per layer (2 x [`THREADS`]), and at least 2^NARROW_MIN_ELEMENTS_LOG
+/// where the columns allow (a warp of butterflies).
+pub const NARROW_ELEMENTS_LOG: u32 = 8;
+pub const NARROW_MIN_ELEMENTS_LOG: u32 = 6;
+/// Largest log2 size whose launches take narrow blocks under [`Blocks::Auto`].
+pub const NARROW_MAX_LOG: u32 = 17;
 /// Smallest log2 size whose launches after the first are dependent (programmatic dependent
 /// launch, sm_90+). Below it the dependent launch measured slower (benches/NOTES.md).
 pub const DEPENDENT_LAUNCH_MIN_LOG: u32 = 18;
@@ -144,12 +153,29 @@ pub enum Stage2 {
     Warp,
 }
 
-/// The kernel generation of every stage (see [`Stage2`]). [`Kernels::default`] is what measured
-/// fastest on the H100 (benches/NOTES.md).
+/// How much of a transform one block of the shared-memory kernels (column and middle stages)
+/// holds. A small transform is a short chain of dependent products per thread on few SMs: narrow
+/// blocks spread it over more blocks and warps. Every choice gives identical results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Blocks {
+    /// Narrow up to 2^[`NARROW_MAX_LOG`], wide beyond ([`Kernels::resolve`]); wide wherever a
+    /// stage generation is forced to the seed's stage1 (its blocks are 2^9-2^10 slots).
+    Auto,
+    /// 128 threads, up to 2^10 elements per column block (radix-4 groups, a group per thread)
+    /// and 2^9 per middle block.
+    Wide,
+    /// At most 2^[`NARROW_ELEMENTS_LOG`] elements per block and a radix-2 butterfly per thread
+    /// (half as many threads as elements), where the column or group fits; wide elsewhere.
+    Narrow,
+}
+
+/// The kernel generation of every stage (see [`Stage2`]) and the block geometry ([`Blocks`]).
+/// [`Kernels::default`] is what measured fastest on the H100 (benches/NOTES.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernels {
     pub stage1: Stage1,
     pub stage2: Stage2,
+    pub blocks: Blocks,
 }
 
 impl Default for Kernels {
@@ -157,6 +183,7 @@ impl Default for Kernels {
         Kernels {
             stage1: Stage1::Auto,
             stage2: Stage2::Auto,
+            blocks: Blocks::Auto,
         }
     }
 }
@@ -184,11 +211,22 @@ impl Kernels {
             Stage1::Auto => Stage1::Shared,
             chosen => chosen,
         };
-        Kernels { stage1, stage2 }
+        let blocks = match self.blocks {
+            Blocks::Auto if stage1 == Stage1::Shuffle || plan.log_n() > NARROW_MAX_LOG => {
+                Blocks::Wide
+            }
+            Blocks::Auto => Blocks::Narrow,
+            chosen => chosen,
+        };
+        Kernels {
+            stage1,
+            stage2,
+            blocks,
+        }
     }
 
-    /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp` (`ZKNTT_KERNELS`'s syntax, in
-    /// any order; empty is the default).
+    /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow`
+    /// (`ZKNTT_KERNELS`'s syntax, in any order; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -199,10 +237,13 @@ impl Kernels {
                 "stage1=auto" => k.stage1 = Stage1::Auto,
                 "stage1=shared" => k.stage1 = Stage1::Shared,
                 "stage1=shuffle" => k.stage1 = Stage1::Shuffle,
+                "blocks=auto" => k.blocks = Blocks::Auto,
+                "blocks=wide" => k.blocks = Blocks::Wide,
+                "blocks=narrow" => k.blocks = Blocks::Narrow,
                 other => {
                     return Err(format!(
-                        "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle or \
-                         stage2=auto|shared|warp)"
+                        "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle, \
+                         stage2=auto|shared|warp or blocks=auto|wide|narrow)"
                     ));
                 }
             }
@@ -322,12 +363,14 @@ pub struct Launch {
 /// sub-transform (all but the last), entries to bit-reversed rows; RN runs them last to first,
 /// rows read bit-reversed, twiddles on the way in. Scaling flags go on the first and last. With
 /// `mid_log_p` (the plan's P, whose middle-stage table the engine holds), the launch whose
-/// sub-transforms are N/P reads its twiddles there ([`flags::MID_TWIDDLES`]).
+/// sub-transforms are N/P reads its twiddles there ([`flags::MID_TWIDDLES`]). `blocks`: a
+/// resolved [`Blocks`] (Narrow or Wide).
 pub fn ordered_launches(
     log_n: u32,
     sizes: &[u32],
     mid_log_p: Option<u32>,
     form: Form,
+    blocks: Blocks,
 ) -> Vec<Launch> {
     debug_assert_eq!(sizes.iter().sum::<u32>(), log_n);
     debug_assert!(
@@ -371,14 +414,14 @@ pub fn ordered_launches(
         .into_iter()
         .enumerate()
         .map(|(i, (log_s, log_m, tw))| {
-            let log_cols = column_block_log(log_n, log_s);
+            let (log_cols, threads) = column_geometry(log_n, log_s, blocks);
             let scale = if i == 0 { pre } else { 0 } | if i == last { post } else { 0 };
             Launch {
                 kernel: Kernel::Column,
                 layers: log_s,
                 log_m,
                 blocks: 1u32 << (log_n - log_s - log_cols),
-                threads: THREADS,
+                threads,
                 smem: smem_bytes(1 << (log_s + log_cols)),
                 flags: tw | scale | order,
                 log_cols,
@@ -402,6 +445,44 @@ fn scale_flags(form: Form) -> (u32, u32) {
         Direction::Inverse => flags::POST_CONST,
     };
     (pre, post)
+}
+
+/// (log2 columns per block, threads) of a column launch of 2^log_s-entry columns in a transform
+/// of 2^log_n: [`narrow_columns`] where `blocks` is Narrow and a column fits, else the wide
+/// geometry ([`column_block_log`], [`THREADS`]).
+pub fn column_geometry(log_n: u32, log_s: u32, blocks: Blocks) -> (u32, u32) {
+    match blocks {
+        Blocks::Narrow => narrow_columns(log_n, log_s),
+        Blocks::Auto | Blocks::Wide => None,
+    }
+    .unwrap_or((column_block_log(log_n, log_s), THREADS))
+}
+
+/// Narrow column blocks: 2^NARROW_MIN_ELEMENTS_LOG elements (or one column, if longer), half
+/// as many threads (a warp at least); None where a column is longer than a narrow block.
+pub fn narrow_columns(log_n: u32, log_s: u32) -> Option<(u32, u32)> {
+    if log_s > NARROW_ELEMENTS_LOG {
+        return None;
+    }
+    let log_cols = NARROW_MIN_ELEMENTS_LOG
+        .saturating_sub(log_s)
+        .min(log_n - log_s);
+    Some((log_cols, narrow_threads(log_s + log_cols)))
+}
+
+/// Narrow middle blocks: tiles of T x T groups with 2 T^2 Q at most 2^NARROW_ELEMENTS_LOG
+/// (log2 T, threads); None where Q is too long.
+pub fn narrow_tiles(log_p: u32, log_q: u32) -> Option<(u32, u32)> {
+    if log_q >= NARROW_ELEMENTS_LOG {
+        return None;
+    }
+    let log_tile = ((NARROW_ELEMENTS_LOG - 1 - log_q) / 2).min(log_p);
+    Some((log_tile, narrow_threads(1 + 2 * log_tile + log_q)))
+}
+
+/// Threads of a narrow block of 2^log_e elements: a butterfly each, a warp at least.
+fn narrow_threads(log_e: u32) -> u32 {
+    (1u32 << log_e.max(1) >> 1).max(32)
 }
 
 /// log2 of the columns of 2^log_s entries one column-launch block holds, for a transform of
@@ -514,7 +595,7 @@ impl Plan {
                 Plan::ThreeStage { log_p, .. } => Some(log_p),
                 Plan::Single { .. } => None,
             };
-            return ordered_launches(log_n, &self.ordered_columns(), mid, form);
+            return ordered_launches(log_n, &self.ordered_columns(), mid, form, kernels.blocks);
         }
         let (pre, post) = scale_flags(form);
         let omega = if form.full_omega {
@@ -537,14 +618,17 @@ impl Plan {
         let mut out = Vec::with_capacity(3);
         match *self {
             Plan::Single { log_n } => {
-                out.push(launch(
-                    Kernel::Column,
-                    log_n,
-                    1,
-                    smem_bytes(1 << log_n),
-                    pre | post,
-                    0,
-                ));
+                out.push(Launch {
+                    threads: narrow_threads(log_n).min(THREADS),
+                    ..launch(
+                        Kernel::Column,
+                        log_n,
+                        1,
+                        smem_bytes(1 << log_n),
+                        pre | post,
+                        0,
+                    )
+                });
             }
             Plan::ThreeStage {
                 log_n,
@@ -553,6 +637,10 @@ impl Plan {
                 log_cols,
                 log_tile,
             } => {
+                let (log_cols, column_threads) = match kernels.stage1 {
+                    Stage1::Shuffle => (log_cols, THREADS),
+                    _ => column_geometry(log_n, log_p, kernels.blocks),
+                };
                 let column_blocks = 1u32 << (log_n - log_p - log_cols);
                 let slots_log = log_p + log_cols;
                 // Auto here (not resolved for a field) is the shared kernel.
@@ -562,9 +650,15 @@ impl Plan {
                     }
                     _ => (Kernel::Column, smem_bytes(1 << slots_log)),
                 };
+                let (log_tile, middle_threads) = match kernels.blocks {
+                    Blocks::Narrow => narrow_tiles(log_p, log_q),
+                    Blocks::Auto | Blocks::Wide => None,
+                }
+                .unwrap_or((log_tile, THREADS));
                 let tiles = 1u32 << (log_p - log_tile);
                 let first = Launch {
                     by_columns: true,
+                    threads: column_threads,
                     ..launch(
                         column,
                         log_p,
@@ -581,14 +675,17 @@ impl Plan {
                 };
                 let middle = match warp {
                     Some(w) => launch(Kernel::Stage2Warp, log_q, w.blocks(log_p), 0, 0, w.log_tile),
-                    None => launch(
-                        Kernel::Middle,
-                        log_q,
-                        tiles * tiles,
-                        smem_bytes(2 << (2 * log_tile + log_q)),
-                        0,
-                        log_tile,
-                    ),
+                    None => Launch {
+                        threads: middle_threads,
+                        ..launch(
+                            Kernel::Middle,
+                            log_q,
+                            tiles * tiles,
+                            smem_bytes(2 << (2 * log_tile + log_q)),
+                            0,
+                            log_tile,
+                        )
+                    },
                 };
                 let last = Launch {
                     flags: post,
@@ -612,6 +709,7 @@ mod tests {
     const SHARED: Kernels = Kernels {
         stage1: Stage1::Shared,
         stage2: Stage2::Shared,
+        blocks: Blocks::Wide,
     };
 
     #[test]
@@ -662,7 +760,7 @@ mod tests {
         }
         // RN of sizes [a, b, c] is NR's launches in reverse: c-point segments first.
         let sizes = [4, 3, 5];
-        let rn = ordered_launches(12, &sizes, None, rn_form);
+        let rn = ordered_launches(12, &sizes, None, rn_form, Blocks::Wide);
         let shape: Vec<_> = rn.iter().map(|l| (l.layers, l.log_m)).collect();
         assert_eq!(shape, [(5, 5), (3, 8), (4, 12)]);
         assert_eq!(rn[2].flags, flags::TWIDDLE_IN | bits);
@@ -686,10 +784,10 @@ mod tests {
             nr.iter()
                 .all(|l| l.blocks == 1 << 13 && l.smem == smem_bytes(1 << 10))
         );
-        let nr = Plan::for_size(10).unwrap().launches(nr_form, SHARED);
+        let nr = Plan::for_size(8).unwrap().launches(nr_form, SHARED);
         assert_eq!(nr.len(), 1);
         assert_eq!(nr[0].flags, scale | bits);
-        assert_eq!(nr[0].smem, smem_bytes(1 << 10));
+        assert_eq!((nr[0].smem, nr[0].threads), (smem_bytes(1 << 8), 128));
         let two = Plan::for_size(12).unwrap().launches(nr_form, SHARED);
         assert_eq!(two.iter().map(|l| l.log_m).collect::<Vec<_>>(), [12, 6]);
         // Every size: the layers add up to log_n, one launch is all of a small size.
@@ -698,13 +796,71 @@ mod tests {
                 let form = Form { ordering, ..nn };
                 let t = Plan::for_size(log_n).unwrap().launches(form, SHARED);
                 assert_eq!(t.iter().map(|l| l.layers).sum::<u32>(), log_n);
-                assert!(t.iter().all(|l| l.threads == THREADS && l.blocks >= 1));
+                let single = log_n <= MAX_SINGLE_LOG;
+                assert!(
+                    t.iter()
+                        .all(|l| (l.threads == THREADS || single) && l.blocks >= 1)
+                );
                 // Every column launch covers the transform once.
                 for l in t.iter().filter(|l| l.kernel == Kernel::Column) {
                     assert_eq!((l.blocks as u64) << (l.layers + l.log_cols), 1 << log_n);
                 }
             }
         }
+    }
+
+    #[test]
+    fn narrow_blocks() {
+        let narrow = Kernels {
+            blocks: Blocks::Narrow,
+            ..SHARED
+        };
+        for log_n in 1..=32 {
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                let form = Form {
+                    ordering,
+                    ..Form::default()
+                };
+                let plan = Plan::for_size(log_n).unwrap();
+                let wide = plan.launches(form, SHARED);
+                let t = plan.launches(form, narrow);
+                // The same launches (layers, flags, kernels); only the geometry differs.
+                let what = |l: &Launch| (l.kernel, l.layers, l.log_m, l.flags);
+                assert!(t.iter().map(what).eq(wide.iter().map(what)), "2^{log_n}");
+                for l in &t {
+                    assert!(
+                        l.threads <= THREADS && l.threads % 32 == 0,
+                        "2^{log_n} {l:?}"
+                    );
+                    let log_e = match l.kernel {
+                        Kernel::Column => {
+                            assert_eq!((l.blocks as u64) << (l.layers + l.log_cols), 1 << log_n);
+                            l.layers + l.log_cols
+                        }
+                        Kernel::Middle => 1 + 2 * l.log_cols + l.layers,
+                        _ => continue,
+                    };
+                    assert_eq!(l.smem, smem_bytes(1 << log_e));
+                    // Narrow where the column or group fits: a butterfly per thread.
+                    if log_e <= NARROW_ELEMENTS_LOG {
+                        assert!(2 * l.threads >= 1 << log_e, "2^{log_n} {l:?}");
+                    } else {
+                        assert_eq!(l.threads, THREADS, "2^{log_n} {l:?}");
+                    }
+                }
+            }
+        }
+        // 2^12 NR: two launches of 64 blocks of one warp (64 elements each).
+        let nr = Form {
+            ordering: Ordering::NR,
+            ..Form::default()
+        };
+        let t = Plan::for_size(12).unwrap().launches(nr, narrow);
+        let geometry: Vec<_> = t
+            .iter()
+            .map(|l| (l.blocks, l.threads, l.log_cols))
+            .collect();
+        assert_eq!(geometry, [(64, 32, 0), (64, 32, 0)]);
     }
 
     #[test]
@@ -745,17 +901,24 @@ mod tests {
             Kernel::Middle,
             "Q = 2^9 stays in shared memory"
         );
-        assert_eq!(Kernels::parse("stage1=shared,stage2=warp").unwrap(), warp);
+        assert_eq!(
+            Kernels::parse("stage1=shared,stage2=warp,blocks=wide").unwrap(),
+            warp
+        );
         // Auto: the warp kernel for BN254 at Q = 8 only.
         let auto = Kernels::default();
         let shared = SHARED;
+        let narrow = |k: Kernels| Kernels {
+            blocks: Blocks::Narrow,
+            ..k
+        };
         let bn = FieldId::Bn254Fr;
         for (log_n, want) in [
-            (17, warp),
+            (17, narrow(warp)),
             (19, warp),
             (23, warp),
-            (13, shared),
-            (15, shared),
+            (13, narrow(shared)),
+            (15, narrow(shared)),
             (22, shared),
             (24, shared),
         ] {
@@ -768,9 +931,28 @@ mod tests {
         let p23 = Plan::for_size(23).unwrap();
         assert_eq!(auto.resolve(FieldId::Bls12_381Fr, &p23), shared);
         assert_eq!(warp.resolve(FieldId::Bls12_381Fr, &p23), warp);
-        assert_eq!(auto.resolve(bn, &Plan::for_size(10).unwrap()), shared);
+        assert_eq!(
+            auto.resolve(bn, &Plan::for_size(10).unwrap()),
+            narrow(shared)
+        );
         assert_eq!(Kernels::parse("").unwrap(), Kernels::default());
+        assert_eq!(
+            Kernels::parse("blocks=narrow").unwrap(),
+            Kernels {
+                blocks: Blocks::Narrow,
+                ..Kernels::default()
+            }
+        );
         assert!(Kernels::parse("stage2=fast").is_err());
+        // The seed's stage1 forced keeps its wide blocks under Auto.
+        let seed = Kernels {
+            stage1: Stage1::Shuffle,
+            ..auto
+        };
+        assert_eq!(
+            seed.resolve(bn, &Plan::for_size(14).unwrap()).blocks,
+            Blocks::Wide
+        );
     }
 
     #[test]
@@ -794,7 +976,7 @@ mod tests {
             assert!(first.by_columns && last.by_columns);
         }
         // Single-block sizes and P = 2^11 keep the column kernel.
-        let t = Plan::for_size(10)
+        let t = Plan::for_size(8)
             .unwrap()
             .launches(Form::default(), shuffle);
         assert_eq!(t[0].kernel, Kernel::Column);
@@ -811,7 +993,8 @@ mod tests {
             Kernels::parse("stage2=warp, stage1=shuffle").unwrap(),
             Kernels {
                 stage1: Stage1::Shuffle,
-                stage2: Stage2::Warp
+                stage2: Stage2::Warp,
+                blocks: Blocks::Auto,
             }
         );
         assert_eq!(
@@ -828,7 +1011,7 @@ mod tests {
             let plan = Plan::for_size(log_n).unwrap();
             assert_eq!(plan.log_n(), log_n);
             if let Plan::ThreeStage { log_p, log_q, .. } = plan {
-                assert!((4..=MAX_LOG_P).contains(&log_p), "{plan:?}");
+                assert!((3..=MAX_LOG_P).contains(&log_p), "{plan:?}");
                 assert!((2..=MAX_LOG_Q).contains(&log_q), "{plan:?}");
                 assert_eq!(2 * log_p + log_q, log_n);
             }

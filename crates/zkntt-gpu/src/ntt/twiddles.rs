@@ -244,7 +244,7 @@ impl Twiddles {
 mod tests {
     use super::*;
     use zkntt_core::Ordering;
-    use zkntt_core::plan::{Form, Kernels, Stage1, Stage2};
+    use zkntt_core::plan::{Blocks, Form, Kernels, Stage1, Stage2};
 
     /// Every launch of every size, ordering and kernel generation finds its sub-NTT table.
     #[test]
@@ -255,12 +255,19 @@ mod tests {
             for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
                 for stage1 in [Stage1::Shared, Stage1::Shuffle] {
                     for stage2 in [Stage2::Shared, Stage2::Warp] {
-                        let form = Form {
-                            ordering,
-                            ..Form::default()
-                        };
-                        for l in plan.launches(form, Kernels { stage1, stage2 }) {
-                            assert!(sizes.contains(&l.layers), "2^{log_n} {ordering:?} {l:?}");
+                        for blocks in [Blocks::Wide, Blocks::Narrow] {
+                            let form = Form {
+                                ordering,
+                                ..Form::default()
+                            };
+                            let kernels = Kernels {
+                                stage1,
+                                stage2,
+                                blocks,
+                            };
+                            for l in plan.launches(form, kernels) {
+                                assert!(sizes.contains(&l.layers), "2^{log_n} {ordering:?} {l:?}");
+                            }
                         }
                     }
                 }

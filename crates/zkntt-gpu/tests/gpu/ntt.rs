@@ -8,7 +8,7 @@ use std::sync::Arc;
 use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
-    BatchLayout, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels, NttConfig,
+    BatchLayout, Blocks, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels, NttConfig,
     NttEngine, Ordering, Stage1, Stage2,
 };
 
@@ -395,13 +395,18 @@ fn each_plan_once() {
         return;
     };
     let mut rng = StdRng::seed_from_u64(18);
-    for (stage1, stage2) in [
-        (Stage1::Shared, Stage2::Shared),
-        (Stage1::Shared, Stage2::Warp),
-        (Stage1::Shuffle, Stage2::Shared),
-        (Stage1::Shuffle, Stage2::Warp),
+    for (stage1, stage2, blocks) in [
+        (Stage1::Shared, Stage2::Shared, Blocks::Wide),
+        (Stage1::Shared, Stage2::Shared, Blocks::Narrow),
+        (Stage1::Shared, Stage2::Warp, Blocks::Auto),
+        (Stage1::Shuffle, Stage2::Shared, Blocks::Auto),
+        (Stage1::Shuffle, Stage2::Warp, Blocks::Auto),
     ] {
-        h.engine().set_kernels(Kernels { stage1, stage2 });
+        h.engine().set_kernels(Kernels {
+            stage1,
+            stage2,
+            blocks,
+        });
         // 2^22: the first P = 2^10 plan (blocks of one 2^10 column: the seed's stage1 in two phases).
         let sizes = (1..=max_log().min(19)).chain((max_log() >= 22).then_some(22));
         for log_n in sizes {
@@ -420,7 +425,7 @@ fn each_plan_once() {
                 let mut got = x.clone();
                 h.ntt(&mut got, &cfg).unwrap();
                 let what = format!(
-                    "{stage1:?}/{stage2:?} 2^{log_n} {:?} {:?}",
+                    "{stage1:?}/{stage2:?}/{blocks:?} 2^{log_n} {:?} {:?}",
                     cfg.direction, cfg.ordering
                 );
                 assert_same(&got, &want, &what);
@@ -440,8 +445,26 @@ fn stage2_warp_every_three_stage_size() {
         Kernels {
             stage1: Stage1::Shared,
             stage2: Stage2::Warp,
+            blocks: Blocks::Auto,
         },
     );
+}
+
+/// Narrow blocks forced (a radix-2 butterfly per thread, at most 2^8 elements per block, wherever
+/// a column or group fits), as the warp stage2 test; the wide blocks forced likewise (the default
+/// below 2^18 is narrow). `ZKNTT_KERNELS=blocks=narrow|wide` runs every other suite with either.
+#[test]
+fn narrow_and_wide_blocks_every_three_stage_size() {
+    for blocks in [Blocks::Narrow, Blocks::Wide] {
+        every_three_stage_size(
+            "narrow_and_wide_blocks_every_three_stage_size",
+            Kernels {
+                stage1: Stage1::Shared,
+                stage2: Stage2::Shared,
+                blocks,
+            },
+        );
+    }
 }
 
 /// The seed's stage1 forced (both column launches, blocks of 2^9 and 2^10 slots, every P the plan
@@ -453,6 +476,7 @@ fn stage1_shuffle_every_three_stage_size() {
         Kernels {
             stage1: Stage1::Shuffle,
             stage2: Stage2::Shared,
+            blocks: Blocks::Auto,
         },
     );
 }
