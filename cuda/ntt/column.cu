@@ -82,10 +82,23 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
     }
 }
 
+// The stage-twiddle exponent of block element e on the way out (TWIDDLE_OUT): entry k of
+// column c goes to row k (or rev(k)) times w_M^(c' k), c' = c mod R.
+template <bool ORDERED>
+__device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t e) {
+    const uint32_t t = b.rows_fast ? e >> b.log_s : e & (b.cols - 1);
+    const uint32_t i = b.rows_fast ? e & (b.S - 1) : e >> b.log_cols;
+    const uint32_t k = b.out_rev ? bit_reverse(i, b.log_s) : i;
+    return ORDERED ? (((b.c0 + t) & (b.R - 1)) * k) << b.tw_shift : (b.c0 + t) * k;
+}
+
 // ORDERED: the general index map and the bit-reversal flags (the bit-reversed orderings'
 // launches); without it the map of natural order (M = N) and no IN/OUT_BITREV or TWIDDLE_IN,
 // which keeps the natural-order kernel's registers (the general map spills 16-40 bytes).
-template <class F, bool ORDERED>
+// NARROW_BLOCK (flag NARROW): at most two elements per thread, one load and one store round; the
+// sub-NTT twiddles are staged in shared memory after the elements, and the output's stage
+// twiddles (one table read each) are read before the butterflies, off the thread's chain.
+template <class F, bool ORDERED, bool NARROW_BLOCK>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -109,14 +122,30 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     blk.in_rev = ORDERED && (p.flags & IN_BITREV);
     blk.out_rev = ORDERED && (p.flags & OUT_BITREV);
     const uint32_t log_s = blk.log_s, log_cols = blk.log_cols, log_r = blk.log_r, log_m = blk.log_m;
-    const uint32_t S = blk.S, cols = blk.cols, E = blk.E, tw_shift = blk.tw_shift;
-    const uint64_t R = blk.R, c0 = blk.c0, base = blk.base;
+    const uint32_t S = blk.S, cols = blk.cols, E = blk.E;
+    const uint64_t c0 = blk.c0, base = blk.base;
     const bool rows_fast = blk.rows_fast, out_rev = blk.out_rev;
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
-    if (narrow_block(E)) load_columns<F, ORDERED, 2>(p, blk, sm);
-    else load_columns<F, ORDERED, LOAD_BATCH>(p, blk, sm);
+    const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
+    // Narrow blocks: the output twiddles of this thread's two elements (single-table reads).
+    const bool prefetch = NARROW_BLOCK && (p.flags & TWIDDLE_OUT) && (p.flags & (MID_TWIDDLES | OMEGA_FULL));
+    F w_out[STORE_BATCH];
+    if (prefetch) {
+        const uint64_t table = (p.flags & MID_TWIDDLES) ? p.mid_twiddles : p.omega.lo;
+#pragma unroll
+        for (uint32_t u = 0; u < STORE_BATCH; u++)
+            w_out[u] = load_global<F>(table, out_exponent<ORDERED>(blk, min(threadIdx.x + u * blockDim.x, E - 1)));
+    }
+    if (NARROW_BLOCK) {
+        load_columns<F, ORDERED, 2>(p, blk, sm);
+        F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
+        if (log_s > 0) stage_twiddles<F>(staged, tw, S / 2);
+        tw = staged;
+    } else {
+        load_columns<F, ORDERED, LOAD_BATCH>(p, blk, sm);
+    }
     __syncthreads();
-    if (log_s > 0) dit_in_shared<F>(sm, log_s, cols, reinterpret_cast<const F*>(p.sub_twiddles));
+    if (log_s > 0) dit_in_shared<F, NARROW_BLOCK>(sm, log_s, cols, tw);
     allow_dependent_launch();
 
     F post_const;
@@ -133,10 +162,16 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             const uint32_t t = rows_fast ? e >> log_s : e & (cols - 1), i = rows_fast ? e & (S - 1) : e >> log_cols;
             const uint32_t k = out_rev ? bit_reverse(i, log_s) : i;
             idx[u] = element_index<ORDERED>(c0 + t, i, log_r, log_m);
-            ck[u] = ORDERED ? (((c0 + t) & (R - 1)) * k) << tw_shift : (c0 + t) * k;
+            ck[u] = out_exponent<ORDERED>(blk, e);
             x[u] = sm.get((t << log_s) + k);
         }
-        if (p.flags & TWIDDLE_OUT) mul_twiddles<F, STORE_BATCH>(x, p, ck);
+        if (prefetch) {
+            // Narrow blocks have one store round: this thread's two elements, read above.
+#pragma unroll
+            for (uint32_t u = 0; u < STORE_BATCH; u++) x[u] = L::mul(x[u], w_out[u]);
+        } else if (p.flags & TWIDDLE_OUT) {
+            mul_twiddles<F, STORE_BATCH>(x, p, ck);
+        }
         if (p.flags & POST_SCALE) {
             // The exponent is the output's index: its position, reversed in a bit-reversed output.
             if (out_rev) {
@@ -161,18 +196,21 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 }  // namespace ntt
 }  // namespace zkntt
 
-// Launch: grid (N / S / cols, batch) (or fewer blocks from column p.col_base on), 128 threads, or
-// S * cols / 2 in narrow blocks (a radix-2 butterfly per thread), dynamic shared memory 32 * padded_slots(S * cols) bytes. In place; row i of column c of
+// Launch: grid (N / S / cols, batch) (or fewer blocks from column p.col_base on), 128 threads or,
+// with NARROW, at least half the block's elements; dynamic shared memory 32 * padded_slots(S * cols)
+// bytes, plus 32 * S / 2 with NARROW (the staged twiddles). In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
 // i*R + c with R = N / S).
 #define ZKNTT_COLUMN(FIELD)                                                                        \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_##FIELD(                          \
         const zkntt::ntt::NttStageParams p) {                                                            \
-        zkntt::ntt::column_stage<zkntt::FIELD, false>(p);                                                \
+        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, false, true>(p);        \
+        else zkntt::ntt::column_stage<zkntt::FIELD, false, false>(p);                                    \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_ordered_##FIELD(                  \
         const zkntt::ntt::NttStageParams p) {                                                            \
-        zkntt::ntt::column_stage<zkntt::FIELD, true>(p);                                                 \
+        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true>(p);         \
+        else zkntt::ntt::column_stage<zkntt::FIELD, true, false>(p);                                     \
     }
 
 ZKNTT_COLUMN(bn254_fr)

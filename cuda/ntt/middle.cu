@@ -12,29 +12,38 @@ namespace ntt {
 // Elements per thread whose global accesses are issued together in the load and store loops.
 constexpr uint32_t BATCH = 4;
 
-// Store group (a, b) entry k to (b, k, a): consecutive threads take consecutive a.
-// w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read. B elements per thread per round:
-// BATCH in wide blocks, 2 in narrow ones (E/2 threads: no products on clamped copies).
-template <class F, uint32_t B>
+// Output element e of the block: group (a, b) entry k, stored to (b, k, a) (consecutive threads
+// take consecutive a) times w_N^(P*b*k) = w_(N/P)^(b*k), b*k < P*Q = N/P: one table read.
+struct GroupOut {
+    uint32_t slot;     // in shared memory
+    uint64_t index;    // in the transform
+    uint64_t exponent; // of mid_twiddles
+};
+__device__ __forceinline__ GroupOut group_out(const NttStageParams& p, uint32_t ti, uint32_t tj, uint32_t e) {
+    const uint32_t log_q = p.log_q, log_t = p.log_cols, T = 1u << log_t;
+    const uint32_t aa = e & (T - 1), bb = (e >> log_t) & (T - 1);
+    const uint32_t k = (e >> (2 * log_t)) & ((1u << log_q) - 1), sel = e >> (2 * log_t + log_q);
+    const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
+    const uint64_t R = 1ull << (p.log_p + log_q);
+    return {((sel * T * T + aa * T + bb) << log_q) + k, b * R + ((uint64_t)k << p.log_p) + a, b * k};
+}
+
+// Stores the block's groups. B elements per thread per round: BATCH in wide blocks; narrow blocks
+// have one round of 2 per thread whose twiddles `pre` were read before the butterflies.
+template <class F, uint32_t B, bool PREFETCHED>
 __device__ __forceinline__ void store_groups(const NttStageParams& p, const SmemElements<F>& sm, uint32_t ti,
-                                             uint32_t tj, uint32_t E) {
+                                             uint32_t tj, uint32_t E, const F (&pre)[B]) {
     using L = lazy<typename F::params>;
-    const uint32_t log_p = p.log_p, log_q = p.log_q, log_t = p.log_cols;
-    const uint32_t P = 1u << log_p, Q = 1u << log_q, T = 1u << log_t, TT = T * T;
-    const uint64_t R = (uint64_t)P << log_q;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     for (uint32_t e0 = threadIdx.x; e0 < E; e0 += B * blockDim.x) {
         F x[B], w[B];
         uint64_t idx[B];
 #pragma unroll
         for (uint32_t u = 0; u < B; u++) {
-            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
-            const uint32_t aa = e & (T - 1), bb = (e >> log_t) & (T - 1);
-            const uint32_t k = (e >> (2 * log_t)) & (Q - 1), sel = e >> (2 * log_t + log_q);
-            const uint64_t a = (uint64_t)(sel ? tj : ti) * T + aa, b = (uint64_t)(sel ? ti : tj) * T + bb;
-            x[u] = sm.get(((sel * TT + aa * T + bb) << log_q) + k);
-            w[u] = load_global<F>(p.mid_twiddles, b * k);
-            idx[u] = b * R + (uint64_t)k * P + a;
+            const GroupOut o = group_out(p, ti, tj, min(e0 + u * blockDim.x, E - 1));
+            x[u] = sm.get(o.slot);
+            w[u] = PREFETCHED ? pre[u] : load_global<F>(p.mid_twiddles, o.exponent);
+            idx[u] = o.index;
         }
 #pragma unroll
         for (uint32_t u = 0; u < B; u++) {
@@ -44,7 +53,9 @@ __device__ __forceinline__ void store_groups(const NttStageParams& p, const Smem
     }
 }
 
-template <class F>
+// NARROW_BLOCK (flag NARROW): a radix-2 butterfly per thread, the sub-NTT twiddles staged in shared
+// memory after the elements, the output twiddles read before the butterflies.
+template <class F, bool NARROW_BLOCK>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
     const uint32_t log_p = p.log_p, log_q = p.log_q, log_t = p.log_cols;
@@ -59,6 +70,14 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const uint32_t E = pairs * TT * Q;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
+    // Narrow blocks: this thread's two output twiddles, read now (off the chain of products).
+    F w_out[2], unused[BATCH];
+    if (NARROW_BLOCK) {
+#pragma unroll
+        for (uint32_t u = 0; u < 2; u++)
+            w_out[u] = load_global<F>(p.mid_twiddles,
+                                      group_out(p, ti, tj, min(threadIdx.x + u * blockDim.x, E - 1)).exponent);
+    }
 
     // Group g = sel*T*T + aa*T + bb is (a, b) = (I_sel*T + aa, J_sel*T + bb) with (I, J) = (ti, tj)
     // for sel 0 and (tj, ti) for sel 1. Load: consecutive threads take consecutive b. BATCH
@@ -80,24 +99,32 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
         for (uint32_t u = 0; u < BATCH; u++)
             if (e0 + u * blockDim.x < E) sm.set(slot[u], x[u]);
     }
+    const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
+    if (NARROW_BLOCK) {
+        F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
+        stage_twiddles<F>(staged, tw, Q / 2);
+        tw = staged;
+    }
     __syncthreads();
-    dit_in_shared<F>(sm, log_q, pairs * TT, reinterpret_cast<const F*>(p.sub_twiddles));
+    dit_in_shared<F, NARROW_BLOCK>(sm, log_q, pairs * TT, tw);
     allow_dependent_launch();
 
-    if (narrow_block(E)) store_groups<F, 2>(p, sm, ti, tj, E);
-    else store_groups<F, BATCH>(p, sm, ti, tj, E);
+    if (NARROW_BLOCK) store_groups<F, 2, true>(p, sm, ti, tj, E, w_out);
+    else store_groups<F, BATCH, false>(p, sm, ti, tj, E, unused);
 }
 
 }  // namespace ntt
 }  // namespace zkntt
 
-// Launch: grid ((P/T)^2, batch), 128 threads or T*T*Q in narrow blocks (a radix-2 butterfly per
-// thread), dynamic shared memory 32 * padded_slots(2*T*T*Q)
-// bytes; blocks below the diagonal exit at once. In/out: in place, group (a,*,b) -> (b,*,a).
+// Launch: grid ((P/T)^2, batch), 128 threads or, with NARROW, T*T*Q (a radix-2 butterfly per
+// thread); dynamic shared memory 32 * padded_slots(2*T*T*Q) bytes, plus 32 * Q / 2 with NARROW
+// (the staged twiddles); blocks below the diagonal exit at once. In/out: in place, group
+// (a,*,b) -> (b,*,a).
 #define ZKNTT_MIDDLE(FIELD)                                                                  \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_middle_##FIELD(                    \
         const zkntt::ntt::NttStageParams p) {                                                      \
-        zkntt::ntt::middle_stage<zkntt::FIELD>(p);                                                 \
+        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::middle_stage<zkntt::FIELD, true>(p);         \
+        else zkntt::ntt::middle_stage<zkntt::FIELD, false>(p);                                     \
     }
 
 ZKNTT_MIDDLE(bn254_fr)

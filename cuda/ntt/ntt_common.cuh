@@ -16,6 +16,8 @@ constexpr uint32_t IN_BITREV = 32;    // column row i holds entry rev(i); PRE_SC
 constexpr uint32_t OUT_BITREV = 64;   // column entry k to row rev(k); POST_SCALE exponents reversed
 constexpr uint32_t TWIDDLE_IN = 128;  // column input (row i, column c) *= w_M^(rev(i)*c) (RN)
 constexpr uint32_t MID_TWIDDLES = 256;  // TWIDDLE_IN/OUT read w_M^e from mid_twiddles (M = N/P)
+constexpr uint32_t NARROW = 512;        // at most 2 elements per thread: radix-2 layers, a butterfly
+                                        // per thread; sub-NTT twiddles staged in shared memory
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.
@@ -134,24 +136,29 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
     for (uint32_t u = 0; u < B; u++) x[u] = L::mul(x[u], w[u]);
 }
 
-// Whether a block of blockDim.x threads holding `slots` elements runs one radix-2 butterfly per
-// thread per layer (the plan's narrow blocks: a thread's chain of products is one per layer, not
-// two as in a radix-4 group) rather than radix-4 groups.
-__device__ __forceinline__ bool narrow_block(uint32_t slots) { return 2 * blockDim.x >= slots; }
+// Copies the `count` twiddles at `src` (global) to `dst` (shared memory), the whole block.
+template <class F>
+__device__ __forceinline__ void stage_twiddles(F* dst, const F* __restrict__ src, uint32_t count) {
+    for (uint32_t t = threadIdx.x; t < count; t += blockDim.x) F::load(src + t).store(dst + t);
+}
 
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
 // bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards.
 // Wide blocks take layers two at a time (radix-4 groups of four slots in registers: half the
 // shared-memory round trips and barriers of radix-2, three twiddle loads per four products); an
-// odd layer count starts with one radix-2 layer. Narrow blocks (`narrow_block`) run radix-2
-// layers, a butterfly per thread. Layer 0's twiddles are all 1 and layer 1's are 1 and w_4, so
-// those products are skipped. `tw` holds w_S^t, t < S/2. Values in and out are in the lazy range
-// of `lazy<P>` ([0, 2p) for BN254 Fr). Called by the whole block; ends with a barrier.
-template <class F>
+// odd layer count starts with one radix-2 layer. Narrow blocks (NARROW: threads at least half the
+// slots) run radix-2 layers, a butterfly per thread: a thread's chain is one product per layer
+// where a radix-4 group's is two. Layer 0's twiddles are all 1 and layer 1's are 1 and w_4, so
+// those products are skipped. `tw` holds w_S^t, t < S/2 (in shared memory in narrow blocks).
+// Values in and out are in the lazy range of `lazy<P>` ([0, 2p) for BN254 Fr). Called by the
+// whole block; ends with a barrier.
+template <class F, bool NARROW_BLOCK>
 __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw) {
     using L = lazy<typename F::params>;
-    if (log_s > 0 && narrow_block(count << log_s)) {
+    if (NARROW_BLOCK) {
+        if (log_s == 0) return;
+        __builtin_assume(__isShared(tw));  // shared-memory loads (LDS), not generic ones
         const uint32_t log_half = log_s - 1, pairs = count << log_half;
         for (uint32_t s = 0; s < log_s; s++) {
             // Layer s: slots base + pos and base + pos + h, h = 2^s, twiddle w_(2h)^pos.

@@ -1,8 +1,8 @@
 // Host-side shim (compiled into a static library, not the fatbin): twiddle tables built on the
 // GPU with CUB, on the caller's stream (cudarc's, in the same primary context).
-//   out = [1, x, x, ..., x]   cub::DeviceCopy::Batched of two constant ranges
+//   out = [c, x, x, ..., x]   cub::DeviceCopy::Batched of two constant ranges
 //   out = prefix product      cub::DeviceScan::InclusiveScan with Montgomery multiplication
-// giving out[i] = x^i. Every function returns the cudaError_t; zkntt_host_last_error() says
+// giving out[i] = c * x^i (c = 1 for plain powers). Every function returns the cudaError_t; zkntt_host_last_error() says
 // which call failed, where.
 #include <cub/device/device_copy.cuh>
 #include <cub/device/device_scan.cuh>
@@ -36,10 +36,10 @@ struct MontMul {
 };
 
 template <class F>
-struct RangeSource {  // range 0: the one element 1; range 1: x repeated
-    F one, x;
+struct RangeSource {  // range 0: the one element c; range 1: x repeated
+    F first, x;
     __host__ __device__ thrust::constant_iterator<F> operator()(uint32_t i) const {
-        return thrust::make_constant_iterator(i == 0 ? one : x);
+        return thrust::make_constant_iterator(i == 0 ? first : x);
     }
 };
 
@@ -55,12 +55,10 @@ struct RangeSize {
 };
 
 template <class F>
-cudaError_t powers(F* out, const F& x, uint64_t n, cudaStream_t stream) {
+cudaError_t powers(F* out, const F& first, const F& x, uint64_t n, cudaStream_t stream) {
     if (n == 0) return cudaSuccess;
-    F one;
-    for (int i = 0; i < F::N; i++) one.l[i] = F::params::one(i);
     thrust::counting_iterator<uint32_t> iota(0);
-    auto sources = thrust::make_transform_iterator(iota, RangeSource<F>{one, x});
+    auto sources = thrust::make_transform_iterator(iota, RangeSource<F>{first, x});
     auto dests = thrust::make_transform_iterator(iota, RangeDest<F>{out});
     auto sizes = thrust::make_transform_iterator(iota, RangeSize{n});
 
@@ -81,10 +79,13 @@ cudaError_t powers(F* out, const F& x, uint64_t n, cudaStream_t stream) {
 
 }  // namespace
 
-// out[i] = x^i for i < n (device pointer out, x in host memory, Montgomery form), on `stream`.
+// out[i] = c * x^i for i < n (device pointer out, c and x in host memory, Montgomery form), on
+// `stream`.
 #define ZKNTT_POWERS(FIELD)                                                                       \
-    extern "C" int zkntt_powers_##FIELD(void* out, const void* x_host, uint64_t n, void* stream) { \
+    extern "C" int zkntt_powers_##FIELD(void* out, const void* c_host, const void* x_host, uint64_t n, \
+                                        void* stream) {                                          \
         return (int)powers<zkntt::FIELD>(static_cast<zkntt::FIELD*>(out),                        \
+                                         *static_cast<const zkntt::FIELD*>(c_host),              \
                                          *static_cast<const zkntt::FIELD*>(x_host), n,           \
                                          static_cast<cudaStream_t>(stream));                     \
     }

@@ -78,7 +78,7 @@ pub mod flags {
     pub const PRE_SCALE: u32 = 1;
     /// Column output (k1, c) *= w_N^(c*k1) (the first column launch).
     pub const TWIDDLE_OUT: u32 = 2;
-    /// Output element k *= post(k) (coset inverse: g^-k).
+    /// Output element k *= post(k) (coset inverse: g^-k / N, the 1/N in the table).
     pub const POST_SCALE: u32 = 4;
     /// Output element *= one constant (inverse: 1/N).
     pub const POST_CONST: u32 = 8;
@@ -95,6 +95,11 @@ pub mod flags {
     /// TWIDDLE_IN/OUT read w_M^e from the middle stage's table (w_N^(P*e), e < N/P: one read, no
     /// product), where M = N/P for the plan's P.
     pub const MID_TWIDDLES: u32 = 256;
+    /// A narrow block (at most two elements per thread): a radix-2 butterfly per thread per
+    /// layer, the sub-NTT's twiddles staged in shared memory after the elements (the launch's
+    /// `smem` counts them: [`narrow_smem_bytes`](super::narrow_smem_bytes)), the stage twiddles
+    /// of the output read before the butterflies.
+    pub const NARROW: u32 = 512;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -416,7 +421,7 @@ pub fn ordered_launches(
         .map(|(i, (log_s, log_m, tw))| {
             let (log_cols, threads) = column_geometry(log_n, log_s, blocks);
             let scale = if i == 0 { pre } else { 0 } | if i == last { post } else { 0 };
-            Launch {
+            let l = Launch {
                 kernel: Kernel::Column,
                 layers: log_s,
                 log_m,
@@ -427,7 +432,8 @@ pub fn ordered_launches(
                 log_cols,
                 dependent: dependent && i > 0,
                 by_columns: false,
-            }
+            };
+            mark_narrow(l, log_s + log_cols)
         })
         .collect()
 }
@@ -441,7 +447,8 @@ fn scale_flags(form: Form) -> (u32, u32) {
     };
     let post = match form.direction {
         Direction::Forward => 0,
-        Direction::Inverse if form.coset => flags::POST_SCALE | flags::POST_CONST,
+        // The coset inverse's table holds g^-k / N (one product per element, not two).
+        Direction::Inverse if form.coset => flags::POST_SCALE,
         Direction::Inverse => flags::POST_CONST,
     };
     (pre, post)
@@ -502,6 +509,22 @@ pub fn column_block_log(log_n: u32, log_s: u32) -> u32 {
 /// Shared memory for `slots` elements in the padded column-major layout of `ntt_common.cuh`.
 pub const fn smem_bytes(slots: u32) -> u32 {
     32 * (slots + (slots >> 5) + 1)
+}
+
+/// Shared memory of a narrow block ([`flags::NARROW`]): `slots` elements and the 2^log_s / 2
+/// twiddles of its sub-NTTs.
+pub const fn narrow_smem_bytes(slots: u32, log_s: u32) -> u32 {
+    smem_bytes(slots) + if log_s > 0 { 32 << (log_s - 1) } else { 0 }
+}
+
+/// Marks a column or middle launch whose block holds 2^log_e elements as narrow
+/// ([`flags::NARROW`]) where its threads are at least half its elements.
+fn mark_narrow(mut l: Launch, log_e: u32) -> Launch {
+    if 2 * l.threads >= 1 << log_e {
+        l.flags |= flags::NARROW;
+        l.smem = narrow_smem_bytes(1 << log_e, l.layers);
+    }
+    l
 }
 
 /// The launches of one transform size.
@@ -618,7 +641,7 @@ impl Plan {
         let mut out = Vec::with_capacity(3);
         match *self {
             Plan::Single { log_n } => {
-                out.push(Launch {
+                let l = Launch {
                     threads: narrow_threads(log_n).min(THREADS),
                     ..launch(
                         Kernel::Column,
@@ -628,7 +651,8 @@ impl Plan {
                         pre | post,
                         0,
                     )
-                });
+                };
+                out.push(mark_narrow(l, log_n));
             }
             Plan::ThreeStage {
                 log_n,
@@ -691,6 +715,14 @@ impl Plan {
                     flags: post,
                     ..first
                 };
+                let (first, last) = match column {
+                    Kernel::Column => (mark_narrow(first, slots_log), mark_narrow(last, slots_log)),
+                    _ => (first, last),
+                };
+                let middle = match middle.kernel {
+                    Kernel::Middle => mark_narrow(middle, 1 + 2 * log_tile + log_q),
+                    _ => middle,
+                };
                 out.extend([first, middle, last]);
             }
         }
@@ -732,7 +764,7 @@ mod tests {
         };
         let t = Plan::for_size(23).unwrap().launches(inv, SHARED);
         assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
-        assert_eq!(t[2].flags, flags::POST_SCALE | flags::POST_CONST);
+        assert_eq!(t[2].flags, flags::POST_SCALE);
         // Orderings: three column launches, no permutation; nothing below 2^18 is dependent.
         let rn_form = Form {
             ordering: Ordering::RN,
@@ -776,7 +808,7 @@ mod tests {
         let bits = flags::OUT_BITREV;
         assert_eq!(nr[0].flags, flags::TWIDDLE_OUT | bits);
         assert_eq!(nr[1].flags, flags::TWIDDLE_OUT | flags::MID_TWIDDLES | bits);
-        let scale = flags::POST_SCALE | flags::POST_CONST;
+        let scale = flags::POST_SCALE;
         assert_eq!(nr[2].flags, scale | bits);
         assert!(nr.iter().all(|l| !l.by_columns) && nr[1].dependent);
         // Every launch of 2^23 holds 2^10 elements per block: 2^13 blocks.
@@ -786,8 +818,11 @@ mod tests {
         );
         let nr = Plan::for_size(8).unwrap().launches(nr_form, SHARED);
         assert_eq!(nr.len(), 1);
-        assert_eq!(nr[0].flags, scale | bits);
-        assert_eq!((nr[0].smem, nr[0].threads), (smem_bytes(1 << 8), 128));
+        assert_eq!(nr[0].flags, scale | bits | flags::NARROW);
+        assert_eq!(
+            (nr[0].smem, nr[0].threads),
+            (narrow_smem_bytes(1 << 8, 8), 128)
+        );
         let two = Plan::for_size(12).unwrap().launches(nr_form, SHARED);
         assert_eq!(two.iter().map(|l| l.log_m).collect::<Vec<_>>(), [12, 6]);
         // Every size: the layers add up to log_n, one launch is all of a small size.
@@ -825,7 +860,7 @@ mod tests {
                 let wide = plan.launches(form, SHARED);
                 let t = plan.launches(form, narrow);
                 // The same launches (layers, flags, kernels); only the geometry differs.
-                let what = |l: &Launch| (l.kernel, l.layers, l.log_m, l.flags);
+                let what = |l: &Launch| (l.kernel, l.layers, l.log_m, l.flags & !flags::NARROW);
                 assert!(t.iter().map(what).eq(wide.iter().map(what)), "2^{log_n}");
                 for l in &t {
                     assert!(
@@ -840,12 +875,15 @@ mod tests {
                         Kernel::Middle => 1 + 2 * l.log_cols + l.layers,
                         _ => continue,
                     };
-                    assert_eq!(l.smem, smem_bytes(1 << log_e));
                     // Narrow where the column or group fits: a butterfly per thread.
                     if log_e <= NARROW_ELEMENTS_LOG {
                         assert!(2 * l.threads >= 1 << log_e, "2^{log_n} {l:?}");
+                        assert_ne!(l.flags & flags::NARROW, 0);
+                        assert_eq!(l.smem, narrow_smem_bytes(1 << log_e, l.layers));
                     } else {
                         assert_eq!(l.threads, THREADS, "2^{log_n} {l:?}");
+                        assert_eq!(l.flags & flags::NARROW, 0);
+                        assert_eq!(l.smem, smem_bytes(1 << log_e));
                     }
                 }
             }

@@ -18,12 +18,14 @@ pub mod host {
     unsafe extern "C" {
         fn zkntt_powers_bn254_fr(
             out: *mut c_void,
+            c: *const c_void,
             x: *const c_void,
             n: u64,
             stream: *mut c_void,
         ) -> i32;
         fn zkntt_powers_bls12_381_fr(
             out: *mut c_void,
+            c: *const c_void,
             x: *const c_void,
             n: u64,
             stream: *mut c_void,
@@ -39,16 +41,18 @@ pub mod host {
         pub message: String,
     }
 
-    /// `out[i] = x^i` for `i < n`, on `stream`: `[1, x, x, ..., x]` by `cub::DeviceCopy::Batched`,
-    /// then `cub::DeviceScan::InclusiveScan` with Montgomery multiplication.
+    /// `out[i] = c * x^i` for `i < n`, on `stream`: `[c, x, x, ..., x]` by
+    /// `cub::DeviceCopy::Batched`, then `cub::DeviceScan::InclusiveScan` with Montgomery
+    /// multiplication.
     ///
     /// # Safety
     /// `out` is device memory of `n` elements of the field `field` (`"bn254_fr"` or
-    /// `"bls12_381_fr"`), `x` points to one element of it in host memory (Montgomery form), and
-    /// `stream` is a live CUDA stream of the current context.
+    /// `"bls12_381_fr"`), `c` and `x` point to one element of it each in host memory (Montgomery
+    /// form), and `stream` is a live CUDA stream of the current context.
     pub unsafe fn powers(
         field: &str,
         out: *mut c_void,
+        c: *const c_void,
         x: *const c_void,
         n: u64,
         stream: *mut c_void,
@@ -58,8 +62,8 @@ pub mod host {
             // SAFETY: the caller's contract is the shim's.
             let code = unsafe {
                 match field {
-                    "bn254_fr" => zkntt_powers_bn254_fr(out, x, n, stream),
-                    "bls12_381_fr" => zkntt_powers_bls12_381_fr(out, x, n, stream),
+                    "bn254_fr" => zkntt_powers_bn254_fr(out, c, x, n, stream),
+                    "bls12_381_fr" => zkntt_powers_bls12_381_fr(out, c, x, n, stream),
                     other => {
                         return Err(HostError {
                             code: -1,
@@ -79,7 +83,7 @@ pub mod host {
         }
         #[cfg(not(zkntt_host_built))]
         {
-            let _ = (field, out, x, n, stream);
+            let _ = (field, out, c, x, n, stream);
             let _: Option<&CStr> = None;
             let _: *const c_char = std::ptr::null();
             Err(HostError {

@@ -2,7 +2,7 @@
 
 use super::launch::Prepared;
 use super::twiddles::{SplitPowers, Twiddles};
-use crate::{DeviceVec, Gpu, Result};
+use crate::{DeviceVec, Error, Gpu, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use zkntt_core::plan::Kernels;
@@ -21,8 +21,9 @@ fn kernels_from_env() -> Kernels {
 }
 
 type Key = (FieldId, u32, Direction);
-/// (field, log2 size, canonical bytes of the power base: the offset g, or g^-1 for inverses).
-type CosetKey = (FieldId, u32, Vec<u8>);
+/// (field, log2 size, canonical bytes of the power base: the offset g, or g^-1 for inverses,
+/// whether the powers are scaled by 1/N: an inverse's).
+type CosetKey = (FieldId, u32, Vec<u8>, bool);
 /// Coset power tables kept per engine (a prover reuses one or two offsets per domain size); the
 /// least recently used is dropped beyond this. Each is two tables of about sqrt(N) elements.
 const COSET_CACHE: usize = 8;
@@ -115,16 +116,19 @@ impl NttEngine {
         self.cosets.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Powers of `base` up to base^(2^log_n - 1), from the cache or built (and cached).
+    /// Powers of `base` up to base^(2^log_n - 1), times 1/N where `inverse` (a coset inverse's
+    /// output scaling g^-k / N in one table: one product per element instead of two), from the
+    /// cache or built (and cached).
     pub(super) fn coset_powers<F: GpuField>(
         &self,
         base: F,
         log_n: u32,
+        inverse: bool,
     ) -> Result<Arc<SplitPowers>> {
         let mut bytes = Vec::new();
         base.serialize_compressed(&mut bytes)
             .expect("serializing a field element into a Vec cannot fail");
-        let key = (F::ID, log_n, bytes);
+        let key = (F::ID, log_n, bytes, inverse);
         {
             let mut cache = self.lock_cosets();
             if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
@@ -134,7 +138,13 @@ impl NttEngine {
                 return Ok(t);
             }
         }
-        let t = Arc::new(SplitPowers::new(&self.gpu, base, log_n)?);
+        let scale = match inverse {
+            false => F::ONE,
+            true => F::from(1u64 << log_n)
+                .inverse()
+                .ok_or_else(|| Error::Internal(format!("2^{log_n} has no inverse in the field")))?,
+        };
+        let t = Arc::new(SplitPowers::scaled(&self.gpu, scale, base, log_n)?);
         let mut cache = self.lock_cosets();
         if cache.len() >= COSET_CACHE {
             // Freed stream-ordered: kernels already queued with it still read valid memory.

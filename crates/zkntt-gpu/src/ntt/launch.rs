@@ -46,10 +46,10 @@ impl Prepared {
         // Coset tables for this call: g^j before a forward transform, g^-k after an inverse.
         let coset = match (cfg.coset, cfg.direction) {
             (None, _) => None,
-            (Some(g), Direction::Forward) => Some(engine.coset_powers(g, log_n)?),
+            (Some(g), Direction::Forward) => Some(engine.coset_powers(g, log_n, false)?),
             (Some(g), Direction::Inverse) => {
                 let g_inv = g.inverse().ok_or(zkntt_core::Error::ZeroCosetOffset)?;
-                Some(engine.coset_powers(g_inv, log_n)?)
+                Some(engine.coset_powers(g_inv, log_n, true)?)
             }
         };
         let n = 1u64 << log_n;

@@ -35,17 +35,23 @@ impl Table {
 
 /// `[x^0, ..., x^(n-1)]` on the device, by the CUB prefix product.
 pub(crate) fn powers<F: GpuField>(gpu: &Gpu, x: F, n: usize) -> Result<Table> {
+    scaled_powers(gpu, F::ONE, x, n)
+}
+
+/// `[c x^0, ..., c x^(n-1)]` on the device, by the CUB prefix product (c is its first factor).
+pub(crate) fn scaled_powers<F: GpuField>(gpu: &Gpu, c: F, x: F, n: usize) -> Result<Table> {
     let n = n.max(1);
     check_room(gpu, n * 32)?;
     // SAFETY: every word is written by the shim before any kernel reads it.
     let buf = unsafe { gpu.stream().alloc::<u64>(n * 4) }.during("cuMemAlloc (twiddles)")?;
     let (ptr, sync) = buf.device_ptr(gpu.stream());
-    // SAFETY: `ptr` holds n elements of F; `x` is one element of F, a GpuField (so it is exactly
-    // its Montgomery limbs) whose kernels the name selects; the stream is this context's.
+    // SAFETY: `ptr` holds n elements of F; `c` and `x` are elements of F, a GpuField (so each is
+    // exactly its Montgomery limbs) whose kernels the name selects; the stream is this context's.
     let r = unsafe {
         zkntt_kernels::host::powers(
             F::ID.name(),
             ptr as *mut std::ffi::c_void,
+            (&c as *const F).cast(),
             (&x as *const F).cast(),
             n as u64,
             gpu.stream().cu_stream() as *mut std::ffi::c_void,
@@ -81,8 +87,12 @@ pub(crate) struct SplitPowers {
 
 impl SplitPowers {
     pub fn new<F: GpuField>(gpu: &Gpu, x: F, log_n: u32) -> Result<Self> {
+        Self::scaled(gpu, F::ONE, x, log_n)
+    }
+    /// c x^e as hi[e >> b] * lo[e & (2^b - 1)]: c goes into the lo table.
+    pub fn scaled<F: GpuField>(gpu: &Gpu, c: F, x: F, log_n: u32) -> Result<Self> {
         let b = lo_bits(log_n);
-        let lo = powers(gpu, x, 1 << b)?;
+        let lo = scaled_powers(gpu, c, x, 1 << b)?;
         let hi = powers(gpu, x.pow([1u64 << b]), 1 << (log_n - b))?;
         Ok(Self { lo, hi })
     }
