@@ -9,7 +9,7 @@
 
 use ark_bn254::Fr;
 use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
-use zkntt_core::plan::{Blocks, Kernels, Stage1, Stage2};
+use zkntt_core::plan::{Blocks, Chain, Kernels, Stage1, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
@@ -59,6 +59,7 @@ fn main() {
         stage1,
         stage2,
         blocks,
+        chain: Chain::Auto,
     };
     let generations = [
         (
@@ -68,6 +69,13 @@ fn main() {
         (
             "narrow",
             kernels(Stage1::Shared, Stage2::Shared, Blocks::Narrow),
+        ),
+        (
+            "narrow dependent",
+            Kernels {
+                chain: Chain::Dependent,
+                ..kernels(Stage1::Shared, Stage2::Shared, Blocks::Narrow)
+            },
         ),
         (
             "stage2 warp",

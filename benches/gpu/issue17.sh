@@ -4,9 +4,10 @@
 # NN/NR/RN, ZKNTT_BENCH_MIN_LOG..ZKNTT_BENCH_MAX_LOG, default 12..26), ncu per launch at 2^23 in
 # each ordering, and memcheck/racecheck on each_plan_once (every kernel generation and ordering,
 # 2^1..2^ZKNTT_SANITIZE_MAX_LOG, default 19); `small`: the stages bench and the matrix at
-# 2^8..2^20 / 2^8..2^17 and ncu's duration of every launch of the 2^12 matrix (zkntt with narrow and
-# wide blocks, sppark) as CSV. Logs and tables into $OUT.
-#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize] [small]   (default: all but small)
+# 2^8..2^20 / 2^8..2^17; `mid`: the matrix at 2^18..2^22; `ncu12`: ncu's duration of every launch
+# of the 2^12 matrix (zkntt with narrow and wide blocks, sppark) as CSV. Logs and tables into $OUT.
+#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize] [small] [mid] [ncu12]
+#   (default: tests bench ncu sanitize)
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"
@@ -57,6 +58,14 @@ for s in $steps; do
     timeout 150 "$bin/bin/zkntt" bench ntt --matrix --from 8 --to 17 --reps 30 --json "$out/matrix_small.json" \
       > "$out/matrix_small.md" 2>&1 || rc=1
     grep -E "^\| [0-9]+ \| forward" "$out/matrix_small.md"
+    ;;
+  mid)
+    step "matrix 2^18..2^22 beside sppark (default kernels)"
+    timeout 200 "$bin/bin/zkntt" bench ntt --matrix --from 18 --to 22 --reps 20 --json "$out/matrix_mid.json" \
+      > "$out/matrix_mid.md" 2>&1 || rc=1
+    grep -E "^\| [0-9]+ \| " "$out/matrix_mid.md"
+    ;;
+  ncu12)
     ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
     for b in narrow wide; do
       step "ncu every launch of the 2^12 matrix, blocks=$b"

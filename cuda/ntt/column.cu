@@ -137,9 +137,14 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             w_out[u] = load_global<F>(table, out_exponent<ORDERED>(blk, min(threadIdx.x + u * blockDim.x, E - 1)));
     }
     if (NARROW_BLOCK) {
-        load_columns<F, ORDERED, 2>(p, blk, sm);
+        // A thread's share of the S/2 sub-NTT twiddles (S/2 <= threads) is read with its data, so
+        // both reads are in flight together, then staged after the elements.
         F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
-        if (log_s > 0) stage_twiddles<F>(staged, tw, S / 2);
+        const bool mine = threadIdx.x < S / 2;
+        F t;
+        if (mine) t = F::load(tw + threadIdx.x);
+        load_columns<F, ORDERED, 2>(p, blk, sm);
+        if (mine) t.store(staged + threadIdx.x);
         tw = staged;
     } else {
         load_columns<F, ORDERED, LOAD_BATCH>(p, blk, sm);

@@ -71,8 +71,11 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
     // Narrow blocks: this thread's two output twiddles, read now (off the chain of products).
-    F w_out[2], unused[BATCH];
+    F w_out[2], unused[BATCH], staged_twiddle;
     if (NARROW_BLOCK) {
+        // A thread's share of the Q/2 sub-NTT twiddles (Q/2 <= threads), read with its data and
+        // staged after the elements.
+        if (threadIdx.x < Q / 2) staged_twiddle = F::load(reinterpret_cast<const F*>(p.sub_twiddles) + threadIdx.x);
 #pragma unroll
         for (uint32_t u = 0; u < 2; u++)
             w_out[u] = load_global<F>(p.mid_twiddles,
@@ -102,7 +105,7 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
     if (NARROW_BLOCK) {
         F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
-        stage_twiddles<F>(staged, tw, Q / 2);
+        if (threadIdx.x < Q / 2) staged_twiddle.store(staged + threadIdx.x);
         tw = staged;
     }
     __syncthreads();

@@ -136,12 +136,6 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
     for (uint32_t u = 0; u < B; u++) x[u] = L::mul(x[u], w[u]);
 }
 
-// Copies the `count` twiddles at `src` (global) to `dst` (shared memory), the whole block.
-template <class F>
-__device__ __forceinline__ void stage_twiddles(F* dst, const F* __restrict__ src, uint32_t count) {
-    for (uint32_t t = threadIdx.x; t < count; t += blockDim.x) F::load(src + t).store(dst + t);
-}
-
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
 // bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards.
 // Wide blocks take layers two at a time (radix-4 groups of four slots in registers: half the

@@ -174,13 +174,28 @@ pub enum Blocks {
     Narrow,
 }
 
-/// The kernel generation of every stage (see [`Stage2`]) and the block geometry ([`Blocks`]).
-/// [`Kernels::default`] is what measured fastest on the H100 (benches/NOTES.md).
+/// Whether a transform's launches after its first are programmatic dependent launches (sm_90+:
+/// each one's blocks are scheduled while the previous launch drains). Every choice gives
+/// identical results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Chain {
+    /// Dependent from 2^[`DEPENDENT_LAUNCH_MIN_LOG`] ([`Kernels::resolve`]).
+    Auto,
+    /// Never.
+    Plain,
+    /// At every size.
+    Dependent,
+}
+
+/// The kernel generation of every stage (see [`Stage2`]), the block geometry ([`Blocks`]) and
+/// how launches follow each other ([`Chain`]). [`Kernels::default`] is what measured fastest on
+/// the H100 (benches/NOTES.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernels {
     pub stage1: Stage1,
     pub stage2: Stage2,
     pub blocks: Blocks,
+    pub chain: Chain,
 }
 
 impl Default for Kernels {
@@ -189,6 +204,7 @@ impl Default for Kernels {
             stage1: Stage1::Auto,
             stage2: Stage2::Auto,
             blocks: Blocks::Auto,
+            chain: Chain::Auto,
         }
     }
 }
@@ -223,15 +239,21 @@ impl Kernels {
             Blocks::Auto => Blocks::Narrow,
             chosen => chosen,
         };
+        let chain = match self.chain {
+            Chain::Auto if plan.log_n() >= DEPENDENT_LAUNCH_MIN_LOG => Chain::Dependent,
+            Chain::Auto => Chain::Plain,
+            chosen => chosen,
+        };
         Kernels {
             stage1,
             stage2,
             blocks,
+            chain,
         }
     }
 
-    /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow`
-    /// (`ZKNTT_KERNELS`'s syntax, in any order; empty is the default).
+    /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow,
+    /// chain=auto|plain|dependent` (`ZKNTT_KERNELS`'s syntax, in any order; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -245,10 +267,14 @@ impl Kernels {
                 "blocks=auto" => k.blocks = Blocks::Auto,
                 "blocks=wide" => k.blocks = Blocks::Wide,
                 "blocks=narrow" => k.blocks = Blocks::Narrow,
+                "chain=auto" => k.chain = Chain::Auto,
+                "chain=plain" => k.chain = Chain::Plain,
+                "chain=dependent" => k.chain = Chain::Dependent,
                 other => {
                     return Err(format!(
                         "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle, \
-                         stage2=auto|shared|warp or blocks=auto|wide|narrow)"
+                         stage2=auto|shared|warp, blocks=auto|wide|narrow or \
+                         chain=auto|plain|dependent)"
                     ));
                 }
             }
@@ -368,14 +394,14 @@ pub struct Launch {
 /// sub-transform (all but the last), entries to bit-reversed rows; RN runs them last to first,
 /// rows read bit-reversed, twiddles on the way in. Scaling flags go on the first and last. With
 /// `mid_log_p` (the plan's P, whose middle-stage table the engine holds), the launch whose
-/// sub-transforms are N/P reads its twiddles there ([`flags::MID_TWIDDLES`]). `blocks`: a
-/// resolved [`Blocks`] (Narrow or Wide).
+/// sub-transforms are N/P reads its twiddles there ([`flags::MID_TWIDDLES`]). `kernels`: its
+/// `blocks` and `chain` as [`Kernels::resolve`] leaves them (Auto: wide, plain).
 pub fn ordered_launches(
     log_n: u32,
     sizes: &[u32],
     mid_log_p: Option<u32>,
     form: Form,
-    blocks: Blocks,
+    kernels: Kernels,
 ) -> Vec<Launch> {
     debug_assert_eq!(sizes.iter().sum::<u32>(), log_n);
     debug_assert!(
@@ -414,12 +440,12 @@ pub fn ordered_launches(
     }
     let (pre, post) = scale_flags(form);
     let last = stages.len() - 1;
-    let dependent = log_n >= DEPENDENT_LAUNCH_MIN_LOG;
+    let dependent = kernels.chain == Chain::Dependent;
     stages
         .into_iter()
         .enumerate()
         .map(|(i, (log_s, log_m, tw))| {
-            let (log_cols, threads) = column_geometry(log_n, log_s, blocks);
+            let (log_cols, threads) = column_geometry(log_n, log_s, kernels.blocks);
             let scale = if i == 0 { pre } else { 0 } | if i == last { post } else { 0 };
             let l = Launch {
                 kernel: Kernel::Column,
@@ -618,7 +644,7 @@ impl Plan {
                 Plan::ThreeStage { log_p, .. } => Some(log_p),
                 Plan::Single { .. } => None,
             };
-            return ordered_launches(log_n, &self.ordered_columns(), mid, form, kernels.blocks);
+            return ordered_launches(log_n, &self.ordered_columns(), mid, form, kernels);
         }
         let (pre, post) = scale_flags(form);
         let omega = if form.full_omega {
@@ -726,7 +752,7 @@ impl Plan {
                 out.extend([first, middle, last]);
             }
         }
-        let dependent = log_n >= DEPENDENT_LAUNCH_MIN_LOG;
+        let dependent = kernels.chain == Chain::Dependent;
         for l in out.iter_mut().skip(1) {
             l.dependent = dependent;
         }
@@ -738,10 +764,12 @@ impl Plan {
 mod tests {
     use super::*;
 
+    /// Resolved for 2^18 and up (dependent launches).
     const SHARED: Kernels = Kernels {
         stage1: Stage1::Shared,
         stage2: Stage2::Shared,
         blocks: Blocks::Wide,
+        chain: Chain::Dependent,
     };
 
     #[test]
@@ -771,7 +799,8 @@ mod tests {
             coset: true,
             ..nn
         };
-        let rn = Plan::for_size(12).unwrap().launches(rn_form, SHARED);
+        let p12 = Plan::for_size(12).unwrap();
+        let rn = p12.launches(rn_form, Kernels::default().resolve(FieldId::Bn254Fr, &p12));
         assert!(
             rn.iter()
                 .all(|l| l.kernel == Kernel::Column && !l.dependent)
@@ -779,7 +808,7 @@ mod tests {
         // 2^12 = 2^6 x 2^6: segments of 2^6 first, then columns down the whole.
         let shape: Vec<_> = rn.iter().map(|l| (l.layers, l.log_m)).collect();
         assert_eq!(shape, [(6, 6), (6, 12)]);
-        let bits = flags::IN_BITREV;
+        let bits = flags::IN_BITREV | flags::NARROW;
         assert_eq!(rn[0].flags, flags::PRE_SCALE | bits);
         assert_eq!(rn[1].flags, flags::TWIDDLE_IN | bits);
         // Two launches to 2^20, then P, Q, P.
@@ -792,10 +821,10 @@ mod tests {
         }
         // RN of sizes [a, b, c] is NR's launches in reverse: c-point segments first.
         let sizes = [4, 3, 5];
-        let rn = ordered_launches(12, &sizes, None, rn_form, Blocks::Wide);
+        let rn = ordered_launches(12, &sizes, None, rn_form, SHARED);
         let shape: Vec<_> = rn.iter().map(|l| (l.layers, l.log_m)).collect();
         assert_eq!(shape, [(5, 5), (3, 8), (4, 12)]);
-        assert_eq!(rn[2].flags, flags::TWIDDLE_IN | bits);
+        assert_eq!(rn[2].flags, flags::TWIDDLE_IN | flags::IN_BITREV);
         let nr_form = Form {
             ordering: Ordering::NR,
             direction: Direction::Inverse,
@@ -940,14 +969,16 @@ mod tests {
             "Q = 2^9 stays in shared memory"
         );
         assert_eq!(
-            Kernels::parse("stage1=shared,stage2=warp,blocks=wide").unwrap(),
+            Kernels::parse("stage1=shared,stage2=warp,blocks=wide,chain=dependent").unwrap(),
             warp
         );
         // Auto: the warp kernel for BN254 at Q = 8 only.
         let auto = Kernels::default();
         let shared = SHARED;
+        // Narrow blocks to 2^17, plain launches below 2^18.
         let narrow = |k: Kernels| Kernels {
             blocks: Blocks::Narrow,
+            chain: Chain::Plain,
             ..k
         };
         let bn = FieldId::Bn254Fr;
@@ -1033,6 +1064,7 @@ mod tests {
                 stage1: Stage1::Shuffle,
                 stage2: Stage2::Warp,
                 blocks: Blocks::Auto,
+                chain: Chain::Auto,
             }
         );
         assert_eq!(

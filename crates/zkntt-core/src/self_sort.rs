@@ -509,7 +509,8 @@ pub fn transform_with_columns<F: FftField>(
     ordering: Ordering,
 ) {
     let log_n = a.len().trailing_zeros();
-    let launches = plan::ordered_launches(log_n, sizes, None, ordered(ordering), Blocks::Wide);
+    let launches =
+        plan::ordered_launches(log_n, sizes, None, ordered(ordering), Kernels::default());
     run_column_launches(a, omega, launches);
 }
 

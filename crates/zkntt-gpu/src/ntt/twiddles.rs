@@ -254,7 +254,7 @@ impl Twiddles {
 mod tests {
     use super::*;
     use zkntt_core::Ordering;
-    use zkntt_core::plan::{Blocks, Form, Kernels, Stage1, Stage2};
+    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Stage1, Stage2};
 
     /// Every launch of every size, ordering and kernel generation finds its sub-NTT table.
     #[test]
@@ -274,6 +274,7 @@ mod tests {
                                 stage1,
                                 stage2,
                                 blocks,
+                                chain: Chain::Auto,
                             };
                             for l in plan.launches(form, kernels) {
                                 assert!(sizes.contains(&l.layers), "2^{log_n} {ordering:?} {l:?}");

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
-    BatchLayout, Blocks, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels, NttConfig,
-    NttEngine, Ordering, Stage1, Stage2,
+    BatchLayout, Blocks, Chain, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels,
+    NttConfig, NttEngine, Ordering, Stage1, Stage2,
 };
 
 pub(crate) fn max_log() -> u32 {
@@ -395,17 +395,25 @@ fn each_plan_once() {
         return;
     };
     let mut rng = StdRng::seed_from_u64(18);
-    for (stage1, stage2, blocks) in [
-        (Stage1::Shared, Stage2::Shared, Blocks::Wide),
-        (Stage1::Shared, Stage2::Shared, Blocks::Narrow),
-        (Stage1::Shared, Stage2::Warp, Blocks::Auto),
-        (Stage1::Shuffle, Stage2::Shared, Blocks::Auto),
-        (Stage1::Shuffle, Stage2::Warp, Blocks::Auto),
+    for (stage1, stage2, blocks, chain) in [
+        (Stage1::Shared, Stage2::Shared, Blocks::Wide, Chain::Auto),
+        (Stage1::Shared, Stage2::Shared, Blocks::Narrow, Chain::Auto),
+        (
+            Stage1::Shared,
+            Stage2::Shared,
+            Blocks::Narrow,
+            Chain::Dependent,
+        ),
+        (Stage1::Shared, Stage2::Shared, Blocks::Wide, Chain::Plain),
+        (Stage1::Shared, Stage2::Warp, Blocks::Auto, Chain::Auto),
+        (Stage1::Shuffle, Stage2::Shared, Blocks::Auto, Chain::Auto),
+        (Stage1::Shuffle, Stage2::Warp, Blocks::Auto, Chain::Auto),
     ] {
         h.engine().set_kernels(Kernels {
             stage1,
             stage2,
             blocks,
+            chain,
         });
         // 2^22: the first P = 2^10 plan (blocks of one 2^10 column: the seed's stage1 in two phases).
         let sizes = (1..=max_log().min(19)).chain((max_log() >= 22).then_some(22));
@@ -425,7 +433,7 @@ fn each_plan_once() {
                 let mut got = x.clone();
                 h.ntt(&mut got, &cfg).unwrap();
                 let what = format!(
-                    "{stage1:?}/{stage2:?}/{blocks:?} 2^{log_n} {:?} {:?}",
+                    "{stage1:?}/{stage2:?}/{blocks:?}/{chain:?} 2^{log_n} {:?} {:?}",
                     cfg.direction, cfg.ordering
                 );
                 assert_same(&got, &want, &what);
@@ -446,6 +454,7 @@ fn stage2_warp_every_three_stage_size() {
             stage1: Stage1::Shared,
             stage2: Stage2::Warp,
             blocks: Blocks::Auto,
+            chain: Chain::Auto,
         },
     );
 }
@@ -462,6 +471,7 @@ fn narrow_and_wide_blocks_every_three_stage_size() {
                 stage1: Stage1::Shared,
                 stage2: Stage2::Shared,
                 blocks,
+                chain: Chain::Auto,
             },
         );
     }
@@ -477,6 +487,7 @@ fn stage1_shuffle_every_three_stage_size() {
             stage1: Stage1::Shuffle,
             stage2: Stage2::Shared,
             blocks: Blocks::Auto,
+            chain: Chain::Auto,
         },
     );
 }
