@@ -68,7 +68,8 @@ pub const NARROW_MIN_ELEMENTS_LOG: u32 = 6;
 /// Largest log2 size whose launches take narrow blocks under [`Blocks::Auto`].
 pub const NARROW_MAX_LOG: u32 = 17;
 /// Smallest log2 size whose launches after the first are dependent (programmatic dependent
-/// launch, sm_90+). Below it the dependent launch measured slower (benches/NOTES.md).
+/// launch, sm_90+) whatever the blocks. Below it the dependent launch measured slower with wide
+/// blocks and faster with narrow ones (benches/NOTES.md).
 pub const DEPENDENT_LAUNCH_MIN_LOG: u32 = 18;
 
 /// Bits of a launch's `flags`: what the kernel does besides its NTT layers. The same values as
@@ -179,7 +180,8 @@ pub enum Blocks {
 /// identical results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Chain {
-    /// Dependent from 2^[`DEPENDENT_LAUNCH_MIN_LOG`] ([`Kernels::resolve`]).
+    /// Dependent from 2^[`DEPENDENT_LAUNCH_MIN_LOG`], and at every size with narrow blocks (whose
+    /// launches are short enough for the launch latency to show: [`Kernels::resolve`]).
     Auto,
     /// Never.
     Plain,
@@ -240,7 +242,9 @@ impl Kernels {
             chosen => chosen,
         };
         let chain = match self.chain {
-            Chain::Auto if plan.log_n() >= DEPENDENT_LAUNCH_MIN_LOG => Chain::Dependent,
+            Chain::Auto if plan.log_n() >= DEPENDENT_LAUNCH_MIN_LOG || blocks == Blocks::Narrow => {
+                Chain::Dependent
+            }
             Chain::Auto => Chain::Plain,
             chosen => chosen,
         };
@@ -793,18 +797,24 @@ mod tests {
         let t = Plan::for_size(23).unwrap().launches(inv, SHARED);
         assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
         assert_eq!(t[2].flags, flags::POST_SCALE);
-        // Orderings: three column launches, no permutation; nothing below 2^18 is dependent.
+        // Orderings: column launches, no permutation; below 2^18 dependent with narrow blocks
+        // (the default) and plain with wide ones.
         let rn_form = Form {
             ordering: Ordering::RN,
             coset: true,
             ..nn
         };
         let p12 = Plan::for_size(12).unwrap();
-        let rn = p12.launches(rn_form, Kernels::default().resolve(FieldId::Bn254Fr, &p12));
-        assert!(
-            rn.iter()
-                .all(|l| l.kernel == Kernel::Column && !l.dependent)
-        );
+        let auto = Kernels::default().resolve(FieldId::Bn254Fr, &p12);
+        let rn = p12.launches(rn_form, auto);
+        assert!(rn.iter().all(|l| l.kernel == Kernel::Column));
+        assert!(!rn[0].dependent && rn[1].dependent);
+        let wide = Kernels {
+            blocks: Blocks::Wide,
+            ..Kernels::default()
+        };
+        let plain = p12.launches(rn_form, wide.resolve(FieldId::Bn254Fr, &p12));
+        assert!(plain.iter().all(|l| !l.dependent));
         // 2^12 = 2^6 x 2^6: segments of 2^6 first, then columns down the whole.
         let shape: Vec<_> = rn.iter().map(|l| (l.layers, l.log_m)).collect();
         assert_eq!(shape, [(6, 6), (6, 12)]);
@@ -975,10 +985,9 @@ mod tests {
         // Auto: the warp kernel for BN254 at Q = 8 only.
         let auto = Kernels::default();
         let shared = SHARED;
-        // Narrow blocks to 2^17, plain launches below 2^18.
+        // Narrow blocks to 2^17, and dependent launches with them.
         let narrow = |k: Kernels| Kernels {
             blocks: Blocks::Narrow,
-            chain: Chain::Plain,
             ..k
         };
         let bn = FieldId::Bn254Fr;

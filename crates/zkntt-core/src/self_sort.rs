@@ -12,7 +12,7 @@
 //! The bit-reversed orderings run the plan's three column launches instead ([`column_launch`],
 //! [`transform_ordered`]; the derivation is in [`crate::plan`]).
 
-use crate::plan::{self, Blocks, Form, Kernel, Kernels, Plan, WarpShape, flags};
+use crate::plan::{self, Form, Kernel, Kernels, Plan, WarpShape, flags};
 use crate::reference::{self, bit_reverse_index, radix2_nn};
 use crate::{Direction, NttConfig, Ordering, Result};
 use ark_ff::FftField;
