@@ -1,5 +1,6 @@
-//! `zkntt`: what this build can do on this machine, a demonstration of it, benchmarks, and a
-//! Groth16 prover with its witness map on the GPU (`zkntt prove`).
+//! `zkntt`: what this build can do on this machine, a demonstration of it, a check of the GPU
+//! against ark-poly (`zkntt verify`), benchmarks, and a Groth16 prover with its witness map on the
+//! GPU (`zkntt prove`).
 
 use ark_ff::{FftField, PrimeField};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
@@ -17,6 +18,7 @@ mod bench_matrix;
 mod bench_ntt;
 mod bench_small;
 mod prove;
+mod verify;
 
 #[derive(Parser)]
 #[command(name = "zkntt", version, about = "GPU NTTs for zero-knowledge provers")]
@@ -36,6 +38,10 @@ enum Command {
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=24))]
         log_n: u32,
     },
+    /// This machine's GPU against ark-poly, bit for bit: every size 2^min..2^max, both fields,
+    /// forward / inverse / coset forward / coset inverse, NN / NR / RN, device-resident and host to
+    /// host. Exits non-zero on any mismatch, and when there is no GPU or no kernels.
+    Verify(verify::VerifyArgs),
     /// A Groth16 proof of the (x+k)^5 chain with ark-groth16's witness map and with GpuQap's:
     /// both verified, the time of each phase and the speed-ups.
     Prove(prove::ProveArgs),
@@ -64,6 +70,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Info => info(),
         Command::Demo { log_n } => demo(log_n),
+        Command::Verify(args) => verify::verify(args),
         Command::Prove(args) => prove::prove(args),
         Command::Bench { what } => match what {
             Bench::Modmul(args) => bench_small::modmul(args),
