@@ -1,4 +1,4 @@
-// The column stage (the first and last launches of the plan, and whole transforms up to 2^11):
+// The column stage (the first and last launches of the plan, and whole transforms up to 2^8):
 // P-point NTTs down the columns of the P x R matrix (R = N/P), in shared memory, in place.
 #include "field/bls12_381_fr.cuh"
 #include "field/bn254_fr.cuh"
@@ -41,7 +41,8 @@ struct ColumnBlock {
 // Load row i of column t into slot t*S + rev(entry): row i holds entry i, or rev(i) with
 // IN_BITREV. B elements per thread per round, their global loads all in flight before the first
 // shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
-// narrow ones (E/2 threads: exactly their two, no products on clamped copies). Past the end a
+// narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
+// one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
 template <class F, bool ORDERED, uint32_t B>
 __device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k,

@@ -55,8 +55,8 @@ static_assert(sizeof(NttStageParams) == 128, "mirrored by params.rs");
 // its first global memory access: it returns once the previous kernel of the stream has finished
 // and its writes are visible. `allow_dependent_launch`, called once a block's global reads are
 // done, lets the next kernel be launched (its blocks scheduled) once every block of this one has
-// called it or exited. Without the launch attribute (the host sets it on sm_90+ for every stage
-// after a transform's first) both do nothing.
+// called it or exited. Without the launch attribute (the host sets it on sm_90+ for the launches
+// the plan marks dependent: zkntt_core::plan::Chain) both do nothing.
 __device__ __forceinline__ void wait_for_previous_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
@@ -141,9 +141,9 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
 // Wide blocks take layers two at a time (radix-4 groups of four slots in registers: half the
 // shared-memory round trips and barriers of radix-2, three twiddle loads per four products); an
 // odd layer count starts with one radix-2 layer. Narrow blocks (NARROW: threads at least half the
-// slots) run radix-2 layers, a butterfly per thread: a thread's chain is one product per layer
-// where a radix-4 group's is two. Layer 0's twiddles are all 1 and layer 1's are 1 and w_4, so
-// those products are skipped. `tw` holds w_S^t, t < S/2 (in shared memory in narrow blocks).
+// slots) run radix-2 layers, a butterfly per thread: a thread does one product per layer where a
+// radix-4 group's thread does two. Layer 0's twiddles are all 1 and its products are skipped in
+// both paths; layer 1's are 1 and w_4, whose products the wide path skips too. `tw` holds w_S^t, t < S/2 (in shared memory in narrow blocks).
 // Values in and out are in the lazy range of `lazy<P>` ([0, 2p) for BN254 Fr). Called by the
 // whole block; ends with a barrier.
 template <class F, bool NARROW_BLOCK>

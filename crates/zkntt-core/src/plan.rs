@@ -168,7 +168,8 @@ pub enum Blocks {
     /// stage generation is forced to the seed's stage1 (its blocks are 2^9-2^10 slots).
     Auto,
     /// 128 threads, up to 2^10 elements per column block (radix-4 groups, a group per thread)
-    /// and 2^9 per middle block.
+    /// and 2^9 per middle block. One-block transforms (up to 2^[`MAX_SINGLE_LOG`]) are narrow
+    /// whatever the choice.
     Wide,
     /// At most 2^[`NARROW_ELEMENTS_LOG`] elements per block and a radix-2 butterfly per thread
     /// (half as many threads as elements), where the column or group fits; wide elsewhere.
@@ -216,7 +217,9 @@ impl Kernels {
     /// Q = 8 from 2^17 up, where it measured 1-3% faster in every run (8 elements per lane, tiles
     /// as wide as the shared kernel's), and the shared-memory middle stage elsewhere (slower, or
     /// within noise at 2^13 and 2^15: benches/NOTES.md, "Issue 16"; BLS12-381 spills more
-    /// registers at Q = 8 and measured 0.5-4% slower).
+    /// registers at Q = 8 and measured 0.5-4% slower). [`Blocks::Auto`] becomes narrow up to
+    /// 2^[`NARROW_MAX_LOG`] (wide with the seed's stage1 forced), and [`Chain::Auto`] dependent
+    /// from 2^[`DEPENDENT_LAUNCH_MIN_LOG`] and with narrow blocks (benches/NOTES.md, "Issue 17").
     pub fn resolve(self, field: FieldId, plan: &Plan) -> Kernels {
         let stage2 = match (self.stage2, plan) {
             (

@@ -43,7 +43,7 @@ impl Prepared {
     ) -> Result<Self> {
         let log_n = plan.log_n();
         let tw = engine.twiddles::<F>(plan, cfg.direction)?;
-        // Coset tables for this call: g^j before a forward transform, g^-k after an inverse.
+        // Coset tables for this call: g^j before a forward transform, g^-k / N after an inverse.
         let coset = match (cfg.coset, cfg.direction) {
             (None, _) => None,
             (Some(g), Direction::Forward) => Some(engine.coset_powers(g, log_n, false)?),
