@@ -16,4 +16,16 @@ pub enum Error {
     /// The 2-D split asks for more layers than the transform has.
     #[error("2-D split 2^{log_p} x 2^(log_n - log_p) does not fit a transform of 2^{log_n}")]
     BadSplit { log_n: u32, log_p: u32 },
+    /// The distributed NTT's ranks must be a power of two dividing both N1 and N2 (so N >= ranks^2).
+    #[error(
+        "{ranks} ranks cannot split 2^{log_n1} x 2^{log_n2}: ranks must be a power of two dividing both sides (N >= ranks^2)"
+    )]
+    BadRanks {
+        ranks: usize,
+        log_n1: u32,
+        log_n2: u32,
+    },
+    /// An ordering a model does not implement (the distributed model does natural order only).
+    #[error("ordering {ordering:?} is not modelled here: natural order (NN) only")]
+    OrderingNotModelled { ordering: crate::Ordering },
 }

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod config;
+pub mod distributed;
 mod error;
 pub mod field;
 pub mod four_step;
