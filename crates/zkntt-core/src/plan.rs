@@ -395,9 +395,9 @@ pub struct Launch {
     pub by_columns: bool,
 }
 
-/// The launches of a bit-reversed ordering (module docs) with columns of 2^sizes[i] entries (NR's
+/// The launches of a bit-reversed ordering (module docs) with columns of 2^`sizes[i]` entries (NR's
 /// order; each at most 2^MAX_LOG_P, summing to log_n): NR's launch i works down the columns
-/// of the sub-transforms of 2^(log_n - sizes[0] - .. - sizes[i-1]), times the twiddles of that
+/// of the sub-transforms of 2^(log_n - `sizes[0]` - .. - `sizes[i-1]`), times the twiddles of that
 /// sub-transform (all but the last), entries to bit-reversed rows; RN runs them last to first,
 /// rows read bit-reversed, twiddles on the way in. Scaling flags go on the first and last. With
 /// `mid_log_p` (the plan's P, whose middle-stage table the engine holds), the launch whose
