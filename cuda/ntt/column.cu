@@ -38,6 +38,15 @@ struct ColumnBlock {
     bool rows_fast, in_rev, out_rev;
 };
 
+// Block element e is column t (of the block), row i: consecutive threads take consecutive
+// columns, or consecutive rows where those are contiguous (R = 1).
+struct ColumnElement {
+    uint32_t t, i;
+};
+__device__ __forceinline__ ColumnElement column_element(const ColumnBlock& b, uint32_t e) {
+    return {b.rows_fast ? e >> b.log_s : e & (b.cols - 1), b.rows_fast ? e & (b.S - 1) : e >> b.log_cols};
+}
+
 // Load row i of column t into slot t*S + rev(entry): row i holds entry i, or rev(i) with
 // IN_BITREV. B elements per thread per round, their global loads all in flight before the first
 // shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
@@ -53,12 +62,10 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
         uint32_t slot[B];
 #pragma unroll
         for (uint32_t u = 0; u < B; u++) {
-            const uint32_t e = min(e0 + u * blockDim.x, k.E - 1);
-            const uint32_t t = k.rows_fast ? e >> k.log_s : e & (k.cols - 1);
-            const uint32_t i = k.rows_fast ? e & (k.S - 1) : e >> k.log_cols;
-            idx[u] = element_index<ORDERED>(k.c0 + t, i, k.log_r, k.log_m);
+            const ColumnElement o = column_element(k, min(e0 + u * blockDim.x, k.E - 1));
+            idx[u] = element_index<ORDERED>(k.c0 + o.t, o.i, k.log_r, k.log_m);
             x[u] = load_global<F>(k.base, idx[u] * p.elem_stride);
-            slot[u] = (t << k.log_s) + (k.in_rev ? i : bit_reverse(i, k.log_s));
+            slot[u] = (o.t << k.log_s) + (k.in_rev ? o.i : bit_reverse(o.i, k.log_s));
         }
         if (p.flags & PRE_SCALE) {
             // The exponent is the input's index: its position, reversed in a bit-reversed input.
@@ -83,13 +90,15 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
     }
 }
 
-// The stage-twiddle exponent of block element e on the way out (TWIDDLE_OUT): entry k of
-// column c goes to row k (or rev(k)) times w_M^(c' k), c' = c mod R.
+// On the way out row i of column t takes entry k = i, or rev(i) with OUT_BITREV.
+__device__ __forceinline__ uint32_t out_entry(const ColumnBlock& b, const ColumnElement& o) {
+    return b.out_rev ? bit_reverse(o.i, b.log_s) : o.i;
+}
+
+// The stage-twiddle exponent of entry k of block column t on the way out (TWIDDLE_OUT):
+// w_M^(c' k), c' = c mod R.
 template <bool ORDERED>
-__device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t e) {
-    const uint32_t t = b.rows_fast ? e >> b.log_s : e & (b.cols - 1);
-    const uint32_t i = b.rows_fast ? e & (b.S - 1) : e >> b.log_cols;
-    const uint32_t k = b.out_rev ? bit_reverse(i, b.log_s) : i;
+__device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t t, uint32_t k) {
     return ORDERED ? (((b.c0 + t) & (b.R - 1)) * k) << b.tw_shift : (b.c0 + t) * k;
 }
 
@@ -117,15 +126,10 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     blk.tw_shift = (ORDERED && (p.flags & MID_TWIDDLES)) ? 0 : p.log_n - blk.log_m;
     blk.c0 = p.col_base + ((uint64_t)blockIdx.x << blk.log_cols);
     blk.base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
-    // Element e of the block is column t, row i: consecutive threads take consecutive columns, or
-    // consecutive rows where those are contiguous (R = 1).
     blk.rows_fast = ORDERED && blk.log_r == 0;
     blk.in_rev = ORDERED && (p.flags & IN_BITREV);
     blk.out_rev = ORDERED && (p.flags & OUT_BITREV);
-    const uint32_t log_s = blk.log_s, log_cols = blk.log_cols, log_r = blk.log_r, log_m = blk.log_m;
-    const uint32_t S = blk.S, cols = blk.cols, E = blk.E;
-    const uint64_t c0 = blk.c0, base = blk.base;
-    const bool rows_fast = blk.rows_fast, out_rev = blk.out_rev;
+    const uint32_t E = blk.E;
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
     const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
     // Narrow blocks: the output twiddles of this thread's two elements (single-table reads).
@@ -134,14 +138,16 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     if (prefetch) {
         const uint64_t table = (p.flags & MID_TWIDDLES) ? p.mid_twiddles : p.omega.lo;
 #pragma unroll
-        for (uint32_t u = 0; u < STORE_BATCH; u++)
-            w_out[u] = load_global<F>(table, out_exponent<ORDERED>(blk, min(threadIdx.x + u * blockDim.x, E - 1)));
+        for (uint32_t u = 0; u < STORE_BATCH; u++) {
+            const ColumnElement o = column_element(blk, min(threadIdx.x + u * blockDim.x, E - 1));
+            w_out[u] = load_global<F>(table, out_exponent<ORDERED>(blk, o.t, out_entry(blk, o)));
+        }
     }
     if (NARROW_BLOCK) {
         // A thread's share of the S/2 sub-NTT twiddles (S/2 <= threads) is read with its data, so
         // both reads are in flight together, then staged after the elements.
         F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
-        const bool mine = threadIdx.x < S / 2;
+        const bool mine = threadIdx.x < blk.S / 2;
         F t;
         if (mine) t = F::load(tw + threadIdx.x);
         load_columns<F, ORDERED, 2>(p, blk, sm);
@@ -151,7 +157,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         load_columns<F, ORDERED, LOAD_BATCH>(p, blk, sm);
     }
     __syncthreads();
-    if (log_s > 0) dit_in_shared<F, NARROW_BLOCK>(sm, log_s, cols, tw);
+    if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK>(sm, blk.log_s, blk.cols, tw);
     allow_dependent_launch();
 
     F post_const;
@@ -164,12 +170,11 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         uint64_t idx[STORE_BATCH], ck[STORE_BATCH];
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
-            const uint32_t e = min(e0 + u * blockDim.x, E - 1);
-            const uint32_t t = rows_fast ? e >> log_s : e & (cols - 1), i = rows_fast ? e & (S - 1) : e >> log_cols;
-            const uint32_t k = out_rev ? bit_reverse(i, log_s) : i;
-            idx[u] = element_index<ORDERED>(c0 + t, i, log_r, log_m);
-            ck[u] = out_exponent<ORDERED>(blk, e);
-            x[u] = sm.get((t << log_s) + k);
+            const ColumnElement o = column_element(blk, min(e0 + u * blockDim.x, E - 1));
+            const uint32_t k = out_entry(blk, o);
+            idx[u] = element_index<ORDERED>(blk.c0 + o.t, o.i, blk.log_r, blk.log_m);
+            ck[u] = out_exponent<ORDERED>(blk, o.t, k);
+            x[u] = sm.get((o.t << blk.log_s) + k);
         }
         if (prefetch) {
             // Narrow blocks have one store round: this thread's two elements, read above.
@@ -180,7 +185,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         }
         if (p.flags & POST_SCALE) {
             // The exponent is the output's index: its position, reversed in a bit-reversed output.
-            if (out_rev) {
+            if (blk.out_rev) {
 #pragma unroll
                 for (uint32_t u = 0; u < STORE_BATCH; u++) ck[u] = bit_reverse64(idx[u], p.log_n);  // ck is free
                 mul_lookups<F, STORE_BATCH>(x, p.post, p.lo_bits, ck);
@@ -195,7 +200,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         }
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++)
-            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(base) + idx[u] * p.elem_stride);
+            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(blk.base) + idx[u] * p.elem_stride);
     }
 }
 

@@ -29,10 +29,11 @@ __device__ __forceinline__ GroupOut group_out(const NttStageParams& p, uint32_t 
 }
 
 // Stores the block's groups. B elements per thread per round: BATCH in wide blocks; narrow blocks
-// have one round of 2 per thread whose twiddles `pre` were read before the butterflies.
-template <class F, uint32_t B, bool PREFETCHED>
+// have one round of 2 per thread whose twiddles `pre` (nullptr otherwise) were read before the
+// butterflies.
+template <class F, uint32_t B>
 __device__ __forceinline__ void store_groups(const NttStageParams& p, const SmemElements<F>& sm, uint32_t ti,
-                                             uint32_t tj, uint32_t E, const F (&pre)[B]) {
+                                             uint32_t tj, uint32_t E, const F* pre) {
     using L = lazy<typename F::params>;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     for (uint32_t e0 = threadIdx.x; e0 < E; e0 += B * blockDim.x) {
@@ -42,7 +43,7 @@ __device__ __forceinline__ void store_groups(const NttStageParams& p, const Smem
         for (uint32_t u = 0; u < B; u++) {
             const GroupOut o = group_out(p, ti, tj, min(e0 + u * blockDim.x, E - 1));
             x[u] = sm.get(o.slot);
-            w[u] = PREFETCHED ? pre[u] : load_global<F>(p.mid_twiddles, o.exponent);
+            w[u] = pre ? pre[u] : load_global<F>(p.mid_twiddles, o.exponent);
             idx[u] = o.index;
         }
 #pragma unroll
@@ -71,7 +72,7 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
     // Narrow blocks: this thread's two output twiddles, read now (off the chain of products).
-    F w_out[2], unused[BATCH], staged_twiddle;
+    F w_out[2], staged_twiddle;
     if (NARROW_BLOCK) {
         // A thread's share of the Q/2 sub-NTT twiddles (Q/2 <= threads), read with its data and
         // staged after the elements.
@@ -112,8 +113,8 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     dit_in_shared<F, NARROW_BLOCK>(sm, log_q, pairs * TT, tw);
     allow_dependent_launch();
 
-    if (NARROW_BLOCK) store_groups<F, 2, true>(p, sm, ti, tj, E, w_out);
-    else store_groups<F, BATCH, false>(p, sm, ti, tj, E, unused);
+    if (NARROW_BLOCK) store_groups<F, 2>(p, sm, ti, tj, E, w_out);
+    else store_groups<F, BATCH>(p, sm, ti, tj, E, nullptr);
 }
 
 }  // namespace ntt

@@ -510,6 +510,20 @@ pub fn narrow_columns(log_n: u32, log_s: u32) -> Option<(u32, u32)> {
     Some((log_cols, narrow_threads(log_s + log_cols)))
 }
 
+/// (log2 tile side, threads) of a middle launch of 2^log_q-point groups, P = 2^log_p:
+/// [`narrow_tiles`] where `blocks` is Narrow and a tile pair fits, else the wide geometry (tile
+/// pairs of up to 2^MIDDLE_ELEMENTS_LOG elements, [`THREADS`]).
+pub fn middle_geometry(log_p: u32, log_q: u32, blocks: Blocks) -> (u32, u32) {
+    match blocks {
+        Blocks::Narrow => narrow_tiles(log_p, log_q),
+        Blocks::Auto | Blocks::Wide => None,
+    }
+    .unwrap_or((
+        (MIDDLE_ELEMENTS_LOG.saturating_sub(log_q) / 2).min(log_p),
+        THREADS,
+    ))
+}
+
 /// Narrow middle blocks: tiles of T x T groups with 2 T^2 Q at most 2^NARROW_ELEMENTS_LOG
 /// (log2 T, threads); None where Q is too long.
 pub fn narrow_tiles(log_p: u32, log_q: u32) -> Option<(u32, u32)> {
@@ -606,7 +620,7 @@ impl Plan {
     pub fn three_stage(log_n: u32, log_p: u32) -> Self {
         let log_q = log_n - 2 * log_p;
         let log_cols = column_block_log(log_n, log_p);
-        let log_tile = (MIDDLE_ELEMENTS_LOG.saturating_sub(log_q) / 2).min(log_p);
+        let (log_tile, _) = middle_geometry(log_p, log_q, Blocks::Wide);
         Plan::ThreeStage {
             log_n,
             log_p,
@@ -691,13 +705,14 @@ impl Plan {
                 log_n,
                 log_p,
                 log_q,
-                log_cols,
-                log_tile,
+                ..
             } => {
-                let (log_cols, column_threads) = match kernels.stage1 {
-                    Stage1::Shuffle => (log_cols, THREADS),
-                    _ => column_geometry(log_n, log_p, kernels.blocks),
+                // The seed's stage1 keeps its wide blocks (2^9-2^10 slots).
+                let blocks = match kernels.stage1 {
+                    Stage1::Shuffle => Blocks::Wide,
+                    _ => kernels.blocks,
                 };
+                let (log_cols, column_threads) = column_geometry(log_n, log_p, blocks);
                 let column_blocks = 1u32 << (log_n - log_p - log_cols);
                 let slots_log = log_p + log_cols;
                 // Auto here (not resolved for a field) is the shared kernel.
@@ -707,11 +722,7 @@ impl Plan {
                     }
                     _ => (Kernel::Column, smem_bytes(1 << slots_log)),
                 };
-                let (log_tile, middle_threads) = match kernels.blocks {
-                    Blocks::Narrow => narrow_tiles(log_p, log_q),
-                    Blocks::Auto | Blocks::Wide => None,
-                }
-                .unwrap_or((log_tile, THREADS));
+                let (log_tile, middle_threads) = middle_geometry(log_p, log_q, kernels.blocks);
                 let tiles = 1u32 << (log_p - log_tile);
                 let first = Launch {
                     by_columns: true,

@@ -1,17 +1,15 @@
 //! The CPU reference against the independent fixtures, against ark-poly, against a naive DFT,
 //! and the 2-D model against the reference.
 
-use ark_ff::{FftField, Field, PrimeField};
-use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
-use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use ark_ff::{FftField, PrimeField};
+use ark_std::rand::{SeedableRng, rngs::StdRng};
 use num_bigint::BigUint;
 use proptest::prelude::*;
 use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_core::{BatchLayout, Direction, Error, NttConfig, Ordering, four_step};
 
-fn random_vec<F: Field>(rng: &mut impl Rng, n: usize) -> Vec<F> {
-    (0..n).map(|_| F::rand(rng)).collect()
-}
+mod common;
+use common::{ark_poly_cases, random_vec};
 
 // ---------------------------------------------------------------- fixtures (independent oracle)
 
@@ -94,33 +92,17 @@ fn fixtures_bls12_381() {
 fn check_ark_poly<F: FftField>(label: &str, max_log: u32) {
     let mut rng = StdRng::seed_from_u64(42);
     for log_n in 0..=max_log {
-        let n = 1usize << log_n;
-        let coeffs: Vec<F> = random_vec(&mut rng, n);
-        let offset = if log_n % 2 == 0 {
-            F::GENERATOR
-        } else {
-            F::rand(&mut rng)
-        };
-        let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
-        let coset = domain.get_coset(offset).unwrap();
-
-        let mut ours = coeffs.clone();
-        reference::ntt(&mut ours, &NttConfig::forward()).unwrap();
-        assert!(ours == domain.fft(&coeffs), "{label} fft 2^{log_n}");
-
-        let mut back = ours.clone();
-        reference::ntt(&mut back, &NttConfig::inverse()).unwrap();
-        assert!(back == domain.ifft(&ours), "{label} ifft 2^{log_n}");
-        assert!(back == coeffs, "{label} ifft(fft) 2^{log_n}");
-
-        let mut ours = coeffs.clone();
-        reference::ntt(&mut ours, &NttConfig::forward().with_coset(offset)).unwrap();
-        assert!(ours == coset.fft(&coeffs), "{label} coset fft 2^{log_n}");
-
-        let mut back = ours.clone();
-        reference::ntt(&mut back, &NttConfig::inverse().with_coset(offset)).unwrap();
-        assert!(back == coset.ifft(&ours), "{label} coset ifft 2^{log_n}");
-        assert!(back == coeffs, "{label} coset ifft(fft) 2^{log_n}");
+        // Each inverse case's input is its forward's ark-poly output, which the forward case
+        // checks ours against: ifft(fft) and coset ifft(fft) come back to the coefficients.
+        let ark = ark_poly_cases::<F>(&mut rng, log_n);
+        for (what, cfg, input, want) in &ark.cases {
+            let mut ours = input.clone();
+            reference::ntt(&mut ours, cfg).unwrap();
+            assert!(ours == *want, "{label} {what} 2^{log_n}");
+            if cfg.direction == Direction::Inverse {
+                assert!(ours == ark.coeffs, "{label} {what}(fft) 2^{log_n}");
+            }
+        }
     }
 }
 

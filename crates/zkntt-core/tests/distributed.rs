@@ -1,15 +1,13 @@
 //! The distributed NTT model (ranks as threads, one all-to-all) against ark-poly, the exchanged
 //! byte counts, batches, explicit splits and bad input.
 
-use ark_ff::{FftField, Field};
-use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
-use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use ark_ff::FftField;
+use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkntt_core::distributed::{Split, Stats, ntt_distributed, ntt_distributed_with_split};
 use zkntt_core::{BatchLayout, Error, NttConfig, Ordering, reference};
 
-fn random_vec<F: Field>(rng: &mut impl Rng, n: usize) -> Vec<F> {
-    (0..n).map(|_| F::rand(rng)).collect()
-}
+mod common;
+use common::{ark_poly_cases, random_vec};
 
 /// The first index where `got` and `want` differ, for a failure message naming it.
 fn first_difference<F: PartialEq>(got: &[F], want: &[F]) -> Option<usize> {
@@ -41,38 +39,12 @@ fn check_ark_poly<F: FftField>(label: &str, max_log: u32) {
     for ranks in [1usize, 2, 4, 8] {
         let min_log = 2 * ranks.trailing_zeros();
         for log_n in min_log..=max_log {
-            let n = 1usize << log_n;
-            let coeffs: Vec<F> = random_vec(&mut rng, n);
-            let offset = if log_n % 2 == 0 {
-                F::GENERATOR
-            } else {
-                F::rand(&mut rng)
-            };
-            let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
-            let coset = domain.get_coset(offset).unwrap();
-            let evals = domain.fft(&coeffs);
-            let coset_evals = coset.fft(&coeffs);
-            let cases = [
-                ("fft", NttConfig::forward(), &coeffs, evals.clone()),
-                ("ifft", NttConfig::inverse(), &evals, domain.ifft(&evals)),
-                (
-                    "coset fft",
-                    NttConfig::forward().with_coset(offset),
-                    &coeffs,
-                    coset_evals.clone(),
-                ),
-                (
-                    "coset ifft",
-                    NttConfig::inverse().with_coset(offset),
-                    &coset_evals,
-                    coset.ifft(&coset_evals),
-                ),
-            ];
-            for (what, cfg, input, want) in cases {
+            let ark = ark_poly_cases::<F>(&mut rng, log_n);
+            for (what, cfg, input, want) in &ark.cases {
                 let case = format!("{label} {what} 2^{log_n} over {ranks} ranks");
                 let mut got = input.clone();
-                let stats = ntt_distributed(&mut got, &cfg, ranks).unwrap();
-                if let Some(i) = first_difference(&got, &want) {
+                let stats = ntt_distributed(&mut got, cfg, ranks).unwrap();
+                if let Some(i) = first_difference(&got, want) {
                     panic!("{case}: element {i} differs from ark-poly");
                 }
                 check_bytes(&case, &stats, log_n, ranks, 1);
@@ -81,7 +53,7 @@ fn check_ark_poly<F: FftField>(label: &str, max_log: u32) {
                 assert_eq!(stats.split.log_n2(), log_n / 2, "{case}");
             }
             // The inverses undo the forwards.
-            assert!(domain.ifft(&evals) == coeffs, "{label} 2^{log_n}");
+            assert!(ark.cases[1].3 == ark.coeffs, "{label} 2^{log_n}");
         }
     }
 }
