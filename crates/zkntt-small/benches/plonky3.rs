@@ -6,7 +6,6 @@
 //! (256), ZKNTT_P3_ADDED_BITS (1), ZKNTT_P3_REPS (5) pick the case.
 
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
-use p3_field::PrimeCharacteristicRing;
 use p3_matrix::Matrix;
 use p3_matrix::dense::RowMajorMatrix;
 use rand::{Rng, SeedableRng, rngs::StdRng};

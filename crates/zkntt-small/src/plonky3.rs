@@ -130,11 +130,15 @@ struct Stats {
 ///
 /// ```no_run
 /// use p3_dft::TwoAdicSubgroupDft;
+/// use p3_field::{Field, PrimeCharacteristicRing};
 /// use p3_matrix::dense::RowMajorMatrix;
 /// use zkntt_small::plonky3::{BabyBear, GpuDft};
 ///
-/// let dft = GpuDft::<BabyBear>::default();
-/// let lde = dft.coset_lde_batch(RowMajorMatrix::new(vec![BabyBear::default(); 1 << 20], 1), 1, BabyBear::default());
+/// let dft = GpuDft::<BabyBear>::default(); // in place of Radix2DitParallel::<BabyBear>
+/// let trace = RowMajorMatrix::new(vec![BabyBear::ONE; 256 << 20], 256);
+/// let lde = dft.coset_lde_batch(trace, 1, BabyBear::GENERATOR);
+/// assert_eq!(lde.values.len(), 256 << 21);
+/// assert_eq!(dft.last_ran_on_gpu(), Some(true));
 /// ```
 ///
 /// Results are bit-identical to `Radix2DitParallel`'s, in natural row order (Evaluations is a
