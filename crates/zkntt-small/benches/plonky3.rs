@@ -56,8 +56,9 @@ fn case<F: GpuField>(log_h: usize, w: usize, added_bits: usize, reps: usize) {
     let floor = pcie_floor_ms(w << log_h, w << (log_h + added_bits), reps);
     let clone = time(reps, || m.clone()).0;
     println!(
-        "{:<10} 2^{log_h} x {w} +{added_bits} | {:>9.1} | {:>9.1} {} | {:>6.2} | {:>9} | {:>7.1} | {}",
+        "{:<10} {:<18} | {:>10.1} | {:>9.1} {} | {:>6.2} | {:>10} | {:>6.1} | {}",
         format!("{:?}", F::FIELD),
+        format!("2^{log_h} x {w} +{added_bits}"),
         t_cpu,
         t_gpu,
         if on_gpu { "GPU" } else { "CPU" },

@@ -220,12 +220,16 @@ impl<F: GpuField> GpuDft<F> {
         if too_small || log_out > F::FIELD.max_log_n() || u32::try_from(w).is_err() {
             return Err(mat);
         }
-        let words =
-            backend().and_then(|b| b.transform(F::FIELD, as_words(&mat.values), w, log_h, op));
+        let words = match backend() {
+            Ok(b) => b
+                .transform(F::FIELD, as_words(&mat.values), w, log_h, op)
+                .map_err(|e| e.to_string()),
+            Err(why) => Err(why.clone()),
+        };
         match words {
             Ok(words) => Ok(RowMajorMatrix::new(from_words(words), w)),
-            Err(e) => {
-                *lock(&self.stats.fallback) = Some(e.to_string());
+            Err(why) => {
+                *lock(&self.stats.fallback) = Some(why);
                 Err(mat)
             }
         }
@@ -325,7 +329,8 @@ struct Backend {
 /// for BabyBear in `benches/NOTES.md`).
 const FORM: ModMulForm = ModMulForm::ShoupLazy;
 
-fn backend() -> Result<&'static Backend> {
+/// The backend, or why there is none (the same answer for the life of the process).
+fn backend() -> std::result::Result<&'static Backend, &'static String> {
     static BACKEND: OnceLock<std::result::Result<Backend, String>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
@@ -342,7 +347,6 @@ fn backend() -> Result<&'static Backend> {
             })
         })
         .as_ref()
-        .map_err(|e| Error::Gpu(zkntt_gpu::Error::NoDevice(e.clone())))
 }
 
 /// A device buffer of `len` words, contents unspecified.
