@@ -200,9 +200,11 @@ fn ptx_entries(ptx: &str) -> Vec<String> {
         .collect()
 }
 
-/// `compile` and `compile_host_shim`, unless this OUT_DIR already holds the fatbin of the same sources, compiler and
-/// flags (a stamp of their hash): editing the build script, or a second target directory's copy
-/// of this crate's build, then costs no nvcc run.
+/// `compile` and `compile_host_shim`, unless the same sources, compiler and flags (a hash of
+/// them) were compiled before in this target directory: the outputs are kept in
+/// `<target>/zkntt-kernels-cache/<hash>/` and copied into OUT_DIR. Check, clippy, test and build
+/// (each its own OUT_DIR), an edited build script and a consumer crate sharing the target
+/// directory then cost one nvcc run, not one each (several minutes on 2 cores).
 fn compile_cached(nvcc: &Path, version: &str, cuda: &Path, out: &Path) -> (PathBuf, Vec<String>) {
     let mut files = Vec::new();
     all_files(cuda, &mut files);
@@ -212,21 +214,40 @@ fn compile_cached(nvcc: &Path, version: &str, cuda: &Path, out: &Path) -> (PathB
         f.hash(&mut hasher);
         fs::read(f).unwrap().hash(&mut hasher);
     }
-    let stamp = format!("{:016x}\n", hasher.finish());
-    let (stamp_path, symbols_path) = (out.join("fatbin.stamp"), out.join("fatbin.symbols"));
-    let fatbin = out.join("zkntt.fatbin");
-    if fatbin.is_file()
-        && out.join("libzkntt_host.a").is_file()
-        && fs::read_to_string(&stamp_path).is_ok_and(|s| s == stamp) {
-        if let Ok(list) = fs::read_to_string(&symbols_path) {
-            return (fatbin, list.lines().map(str::to_string).collect());
+    let key = format!("{:016x}", hasher.finish());
+    const OUTPUTS: [&str; 3] = ["zkntt.fatbin", "libzkntt_host.a", "fatbin.symbols"];
+    // OUT_DIR is <target>[/<triple>]/<profile>/build/<pkg>-<hash>/out.
+    let cache = out
+        .ancestors()
+        .nth(2)
+        .filter(|b| b.file_name().is_some_and(|n| n == "build"))
+        .and_then(|b| b.parent()?.parent())
+        .map(|target| target.join("zkntt-kernels-cache").join(&key));
+    if let Some(cache) = cache.as_ref().filter(|c| c.is_dir()) {
+        let copied = OUTPUTS
+            .iter()
+            .all(|f| fs::copy(cache.join(f), out.join(f)).is_ok());
+        if let (true, Ok(list)) = (copied, fs::read_to_string(out.join("fatbin.symbols"))) {
+            return (
+                out.join("zkntt.fatbin"),
+                list.lines().map(str::to_string).collect(),
+            );
         }
     }
-    let _ = fs::remove_file(&stamp_path);
     let (fatbin, symbols) = compile(nvcc, cuda, out);
     compile_host_shim(nvcc, cuda, out);
-    fs::write(&symbols_path, symbols.join("\n")).unwrap();
-    fs::write(&stamp_path, stamp).unwrap();
+    fs::write(out.join("fatbin.symbols"), symbols.join("\n")).unwrap();
+    if let Some(cache) = cache {
+        // Filled beside it and renamed into place: builds running at once never see half of it.
+        let partial = cache.with_extension(format!("partial-{}", std::process::id()));
+        let filled = fs::create_dir_all(&partial).is_ok()
+            && OUTPUTS
+                .iter()
+                .all(|f| fs::copy(out.join(f), partial.join(f)).is_ok());
+        if !filled || fs::rename(&partial, &cache).is_err() {
+            let _ = fs::remove_dir_all(&partial);
+        }
+    }
     (fatbin, symbols)
 }
 

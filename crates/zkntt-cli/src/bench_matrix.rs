@@ -215,6 +215,7 @@ pub fn to_json(
         })
         .collect();
     json!({
+        "kind": "matrix",
         "gpu": gpu,
         "timestamp": timestamp,
         "field": "bn254_fr",
@@ -360,10 +361,23 @@ pub struct MatrixOptions<'a> {
     pub to: u32,
     pub reps: u32,
     pub json: Option<&'a Path>,
+    pub plot: Option<&'a Path>,
+    pub device: crate::args::DeviceArg,
+}
+
+/// Now as RFC 3339 UTC.
+pub fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    rfc3339(secs)
 }
 
 pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
-    let gpu = Gpu::new(0).map_err(|e| format!("zkntt bench ntt --matrix needs a GPU: {e}"))?;
+    let gpu = opts
+        .device
+        .open()
+        .map_err(|e| format!("zkntt bench ntt --matrix needs a GPU: {e}"))?;
     let info = gpu.info()?;
     let engine = NttEngine::new(gpu.clone());
     let reps = opts.reps as usize;
@@ -387,11 +401,12 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                 need >> 20,
                 free >> 20
             );
-            eprintln!("2^{log_n}: skipped ({why})");
+            tracing::warn!(target: "zkntt::bench", "2^{log_n}: skipped ({why})");
             skipped.push((log_n, why));
             continue;
         }
-        eprintln!(
+        tracing::info!(
+            target: "zkntt::bench",
             "2^{log_n}: 4 transforms x 3 orders{} ...",
             if sppark_state.is_ok() {
                 ", zkntt and sppark"
@@ -426,7 +441,8 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                 let out = d.to_host(&gpu)?;
                 let mut verified = true;
                 let mut fail = |what: String| {
-                    eprintln!(
+                    tracing::error!(
+                        target: "zkntt::bench",
                         "MISMATCH 2^{log_n} {} {}: {what}",
                         case.label(),
                         order_name(order)
@@ -506,7 +522,7 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                                 sppark_state = Err(why.clone());
                             }
                             _ => {
-                                eprintln!("2^{log_n} {} {}: {e}", case.label(), order_name(order));
+                                tracing::error!(target: "zkntt::bench", "2^{log_n} {} {}: {e}", case.label(), order_name(order));
                                 failures.push(format!(
                                     "2^{log_n} {} {}: {e}",
                                     case.label(),
@@ -533,7 +549,8 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
             println!("{}", table_row(&row));
             rows.push(row);
         }
-        eprintln!(
+        tracing::info!(
+            target: "zkntt::bench",
             "2^{log_n}: done in {:.1} s",
             started.elapsed().as_secs_f64()
         );
@@ -548,21 +565,9 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
         Ok(()) => "built in".to_string(),
         Err(why) => format!("not built in: {why}"),
     };
-    if let Some(path) = opts.json {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let doc = to_json(
-            &info.name,
-            &rfc3339(secs),
-            opts.reps,
-            &sppark_note,
-            &rows,
-            &skipped,
-        );
-        std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+    if opts.json.is_some() || opts.plot.is_some() {
+        let doc = to_json(&info.name, &now(), opts.reps, &sppark_note, &rows, &skipped);
+        crate::plot::save_outputs(&doc, opts.json, opts.plot)?;
     }
     if !failures.is_empty() {
         return Err(format!(

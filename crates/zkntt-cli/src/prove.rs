@@ -58,6 +58,10 @@ pub struct ProveArgs {
     /// Also write the results to this file as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// GpuQap's device (default: `ZKNTT_DEVICE`, else 0; without a GPU both columns run on the
+    /// CPU, but a device named here must exist).
+    #[command(flatten)]
+    device: crate::args::DeviceArg,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -88,6 +92,16 @@ fn parse_log_size(s: &str) -> Result<u32, String> {
 }
 
 pub fn prove(args: ProveArgs) -> Result<(), AnyError> {
+    if let Some(path) = &args.json {
+        crate::args::check_writable("--json", path)?;
+    }
+    if let Some(ordinal) = args.device.device {
+        // GpuQap runs on the process-wide context: set it to the named device before first use.
+        let gpu = crate::args::open_device(ordinal)?;
+        let pipeline =
+            zkntt_gpu::HostPipeline::new(std::sync::Arc::new(zkntt_gpu::NttEngine::new(gpu)));
+        zkntt_ark::install(std::sync::Arc::new(pipeline))?;
+    }
     match args.field {
         FieldArg::Bn254 => run::<ark_bn254::Bn254>(&args, "bn254"),
         FieldArg::Bls12_381 => run::<ark_bls12_381::Bls12_381>(&args, "bls12-381"),
@@ -115,7 +129,7 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
             name
         }
         None => {
-            let why = match zkntt_gpu::Gpu::new(0) {
+            let why = match zkntt_gpu::Gpu::new(args.device.ordinal()) {
                 Err(e) => e.to_string(),
                 Ok(_) => format!("kernels not built ({})", zkntt_gpu::KERNELS_BUILD_NOTE),
             };
@@ -565,6 +579,8 @@ mod tests {
     fn proves_a_small_chain_and_caches_its_key() {
         let dir = std::env::temp_dir().join(format!("zkntt-prove-test-{}", std::process::id()));
         let json = dir.join("prove.json");
+        // --json is checked before the run: its directory must exist.
+        std::fs::create_dir_all(&dir).unwrap();
         let args = |field| ProveArgs {
             constraints: 6,
             field,
@@ -574,6 +590,7 @@ mod tests {
             prove_reps: 2,
             seed: 7,
             json: Some(json.clone()),
+            device: Default::default(),
         };
         for field in [FieldArg::Bn254, FieldArg::Bls12_381] {
             prove(args(field)).unwrap();

@@ -130,6 +130,24 @@ impl<F: GpuField> DeviceVec<F> {
         }
     }
 
+    /// A buffer around `buf`, memory another library allocated, last used on `stream` (which
+    /// `buf` was upgraded on, so `settle` orders that stream after our work). See `interop`.
+    pub(crate) fn from_foreign(buf: CudaSlice<u64>, len: usize, stream: Arc<CudaStream>) -> Self {
+        debug_assert_eq!(buf.len(), len * 4);
+        Self {
+            buf,
+            len,
+            last_stream: Mutex::new(stream),
+            _f: PhantomData,
+        }
+    }
+
+    /// Gives the memory back without freeing it: the owner's stream waits for our last use on
+    /// the buffer, then the slice is leaked. See `interop`.
+    pub(crate) fn into_foreign(self) {
+        let _ = self.into_buf().leak();
+    }
+
     /// The device memory, for the pool (its own stream ordered after the buffer's last use).
     pub(crate) fn into_buf(self) -> CudaSlice<u64> {
         self.settle();
