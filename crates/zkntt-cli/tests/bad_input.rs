@@ -37,7 +37,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// What a missing device says: no such GPU where there are GPUs, no GPU where there are none.
 const NO_DEVICE: &[&str] = &["no such GPU", "no GPU"];
-const UNWRITABLE: &str = "/nonexistent-zkntt-dir/out";
+const UNWRITABLE: &str = "/nonexistent-zkntt-dir";
 
 #[test]
 fn a_device_that_does_not_exist() {
