@@ -141,7 +141,11 @@ fn fail(root: &Path, why: &str) -> ! {
          without kernels on purpose (every GPU call then returns KernelsNotBuilt), set \
          {CPU_ONLY_ENV}=1.",
         dir = dir.display(),
-        wheels = CUDA_WHEELS.split_whitespace().collect::<Vec<_>>().join(" "),
+        wheels = CUDA_WHEELS
+            .split_whitespace()
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(" "),
     );
     std::process::exit(1);
 }
