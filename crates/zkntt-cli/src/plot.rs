@@ -11,7 +11,8 @@
 //! - PCIe (host-to-host runs): 32 N bytes in and 32 N out, at the pinned bandwidths the run
 //!   measured (52 GB/s each way when it measured none).
 //!
-//! Bottom panel: the ratios (above 1: zkntt faster, or the host path above its floor).
+//! Bottom panel (log scale): the ratios (above 1: zkntt faster; for a path against its floor, how
+//! far above it).
 //!
 //! Only plotters' SVG backend is built in: no system fonts or libraries; the text is left to the
 //! viewer's sans-serif font.
@@ -385,8 +386,24 @@ fn draw(fig: &Figure, root: &DrawingArea<SVGBackend<'_>, Shift>) -> DrawResult {
     root.fill(&WHITE)?;
     let root = root.titled(&fig.title, ("sans-serif", 20))?;
     let (top, bottom) = root.split_vertically(500);
-    panel(&top, &fig.times, "ms (log scale)", true, None)?;
-    panel(&bottom, &fig.ratios, &fig.ratio_label, false, Some(1.0))?;
+    panel(
+        &top,
+        &fig.times,
+        "ms (log scale)",
+        true,
+        None,
+        SeriesLabelPosition::UpperLeft,
+    )?;
+    // Log scale too: ratios near 1 and a path's distance to its floor (several x) in one panel.
+    let label = format!("{} (log scale)", fig.ratio_label);
+    panel(
+        &bottom,
+        &fig.ratios,
+        &label,
+        true,
+        Some(1.0),
+        SeriesLabelPosition::UpperRight,
+    )?;
     Ok(())
 }
 
@@ -396,6 +413,7 @@ fn panel(
     y_desc: &str,
     log_y: bool,
     reference: Option<f64>,
+    legend: SeriesLabelPosition,
 ) -> DrawResult {
     let points = || series.iter().flat_map(|s| s.points.iter().copied());
     let (Some(x0), Some(x1)) = (points().map(|p| p.0).min(), points().map(|p| p.0).max()) else {
@@ -453,14 +471,14 @@ fn panel(
             }
             chart
                 .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
+                .position(legend)
                 .background_style(WHITE.mix(0.85))
                 .border_style(BLACK.mix(0.5))
                 .draw()?;
         }};
     }
     if log_y {
-        lines!(chart.build_cartesian_2d(x.clone(), (lo / 1.5..hi * 1.5).log_scale())?);
+        lines!(chart.build_cartesian_2d(x.clone(), (lo / 1.5..hi * 2.5).log_scale())?);
     } else {
         let pad = ((hi - lo) * 0.1).max(0.05);
         lines!(chart.build_cartesian_2d(x.clone(), (lo - pad).max(0.0)..hi + pad)?);
