@@ -62,6 +62,21 @@ pub fn check_writable(flag: &str, path: &Path) -> Result<(), String> {
     }
 }
 
+/// `check_writable` for a plot: also the name must end in `.svg` (only plotters' SVG backend is
+/// built in, so that the binary needs no system fonts or image libraries).
+pub fn check_svg(flag: &str, path: &Path) -> Result<(), String> {
+    if !path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+    {
+        return Err(format!(
+            "{flag} {}: plots are SVG only; name the file *.svg",
+            path.display()
+        ));
+    }
+    check_writable(flag, path)
+}
+
 /// Writes `text` to `path`, the error on one line naming the flag.
 pub fn write_file(flag: &str, path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{flag} {}: cannot write: {e}", path.display()))
@@ -98,6 +113,9 @@ mod tests {
         );
         let e = check_writable("--plot", &dir).unwrap_err();
         assert!(e.contains("is a directory"), "{e}");
+        assert!(check_svg("--plot", &dir.join("m.svg")).is_ok());
+        let e = check_svg("--plot", &dir.join("m.png")).unwrap_err();
+        assert!(e.contains("SVG only"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -84,7 +84,7 @@ impl NttArgs {
             crate::args::check_writable("--json", p)?;
         }
         if let Some(p) = &self.plot {
-            crate::args::check_writable("--plot", p)?;
+            crate::args::check_svg("--plot", p)?;
         }
         Ok(range)
     }

@@ -42,7 +42,7 @@ pub struct PlotArgs {
 }
 
 pub fn plot(args: PlotArgs) -> Result<(), AnyError> {
-    crate::args::check_writable("--out", &args.out)?;
+    crate::args::check_svg("--out", &args.out)?;
     let text = std::fs::read_to_string(&args.json)
         .map_err(|e| format!("--json {}: cannot read: {e}", args.json.display()))?;
     let doc: Value = serde_json::from_str(&text)

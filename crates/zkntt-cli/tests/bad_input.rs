@@ -135,8 +135,14 @@ fn output_files_that_cannot_be_written() {
         assert_one_line_error(args, &["--plot /nonexistent-zkntt-dir/m.svg: cannot write"]);
     }
     let dir = scratch("dir-as-file");
-    let d = dir.to_string_lossy().into_owned();
+    let d = dir.join("x.svg");
+    std::fs::create_dir_all(&d).unwrap();
+    let d = d.to_string_lossy().into_owned();
     assert_one_line_error(&["bench", "ntt", "--plot", &d], &["is a directory"]);
+    assert_one_line_error(
+        &["bench", "ntt", "--plot", "m.png"],
+        &["plots are SVG only"],
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
