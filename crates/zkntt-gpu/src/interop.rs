@@ -26,7 +26,6 @@ use crate::{DeviceVec, Error, Gpu, Result};
 use cudarc::driver::sys::{self, CUpointer_attribute};
 use std::ffi::c_void;
 use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use zkntt_core::GpuField;
 
@@ -36,7 +35,8 @@ use zkntt_core::GpuField;
 /// memory back.
 #[derive(Debug)]
 pub struct BorrowedDeviceVec<'a, F: GpuField> {
-    inner: ManuallyDrop<DeviceVec<F>>,
+    /// Marked foreign: its drop leaks the memory instead of freeing it.
+    inner: DeviceVec<F>,
     /// The borrow stands for exclusive access to the owner's memory for `'a`.
     _owner: PhantomData<&'a mut [F]>,
 }
@@ -51,14 +51,6 @@ impl<F: GpuField> Deref for BorrowedDeviceVec<'_, F> {
 impl<F: GpuField> DerefMut for BorrowedDeviceVec<'_, F> {
     fn deref_mut(&mut self) -> &mut DeviceVec<F> {
         &mut self.inner
-    }
-}
-
-impl<F: GpuField> Drop for BorrowedDeviceVec<'_, F> {
-    fn drop(&mut self) {
-        // SAFETY: taken once, here; `inner` is not used again.
-        let inner = unsafe { ManuallyDrop::take(&mut self.inner) };
-        inner.into_foreign();
     }
 }
 
@@ -99,6 +91,9 @@ impl<F: GpuField> DeviceVec<F> {
     ///   outlives the borrow, and all other work on the memory is ordered through it: nothing
     ///   reads or writes the memory on another stream or from the host while the borrow lives,
     ///   unless it first synchronises with `gpu`'s stream.
+    /// - The `DeviceVec` is not moved out of the borrow (`std::mem::swap` or `replace` through
+    ///   its `&mut`), where it could outlive `'a`. (Wherever it goes, its memory is never freed
+    ///   here.)
     pub unsafe fn borrow_raw<'a>(
         gpu: &Gpu,
         ptr: u64,
@@ -145,7 +140,7 @@ impl<F: GpuField> DeviceVec<F> {
         // the lifetime); the slice is leaked, never freed, in `into_foreign`.
         let buf = unsafe { owner.upgrade_device_ptr::<u64>(ptr, len * 4) };
         Ok(BorrowedDeviceVec {
-            inner: ManuallyDrop::new(DeviceVec::from_foreign(buf, len, owner)),
+            inner: DeviceVec::from_foreign(buf, len, owner),
             _owner: PhantomData,
         })
     }

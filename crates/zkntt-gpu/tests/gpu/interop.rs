@@ -48,6 +48,7 @@ fn interop_borrowed_buffer_is_transformed_in_place() {
             let mut d = unsafe { DeviceVec::<Fr>::borrow_raw(&gpu, ptr, n, stream.cast()) }
                 .expect("a valid buffer is borrowed");
             assert_eq!(d.len(), n);
+            assert!(d.is_borrowed());
             engine.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
         }
         let mut got = vec![0u64; 4 * n];
