@@ -391,7 +391,10 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
     let mut failures: Vec<String> = Vec::new();
     let mut header_printed = false;
     let mut rng = StdRng::seed_from_u64(11);
+    let sizes = u64::from(opts.to - opts.from + 1);
+    let bar = crate::progress::bar(sizes * (Case::ALL.len() * ORDERS.len()) as u64, "cells");
     for log_n in opts.from..=opts.to {
+        bar.0.set_message(format!("2^{log_n}"));
         let n = 1usize << log_n;
         let (free, _) = gpu.memory()?;
         let need = bytes_needed(log_n);
@@ -403,6 +406,7 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
             );
             tracing::warn!(target: "zkntt::bench", "2^{log_n}: skipped ({why})");
             skipped.push((log_n, why));
+            bar.0.inc((Case::ALL.len() * ORDERS.len()) as u64);
             continue;
         }
         tracing::info!(
@@ -516,20 +520,24 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                                 ));
                             }
                         }
-                        Err(e) => match e.downcast_ref::<SpparkError>() {
-                            Some(SpparkError::Absent(why)) => {
-                                println!("sppark is not built in, so its columns are n/a: {why}\n");
-                                sppark_state = Err(why.clone());
+                        Err(e) => {
+                            match e.downcast_ref::<SpparkError>() {
+                                Some(SpparkError::Absent(why)) => {
+                                    bar.0.suspend(|| {
+                                    println!("sppark is not built in, so its columns are n/a: {why}\n")
+                                });
+                                    sppark_state = Err(why.clone());
+                                }
+                                _ => {
+                                    tracing::error!(target: "zkntt::bench", "2^{log_n} {} {}: {e}", case.label(), order_name(order));
+                                    failures.push(format!(
+                                        "2^{log_n} {} {}: {e}",
+                                        case.label(),
+                                        order_name(order)
+                                    ));
+                                }
                             }
-                            _ => {
-                                tracing::error!(target: "zkntt::bench", "2^{log_n} {} {}: {e}", case.label(), order_name(order));
-                                failures.push(format!(
-                                    "2^{log_n} {} {}: {e}",
-                                    case.label(),
-                                    order_name(order)
-                                ));
-                            }
-                        },
+                        }
                     }
                 }
                 row.push(Cell {
@@ -541,12 +549,15 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                     verified,
                     same_as_sppark,
                 });
+                bar.0.inc(1);
             }
-            if !header_printed {
-                println!("{}", table_header());
-                header_printed = true;
-            }
-            println!("{}", table_row(&row));
+            bar.0.suspend(|| {
+                if !header_printed {
+                    println!("{}", table_header());
+                    header_printed = true;
+                }
+                println!("{}", table_row(&row));
+            });
             rows.push(row);
         }
         tracing::info!(
@@ -555,6 +566,7 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
             started.elapsed().as_secs_f64()
         );
     }
+    drop(bar);
     if !skipped.is_empty() {
         println!();
         for (k, why) in &skipped {

@@ -246,7 +246,9 @@ fn device_table(
     println!("|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
     let mut rng = StdRng::seed_from_u64(1);
+    let bar = crate::progress::bar(u64::from(to - from + 1), "sizes");
     for log_n in from..=to {
+        bar.0.set_message(format!("device-resident 2^{log_n}"));
         tracing::debug!(target: "zkntt::bench", log_n, "device-resident size");
         let n = 1usize << log_n;
         let host: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
@@ -274,10 +276,13 @@ fn device_table(
             None => ("skipped".to_string(), "-".to_string()),
             Some(ms) => (format!("{ms:.2}"), format!("{:.0}x", ms / fwd)),
         };
-        println!(
-            "| {log_n} | {fwd:.3} | {inv:.3} | {coset:.3} | {:.2} | {ark} | {ratio} |",
-            n as f64 / (fwd * 1e6)
-        );
+        bar.0.suspend(|| {
+            println!(
+                "| {log_n} | {fwd:.3} | {inv:.3} | {coset:.3} | {:.2} | {ark} | {ratio} |",
+                n as f64 / (fwd * 1e6)
+            )
+        });
+        bar.0.inc(1);
         rows.push(DeviceRow {
             log_n,
             forward_ms: fwd,
@@ -338,7 +343,9 @@ fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<
         rows: Vec::new(),
     };
     let mut rng = StdRng::seed_from_u64(2);
+    let bar = crate::progress::bar(u64::from(to - from + 1), "sizes");
     for log_n in from..=to {
+        bar.0.set_message(format!("host to host 2^{log_n}"));
         tracing::debug!(target: "zkntt::bench", log_n, "host-to-host size");
         let n = 1usize << log_n;
         let input: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
@@ -362,7 +369,8 @@ fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<
         let floor = (gb / h2d + gb / d2h) * 1e3;
         let prof = host.last_profile().unwrap_or_default();
         let phase = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-        println!(
+        bar.0.inc(1);
+        bar.0.suspend(|| println!(
             "| {log_n} | {first:.2} | {ms:.2} | {floor:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} |",
             ms / floor,
             phase(prof.inputs_queued),
@@ -372,7 +380,7 @@ fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<
             host.pinned_bytes() >> 20,
             host.kept_bytes() >> 20,
             if equal { "yes" } else { "NO" }
-        );
+        ));
         if !equal {
             return Err(format!("2^{log_n}: host result differs from device-resident").into());
         }

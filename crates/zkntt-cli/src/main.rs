@@ -23,6 +23,7 @@ mod bench_matrix;
 mod bench_ntt;
 mod bench_small;
 mod plot;
+mod progress;
 mod prove;
 mod verify;
 
@@ -88,7 +89,7 @@ fn init_logs() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,zkntt=info"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| progress::LogWriter)
         .with_ansi(false)
         .without_time()
         .try_init();
