@@ -63,8 +63,8 @@ with tarfile.open(dst, "w:xz", preset=9) as tar:
     for name in sorted(os.listdir(src)):
         tar.add(os.path.join(src, name), arcname=name)
 PY
-cp benches/gpu/run.sh benches/gpu/small-run.sh benches/gpu/issue15.sh benches/gpu/issue16.sh \
-  benches/gpu/issue17.sh benches/gpu/issue19.sh benches/gpu/preamble.sh "$B/"
+# Every script of benches/gpu but this one: run.sh, small-run.sh, the issue scripts, preamble.sh.
+find benches/gpu -maxdepth 1 -name '*.sh' ! -name bundle.sh -exec cp {} "$B/" \;
 chmod +x "$B"/*.sh
 git rev-parse --short HEAD > "$B/COMMIT" 2>/dev/null || echo unknown > "$B/COMMIT"
 git diff --quiet 2>/dev/null || echo "+dirty" >> "$B/COMMIT"

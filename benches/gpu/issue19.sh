@@ -3,8 +3,10 @@
 # ark's LibsnarkReduction at 2^10..2^20 for both fields, proofs byte-identical and verified, the
 # out-of-memory fallback) and the field kernels it adds (in place, scale); then `zkntt prove` at
 # 2^16, 2^18, 2^20 for BN254 and 2^18 for BLS12-381: the phases of a Groth16 proof with ark's
-# witness map and with GpuQap's, a JSON per run. Logs into $OUT.
-#   .gpu/issue19.sh [tests] [prove]   (default: both)
+# witness map and with GpuQap's, a JSON per run; `maps`: the witness maps alone
+# (`--witness-map-only`, no setup) at ZKNTT_MAP_CASES (default BN254 2^16..2^22 and BLS12-381
+# 2^20), 3 repeats each. Logs into $OUT.
+#   .gpu/issue19.sh [tests] [prove] [maps]   (default: tests prove)
 #   ZKNTT_PROVE_CASES="bn254:20 bls12-381:18" picks the prove runs; keys are cached under
 #   ZKNTT_KEYS (default $TMPDIR/zkntt-groth16-keys), so a second call skips the setups.
 set -uo pipefail
@@ -35,8 +37,19 @@ for s in $steps; do
       grep -q "ran on the GPU" "$log" || { echo "GpuQap did not run on the GPU"; rc=1; }
     done
     ;;
+  maps)
+    for c in ${ZKNTT_MAP_CASES:-bn254:16 bn254:18 bn254:20 bn254:22 bls12-381:20}; do
+      field=${c%%:*} k=${c##*:}
+      step "zkntt prove --witness-map-only --field $field --constraints 2^$k"
+      log="$out/map_${field}_log$k.log"
+      "$bin/bin/zkntt" prove --witness-map-only --reps 3 --field "$field" --constraints "2^$k" \
+        --json "$out/map_${field}_log$k.json" > "$log" 2>&1 || { echo "FAILED (see $log)"; rc=1; }
+      grep -E "^(witness|  of which|    in it|GpuQap|PCIe|the witness)|rror" "$log"
+      grep -q "ran on the GPU" "$log" || { echo "GpuQap did not run on the GPU"; rc=1; }
+    done
+    ;;
   *)
-    echo "issue19.sh: unknown step $s (tests, prove)" >&2
+    echo "issue19.sh: unknown step $s (tests, prove, maps)" >&2
     rc=2
     ;;
   esac

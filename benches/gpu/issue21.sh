@@ -6,7 +6,7 @@
 # raw driver calls, borrowed, transformed, compared with ark-poly), the consumer-facing CLI tests,
 # and the benches with their JSON and SVG plots. Everything into $OUT.
 #   .gpu/issue21.sh [verify] [bad] [interop] [bench]   (default: all)
-# bundle.sh does not copy this script: `cp benches/gpu/issue21.sh .gpu/` after `make gpu-build`.
+# `make gpu-build` ships it beside run.sh: `.gpu/issue21.sh`.
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"

@@ -1,4 +1,4 @@
-// Shared pieces of the small-word NTT kernels (ntt_wsx.cu, ntt_block.cu): the two fields, the
+// Shared pieces of the small-word NTT kernels (ntt_wsx.cu, ntt_block.cu): the three fields, the
 // modmul forms as twiddle policies, the launch parameters and the DIF butterfly.
 //
 // Both kernels compute batches of natural-order NTTs of size N = 2^log_n <= 4096 in place:
@@ -35,6 +35,11 @@ struct FieldQ28 {
 // multiplier's input may be unreduced, in [0, 2q).
 struct FieldBabyBear {
     static constexpr uint32_t Q = 2013265921u;
+    static constexpr bool HARVEY = false;
+};
+// KoalaBear q = 2^31 - 2^24 + 1 (q - 1 = 2^24 * 127). Like BabyBear, 2q < 2^32 < 4q.
+struct FieldKoalaBear {
+    static constexpr uint32_t Q = 2130706433u;
     static constexpr bool HARVEY = false;
 };
 

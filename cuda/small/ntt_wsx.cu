@@ -240,6 +240,13 @@ ZKNTT_SMALL_WSX(FieldBabyBear, FormShoup, babybear_shoup)
 ZKNTT_SMALL_WSX(FieldBabyBear, FormShoupLazy, babybear_shoup_lazy)
 ZKNTT_SMALL_WSX(FieldBabyBear, FormMont, babybear_montgomery)
 ZKNTT_SMALL_WSX(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
+ZKNTT_SMALL_WSX(FieldKoalaBear, FormDynamic, koalabear_dynamic)
+ZKNTT_SMALL_WSX(FieldKoalaBear, FormConstMod, koalabear_const_mod)
+ZKNTT_SMALL_WSX(FieldKoalaBear, FormBarrett, koalabear_barrett)
+ZKNTT_SMALL_WSX(FieldKoalaBear, FormShoup, koalabear_shoup)
+ZKNTT_SMALL_WSX(FieldKoalaBear, FormShoupLazy, koalabear_shoup_lazy)
+ZKNTT_SMALL_WSX(FieldKoalaBear, FormMont, koalabear_montgomery)
+ZKNTT_SMALL_WSX(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
 
 // The ablation: the first design's shuffle layers (every register shuffled, half butterflies in
 // both lanes) in the same kernel otherwise, for the Montgomery lazy form only. Same launch, order.
@@ -251,3 +258,4 @@ ZKNTT_SMALL_WSX(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
 
 ZKNTT_SMALL_WSX_HALF(FieldQ28, FormMontLazy, q28_montgomery_lazy)
 ZKNTT_SMALL_WSX_HALF(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
+ZKNTT_SMALL_WSX_HALF(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)

@@ -14,10 +14,10 @@ use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP, evaluate_constraint
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_relations::gr1cs::{ConstraintSystemRef, Matrix, Result as R1CSResult, SynthesisError};
 use rayon::prelude::*;
-use std::any::Any;
+use std::any::{Any, TypeId};
 use zkntt_core::{FieldId, GpuField, NttConfig};
 use zkntt_gpu::field_ops::{self, BinaryOp};
-use zkntt_gpu::{DeviceVec, NttEngine};
+use zkntt_gpu::{DeviceVec, HostPipeline};
 
 /// ark-groth16's [`R1CSToQAP`] with the witness map on the GPU: `Groth16::<Bn254, GpuQap>` in
 /// place of `Groth16::<Bn254>` (whose reduction is `LibsnarkReduction`), nothing else changed.
@@ -92,12 +92,11 @@ impl R1CSToQAP for GpuQap {
         let Some(z_inv) = domain.evaluate_vanishing_polynomial(F::GENERATOR).inverse() else {
             return cpu();
         };
-        let engine = pipeline.engine();
         let n = domain.size();
         // The run-time field picks the compile-time one: zkntt-gpu is called with a GpuField type.
         let ran = match field {
-            FieldId::Bn254Fr => on_gpu::<F, ark_bn254::Fr>(engine, &witness, n, z_inv),
-            FieldId::Bls12_381Fr => on_gpu::<F, ark_bls12_381::Fr>(engine, &witness, n, z_inv),
+            FieldId::Bn254Fr => on_gpu::<F, ark_bn254::Fr>(pipeline, &witness, n, z_inv),
+            FieldId::Bls12_381Fr => on_gpu::<F, ark_bls12_381::Fr>(pipeline, &witness, n, z_inv),
         };
         match ran {
             Ok(h) => {
@@ -137,10 +136,11 @@ impl<F: PrimeField> Witness<'_, F> {
             && self.full_assignment.len() >= self.num_inputs
     }
 
-    /// Matrix `m` evaluated against the assignment, row by row, zero-padded to `n`; the inputs
-    /// after the constraints in a (`m == 0`). ark zips a's and b's rows with each other, so a
-    /// matrix with fewer rows than the constraints cuts both; c is indexed to `num_constraints`.
-    fn evaluate(&self, m: usize, n: usize) -> Vec<F> {
+    /// Writes matrix `m` evaluated against the assignment into `out` (every element: the rows,
+    /// then zeros to the end; the inputs after the constraints in a (`m == 0`)). ark zips a's
+    /// and b's rows with each other, so a matrix with fewer rows than the constraints cuts both;
+    /// c is indexed to `num_constraints`.
+    fn evaluate_into(&self, m: usize, out: &mut [F]) {
         let rows = match m {
             2 => self.num_constraints,
             _ => self
@@ -148,17 +148,18 @@ impl<F: PrimeField> Witness<'_, F> {
                 .min(self.matrices[0].len())
                 .min(self.matrices[1].len()),
         };
-        let mut v = vec![F::zero(); n];
-        v[..rows]
+        let (evaluated, rest) = out.split_at_mut(rows);
+        evaluated
             .par_iter_mut()
             .zip(&self.matrices[m][..rows])
             .for_each(|(v, row)| *v = evaluate_constraint(row, self.full_assignment));
+        rest.par_chunks_mut(1 << 14)
+            .for_each(|c| c.iter_mut().for_each(|v| *v = F::zero()));
         if m == 0 {
             let start = self.num_constraints;
-            v[start..start + self.num_inputs]
+            out[start..start + self.num_inputs]
                 .copy_from_slice(&self.full_assignment[..self.num_inputs]);
         }
-        v
     }
 }
 
@@ -199,14 +200,19 @@ fn dispatch_error<F, K>() -> zkntt_gpu::Error {
     ))
 }
 
-/// The witness map of `witness` on a domain of `n` points, on `engine`'s GPU with `F` named as
-/// the [`GpuField`] type `K` it is. One stream throughout; the host waits once, for h.
+/// The witness map of `witness` on a domain of `n` points, on `pipeline`'s GPU with `F` named as
+/// the [`GpuField`] type `K` it is. One stream throughout: each vector is evaluated on the host
+/// straight into pinned memory while the GPU uploads and transforms the one before; the host
+/// waits once, for h.
 fn on_gpu<F: PrimeField, K: GpuField>(
-    engine: &NttEngine,
+    pipeline: &HostPipeline,
     witness: &Witness<'_, F>,
     n: usize,
     z_inv: F,
 ) -> zkntt_gpu::Result<Vec<F>> {
+    if TypeId::of::<F>() != TypeId::of::<K>() {
+        return Err(dispatch_error::<F, K>());
+    }
     let scalar = |x: F| {
         (&x as &dyn Any)
             .downcast_ref::<K>()
@@ -214,13 +220,16 @@ fn on_gpu<F: PrimeField, K: GpuField>(
             .ok_or_else(dispatch_error::<F, K>)
     };
     let (g, z_inv) = (scalar(F::GENERATOR)?, scalar(z_inv)?);
+    let engine = pipeline.engine();
     let gpu = engine.gpu();
     let inverse = NttConfig::inverse();
     let coset = NttConfig::forward().with_coset(g);
-    // Each vector is evaluated on the host while the GPU transforms the one before.
     let to_coset = |m: usize| -> zkntt_gpu::Result<DeviceVec<K>> {
-        let host: Vec<K> = same_vec(witness.evaluate(m, n))?;
-        let mut d = DeviceVec::from_host(gpu, &host)?;
+        let mut d = pipeline.upload_with::<K>(n, |out| {
+            // SAFETY: K is F (checked above), so the slice is the same memory of the same type.
+            let out = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<F>(), n) };
+            witness.evaluate_into(m, out)
+        })?;
         engine.ntt_in_place(&mut d, &inverse)?;
         engine.ntt_in_place(&mut d, &coset)?;
         Ok(d)
@@ -234,7 +243,7 @@ fn on_gpu<F: PrimeField, K: GpuField>(
     drop(c);
     field_ops::scale_in_place(gpu, &mut ab, z_inv)?;
     engine.ntt_in_place(&mut ab, &NttConfig::inverse().with_coset(g))?;
-    same_vec(ab.to_host(gpu)?)
+    same_vec(pipeline.download(&ab)?)
 }
 
 #[cfg(test)]
@@ -243,6 +252,14 @@ mod tests {
     use ark_bn254::Fr;
     use ark_ff::FftField;
     use ark_poly::GeneralEvaluationDomain;
+
+    /// `evaluate_into` on a buffer of junk, as pinned memory is when reused: every element must
+    /// be written.
+    fn evaluate(w: &Witness<'_, Fr>, m: usize, n: usize) -> Vec<Fr> {
+        let mut v = vec![Fr::from(0xdead_u64); n];
+        w.evaluate_into(m, &mut v);
+        v
+    }
 
     fn identity_rows(n: usize, var: usize) -> Matrix<Fr> {
         (0..n).map(|_| vec![(Fr::from(1u64), var)]).collect()
@@ -297,15 +314,15 @@ mod tests {
         let (one, seven, zero) = (Fr::from(1u64), Fr::from(7u64), Fr::from(0u64));
         // b's shorter matrix cuts a's rows too, as ark's zip does.
         assert_eq!(
-            w.evaluate(0, 8),
+            evaluate(&w, 0, 8),
             [seven, seven, zero, one, seven, zero, zero, zero]
         );
         assert_eq!(
-            w.evaluate(1, 8),
+            evaluate(&w, 1, 8),
             [one, one, zero, zero, zero, zero, zero, zero]
         );
         assert_eq!(
-            w.evaluate(2, 8),
+            evaluate(&w, 2, 8),
             [seven, seven, seven, zero, zero, zero, zero, zero]
         );
     }

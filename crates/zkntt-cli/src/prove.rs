@@ -58,6 +58,9 @@ pub struct ProveArgs {
     /// Also write the results to this file as JSON.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Time the witness maps only: no setup, no proofs (for sizes whose setup takes minutes).
+    #[arg(long)]
+    witness_map_only: bool,
     /// GpuQap's device (default: `ZKNTT_DEVICE`, else 0; without a GPU both columns run on the
     /// CPU, but a device named here must exist).
     #[command(flatten)]
@@ -141,8 +144,13 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
         }
     };
 
-    let pk = setup::<E>(args, field, steps)?;
-    let pvk = Groth16::<E>::process_vk(&pk.vk)?;
+    let keys = if args.witness_map_only {
+        None
+    } else {
+        let pk = setup::<E>(args, field, steps)?;
+        let pvk = Groth16::<E>::process_vk(&pk.vk)?;
+        Some((pk, pvk))
+    };
 
     let mut rng = StdRng::seed_from_u64(args.seed ^ 0x9e37_79b9);
     let circuit = Pow5Chain::new(steps, E::ScalarField::rand(&mut rng));
@@ -188,6 +196,7 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
     // every reduction, on the CPU) and `witness_map_from_matrices` (what GpuQap moves to the GPU).
     let progress = Progress::start("witness map parts");
     let (mut matrices_ms, mut from_ark_ms, mut from_gpu_ms) = (vec![], vec![], vec![]);
+    let mut from_domain_ms = vec![];
     let mut eval_ms = vec![];
     {
         let (num_inputs, num_constraints) = (cs.num_instance_variables(), cs.num_constraints());
@@ -208,6 +217,16 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
             let m = all
                 .get(R1CS_PREDICATE_LABEL)
                 .ok_or("no R1CS matrices in the constraint system")?;
+            let (h, t) = timed(|| {
+                LibsnarkReduction::witness_map_from_matrices::<E::ScalarField, GpuDomain<_>>(
+                    m,
+                    num_inputs,
+                    num_constraints,
+                    &assignment,
+                )
+            });
+            domain_equal &= h? == h_ark;
+            from_domain_ms.push(t);
             let from = |qap_gpu: bool| {
                 timed(|| {
                     if qap_gpu {
@@ -250,6 +269,7 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
     let matrices = median(&mut matrices_ms);
     let eval = median(&mut eval_ms);
     let (from_ark, from_gpu) = (median(&mut from_ark_ms), median(&mut from_gpu_ms));
+    let from_domain = median(&mut from_domain_ms);
     let maps_equal = h_gpu == h_ark && domain_equal;
     let (map_ark, map_gpu) = (median(&mut ark_ms), median(&mut gpu_ms));
     let map_domain = median(&mut domain_ms);
@@ -262,41 +282,10 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
 
     // Whole proofs from the same randomness: byte-identical, verified, a wrong input rejected.
     // The two provers take turns going first, so neither alone pays for a cold start.
-    let seed = args.seed ^ 0x5eed;
-    let (mut prove_ark, mut prove_gpu) = (Vec::new(), Vec::new());
-    let (mut proof_ark, mut proof_gpu) = (None, None);
-    for rep in 0..args.prove_reps {
-        for ours in [rep % 2 == 1, rep % 2 == 0] {
-            let mut rng = StdRng::seed_from_u64(seed);
-            if ours {
-                let progress = Progress::start("proof with GpuQap");
-                let (p, t) = timed(|| Groth16::<E, GpuQap>::prove(&pk, circuit, &mut rng));
-                drop(progress);
-                proof_gpu = Some(p?);
-                prove_gpu.push(t);
-            } else {
-                let progress = Progress::start("proof with LibsnarkReduction (ark)");
-                let (p, t) = timed(|| Groth16::<E>::prove(&pk, circuit, &mut rng));
-                drop(progress);
-                proof_ark = Some(p?);
-                prove_ark.push(t);
-            }
-        }
-    }
-    let (proof_ark, proof_gpu) = (proof_ark.expect("a rep"), proof_gpu.expect("a rep"));
-    let (prove_ark_ms, prove_gpu_ms) = (median(&mut prove_ark), median(&mut prove_gpu));
-    let bytes = |p: &ark_groth16::Proof<E>| -> Result<Vec<u8>, AnyError> {
-        let mut v = Vec::new();
-        p.serialize_compressed(&mut v)?;
-        Ok(v)
+    let proofs = match &keys {
+        None => None,
+        Some((pk, pvk)) => Some(prove_both::<E>(args, pk, pvk, circuit, y)?),
     };
-    let identical = bytes(&proof_ark)? == bytes(&proof_gpu)?;
-    let verified_ark = Groth16::<E>::verify_with_processed_vk(&pvk, &[y], &proof_ark)?;
-    let (verified_gpu, verify_ms) =
-        timed(|| Groth16::<E>::verify_with_processed_vk(&pvk, &[y], &proof_gpu));
-    let verified_gpu = verified_gpu?;
-    let wrong = y + E::ScalarField::from(1u64);
-    let rejected = !Groth16::<E>::verify_with_processed_vk(&pvk, &[wrong], &proof_gpu)?;
 
     let floor_ms = match &pipeline {
         Some(p) => pinned_bandwidth(p.gpu())
@@ -308,8 +297,6 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
         None => None,
     };
 
-    let rest_ark = prove_ark_ms - witness_ms - map_ark;
-    let rest_gpu = prove_gpu_ms - witness_ms - map_gpu;
     println!();
     println!(
         "{:<52} {:>12} {:>12} {:>9}",
@@ -339,19 +326,21 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
         eval,
         eval,
     );
-    row(
-        "MSMs and the rest (proof - the two above)",
-        rest_ark,
-        rest_gpu,
-    );
-    row(
-        &format!(
-            "whole proof (Groth16::prove, median of {})",
-            args.prove_reps
-        ),
-        prove_ark_ms,
-        prove_gpu_ms,
-    );
+    if let Some(p) = &proofs {
+        row(
+            "MSMs and the rest (proof - the two above)",
+            p.ark_ms - witness_ms - map_ark,
+            p.gpu_ms - witness_ms - map_gpu,
+        );
+        row(
+            &format!(
+                "whole proof (Groth16::prove, median of {})",
+                args.prove_reps
+            ),
+            p.ark_ms,
+            p.gpu_ms,
+        );
+    }
     let first = if placement == Some(Placement::Gpu) {
         " (the GPU's twiddles for the size built)"
     } else {
@@ -366,6 +355,10 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
         map_ark / map_domain,
         map_domain / map_gpu
     );
+    println!(
+        "witness_map_from_matrices with GpuDomain: {from_domain:.2} ms; GpuQap {:.2}x faster",
+        from_domain / from_gpu
+    );
     if let Some(f) = floor_ms {
         println!(
             "PCIe floor of the witness map (a, b, c in, h out at the pinned bandwidth): {f:.2} ms; \
@@ -373,16 +366,23 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
             map_gpu / f
         );
     }
-    println!(
-        "witness maps equal: {maps_equal}; proofs byte-identical: {identical}; verified: ark \
-         {verified_ark}, GpuQap {verified_gpu} ({verify_ms:.1} ms); wrong public input rejected: \
-         {rejected}"
-    );
-    println!(
-        "the witness map is {:.1}% of ark's proof and {:.1}% of GpuQap's",
-        100.0 * map_ark / prove_ark_ms,
-        100.0 * map_gpu / prove_gpu_ms
-    );
+    match &proofs {
+        Some(p) => {
+            println!(
+                "witness maps equal: {maps_equal}; proofs byte-identical: {}; verified: ark {}, \
+                 GpuQap {} ({:.1} ms); wrong public input rejected: {}",
+                p.identical, p.verified_ark, p.verified_gpu, p.verify_ms, p.rejected
+            );
+            println!(
+                "the witness map is {:.1}% of ark's proof and {:.1}% of GpuQap's",
+                100.0 * map_ark / p.ark_ms,
+                100.0 * map_gpu / p.gpu_ms
+            );
+        }
+        None => println!(
+            "witness maps equal: {maps_equal}; no setup and no proofs (--witness-map-only)"
+        ),
+    }
 
     if let Some(path) = &args.json {
         let doc = json!({
@@ -401,25 +401,102 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
                                  "gpu_qap_all": gpu_ms, "gpu_domain_all": domain_ms },
                 "to_matrices": matrices,
                 "evaluate_matrices": eval,
-                "witness_map_from_matrices": { "ark": from_ark, "gpu_qap": from_gpu },
-                "rest": { "ark": rest_ark, "gpu_qap": rest_gpu },
-                "prove": { "ark": prove_ark_ms, "gpu_qap": prove_gpu_ms,
-                           "ark_all": prove_ark, "gpu_qap_all": prove_gpu },
-                "verify": verify_ms,
+                "witness_map_from_matrices": { "ark": from_ark, "gpu_qap": from_gpu,
+                                               "gpu_domain": from_domain },
+                "rest": proofs.as_ref().map(|p| json!({ "ark": p.ark_ms - witness_ms - map_ark,
+                                                        "gpu_qap": p.gpu_ms - witness_ms - map_gpu })),
+                "prove": proofs.as_ref().map(|p| json!({ "ark": p.ark_ms, "gpu_qap": p.gpu_ms,
+                                                         "ark_all": p.ark_all, "gpu_qap_all": p.gpu_all })),
+                "verify": proofs.as_ref().map(|p| p.verify_ms),
                 "pcie_floor": floor_ms,
             },
             "witness_maps_equal": maps_equal,
-            "proofs_identical": identical,
-            "verified": { "ark": verified_ark, "gpu_qap": verified_gpu },
-            "wrong_input_rejected": rejected,
+            "proofs_identical": proofs.as_ref().map(|p| p.identical),
+            "verified": proofs.as_ref().map(|p| json!({ "ark": p.verified_ark, "gpu_qap": p.verified_gpu })),
+            "wrong_input_rejected": proofs.as_ref().map(|p| p.rejected),
         });
         std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")?;
         println!("wrote {}", path.display());
     }
-    if !(maps_equal && identical && verified_ark && verified_gpu && rejected) {
+    let proofs_ok = proofs
+        .as_ref()
+        .is_none_or(|p| p.identical && p.verified_ark && p.verified_gpu && p.rejected);
+    if !(maps_equal && proofs_ok) {
         return Err("GpuQap and ark disagree, or a proof failed to verify (see above)".into());
     }
     Ok(())
+}
+
+/// Both provers' proofs of one circuit from the same randomness, and what was checked of them.
+struct Proofs {
+    ark_ms: f64,
+    gpu_ms: f64,
+    ark_all: Vec<f64>,
+    gpu_all: Vec<f64>,
+    identical: bool,
+    verified_ark: bool,
+    verified_gpu: bool,
+    verify_ms: f64,
+    rejected: bool,
+}
+
+/// `args.prove_reps` proofs with each reduction (taking turns going first, so neither alone pays
+/// for a cold start), compared byte for byte, verified, and a wrong public input rejected.
+fn prove_both<E: Pairing>(
+    args: &ProveArgs,
+    pk: &ark_groth16::ProvingKey<E>,
+    pvk: &ark_groth16::PreparedVerifyingKey<E>,
+    circuit: Pow5Chain<E::ScalarField>,
+    y: E::ScalarField,
+) -> Result<Proofs, AnyError> {
+    let seed = args.seed ^ 0x5eed;
+    let (mut prove_ark, mut prove_gpu) = (Vec::new(), Vec::new());
+    let (mut proof_ark, mut proof_gpu) = (None, None);
+    for rep in 0..args.prove_reps {
+        for ours in [rep % 2 == 1, rep % 2 == 0] {
+            let mut rng = StdRng::seed_from_u64(seed);
+            if ours {
+                let progress = Progress::start("proof with GpuQap");
+                let (p, t) = timed(|| Groth16::<E, GpuQap>::prove(pk, circuit, &mut rng));
+                drop(progress);
+                proof_gpu = Some(p?);
+                prove_gpu.push(t);
+            } else {
+                let progress = Progress::start("proof with LibsnarkReduction (ark)");
+                let (p, t) = timed(|| Groth16::<E>::prove(pk, circuit, &mut rng));
+                drop(progress);
+                proof_ark = Some(p?);
+                prove_ark.push(t);
+            }
+        }
+    }
+    let (Some(proof_ark), Some(proof_gpu)) = (proof_ark, proof_gpu) else {
+        return Err("no proof was made (--prove-reps is at least 1)".into());
+    };
+    let (ark_ms, gpu_ms) = (median(&mut prove_ark), median(&mut prove_gpu));
+    let bytes = |p: &ark_groth16::Proof<E>| -> Result<Vec<u8>, AnyError> {
+        let mut v = Vec::new();
+        p.serialize_compressed(&mut v)?;
+        Ok(v)
+    };
+    let identical = bytes(&proof_ark)? == bytes(&proof_gpu)?;
+    let verified_ark = Groth16::<E>::verify_with_processed_vk(pvk, &[y], &proof_ark)?;
+    let (verified_gpu, verify_ms) =
+        timed(|| Groth16::<E>::verify_with_processed_vk(pvk, &[y], &proof_gpu));
+    let verified_gpu = verified_gpu?;
+    let wrong = y + E::ScalarField::from(1u64);
+    let rejected = !Groth16::<E>::verify_with_processed_vk(pvk, &[wrong], &proof_gpu)?;
+    Ok(Proofs {
+        ark_ms,
+        gpu_ms,
+        ark_all: prove_ark,
+        gpu_all: prove_gpu,
+        identical,
+        verified_ark,
+        verified_gpu,
+        verify_ms,
+        rejected,
+    })
 }
 
 /// The proving key for the chain of `steps` steps: read from the cache, or made by ark's setup
@@ -590,6 +667,7 @@ mod tests {
             prove_reps: 2,
             seed: 7,
             json: Some(json.clone()),
+            witness_map_only: false,
             device: Default::default(),
         };
         for field in [FieldArg::Bn254, FieldArg::Bls12_381] {
@@ -620,6 +698,19 @@ mod tests {
         assert_eq!(keys, 2);
         // Second run: from the cached key, same result.
         prove(args(FieldArg::Bn254)).unwrap();
+        // The witness maps alone: no key made or read, no proof fields.
+        let only = ProveArgs {
+            witness_map_only: true,
+            cache_dir: Some(dir.join("unused")),
+            ..args(FieldArg::Bls12_381)
+        };
+        prove(only).unwrap();
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(doc["witness_maps_equal"], true);
+        assert!(doc["proofs_identical"].is_null());
+        assert!(doc["ms"]["witness_map_from_matrices"]["gpu_domain"].is_number());
+        assert!(!dir.join("unused").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

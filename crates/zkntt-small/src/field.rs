@@ -1,4 +1,4 @@
-//! The two 32-bit NTT primes, their roots of unity, and plain modular arithmetic on `u32`.
+//! The three 32-bit NTT primes, their roots of unity, and plain modular arithmetic on `u32`.
 
 use crate::{Direction, Error, Result};
 
@@ -9,19 +9,22 @@ pub enum SmallField {
     Q28,
     /// BabyBear, q = 2013265921 = 2^31 - 2^27 + 1; q - 1 = 2^27 * 15.
     BabyBear,
+    /// KoalaBear, q = 2130706433 = 2^31 - 2^24 + 1; q - 1 = 2^24 * 127.
+    KoalaBear,
 }
 
 /// log2 of the largest transform one kernel launch computes (the on-chip tile).
 pub const TILE_LOG: u32 = 12;
 
 impl SmallField {
-    pub const ALL: [SmallField; 2] = [SmallField::Q28, SmallField::BabyBear];
+    pub const ALL: [SmallField; 3] = [SmallField::Q28, SmallField::BabyBear, SmallField::KoalaBear];
 
     /// The modulus.
     pub const fn modulus(self) -> u32 {
         match self {
             SmallField::Q28 => 268_369_921,
             SmallField::BabyBear => 2_013_265_921,
+            SmallField::KoalaBear => 2_130_706_433,
         }
     }
 
@@ -30,6 +33,7 @@ impl SmallField {
         match self {
             SmallField::Q28 => "q28",
             SmallField::BabyBear => "babybear",
+            SmallField::KoalaBear => "koalabear",
         }
     }
 
@@ -38,12 +42,12 @@ impl SmallField {
         (self.modulus() - 1).trailing_zeros()
     }
 
-    /// log2 of the largest supported transform: the two-adicity for Q28 (2^16), 2^24 for
-    /// BabyBear (the 2-D decomposition of two tiles).
+    /// log2 of the largest supported transform: the two-adicity for Q28 (2^16) and KoalaBear
+    /// (2^24), 2^24 for BabyBear (the 2-D decomposition of two tiles, 2^12 x 2^12).
     pub const fn max_log_n(self) -> u32 {
         match self {
             SmallField::Q28 => 16,
-            SmallField::BabyBear => 24,
+            SmallField::BabyBear | SmallField::KoalaBear => 24,
         }
     }
 
@@ -95,7 +99,8 @@ impl SmallField {
         (a % self.modulus() != 0).then(|| self.pow(a, self.modulus() as u64 - 2))
     }
 
-    /// The smallest generator of the multiplicative group (31 for BabyBear, as in Plonky3).
+    /// The smallest generator of the multiplicative group (31 for BabyBear, 3 for KoalaBear, as in
+    /// Plonky3, whose two-adic generators are these roots: checked by `tests/plonky3.rs`).
     pub fn generator(self) -> u32 {
         let q = self.modulus();
         let factors = prime_factors(q - 1);
@@ -159,10 +164,18 @@ mod tests {
         assert_eq!(SmallField::Q28.modulus(), (1 << 28) - (1 << 16) + 1);
         assert_eq!(SmallField::BabyBear.modulus(), (1 << 31) - (1 << 27) + 1);
         assert_eq!(SmallField::Q28.two_adicity(), 16);
+        assert_eq!(SmallField::KoalaBear.modulus(), (1 << 31) - (1 << 24) + 1);
         assert_eq!(SmallField::BabyBear.two_adicity(), 27);
+        assert_eq!(SmallField::KoalaBear.two_adicity(), 24);
         assert_eq!(SmallField::BabyBear.generator(), 31);
+        assert_eq!(SmallField::KoalaBear.generator(), 3);
         assert!(SmallField::Q28.harvey_lazy());
+        // 2q < 2^32 < 4q: only the multiplier's input stays unreduced.
         assert!(!SmallField::BabyBear.harvey_lazy());
+        assert!(!SmallField::KoalaBear.harvey_lazy());
+        for f in SmallField::ALL {
+            assert!(f.max_log_n() <= f.two_adicity());
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::fft::{TcFft, gpu as fft, model};
 use crate::modmul::{BLOG_MODULI, ModMulForm};
-use crate::{Direction, modmul_gpu, ntt, transpose};
+use crate::{Direction, SmallField, coset, modmul_gpu, ntt, transpose};
 use std::io::Write;
 
 /// The names, each with where it comes from (for the failure message).
@@ -21,6 +21,9 @@ fn every_name() -> Vec<(String, &'static str)> {
         }
     }
     names.push((transpose::KERNEL.into(), "transpose::KERNEL"));
+    for field in SmallField::ALL {
+        names.push((coset::kernel_name(field), "coset::kernel_name"));
+    }
     names.push((fft::CONSTS_KERNEL_NAME.into(), "fft::CONSTS_KERNEL_NAME"));
     for dir in [Direction::Forward, Direction::Inverse] {
         for log_n in TcFft::MIN_LOG..=TcFft::ONE_LAUNCH_MAX_LOG {

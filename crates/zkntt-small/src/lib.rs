@@ -1,11 +1,14 @@
 #![doc = include_str!("../README.md")]
 
+pub mod coset;
 mod error;
 pub mod fft;
 pub mod field;
 pub mod modmul;
 pub mod modmul_gpu;
 pub mod ntt;
+#[cfg(feature = "plonky3")]
+pub mod plonky3;
 pub mod reference;
 pub mod tables;
 mod transpose;

@@ -219,6 +219,7 @@ mod tests {
     fn moduli() -> Vec<Modulus> {
         let mut qs: Vec<u32> = BLOG_MODULI.iter().map(|m| m.1).collect();
         qs.push(crate::SmallField::BabyBear.modulus());
+        qs.push(crate::SmallField::KoalaBear.modulus());
         qs.push((1 << 31) - 1);
         qs.push(3);
         qs.into_iter().map(|q| Modulus::new(q).unwrap()).collect()

@@ -1,5 +1,5 @@
 //! The batched 32-bit word transpose (`cuda/small/transpose.cu`), shared by the small-word NTTs'
-//! and the fp16 FFT's 2-D decompositions.
+//! and the fp16 FFT's 2-D decompositions, and by the Plonky3 backend's row-major <-> column-major moves.
 
 use crate::Result;
 use crate::error::DriverContext;
@@ -29,7 +29,12 @@ pub(crate) fn transpose_words(
         let offset = done * rows as u64 * cols as u64 * 4;
         let (i, o) = (input + offset, output + offset);
         let cfg = LaunchConfig {
-            grid_dim: (cols.div_ceil(32), rows.div_ceil(32), count as u32),
+            // Blocks step over row tiles beyond grid.y's limit (65535), so any row count fits.
+            grid_dim: (
+                cols.div_ceil(32),
+                rows.div_ceil(32).min(65_535),
+                count as u32,
+            ),
             block_dim: (32, 8, 1),
             shared_mem_bytes: 0,
         };

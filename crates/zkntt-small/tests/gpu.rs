@@ -4,6 +4,7 @@
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use zkntt_gpu::Gpu;
 use zkntt_gpu::testing::gpu_or_skip;
+use zkntt_small::coset;
 use zkntt_small::modmul::{BLOG_MODULI, Modulus};
 use zkntt_small::modmul_gpu::{ChainInputs, launch_chain};
 use zkntt_small::{
@@ -207,6 +208,9 @@ fn two_d_sizes_match_reference() {
         (SmallField::BabyBear, 17, 1),
         (SmallField::BabyBear, 20, 2),
         (SmallField::BabyBear, 24, 1),
+        (SmallField::KoalaBear, 13, 2),
+        (SmallField::KoalaBear, 18, 1),
+        (SmallField::KoalaBear, 24, 1),
     ];
     for form in [
         ModMulForm::Montgomery,
@@ -239,6 +243,52 @@ fn two_d_sizes_match_reference() {
                     &want,
                     log_n,
                     &format!("{field:?} {form:?} {dir:?} run_into"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn coset_kernel_matches_twin() {
+    let Some(gpu) = gpu_or_skip("coset_kernel_matches_twin") else {
+        return;
+    };
+    for field in SmallField::ALL {
+        let max = field.max_log_n();
+        for (log_in, log_out, columns) in [
+            (0u32, 0u32, 5usize),
+            (0, 3, 2),
+            (5, 8, 3),
+            (12, 13, 2),
+            (14, 14, 3),
+            (15, 16, 1),
+        ] {
+            if log_out > max {
+                continue;
+            }
+            let x = inputs(field, columns << log_in, log_in as u64);
+            let s = inputs(field, 3, log_out as u64)[2];
+            let want = coset::expand_twin(field, &x, s, log_in, log_out).unwrap();
+            let input = gpu.stream().clone_htod(&x).unwrap();
+            let mut out = gpu.stream().alloc_zeros::<u32>(columns << log_out).unwrap();
+            coset::expand_into(&gpu, field, &input, &mut out, s, log_in, log_out).unwrap();
+            let got = gpu.stream().clone_dtoh(&out).unwrap();
+            assert_same(
+                &got,
+                &want,
+                log_out,
+                &format!("{field:?} expand 2^{log_in} -> 2^{log_out}"),
+            );
+            if log_in == log_out {
+                let mut d = gpu.stream().clone_htod(&x).unwrap();
+                coset::scale_in_place(&gpu, field, &mut d, s, log_in).unwrap();
+                let got = gpu.stream().clone_dtoh(&d).unwrap();
+                assert_same(
+                    &got,
+                    &want,
+                    log_in,
+                    &format!("{field:?} scale in place 2^{log_in}"),
                 );
             }
         }

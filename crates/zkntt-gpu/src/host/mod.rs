@@ -48,6 +48,10 @@
 //!
 //! The copies run on the pipeline's own threads ([`HostPipeline::set_copy_threads`]), never on
 //! the caller's rayon pool: a prover's own parallel work keeps its workers during a call.
+//!
+//! For device-resident work on vectors the caller computes, [`HostPipeline::upload_with`] lets the
+//! caller write a vector straight into pinned memory and queues its upload without waiting, and
+//! [`HostPipeline::download`] brings a device vector back through pinned memory.
 
 mod chunks;
 mod columns;
@@ -55,6 +59,7 @@ mod copy;
 mod cut;
 mod input;
 mod pinned;
+mod staged;
 
 pub use input::InputCopy;
 pub use pinned::{PinnedBuffer, PinnedWord};
@@ -140,6 +145,8 @@ pub struct HostPipeline {
     last: Mutex<Option<HostProfile>>,
     /// Host-to-device and device-to-host streams (the compute stream is the GPU's).
     copy_streams: CopyStreams,
+    /// Pinned buffers of `upload_with` calls whose copies may still be in flight.
+    uploads: Mutex<Vec<staged::PendingUpload>>,
     #[cfg(feature = "testing")]
     switches: crate::testing::Switches,
 }
@@ -157,6 +164,7 @@ impl HostPipeline {
             workers: CopyWorkers::new(),
             last: Mutex::new(None),
             copy_streams: CopyStreams::new(),
+            uploads: Mutex::new(Vec::new()),
             #[cfg(feature = "testing")]
             switches: Default::default(),
         }

@@ -571,3 +571,39 @@ fn uses_through_two_handles_are_ordered() {
         );
     }
 }
+
+/// Vectors written straight into pinned memory (`upload_with`), transformed on the device and
+/// brought back (`download`), against the device-resident path from `DeviceVec::from_host`:
+/// several uploads in flight before one wait, each filled while the one before is copied, and
+/// their pinned buffers back in the pool once the download has waited for the stream.
+#[test]
+fn uploads_from_pinned_memory_and_downloads() {
+    type F = ark_bls12_381::Fr;
+    let Some(e) = engine("uploads_from_pinned_memory_and_downloads") else {
+        return;
+    };
+    let mut rng = StdRng::seed_from_u64(31);
+    for log_n in [0u32, 5, 12, 17] {
+        let n = 1usize << log_n;
+        let inputs: Vec<Vec<F>> = (0..3).map(|_| input(&mut rng, n)).collect();
+        let cfg = NttConfig::forward().with_coset(F::from(7u64));
+        let mut queued = Vec::new();
+        for x in &inputs {
+            let mut d = e.upload_with::<F>(n, |out| out.copy_from_slice(x)).unwrap();
+            e.engine().ntt_in_place(&mut d, &cfg).unwrap();
+            queued.push(d);
+        }
+        for (x, d) in inputs.iter().zip(&queued) {
+            let want = device_resident(&e, x, &cfg);
+            assert_same(
+                &e.download(d).unwrap(),
+                &want,
+                &format!("2^{log_n} upload_with"),
+            );
+        }
+        assert!(
+            e.pinned_bytes() >= 3 * n * 32,
+            "the pinned buffers are back in the pool"
+        );
+    }
+}

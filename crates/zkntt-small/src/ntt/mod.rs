@@ -45,7 +45,7 @@ impl Kernel {
         }
     }
 
-    /// Whether `cuda/small` instantiates this kernel in `form` (for both fields).
+    /// Whether `cuda/small` instantiates this kernel in `form` (for every field).
     pub const fn has_form(self, form: ModMulForm) -> bool {
         match self {
             Kernel::Wsx | Kernel::BlockSync => true,
@@ -351,7 +351,7 @@ mod tests {
                 form == ModMulForm::MontgomeryLazy
             );
         }
-        // 2 kernels x 2 fields x 7 forms, and the ablation in one form per field.
-        assert_eq!(kernel_names().count(), 2 * 2 * 7 + 2);
+        // 2 kernels x 3 fields x 7 forms, and the ablation in one form per field.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3);
     }
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Issue 20 on the GPU machine, in one device call: KoalaBear beside BabyBear and Q28 in the
+# small-word kernels' GPU tests (zkntt-small tests/gpu.rs, every size, kernel and form), the
+# kernel-name check, and the Plonky3 backend's conformance on the GPU (tests/plonky3.rs: every
+# height 2^0..2^22 against Radix2DitParallel, each call asserted to have run on the GPU); then
+# `coset_lde_batch` of 2^20 x 256 columns host in and out beside Radix2DitParallel on all cores,
+# with the PCIe floor (benches/plonky3.rs). Logs into $OUT.
+#   .gpu/issue20.sh [tests] [bench]   (default: both)
+#   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case.
+set -uo pipefail
+# shellcheck source=preamble.sh
+source "$(dirname "$0")/preamble.sh"
+steps=${*:-tests bench}
+rc=0
+for s in $steps; do
+  case "$s" in
+  tests)
+    step "small-word kernels on the GPU, KoalaBear included (zkntt-small tests/gpu.rs)"
+    "$bin"/tests/zkntt-small-gpu --test-threads=2 > "$out/small_gpu_tests.log" 2>&1 || rc=1
+    grep -E "^test |test result|FAILED|panicked|SKIP" "$out/small_gpu_tests.log"
+    step "kernel names, coset twin, field constants (zkntt-small unit tests)"
+    "$bin"/tests/zkntt-small-zkntt-small > "$out/small_unit_tests.log" 2>&1 || rc=1
+    grep -E "test result|FAILED|panicked|SKIP" "$out/small_unit_tests.log"
+    step "Plonky3 GpuDft against Radix2DitParallel on the GPU (zkntt-small tests/plonky3.rs)"
+    "$bin"/tests/zkntt-small-plonky3 --test-threads=2 > "$out/plonky3_tests.log" 2>&1 || rc=1
+    grep -E "^test |test result|calls on the GPU|FAILED|panicked|SKIP" "$out/plonky3_tests.log"
+    ;;
+  bench)
+    step "coset_lde_batch 2^${ZKNTT_P3_LOG_H:-20} x ${ZKNTT_P3_WIDTH:-256}: GpuDft beside Radix2DitParallel (benches/plonky3.rs)"
+    timeout 400 "$bin"/benches/zkntt-small-plonky3 --bench > "$out/plonky3_bench.txt" 2>&1 || rc=1
+    cat "$out/plonky3_bench.txt"
+    grep -q DIFFERENT "$out/plonky3_bench.txt" && { echo "GpuDft and Radix2DitParallel differ"; rc=1; }
+    grep -q "ran on the CPU" "$out/plonky3_bench.txt" && { echo "GpuDft did not run on the GPU"; rc=1; }
+    ;;
+  *)
+    echo "issue20.sh: unknown step $s (tests, bench)" >&2
+    rc=2
+    ;;
+  esac
+done
+step "done (rc=$rc)"
+exit $rc

@@ -1,0 +1,106 @@
+//! `coset_lde_batch` host matrix in and out: zkntt's `GpuDft` beside Plonky3's `Radix2DitParallel`
+//! on all cores, with the PCIe floor (the input up and the output down, pageable memory, no
+//! compute) beside them. Wall clock, medians. One table, BabyBear and KoalaBear.
+//!
+//! `cargo bench -p zkntt-small --bench plonky3`; ZKNTT_P3_LOG_H (default 20), ZKNTT_P3_WIDTH
+//! (256), ZKNTT_P3_ADDED_BITS (1), ZKNTT_P3_REPS (5) pick the case.
+
+use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
+use p3_matrix::Matrix;
+use p3_matrix::dense::RowMajorMatrix;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use std::time::Instant;
+use zkntt_small::plonky3::{BabyBear, GpuDft, GpuField, KoalaBear};
+
+fn env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+fn median(mut t: Vec<f64>) -> f64 {
+    t.sort_by(|a, b| a.total_cmp(b));
+    t[t.len() / 2]
+}
+
+/// Milliseconds of `f`, median of `reps` after one warm-up.
+fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut out = f();
+    let mut t = Vec::new();
+    for _ in 0..reps {
+        let start = Instant::now();
+        out = f();
+        t.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    (median(t), out)
+}
+
+fn case<F: GpuField>(log_h: usize, w: usize, added_bits: usize, reps: usize) {
+    let mut rng = StdRng::seed_from_u64(1);
+    let q = F::FIELD.modulus();
+    let values: Vec<F> = (0..w << log_h)
+        .map(|_| F::from_u32(rng.gen_range(0..q)))
+        .collect();
+    let m = RowMajorMatrix::new(values, w);
+    let shift = F::GENERATOR;
+    let gpu = GpuDft::<F>::new();
+    let cpu = Radix2DitParallel::<F>::default();
+    let (t_gpu, got) = time(reps, || gpu.coset_lde_batch(m.clone(), added_bits, shift));
+    let on_gpu = gpu.last_ran_on_gpu() == Some(true);
+    let (t_cpu, want) = time(reps, || {
+        cpu.coset_lde_batch(m.clone(), added_bits, shift)
+            .to_row_major_matrix()
+    });
+    let same = got.values == want.values;
+    let floor = pcie_floor_ms(w << log_h, w << (log_h + added_bits), reps);
+    let clone = time(reps, || m.clone()).0;
+    println!(
+        "{:<10} {:<18} | {:>10.1} | {:>9.1} {} | {:>6.2} | {:>10} | {:>6.1} | {}",
+        format!("{:?}", F::FIELD),
+        format!("2^{log_h} x {w} +{added_bits}"),
+        t_cpu,
+        t_gpu,
+        if on_gpu { "GPU" } else { "CPU" },
+        t_cpu / t_gpu,
+        floor.map_or("-".into(), |f| format!("{f:.1}")),
+        clone,
+        if same { "bit-exact" } else { "DIFFERENT" },
+    );
+    if !on_gpu {
+        println!("  GpuDft ran on the CPU: {:?}", gpu.last_fallback());
+    }
+    assert_eq!(got.height(), want.height());
+}
+
+/// The copies alone: `up` words host to device and `down` words back, pageable memory.
+fn pcie_floor_ms(up: usize, down: usize, reps: usize) -> Option<f64> {
+    let gpu = zkntt_gpu::Gpu::new(0).ok()?;
+    let stream = gpu.stream().clone();
+    let host_in = vec![1u32; up];
+    let dev_out = stream.alloc_zeros::<u32>(down).ok()?;
+    let mut ok = true;
+    let (t, _) = time(reps, || {
+        let d = stream.clone_htod(&host_in);
+        let h = stream.clone_dtoh(&dev_out);
+        ok &= d.is_ok() && h.is_ok() && stream.synchronize().is_ok();
+    });
+    ok.then_some(t)
+}
+
+fn main() {
+    let log_h = env("ZKNTT_P3_LOG_H", 20);
+    let w = env("ZKNTT_P3_WIDTH", 256);
+    let added_bits = env("ZKNTT_P3_ADDED_BITS", 1);
+    let reps = env("ZKNTT_P3_REPS", 5).max(1);
+    println!(
+        "coset_lde_batch, host RowMajorMatrix in and out, wall clock ms (median of {reps}); \
+         Radix2DitParallel on {} threads; floor = the copies alone; clone = the input's clone, in both:",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    println!(
+        "field      case               | Radix2DitP | GpuDft        | ratio  | PCIe floor | clone  | check"
+    );
+    case::<BabyBear>(log_h, w, added_bits, reps);
+    case::<KoalaBear>(log_h, w, added_bits, reps);
+}

@@ -1,0 +1,569 @@
+//! Plonky3's DFT on the GPU (cargo feature `plonky3`): [`GpuDft`] implements
+//! `p3_dft::TwoAdicSubgroupDft<F>` for Plonky3 0.8's `BabyBear` and `KoalaBear`, bit-exact with
+//! `p3_dft::Radix2DitParallel`, which it falls back to wherever the GPU cannot serve a call.
+//!
+//! The matrix goes up once, row-major as Plonky3 holds it; the device transposes it into one
+//! contiguous transform per column, runs [`SmallNtt`] over the batch, applies coset powers and
+//! zero-padding there (`cuda/small/coset.cu`), transposes back and the result comes down once.
+//!
+//! Plonky3's `MontyField31` holds x R mod p (R = 2^32) in a `#[repr(transparent)]` `u32`, always
+//! below p. The kernels' additions are mod p and every product is x * w mod p with w a twiddle,
+//! 1/N or a coset power given as a plain residue (each form encodes w its own way, and its
+//! product returns x * w mod p for any x < p): so x R goes in, (NTT x) R comes out, and the words
+//! travel as they are, with no conversion either way. `tests/plonky3.rs` checks this against
+//! `Radix2DitParallel`, on the CPU twin of these steps ([`twin_transform`]) and on the GPU.
+
+use crate::error::{DriverContext, oom};
+use crate::ntt::Kernel;
+use crate::transpose::transpose_words;
+use crate::{Direction, Error, ModMulForm, Result, SmallField, SmallNtt, coset, reference};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
+use p3_field::{PrimeField32, TwoAdicField};
+use p3_matrix::Matrix;
+use p3_matrix::dense::RowMajorMatrix;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use zkntt_gpu::Gpu;
+
+pub use p3_baby_bear::BabyBear;
+pub use p3_koala_bear::KoalaBear;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::BabyBear {}
+    impl Sealed for super::KoalaBear {}
+}
+
+/// A Plonky3 field the small-word kernels serve: `BabyBear` or `KoalaBear`.
+pub trait GpuField: TwoAdicField + PrimeField32 + Ord + Default + sealed::Sealed {
+    /// The same field on the kernels' side.
+    const FIELD: SmallField;
+}
+
+impl GpuField for BabyBear {
+    const FIELD: SmallField = SmallField::BabyBear;
+}
+
+impl GpuField for KoalaBear {
+    const FIELD: SmallField = SmallField::KoalaBear;
+}
+
+// `MontyField31` is `#[repr(transparent)]` over its `u32` (p3-monty-31 0.8.0, src/monty_31.rs: "Important
+// for reasoning about memory layout"; Plonky3's own `zero_vec` casts `Vec<u32>` to it). These fail
+// the build if that ever stops holding for size or alignment.
+const _: () = {
+    assert!(size_of::<BabyBear>() == size_of::<u32>());
+    assert!(align_of::<BabyBear>() == align_of::<u32>());
+    assert!(size_of::<KoalaBear>() == size_of::<u32>());
+    assert!(align_of::<KoalaBear>() == align_of::<u32>());
+};
+
+/// The raw words (Montgomery form, below p) of `values`.
+fn as_words<F: GpuField>(values: &[F]) -> &[u32] {
+    const { assert!(size_of::<F>() == 4 && align_of::<F>() == 4) };
+    // SAFETY: F is MontyField31 (sealed), `#[repr(transparent)]` over a u32: same size,
+    // alignment and bytes; every u32 is a valid u32.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u32>(), values.len()) }
+}
+
+/// Field elements from raw words; every word must be below p (a canonical Montgomery value), as
+/// the kernels' outputs are.
+fn from_words<F: GpuField>(words: Vec<u32>) -> Vec<F> {
+    const { assert!(size_of::<F>() == 4 && align_of::<F>() == 4) };
+    debug_assert!(words.iter().all(|&w| w < F::FIELD.modulus()));
+    let mut words = std::mem::ManuallyDrop::new(words);
+    // SAFETY: same size and alignment (above), so the allocation's layout is unchanged; the
+    // words are canonical Montgomery values, the only invariant MontyField31 has.
+    unsafe {
+        Vec::from_raw_parts(
+            words.as_mut_ptr().cast::<F>(),
+            words.len(),
+            words.capacity(),
+        )
+    }
+}
+
+/// One transform of every column, on raw words. Shifts are plain residues.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Dft,
+    /// Scaled by 1/N.
+    Idft,
+    /// Row j times s^j, then the DFT.
+    CosetDft {
+        shift: u32,
+    },
+    /// The inverse DFT, then row j times s_inv^j.
+    CosetIdft {
+        shift_inv: u32,
+    },
+    /// Inverse DFT, zero rows up to 2^(log_h + added_bits), row j times s^j, DFT.
+    CosetLde {
+        added_bits: u32,
+        shift: u32,
+    },
+}
+
+impl Op {
+    fn added_bits(self) -> u32 {
+        match self {
+            Op::CosetLde { added_bits, .. } => added_bits,
+            _ => 0,
+        }
+    }
+}
+
+/// Which way the last call of a [`GpuDft`] (or of a clone) went; 0 before any.
+const LAST_GPU: u8 = 1;
+const LAST_CPU: u8 = 2;
+
+#[derive(Debug, Default)]
+struct Stats {
+    gpu: AtomicU64,
+    cpu: AtomicU64,
+    last: AtomicU8,
+    fallback: Mutex<Option<String>>,
+}
+
+/// Plonky3's `TwoAdicSubgroupDft` on the GPU, for `BabyBear` and `KoalaBear`:
+///
+/// ```no_run
+/// use p3_dft::TwoAdicSubgroupDft;
+/// use p3_field::{Field, PrimeCharacteristicRing};
+/// use p3_matrix::dense::RowMajorMatrix;
+/// use zkntt_small::plonky3::{BabyBear, GpuDft};
+///
+/// let dft = GpuDft::<BabyBear>::default(); // in place of Radix2DitParallel::<BabyBear>
+/// let trace = RowMajorMatrix::new(vec![BabyBear::ONE; 256 << 20], 256);
+/// let lde = dft.coset_lde_batch(trace, 1, BabyBear::GENERATOR);
+/// assert_eq!(lde.values.len(), 256 << 21);
+/// assert_eq!(dft.last_ran_on_gpu(), Some(true));
+/// ```
+///
+/// Results are bit-identical to `Radix2DitParallel`'s, in natural row order (Evaluations is a
+/// plain `RowMajorMatrix`). It runs on `Radix2DitParallel` where no GPU is usable (no device, no
+/// kernels, out of memory, any driver error), above 2^24 rows (with the blowup), or below
+/// [`GpuDft::with_cpu_below`]'s size; never with a partial result. The GPU is device 0, opened
+/// on first use and shared by every `GpuDft` of the process; calls on it run one at a time.
+#[derive(Debug, Clone, Default)]
+pub struct GpuDft<F> {
+    cpu: Radix2DitParallel<F>,
+    /// log2 of the element count (rows after the blowup x columns) below which the CPU runs the
+    /// call; `None` for the default.
+    cpu_below_log: Option<u32>,
+    stats: Arc<Stats>,
+}
+
+/// Calls with fewer elements than this (2^14) run on the CPU by default: below it the copies and
+/// launches cost more than `Radix2DitParallel` takes.
+pub const DEFAULT_CPU_BELOW_LOG: u32 = 14;
+
+impl<F: GpuField> GpuDft<F> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Calls of fewer than 2^log_elements elements (output rows x columns) run on the CPU; 0
+    /// sends everything the GPU can take to the GPU (the tests do).
+    pub fn with_cpu_below(mut self, log_elements: u32) -> Self {
+        self.cpu_below_log = Some(log_elements);
+        self
+    }
+
+    /// Whether the last call (of this value or a clone) ran on the GPU; `None` before any call.
+    pub fn last_ran_on_gpu(&self) -> Option<bool> {
+        match self.stats.last.load(Ordering::Relaxed) {
+            LAST_GPU => Some(true),
+            LAST_CPU => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Calls that ran on the GPU and on the CPU, so far (this value and its clones).
+    pub fn calls(&self) -> (u64, u64) {
+        (
+            self.stats.gpu.load(Ordering::Relaxed),
+            self.stats.cpu.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Why the last call that wanted the GPU ran on the CPU, if one did.
+    pub fn last_fallback(&self) -> Option<String> {
+        lock(&self.stats.fallback).clone()
+    }
+
+    fn ran(&self, gpu: bool) {
+        let (counter, last) = if gpu {
+            (&self.stats.gpu, LAST_GPU)
+        } else {
+            (&self.stats.cpu, LAST_CPU)
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.stats.last.store(last, Ordering::Relaxed);
+    }
+
+    /// The GPU's result, or `Err(mat)` (untouched) for the CPU to compute.
+    fn on_gpu(
+        &self,
+        mat: RowMajorMatrix<F>,
+        op: Op,
+    ) -> Result<RowMajorMatrix<F>, RowMajorMatrix<F>> {
+        let (w, h) = (mat.width(), mat.height());
+        if w == 0 || h == 0 || !h.is_power_of_two() || mat.values.len() != w * h {
+            return Err(mat);
+        }
+        let log_h = h.trailing_zeros();
+        let log_out = log_h + op.added_bits();
+        let elements_log = log_out + usize::BITS - 1 - w.leading_zeros();
+        let too_small = elements_log < self.cpu_below_log.unwrap_or(DEFAULT_CPU_BELOW_LOG);
+        if too_small || log_out > F::FIELD.max_log_n() || u32::try_from(w).is_err() {
+            return Err(mat);
+        }
+        let words = match backend() {
+            Ok(b) => b
+                .transform(F::FIELD, as_words(&mat.values), w, log_h, op)
+                .map_err(|e| e.to_string()),
+            Err(why) => Err(why.clone()),
+        };
+        match words {
+            Ok(words) => Ok(RowMajorMatrix::new(from_words(words), w)),
+            Err(why) => {
+                *lock(&self.stats.fallback) = Some(why);
+                Err(mat)
+            }
+        }
+    }
+
+    /// `op` on the GPU, else `cpu` on the untouched input.
+    fn run(
+        &self,
+        mat: RowMajorMatrix<F>,
+        op: Op,
+        cpu: impl FnOnce(&Radix2DitParallel<F>, RowMajorMatrix<F>) -> RowMajorMatrix<F>,
+    ) -> RowMajorMatrix<F> {
+        match self.on_gpu(mat, op) {
+            Ok(out) => {
+                self.ran(true);
+                out
+            }
+            Err(mat) => {
+                self.ran(false);
+                cpu(&self.cpu, mat)
+            }
+        }
+    }
+}
+
+impl<F: GpuField> TwoAdicSubgroupDft<F> for GpuDft<F> {
+    type Evaluations = RowMajorMatrix<F>;
+
+    fn dft_batch(&self, mat: RowMajorMatrix<F>) -> Self::Evaluations {
+        self.run(mat, Op::Dft, |cpu, m| {
+            cpu.dft_batch(m).to_row_major_matrix()
+        })
+    }
+
+    fn idft_batch(&self, mat: RowMajorMatrix<F>) -> RowMajorMatrix<F> {
+        self.run(mat, Op::Idft, |cpu, m| cpu.idft_batch(m))
+    }
+
+    fn coset_dft_batch(&self, mat: RowMajorMatrix<F>, shift: F) -> Self::Evaluations {
+        let op = Op::CosetDft {
+            shift: shift.as_canonical_u32(),
+        };
+        self.run(mat, op, |cpu, m| {
+            cpu.coset_dft_batch(m, shift).to_row_major_matrix()
+        })
+    }
+
+    fn coset_idft_batch(&self, mat: RowMajorMatrix<F>, shift: F) -> RowMajorMatrix<F> {
+        // A zero shift has no inverse: Radix2DitParallel's answer (a panic) is the answer.
+        let Some(inv) = shift.try_inverse() else {
+            self.ran(false);
+            return self.cpu.coset_idft_batch(mat, shift);
+        };
+        let op = Op::CosetIdft {
+            shift_inv: inv.as_canonical_u32(),
+        };
+        self.run(mat, op, |cpu, m| cpu.coset_idft_batch(m, shift))
+    }
+
+    fn coset_lde_batch(
+        &self,
+        mat: RowMajorMatrix<F>,
+        added_bits: usize,
+        shift: F,
+    ) -> Self::Evaluations {
+        let Ok(bits) = u32::try_from(added_bits) else {
+            self.ran(false);
+            return self
+                .cpu
+                .coset_lde_batch(mat, added_bits, shift)
+                .to_row_major_matrix();
+        };
+        let op = Op::CosetLde {
+            added_bits: bits,
+            shift: shift.as_canonical_u32(),
+        };
+        self.run(mat, op, |cpu, m| {
+            cpu.coset_lde_batch(m, added_bits, shift)
+                .to_row_major_matrix()
+        })
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The process-wide GPU side: device 0 and one [`SmallNtt`] per field, built on first use.
+#[derive(Debug)]
+struct Backend {
+    gpu: Gpu,
+    /// BabyBear's and KoalaBear's engines; the lock also runs one call at a time per field.
+    ntts: [Mutex<Option<SmallNtt>>; 2],
+}
+
+/// The form the backend's NTTs use (any form gives the same words; this is the fastest measured
+/// for BabyBear in `benches/NOTES.md`).
+const FORM: ModMulForm = ModMulForm::ShoupLazy;
+
+/// The backend, or why there is none (the same answer for the life of the process).
+fn backend() -> std::result::Result<&'static Backend, &'static String> {
+    static BACKEND: OnceLock<std::result::Result<Backend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            let gpu = Gpu::new(0).map_err(|e| e.to_string())?;
+            if !zkntt_gpu::kernels_built() {
+                return Err(format!(
+                    "kernels not built ({})",
+                    zkntt_gpu::KERNELS_BUILD_NOTE
+                ));
+            }
+            Ok(Backend {
+                gpu,
+                ntts: Default::default(),
+            })
+        })
+        .as_ref()
+}
+
+/// A device buffer of `len` words, contents unspecified.
+fn alloc(stream: &Arc<CudaStream>, len: usize) -> Result<CudaSlice<u32>> {
+    // SAFETY: every buffer below is written (copy, transpose, NTT, expand) before it is read.
+    unsafe { stream.alloc::<u32>(len) }.map_err(|e| oom(e, len))
+}
+
+impl Backend {
+    /// `op` on every column of the row-major `h x w` matrix `words` (h = 2^log_h): the result,
+    /// row-major, of 2^(log_h + added_bits) rows.
+    fn transform(
+        &self,
+        field: SmallField,
+        words: &[u32],
+        w: usize,
+        log_h: u32,
+        op: Op,
+    ) -> Result<Vec<u32>> {
+        let slot = match field {
+            SmallField::BabyBear => 0,
+            SmallField::KoalaBear => 1,
+            SmallField::Q28 => {
+                return Err(Error::SizeUnsupported {
+                    field: field.name(),
+                    log_n: log_h,
+                    max: 0,
+                });
+            }
+        };
+        let mut guard = lock(&self.ntts[slot]);
+        if guard.is_none() {
+            *guard = Some(SmallNtt::new(&self.gpu, field, FORM)?);
+        }
+        let ntt = guard.as_ref().ok_or(Error::LengthMismatch {
+            expected: 1,
+            got: 0,
+        })?;
+        let out = self.enqueue(ntt, words, w, log_h, op);
+        // Whatever happened, nothing of this call may still run when it returns.
+        let synced = self.gpu.synchronize();
+        let out = out?;
+        synced?;
+        Ok(out)
+    }
+
+    fn enqueue(
+        &self,
+        ntt: &SmallNtt,
+        words: &[u32],
+        w: usize,
+        log_h: u32,
+        op: Op,
+    ) -> Result<Vec<u32>> {
+        let gpu = &self.gpu;
+        let stream = gpu.stream().clone();
+        let field = ntt.field();
+        let (h, cols) = (1u32 << log_h, w as u32);
+        let n = words.len();
+        let mut a = stream.clone_htod(words).map_err(|e| oom(e, n))?;
+        let mut b = alloc(&stream, n)?;
+        // Row-major h x w -> w columns of h, each one transform.
+        transpose(gpu, &stream, &a, &mut b, h, cols)?;
+        let result = match op {
+            Op::Dft | Op::CosetDft { .. } => {
+                if let Op::CosetDft { shift } = op {
+                    let (p, _g) = b.device_ptr_mut(&stream);
+                    coset::expand(gpu, &stream, field, p, p, w as u64, shift, log_h, log_h)?;
+                }
+                ntt.run_into(&mut b, &mut a, log_h, Direction::Forward, Kernel::Wsx)?;
+                transpose(gpu, &stream, &a, &mut b, cols, h)?;
+                b
+            }
+            Op::Idft | Op::CosetIdft { .. } => {
+                ntt.run_into(&mut b, &mut a, log_h, Direction::Inverse, Kernel::Wsx)?;
+                if let Op::CosetIdft { shift_inv } = op {
+                    let (p, _g) = a.device_ptr_mut(&stream);
+                    coset::expand(gpu, &stream, field, p, p, w as u64, shift_inv, log_h, log_h)?;
+                }
+                transpose(gpu, &stream, &a, &mut b, cols, h)?;
+                b
+            }
+            Op::CosetLde { added_bits, shift } => {
+                let log_out = log_h + added_bits;
+                ntt.run_into(&mut b, &mut a, log_h, Direction::Inverse, Kernel::Wsx)?;
+                drop(b);
+                let big = n << added_bits;
+                let mut c = alloc(&stream, big)?;
+                {
+                    let (i, _gi) = a.device_ptr(&stream);
+                    let (o, _go) = c.device_ptr_mut(&stream);
+                    coset::expand(gpu, &stream, field, i, o, w as u64, shift, log_h, log_out)?;
+                }
+                drop(a);
+                let mut d = alloc(&stream, big)?;
+                ntt.run_into(&mut c, &mut d, log_out, Direction::Forward, Kernel::Wsx)?;
+                transpose(gpu, &stream, &d, &mut c, cols, 1 << log_out)?;
+                c
+            }
+        };
+        stream.clone_dtoh(&result).during("result download")
+    }
+}
+
+/// Transposes the row-major `rows x cols` matrix `input` into `output`.
+fn transpose(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    input: &CudaSlice<u32>,
+    output: &mut CudaSlice<u32>,
+    rows: u32,
+    cols: u32,
+) -> Result<()> {
+    let (i, _gi) = input.device_ptr(stream);
+    let (o, _go) = output.device_ptr_mut(stream);
+    transpose_words(gpu, stream, i, o, rows, cols, 1)
+}
+
+/// The CPU twin of the GPU path, step for step on raw words: transpose, the CPU reference NTT
+/// ([`reference::ntt_batch`]) where [`SmallNtt`] runs, [`coset::expand_twin`] where the coset
+/// kernel runs, transpose back. Checks on any machine that Montgomery-form words, plain-residue
+/// shifts and the steps' order reproduce Plonky3.
+pub fn twin_transform(
+    field: SmallField,
+    words: &[u32],
+    w: usize,
+    log_h: u32,
+    op: Op,
+) -> Result<Vec<u32>> {
+    let h = 1usize << log_h;
+    if w == 0 || words.len() != w * h {
+        return Err(Error::LengthMismatch {
+            expected: w * h,
+            got: words.len(),
+        });
+    }
+    let mut cols = transpose_host(words, h, w);
+    let out = match op {
+        Op::Dft => {
+            reference::ntt_batch(field, &mut cols, log_h, Direction::Forward)?;
+            cols
+        }
+        Op::CosetDft { shift } => {
+            let mut x = coset::expand_twin(field, &cols, shift, log_h, log_h)?;
+            reference::ntt_batch(field, &mut x, log_h, Direction::Forward)?;
+            x
+        }
+        Op::Idft => {
+            reference::ntt_batch(field, &mut cols, log_h, Direction::Inverse)?;
+            cols
+        }
+        Op::CosetIdft { shift_inv } => {
+            reference::ntt_batch(field, &mut cols, log_h, Direction::Inverse)?;
+            coset::expand_twin(field, &cols, shift_inv, log_h, log_h)?
+        }
+        Op::CosetLde { added_bits, shift } => {
+            reference::ntt_batch(field, &mut cols, log_h, Direction::Inverse)?;
+            let mut x = coset::expand_twin(field, &cols, shift, log_h, log_h + added_bits)?;
+            reference::ntt_batch(field, &mut x, log_h + added_bits, Direction::Forward)?;
+            x
+        }
+    };
+    Ok(transpose_host(&out, w, h << op.added_bits()))
+}
+
+/// Row-major `rows x cols` to row-major `cols x rows` (the twin's transpose).
+fn transpose_host(x: &[u32], rows: usize, cols: usize) -> Vec<u32> {
+    let mut out = vec![0u32; x.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            out[c * rows + r] = x[r * cols + c];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_montgomery_form_with_r_2_to_32() {
+        fn check<F: GpuField>() {
+            let q = F::FIELD.modulus() as u64;
+            for x in [0u32, 1, 2, 12345, F::FIELD.modulus() - 1] {
+                let v = [F::from_u32(x)];
+                assert_eq!(
+                    as_words(&v)[0] as u64,
+                    ((x as u64) << 32) % q,
+                    "{:?} {x}",
+                    F::FIELD
+                );
+                assert_eq!(as_words(&v)[0], v[0].to_unique_u32());
+                let back: Vec<F> = from_words(vec![as_words(&v)[0]]);
+                assert_eq!(back[0], v[0]);
+            }
+        }
+        check::<BabyBear>();
+        check::<KoalaBear>();
+    }
+
+    #[test]
+    fn plonky3_roots_are_the_kernels_roots() {
+        fn check<F: GpuField>() {
+            for k in 0..=F::TWO_ADICITY {
+                let want = F::FIELD.root_of_unity(k as u32).unwrap();
+                assert_eq!(
+                    F::two_adic_generator(k).as_canonical_u32(),
+                    want,
+                    "{:?} 2^{k}",
+                    F::FIELD
+                );
+            }
+            assert_eq!(F::FIELD.two_adicity() as usize, F::TWO_ADICITY);
+            assert_eq!(F::FIELD.modulus(), F::ORDER_U32);
+        }
+        check::<BabyBear>();
+        check::<KoalaBear>();
+    }
+}
