@@ -7,9 +7,13 @@
 //! forward / inverse / coset forward / coset inverse x NN / NR / RN, device-resident medians of
 //! `--reps` per-transform CUDA-event times on the same data, the ratio sppark / zkntt per cell and
 //! zkntt NN against sppark's fastest order; every zkntt result checked, zkntt and sppark checked to
-//! compute the same thing; `--json FILE` writes every number. sppark is in the binary only with the
-//! `sppark` feature (`ZKNTT_SPPARK=1 cargo build --release -p zkntt-cli --features sppark`, nvcc on
-//! PATH; `make gpu-build` does it); without it the sppark columns are n/a and the run says so once.
+//! compute the same thing. sppark is in the binary only with the `sppark` feature
+//! (`ZKNTT_SPPARK=1 cargo build --release -p zkntt-cli --features sppark`, nvcc on PATH;
+//! `make gpu-build` does it); without it the sppark columns are n/a and the run says so once.
+//!
+//! Either way `--json FILE` writes every number and `--plot FILE` an SVG of them (module `plot`;
+//! `zkntt plot` redraws it from the JSON with no GPU); `--device N` picks the GPU. Sizes and output
+//! files are checked before the GPU is opened, so bad input costs nothing and says so on one line.
 
 use crate::AnyError;
 use ark_bn254::Fr;
