@@ -95,9 +95,30 @@ pub fn one_line(e: &clap::Error) -> String {
     format!("error: {first} (see --help)")
 }
 
+/// A message on one line: "3 checks failed:\n  a\n  b" becomes "3 checks failed: a; b".
+pub fn join_lines(text: &str) -> String {
+    let mut line = String::new();
+    for part in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !line.is_empty() {
+            line += if line.ends_with(':') { " " } else { "; " };
+        }
+        line += part;
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_are_one_line() {
+        assert_eq!(
+            join_lines("2 check(s) failed:\n  a\n  b\n"),
+            "2 check(s) failed: a; b"
+        );
+        assert_eq!(join_lines("plain"), "plain");
+    }
 
     #[test]
     fn output_files_are_checked_before_the_run() {

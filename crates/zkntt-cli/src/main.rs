@@ -122,14 +122,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // One line: a multi-line message (a list of failed checks) is joined.
-            let text = e.to_string();
-            let line = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .collect::<Vec<_>>()
-                .join("; ");
-            eprintln!("error: {line}");
+            eprintln!("error: {}", args::join_lines(&e.to_string()));
             ExitCode::FAILURE
         }
     }

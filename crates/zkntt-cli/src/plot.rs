@@ -616,6 +616,22 @@ mod tests {
                 .all(|p| (p.1 - 100.0).abs() < 1e-6)
         );
         assert!(figure(&serde_json::json!({"gpu": "x"})).is_err());
+        // --host-only: the host path, its PCIe floor and the device floors; no ark-poly ratios.
+        let mut doc = ntt_doc();
+        doc["device"] = serde_json::json!([]);
+        let fig = figure(&doc).unwrap();
+        assert!(
+            fig.times
+                .iter()
+                .any(|s| s.label == "zkntt forward, host to host")
+        );
+        assert!(
+            fig.times
+                .iter()
+                .all(|s| !s.label.contains("device-resident"))
+        );
+        assert_eq!(fig.ratios.len(), 1);
+        assert!(render_svg(&fig).unwrap().starts_with("<svg"));
     }
 
     #[test]
