@@ -39,9 +39,11 @@ lint: setup
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -q -- -D warnings
 
-## test: lint, then every test (GPU tests skip with one line where there is no GPU)
+## test: lint, then every test (GPU tests skip with one line where there is no GPU), then a
+## crate outside the workspace gets the kernels, and fails to build loudly with no nvcc
 test: lint
 	cargo test --workspace --no-fail-fast
+	./benches/consumer/check.sh
 
 ## gpu-build: release test/bench binaries and the zkntt binary, bundled into .gpu/ for the GPU machine
 gpu-build: setup

@@ -8,3 +8,5 @@ export ZKNTT_REQUIRE_GPU=1
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 echo "bundle $(tr '\n' ' ' < "$here/COMMIT")"
 step() { echo "=== $1 ($(date +%T))"; }
+# The zkntt-cli tests run the command: the bundle's, not the build machine's path.
+export ZKNTT_BIN=${ZKNTT_BIN:-$bin/bin/zkntt}

@@ -51,6 +51,8 @@ if [ "$mode" = unpack ]; then
   exit 0
 fi
 export ZKNTT_REQUIRE_GPU=1
+# The zkntt-cli tests run the command: the bundle's, not the build machine's path cargo compiled in.
+export ZKNTT_BIN=${ZKNTT_BIN:-$bin/bin/zkntt}
 echo "bundle commit $(tr '\n' ' ' < "$here/COMMIT")"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
 

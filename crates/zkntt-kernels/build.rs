@@ -4,6 +4,7 @@
 
 use std::env;
 use std::fs;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,6 +15,15 @@ mod names;
 /// SASS for these, PTX for the last one.
 const ARCHS: [&str; 4] = ["80", "86", "89", "90"];
 
+/// The wheels of the pinned CUDA 13.0 compiler (the Makefile's `CUDA_WHEELS`): the one command
+/// that fixes a build with no nvcc installs them.
+const CUDA_WHEELS: &str = "nvidia-cuda-nvcc==13.0.* nvidia-nvvm==13.0.* nvidia-cuda-crt==13.0.* \
+                           nvidia-cuda-cccl==13.0.* nvidia-cuda-runtime==13.0.*";
+/// A `pip install --target DIR` of `CUDA_WHEELS`: nvcc is then `DIR/nvidia/cu13/bin/nvcc`.
+const TOOLCHAIN_ENV: &str = "ZKNTT_CUDA_TOOLCHAIN";
+/// `ZKNTT_CPU_ONLY=1`: build without kernels on purpose (every GPU call returns KernelsNotBuilt).
+const CPU_ONLY_ENV: &str = "ZKNTT_CPU_ONLY";
+
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let root = manifest.join("../..").canonicalize().unwrap();
@@ -21,23 +31,32 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed={}", cuda.display());
     println!("cargo:rerun-if-env-changed=NVCC");
+    println!("cargo:rerun-if-env-changed={TOOLCHAIN_ENV}");
+    println!("cargo:rerun-if-env-changed={CPU_ONLY_ENV}");
     println!("cargo:rerun-if-env-changed=ZKNTT_NVCC_FLAGS");
     let toolchain_nvcc = root.join(".toolchain/nvidia/cu13/bin/nvcc");
     println!("cargo:rerun-if-changed={}", toolchain_nvcc.display());
 
     println!("cargo::rustc-check-cfg=cfg(zkntt_host_built)");
-    let (fatbin, symbols, version, note) = match find_nvcc(&toolchain_nvcc) {
+    let cpu_only = env::var(CPU_ONLY_ENV).is_ok_and(|v| v.trim() == "1");
+    let found = if cpu_only {
+        None
+    } else {
+        Some(find_nvcc(&toolchain_nvcc).unwrap_or_else(|why| fail(&root, &why)))
+    };
+    let (fatbin, symbols, version, note) = match found {
         None => {
-            let note =
-                "nvcc not found ($NVCC, PATH, .toolchain/): kernels not built; run `make setup`";
+            let note = format!(
+                "{CPU_ONLY_ENV}=1: built without kernels on purpose; every GPU call returns KernelsNotBuilt"
+            );
             println!("cargo:warning=zkntt-kernels: {note}");
-            (None, Vec::new(), None, note.to_string())
+            (None, Vec::new(), None, note)
         }
         Some(nvcc) => {
             let version = nvcc_version(&nvcc);
-            let (fatbin, symbols) = compile(&nvcc, &cuda, &out);
+            let (fatbin, symbols) = compile_cached(&nvcc, &version, &cuda, &out);
             check_names(&symbols);
-            compile_host_shim(&nvcc, &cuda, &out);
+            link_host_shim(&nvcc, &out);
             println!("cargo:rustc-cfg=zkntt_host_built");
             let note = format!("compiled by {} ({})", nvcc.display(), version);
             (Some(fatbin), symbols, Some(version), note)
@@ -67,21 +86,68 @@ fn main() {
     fs::write(out.join("kernels.rs"), rs).unwrap();
 }
 
-fn find_nvcc(toolchain_nvcc: &Path) -> Option<PathBuf> {
-    if let Some(p) = env::var_os("NVCC") {
-        return Some(PathBuf::from(p));
+/// nvcc from, in order: `$NVCC`, `$ZKNTT_CUDA_TOOLCHAIN` (a `pip install --target` directory of
+/// the wheels), `PATH`, this checkout's `.toolchain/` (`make setup`). A variable that is set but
+/// names no nvcc is an error, not a reason to look further: it says what the user meant.
+fn find_nvcc(toolchain_nvcc: &Path) -> Result<PathBuf, String> {
+    if let Some(p) = env::var_os("NVCC").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("NVCC={} is not a file", p.display()))
+        };
+    }
+    if let Some(dir) = env::var_os(TOOLCHAIN_ENV).filter(|p| !p.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return ["nvidia/cu13/bin/nvcc", "bin/nvcc"]
+            .iter()
+            .map(|rel| dir.join(rel))
+            .find(|c| c.is_file())
+            .ok_or_else(|| {
+                format!(
+                    "{TOOLCHAIN_ENV}={} holds no nvidia/cu13/bin/nvcc (nor bin/nvcc)",
+                    dir.display()
+                )
+            });
     }
     if let Some(path) = env::var_os("PATH") {
         for dir in env::split_paths(&path) {
             let c = dir.join("nvcc");
             if c.is_file() {
-                return Some(c);
+                return Ok(c);
             }
         }
     }
-    toolchain_nvcc
-        .is_file()
-        .then(|| toolchain_nvcc.to_path_buf())
+    if toolchain_nvcc.is_file() {
+        return Ok(toolchain_nvcc.to_path_buf());
+    }
+    Err(format!(
+        "no nvcc in $NVCC, ${TOOLCHAIN_ENV}, PATH or {}",
+        toolchain_nvcc.display()
+    ))
+}
+
+/// Stops the build with what went wrong and the one command that fixes it: a dependent crate must
+/// never get a build whose GPU calls quietly run on the CPU.
+fn fail(root: &Path, why: &str) -> ! {
+    let dir = root.join(".toolchain");
+    eprintln!(
+        "error: zkntt-kernels needs the CUDA 13.0 compiler to build its GPU kernels: {why}.\n\
+         Fix (no system CUDA needed; about 300 MB from PyPI):\n\
+         \n    python3 -m pip install --target {dir} {wheels}\n\n\
+         (`make setup` in a zkntt checkout does the same). To keep the compiler elsewhere, install \
+         it with --target DIR and set {TOOLCHAIN_ENV}=DIR; or set NVCC to an nvcc 13.x. To build \
+         without kernels on purpose (every GPU call then returns KernelsNotBuilt), set \
+         {CPU_ONLY_ENV}=1.",
+        dir = dir.display(),
+        wheels = CUDA_WHEELS
+            .split_whitespace()
+            .map(|w| format!("'{w}'"))
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    std::process::exit(1);
 }
 
 fn nvcc_version(nvcc: &Path) -> String {
@@ -136,6 +202,73 @@ fn ptx_entries(ptx: &str) -> Vec<String> {
             Some(rest.split(['(', ' ']).next()?.to_string())
         })
         .collect()
+}
+
+/// `compile` and `compile_host_shim`, unless the same sources, compiler and flags (a hash of
+/// them) were compiled before in this target directory: the outputs are kept in
+/// `<target>/zkntt-kernels-cache/<hash>/` and copied into OUT_DIR. Check, clippy, test and build
+/// (each its own OUT_DIR), an edited build script and a consumer crate sharing the target
+/// directory then cost one nvcc run, not one each (several minutes on 2 cores).
+fn compile_cached(nvcc: &Path, version: &str, cuda: &Path, out: &Path) -> (PathBuf, Vec<String>) {
+    let mut files = Vec::new();
+    all_files(cuda, &mut files);
+    let mut hasher = DefaultHasher::new();
+    (nvcc, version, ARCHS, env::var("ZKNTT_NVCC_FLAGS").ok()).hash(&mut hasher);
+    for f in &files {
+        f.hash(&mut hasher);
+        fs::read(f).unwrap().hash(&mut hasher);
+    }
+    let key = format!("{:016x}", hasher.finish());
+    const OUTPUTS: [&str; 3] = ["zkntt.fatbin", "libzkntt_host.a", "fatbin.symbols"];
+    // OUT_DIR is <target>[/<triple>]/<profile>/build/<pkg>-<hash>/out.
+    let cache = out
+        .ancestors()
+        .nth(2)
+        .filter(|b| b.file_name().is_some_and(|n| n == "build"))
+        .and_then(|b| b.parent()?.parent())
+        .map(|target| target.join("zkntt-kernels-cache").join(&key));
+    if let Some(cache) = cache.as_ref().filter(|c| c.is_dir()) {
+        let copied = OUTPUTS
+            .iter()
+            .all(|f| fs::copy(cache.join(f), out.join(f)).is_ok());
+        if let (true, Ok(list)) = (copied, fs::read_to_string(out.join("fatbin.symbols"))) {
+            return (
+                out.join("zkntt.fatbin"),
+                list.lines().map(str::to_string).collect(),
+            );
+        }
+    }
+    let (fatbin, symbols) = compile(nvcc, cuda, out);
+    compile_host_shim(nvcc, cuda, out);
+    fs::write(out.join("fatbin.symbols"), symbols.join("\n")).unwrap();
+    if let Some(cache) = cache {
+        // Filled beside it and renamed into place: builds running at once never see half of it.
+        let partial = cache.with_extension(format!("partial-{}", std::process::id()));
+        let filled = fs::create_dir_all(&partial).is_ok()
+            && OUTPUTS
+                .iter()
+                .all(|f| fs::copy(out.join(f), partial.join(f)).is_ok());
+        if !filled || fs::rename(&partial, &cache).is_err() {
+            let _ = fs::remove_dir_all(&partial);
+        }
+    }
+    (fatbin, symbols)
+}
+
+/// Every file under `dir` (sources and headers), sorted.
+fn all_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            all_files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
 }
 
 /// One generated translation unit includes every `.cu`, so one nvcc call yields one fatbin that
@@ -238,7 +371,14 @@ fn compile_host_shim(nvcc: &Path, cuda: &Path, out: &Path) {
     gencode(&mut cmd);
     cmd.args(&files);
     run(cmd, nvcc, "compiling the host shim");
+}
 
+/// Links `libzkntt_host.a` (built by `compile_host_shim` into `out`) and the CUDA runtime.
+fn link_host_shim(nvcc: &Path, out: &Path) {
+    let cuda_root = nvcc
+        .parent()
+        .and_then(Path::parent)
+        .expect("nvcc in <root>/bin");
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static=zkntt_host");
     let cudart = ["lib64", "lib", "targets/x86_64-linux/lib"]

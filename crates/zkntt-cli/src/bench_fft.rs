@@ -8,7 +8,6 @@ use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use std::ffi::c_void;
 use std::sync::Arc;
-use zkntt_gpu::Gpu;
 use zkntt_gpu::timing::median_ms;
 use zkntt_small::Direction;
 use zkntt_small::fft::TcFft;
@@ -49,6 +48,8 @@ pub struct FftArgs {
     /// size (same run, same buffers). The table uses the tuned defaults.
     #[arg(long, value_delimiter = ',')]
     work_per_block: Vec<u32>,
+    #[command(flatten)]
+    device: crate::args::DeviceArg,
 }
 
 // cuFFT's C API, the part used here (cufft.h, cufftXt.h, library_types.h).
@@ -254,7 +255,7 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
         )
         .into());
     }
-    let gpu = Gpu::new(0)?;
+    let gpu = args.device.open()?;
     println!("{}", gpu.info()?);
     let s = gpu.stream().clone();
     let elems = (args.bytes / 4) >> TcFft::MAX_LOG << TcFft::MAX_LOG;

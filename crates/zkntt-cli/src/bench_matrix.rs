@@ -215,6 +215,7 @@ pub fn to_json(
         })
         .collect();
     json!({
+        "kind": "matrix",
         "gpu": gpu,
         "timestamp": timestamp,
         "field": "bn254_fr",
@@ -360,10 +361,23 @@ pub struct MatrixOptions<'a> {
     pub to: u32,
     pub reps: u32,
     pub json: Option<&'a Path>,
+    pub plot: Option<&'a Path>,
+    pub device: crate::args::DeviceArg,
+}
+
+/// Now as RFC 3339 UTC.
+pub fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    rfc3339(secs)
 }
 
 pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
-    let gpu = Gpu::new(0).map_err(|e| format!("zkntt bench ntt --matrix needs a GPU: {e}"))?;
+    let gpu = opts
+        .device
+        .open()
+        .map_err(|e| format!("zkntt bench ntt --matrix needs a GPU: {e}"))?;
     let info = gpu.info()?;
     let engine = NttEngine::new(gpu.clone());
     let reps = opts.reps as usize;
@@ -377,7 +391,10 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
     let mut failures: Vec<String> = Vec::new();
     let mut header_printed = false;
     let mut rng = StdRng::seed_from_u64(11);
+    let sizes = u64::from(opts.to - opts.from + 1);
+    let bar = crate::progress::bar(sizes * (Case::ALL.len() * ORDERS.len()) as u64, "cells");
     for log_n in opts.from..=opts.to {
+        bar.0.set_message(format!("2^{log_n}"));
         let n = 1usize << log_n;
         let (free, _) = gpu.memory()?;
         let need = bytes_needed(log_n);
@@ -387,11 +404,13 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                 need >> 20,
                 free >> 20
             );
-            eprintln!("2^{log_n}: skipped ({why})");
+            tracing::warn!(target: "zkntt::bench", "2^{log_n}: skipped ({why})");
             skipped.push((log_n, why));
+            bar.0.inc((Case::ALL.len() * ORDERS.len()) as u64);
             continue;
         }
-        eprintln!(
+        tracing::info!(
+            target: "zkntt::bench",
             "2^{log_n}: 4 transforms x 3 orders{} ...",
             if sppark_state.is_ok() {
                 ", zkntt and sppark"
@@ -426,7 +445,8 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                 let out = d.to_host(&gpu)?;
                 let mut verified = true;
                 let mut fail = |what: String| {
-                    eprintln!(
+                    tracing::error!(
+                        target: "zkntt::bench",
                         "MISMATCH 2^{log_n} {} {}: {what}",
                         case.label(),
                         order_name(order)
@@ -500,20 +520,24 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                                 ));
                             }
                         }
-                        Err(e) => match e.downcast_ref::<SpparkError>() {
-                            Some(SpparkError::Absent(why)) => {
-                                println!("sppark is not built in, so its columns are n/a: {why}\n");
-                                sppark_state = Err(why.clone());
+                        Err(e) => {
+                            match e.downcast_ref::<SpparkError>() {
+                                Some(SpparkError::Absent(why)) => {
+                                    bar.0.suspend(|| {
+                                    println!("sppark is not built in, so its columns are n/a: {why}\n")
+                                });
+                                    sppark_state = Err(why.clone());
+                                }
+                                _ => {
+                                    tracing::error!(target: "zkntt::bench", "2^{log_n} {} {}: {e}", case.label(), order_name(order));
+                                    failures.push(format!(
+                                        "2^{log_n} {} {}: {e}",
+                                        case.label(),
+                                        order_name(order)
+                                    ));
+                                }
                             }
-                            _ => {
-                                eprintln!("2^{log_n} {} {}: {e}", case.label(), order_name(order));
-                                failures.push(format!(
-                                    "2^{log_n} {} {}: {e}",
-                                    case.label(),
-                                    order_name(order)
-                                ));
-                            }
-                        },
+                        }
                     }
                 }
                 row.push(Cell {
@@ -525,19 +549,24 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                     verified,
                     same_as_sppark,
                 });
+                bar.0.inc(1);
             }
-            if !header_printed {
-                println!("{}", table_header());
-                header_printed = true;
-            }
-            println!("{}", table_row(&row));
+            bar.0.suspend(|| {
+                if !header_printed {
+                    println!("{}", table_header());
+                    header_printed = true;
+                }
+                println!("{}", table_row(&row));
+            });
             rows.push(row);
         }
-        eprintln!(
+        tracing::info!(
+            target: "zkntt::bench",
             "2^{log_n}: done in {:.1} s",
             started.elapsed().as_secs_f64()
         );
     }
+    drop(bar);
     if !skipped.is_empty() {
         println!();
         for (k, why) in &skipped {
@@ -548,21 +577,9 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
         Ok(()) => "built in".to_string(),
         Err(why) => format!("not built in: {why}"),
     };
-    if let Some(path) = opts.json {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let doc = to_json(
-            &info.name,
-            &rfc3339(secs),
-            opts.reps,
-            &sppark_note,
-            &rows,
-            &skipped,
-        );
-        std::fs::write(path, serde_json::to_string_pretty(&doc)? + "\n")
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        eprintln!("wrote {}", path.display());
+    if opts.json.is_some() || opts.plot.is_some() {
+        let doc = to_json(&info.name, &now(), opts.reps, &sppark_note, &rows, &skipped);
+        crate::plot::save_outputs(&doc, opts.json, opts.plot)?;
     }
     if !failures.is_empty() {
         return Err(format!(

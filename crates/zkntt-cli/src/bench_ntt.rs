@@ -7,9 +7,13 @@
 //! forward / inverse / coset forward / coset inverse x NN / NR / RN, device-resident medians of
 //! `--reps` per-transform CUDA-event times on the same data, the ratio sppark / zkntt per cell and
 //! zkntt NN against sppark's fastest order; every zkntt result checked, zkntt and sppark checked to
-//! compute the same thing; `--json FILE` writes every number. sppark is in the binary only with the
-//! `sppark` feature (`ZKNTT_SPPARK=1 cargo build --release -p zkntt-cli --features sppark`, nvcc on
-//! PATH; `make gpu-build` does it); without it the sppark columns are n/a and the run says so once.
+//! compute the same thing. sppark is in the binary only with the `sppark` feature
+//! (`ZKNTT_SPPARK=1 cargo build --release -p zkntt-cli --features sppark`, nvcc on PATH;
+//! `make gpu-build` does it); without it the sppark columns are n/a and the run says so once.
+//!
+//! Either way `--json FILE` writes every number and `--plot FILE` an SVG of them (module `plot`;
+//! `zkntt plot` redraws it from the JSON with no GPU); `--device N` picks the GPU. Sizes and output
+//! files are checked before the GPU is opened, so bad input costs nothing and says so on one line.
 
 use crate::AnyError;
 use ark_bn254::Fr;
@@ -54,9 +58,16 @@ pub struct NttArgs {
     /// ratios per cell, zkntt NN against sppark's fastest order (sppark needs the `sppark` feature).
     #[arg(long, conflicts_with_all = ["host", "host_only", "copy_threads"])]
     matrix: bool,
-    /// With --matrix: every cell's numbers as JSON into FILE.
-    #[arg(long, value_name = "FILE", requires = "matrix")]
+    /// Every number of the run as JSON into FILE (`zkntt plot --json FILE` plots it again).
+    #[arg(long, value_name = "FILE")]
     json: Option<std::path::PathBuf>,
+    /// An SVG plot into FILE: time against size for zkntt, sppark (--matrix, when built in),
+    /// ark-poly and the host pipeline (when run) beside the memory, multiplier and PCIe floors, and
+    /// the ratios below.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    device: crate::args::DeviceArg,
 }
 
 impl NttArgs {
@@ -68,6 +79,18 @@ impl NttArgs {
             return Err(format!("--from {from} is above --to {to}").into());
         }
         Ok((from, to))
+    }
+
+    /// Everything that can be checked before a GPU is touched: the sizes and the output files.
+    fn check(&self) -> Result<(u32, u32), AnyError> {
+        let range = self.range()?;
+        if let Some(p) = &self.json {
+            crate::args::check_writable("--json", p)?;
+        }
+        if let Some(p) = &self.plot {
+            crate::args::check_svg("--plot", p)?;
+        }
+        Ok(range)
     }
 }
 
@@ -99,16 +122,18 @@ fn kept_where(prof: &zkntt_gpu::HostProfile, asked: InputCopy) -> &'static str {
 }
 
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
-    let (from, to) = args.range()?;
+    let (from, to) = args.check()?;
     if args.matrix {
         return crate::bench_matrix::matrix(crate::bench_matrix::MatrixOptions {
             from,
             to,
             reps: args.reps,
             json: args.json.as_deref(),
+            plot: args.plot.as_deref(),
+            device: args.device,
         });
     }
-    let gpu = Gpu::new(0)?;
+    let gpu = args.device.open()?;
     let info = gpu.info()?;
     println!("zkntt bench ntt: BN254 Fr on {info}");
     println!(
@@ -117,21 +142,121 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     let engine = Arc::new(NttEngine::new(gpu.clone()));
+    let mut host = None;
     if args.host || args.host_only {
-        host_table(&args, from, to, HostPipeline::new(engine.clone()))?;
-        if args.host_only {
-            return Ok(());
-        }
+        host = Some(host_table(
+            &args,
+            from,
+            to,
+            HostPipeline::new(engine.clone()),
+        )?);
     }
+    let mut rows = Vec::new();
+    if !args.host_only {
+        rows = device_table(&args, from, to, &gpu, &engine)?;
+    }
+    save(&args, &info.name, &rows, host.as_ref())
+}
+
+/// One size of the device-resident table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceRow {
+    pub log_n: u32,
+    pub forward_ms: f64,
+    pub inverse_ms: f64,
+    pub coset_forward_ms: f64,
+    /// ark-poly's forward FFT on all cores, host memory; None with --no-ark.
+    pub ark_ms: Option<f64>,
+}
+
+/// One size of the host-to-host table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostRow {
+    pub log_n: u32,
+    pub first_ms: f64,
+    pub host_ms: f64,
+    pub pcie_floor_ms: f64,
+}
+
+/// The host table and the pinned bandwidths it was measured against (GB/s each way).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostRun {
+    pub h2d_gbps: f64,
+    pub d2h_gbps: f64,
+    pub rows: Vec<HostRow>,
+}
+
+/// The `--json` document of a run without --matrix (`"kind": "ntt"`).
+pub fn to_json(
+    gpu: &str,
+    timestamp: &str,
+    reps: u32,
+    rows: &[DeviceRow],
+    host: Option<&HostRun>,
+) -> serde_json::Value {
+    use serde_json::json;
+    json!({
+        "kind": "ntt",
+        "gpu": gpu,
+        "timestamp": timestamp,
+        "field": "bn254_fr",
+        "reps": reps,
+        "timing": "device-resident: median of CUDA-event times; ark-poly and host-to-host: wall clock",
+        "device": rows.iter().map(|r| json!({
+            "log_n": r.log_n,
+            "forward_ms": r.forward_ms,
+            "inverse_ms": r.inverse_ms,
+            "coset_forward_ms": r.coset_forward_ms,
+            "ark_ms": r.ark_ms,
+        })).collect::<Vec<_>>(),
+        "host": host.map(|h| json!({
+            "h2d_gbps": h.h2d_gbps,
+            "d2h_gbps": h.d2h_gbps,
+            "rows": h.rows.iter().map(|r| json!({
+                "log_n": r.log_n,
+                "first_ms": r.first_ms,
+                "host_ms": r.host_ms,
+                "pcie_floor_ms": r.pcie_floor_ms,
+            })).collect::<Vec<_>>(),
+        })),
+    })
+}
+
+/// `--json` and `--plot` of a run without --matrix.
+fn save(
+    args: &NttArgs,
+    gpu: &str,
+    rows: &[DeviceRow],
+    host: Option<&HostRun>,
+) -> Result<(), AnyError> {
+    if args.json.is_none() && args.plot.is_none() {
+        return Ok(());
+    }
+    let doc = to_json(gpu, &crate::bench_matrix::now(), args.reps, rows, host);
+    crate::plot::save_outputs(&doc, args.json.as_deref(), args.plot.as_deref())
+}
+
+/// Device-resident forward, inverse and coset forward beside ark-poly, one row per size.
+fn device_table(
+    args: &NttArgs,
+    from: u32,
+    to: u32,
+    gpu: &Gpu,
+    engine: &NttEngine,
+) -> Result<Vec<DeviceRow>, AnyError> {
     println!(
         "| log2 N | forward ms | inverse ms | coset fwd ms | G elem/s (fwd) | ark-poly fwd ms | ark / zkntt |"
     );
     println!("|---|---|---|---|---|---|---|");
+    let mut rows = Vec::new();
     let mut rng = StdRng::seed_from_u64(1);
+    let bar = crate::progress::bar(u64::from(to - from + 1), "sizes");
     for log_n in from..=to {
+        bar.0.set_message(format!("device-resident 2^{log_n}"));
+        tracing::debug!(target: "zkntt::bench", log_n, "device-resident size");
         let n = 1usize << log_n;
         let host: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
-        let mut d = DeviceVec::from_host(&gpu, &host)?;
+        let mut d = DeviceVec::from_host(gpu, &host)?;
         // One warm-up run builds the twiddles and loads the module.
         let mut time = |cfg: &NttConfig<Fr>| {
             median_ms(gpu.stream(), 1, args.reps as usize, || {
@@ -141,26 +266,39 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
         let fwd = time(&NttConfig::forward())?;
         let inv = time(&NttConfig::inverse())?;
         let coset = time(&NttConfig::forward().with_coset(Fr::from(5u64)))?;
-        let (ark, ratio) = if args.no_ark {
-            ("skipped".to_string(), "-".to_string())
+        let ark_ms = if args.no_ark {
+            None
         } else {
             let domain = Radix2EvaluationDomain::<Fr>::new(n).ok_or("domain")?;
             let mut v = host.clone();
-            let ms = median_wall_ms(0, 3, || {
+            Some(median_wall_ms(0, 3, || {
                 domain.fft_in_place(&mut v);
                 Ok::<(), zkntt_gpu::Error>(())
-            })?;
-            (format!("{ms:.2}"), format!("{:.0}x", ms / fwd))
+            })?)
         };
-        println!(
-            "| {log_n} | {fwd:.3} | {inv:.3} | {coset:.3} | {:.2} | {ark} | {ratio} |",
-            n as f64 / (fwd * 1e6)
-        );
+        let (ark, ratio) = match ark_ms {
+            None => ("skipped".to_string(), "-".to_string()),
+            Some(ms) => (format!("{ms:.2}"), format!("{:.0}x", ms / fwd)),
+        };
+        bar.0.suspend(|| {
+            println!(
+                "| {log_n} | {fwd:.3} | {inv:.3} | {coset:.3} | {:.2} | {ark} | {ratio} |",
+                n as f64 / (fwd * 1e6)
+            )
+        });
+        bar.0.inc(1);
+        rows.push(DeviceRow {
+            log_n,
+            forward_ms: fwd,
+            inverse_ms: inv,
+            coset_forward_ms: coset,
+            ark_ms,
+        });
     }
     println!(
         "\nark-poly works on host memory; zkntt here on device memory (the host-to-host path is GpuDomain's)."
     );
-    Ok(())
+    Ok(rows)
 }
 
 /// Pinned copy bandwidth in GB/s, host to device and back: 256 MiB each way, median of 5.
@@ -183,7 +321,7 @@ pub(crate) fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
 
 /// Host memory in and out, forward NN, wall clock: each size's first call (pinned and device
 /// buffers, twiddles built), then the median of the repeated calls, against the PCIe floor.
-fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<(), AnyError> {
+fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<HostRun, AnyError> {
     host.set_copy_threads(args.copy_threads);
     let asked = InputCopy::from(args.input_copy);
     host.set_input_copy(asked);
@@ -203,8 +341,16 @@ fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<
         "| log2 N | first call ms | host fwd ms | PCIe floor ms | / floor | in-phase ms | out-phase ms | streamed | input kept in | pinned MiB held | kept host MiB | equal to device-resident |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut run = HostRun {
+        h2d_gbps: h2d,
+        d2h_gbps: d2h,
+        rows: Vec::new(),
+    };
     let mut rng = StdRng::seed_from_u64(2);
+    let bar = crate::progress::bar(u64::from(to - from + 1), "sizes");
     for log_n in from..=to {
+        bar.0.set_message(format!("host to host 2^{log_n}"));
+        tracing::debug!(target: "zkntt::bench", log_n, "host-to-host size");
         let n = 1usize << log_n;
         let input: Vec<Fr> = (0..n).map(|_| Fr::rand(&mut rng)).collect();
         let cfg = NttConfig::forward();
@@ -227,7 +373,8 @@ fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<
         let floor = (gb / h2d + gb / d2h) * 1e3;
         let prof = host.last_profile().unwrap_or_default();
         let phase = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-        println!(
+        bar.0.inc(1);
+        bar.0.suspend(|| println!(
             "| {log_n} | {first:.2} | {ms:.2} | {floor:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} |",
             ms / floor,
             phase(prof.inputs_queued),
@@ -237,13 +384,19 @@ fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<
             host.pinned_bytes() >> 20,
             host.kept_bytes() >> 20,
             if equal { "yes" } else { "NO" }
-        );
+        ));
         if !equal {
             return Err(format!("2^{log_n}: host result differs from device-resident").into());
         }
+        run.rows.push(HostRow {
+            log_n,
+            first_ms: first,
+            host_ms: ms,
+            pcie_floor_ms: floor,
+        });
     }
     println!();
-    Ok(())
+    Ok(run)
 }
 
 #[cfg(test)]
@@ -285,8 +438,10 @@ mod tests {
     }
 
     #[test]
-    fn json_needs_matrix_and_matrix_excludes_host() {
-        assert!(parse(&["--json", "m.json"]).is_err());
+    fn matrix_excludes_host() {
+        let a = parse(&["--json", "m.json", "--plot", "m.svg", "--device", "1"]).unwrap();
+        assert_eq!(a.device.device, Some(1));
+        assert_eq!(a.plot.as_deref(), Some(std::path::Path::new("m.svg")));
         assert!(parse(&["--matrix", "--host"]).is_err());
         assert!(parse(&["--matrix", "--host-only"]).is_err());
     }

@@ -49,10 +49,12 @@ pub struct ModmulArgs {
     /// Skip the check of every result against the CPU twin (used by the --ncu re-run).
     #[arg(long, hide = true)]
     no_check: bool,
+    #[command(flatten)]
+    device: crate::args::DeviceArg,
 }
 
 pub fn modmul(args: ModmulArgs) -> Result<(), AnyError> {
-    let gpu = Gpu::new(0)?;
+    let gpu = args.device.open()?;
     println!("{}", gpu.info()?);
     println!(
         "modmul chains: {} elements, 16 chained multiplications each, 256 threads/block; median of {} after {} warm-up",
@@ -182,6 +184,8 @@ fn ncu_counts(args: &ModmulArgs) -> Result<(), AnyError> {
             "--n",
         ])
         .arg(args.n.to_string())
+        .arg("--device")
+        .arg(args.device.ordinal().to_string())
         .output()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let mut header: Option<Vec<String>> = None;
@@ -255,6 +259,8 @@ pub struct SmallNttArgs {
     /// profiling the 2-D path under ncu.
     #[arg(long)]
     only_single: bool,
+    #[command(flatten)]
+    device: crate::args::DeviceArg,
 }
 
 fn random_field(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
@@ -348,7 +354,11 @@ fn batched_tables(gpu: &Gpu, args: &SmallNttArgs) -> Result<(), AnyError> {
 }
 
 pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
-    let gpu = Gpu::new(0)?;
+    let max = SmallField::BabyBear.max_log_n();
+    if let Some(k) = args.single.iter().find(|&&k| k > max) {
+        return Err(format!("--single {k}: the BabyBear NTT goes up to 2^{max}").into());
+    }
+    let gpu = args.device.open()?;
     println!("{}", gpu.info()?);
     let s = gpu.stream().clone();
     if !args.only_single {

@@ -1,6 +1,10 @@
 //! `zkntt`: what this build can do on this machine, a demonstration of it, a check of the GPU
 //! against ark-poly (`zkntt verify`), benchmarks, and a Groth16 prover with its witness map on the
-//! GPU (`zkntt prove`).
+//! GPU (`zkntt prove`), and plots of saved benchmark results (`zkntt plot`).
+//!
+//! Results go to stdout; errors are one line on stderr (`error: ...`) with a non-zero exit; logs
+//! go to stderr through `tracing` (`RUST_LOG`, default `warn,zkntt=info`: zkntt's progress and every crate's warnings;
+//! `RUST_LOG=zkntt=debug` for more, `RUST_LOG=off` for none).
 
 use ark_ff::{FftField, PrimeField};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
@@ -13,15 +17,23 @@ use zkntt_core::{FieldId, GpuField, NttConfig, reference};
 use zkntt_gpu::field_ops::{self, BinaryOp};
 use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttEngine};
 
+mod args;
 mod bench_fft;
 mod bench_matrix;
 mod bench_ntt;
 mod bench_small;
+mod plot;
+mod progress;
 mod prove;
 mod verify;
 
 #[derive(Parser)]
-#[command(name = "zkntt", version, about = "GPU NTTs for zero-knowledge provers")]
+#[command(
+    name = "zkntt",
+    version,
+    about = "GPU NTTs for zero-knowledge provers",
+    after_help = "Logs: RUST_LOG (e.g. RUST_LOG=zkntt=debug), on stderr."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -37,6 +49,8 @@ enum Command {
         /// log2 of the NTT size.
         #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=24))]
         log_n: u32,
+        #[command(flatten)]
+        device: args::DeviceArg,
     },
     /// This machine's GPU against ark-poly, bit for bit: every size 2^min..2^max, both fields,
     /// forward / inverse / coset forward / coset inverse, NN / NR / RN, device-resident and host to
@@ -50,6 +64,9 @@ enum Command {
         #[command(subcommand)]
         what: Bench,
     },
+    /// An SVG plot of a saved `zkntt bench ntt --json` file (with or without --matrix): time
+    /// against size beside the floors, and the ratios. Needs no GPU.
+    Plot(plot::PlotArgs),
 }
 
 #[derive(Subcommand)]
@@ -65,11 +82,33 @@ enum Bench {
     Fft(bench_fft::FftArgs),
 }
 
+/// Logs on stderr, filtered by `RUST_LOG` (default: zkntt's progress of long runs, and every
+/// crate's warnings).
+fn init_logs() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,zkntt=info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(|| progress::LogWriter)
+        .with_ansi(false)
+        .without_time()
+        .try_init();
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            eprintln!("{}", args::one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
+    init_logs();
     let result = match cli.command {
         Command::Info => info(),
-        Command::Demo { log_n } => demo(log_n),
+        Command::Demo { log_n, device } => demo(log_n, device),
+        Command::Plot(args) => plot::plot(args),
         Command::Verify(args) => verify::verify(args),
         Command::Prove(args) => prove::prove(args),
         Command::Bench { what } => match what {
@@ -82,7 +121,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // One line: a multi-line message (a list of failed checks) is joined.
+            eprintln!("error: {}", args::join_lines(&e.to_string()));
             ExitCode::FAILURE
         }
     }
@@ -121,13 +161,25 @@ fn info() -> Result<(), AnyError> {
     Ok(())
 }
 
-fn demo(log_n: u32) -> Result<(), AnyError> {
+fn demo(log_n: u32, device: args::DeviceArg) -> Result<(), AnyError> {
+    // A device named but absent is an error; with none named, no GPU skips the GPU part.
+    let count = Gpu::device_count();
+    if let Some(d) = device.device.filter(|&d| d >= count) {
+        return Err(match count {
+            0 => format!(
+                "--device {d}: {}",
+                args::open_device(d).err().unwrap_or_default()
+            ),
+            _ => args::no_such_device(d, count),
+        }
+        .into());
+    }
     let n = 1usize << log_n;
     println!("CPU reference NTT, 2^{log_n} elements, against ark-poly 0.6 Radix2EvaluationDomain:");
     demo_cpu::<ark_bn254::Fr>("bn254_fr", log_n)?;
     demo_cpu::<ark_bls12_381::Fr>("bls12_381_fr", log_n)?;
 
-    let gpu = match Gpu::new(0) {
+    let gpu = match Gpu::new(device.ordinal()) {
         Ok(gpu) => gpu,
         Err(e) => {
             println!("No GPU found ({e}): GPU part skipped; everything above ran on the CPU.");

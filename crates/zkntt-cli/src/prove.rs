@@ -61,6 +61,10 @@ pub struct ProveArgs {
     /// Time the witness maps only: no setup, no proofs (for sizes whose setup takes minutes).
     #[arg(long)]
     witness_map_only: bool,
+    /// GpuQap's device (default: `ZKNTT_DEVICE`, else 0; without a GPU both columns run on the
+    /// CPU, but a device named here must exist).
+    #[command(flatten)]
+    device: crate::args::DeviceArg,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -91,6 +95,16 @@ fn parse_log_size(s: &str) -> Result<u32, String> {
 }
 
 pub fn prove(args: ProveArgs) -> Result<(), AnyError> {
+    if let Some(path) = &args.json {
+        crate::args::check_writable("--json", path)?;
+    }
+    if let Some(ordinal) = args.device.device {
+        // GpuQap runs on the process-wide context: set it to the named device before first use.
+        let gpu = crate::args::open_device(ordinal)?;
+        let pipeline =
+            zkntt_gpu::HostPipeline::new(std::sync::Arc::new(zkntt_gpu::NttEngine::new(gpu)));
+        zkntt_ark::install(std::sync::Arc::new(pipeline))?;
+    }
     match args.field {
         FieldArg::Bn254 => run::<ark_bn254::Bn254>(&args, "bn254"),
         FieldArg::Bls12_381 => run::<ark_bls12_381::Bls12_381>(&args, "bls12-381"),
@@ -118,7 +132,7 @@ fn run<E: Pairing>(args: &ProveArgs, field: &str) -> Result<(), AnyError> {
             name
         }
         None => {
-            let why = match zkntt_gpu::Gpu::new(0) {
+            let why = match zkntt_gpu::Gpu::new(args.device.ordinal()) {
                 Err(e) => e.to_string(),
                 Ok(_) => format!("kernels not built ({})", zkntt_gpu::KERNELS_BUILD_NOTE),
             };
@@ -644,6 +658,8 @@ mod tests {
     fn proves_a_small_chain_and_caches_its_key() {
         let dir = std::env::temp_dir().join(format!("zkntt-prove-test-{}", std::process::id()));
         let json = dir.join("prove.json");
+        // --json is checked before the run: its directory must exist.
+        std::fs::create_dir_all(&dir).unwrap();
         let args = |field| ProveArgs {
             constraints: 6,
             field,
@@ -654,6 +670,7 @@ mod tests {
             seed: 7,
             json: Some(json.clone()),
             witness_map_only: false,
+            device: Default::default(),
         };
         for field in [FieldArg::Bn254, FieldArg::Bls12_381] {
             prove(args(field)).unwrap();

@@ -16,9 +16,8 @@ use crate::AnyError;
 use ark_ff::FftField;
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use std::fmt;
-use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use zkntt_core::reference::bit_reverse_permute;
@@ -518,20 +517,6 @@ fn open_gpu(device: usize) -> Result<Gpu, String> {
     }
 }
 
-/// A bar on stderr when it is a terminal; hidden otherwise (logs, pipes, tests).
-fn progress_bar(cases: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(cases), ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} cases  {msg}")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
-}
-
 pub fn verify(args: VerifyArgs) -> Result<(), AnyError> {
     let plan = args.plan()?;
     let gpu = open_gpu(plan.device)?;
@@ -551,24 +536,26 @@ pub fn verify(args: VerifyArgs) -> Result<(), AnyError> {
         host: HostPipeline::new(Arc::new(NttEngine::new(gpu))),
     };
     let sizes = (plan.max_log - plan.min_log + 1) as usize;
-    let bar = progress_bar((plan.fields.len() * sizes * CASES_PER_SIZE) as u64);
+    let progress =
+        crate::progress::bar((plan.fields.len() * sizes * CASES_PER_SIZE) as u64, "cases");
+    let bar = &progress.0;
     let mut report = Report::default();
     let range = (plan.min_log, plan.max_log);
     for field in &plan.fields {
         match field {
             Field::Bn254 => {
-                verify_field::<ark_bn254::Fr, _>(&mut transform, *field, range, &mut report, &bar)
+                verify_field::<ark_bn254::Fr, _>(&mut transform, *field, range, &mut report, bar)
             }
             Field::Bls12_381 => verify_field::<ark_bls12_381::Fr, _>(
                 &mut transform,
                 *field,
                 range,
                 &mut report,
-                &bar,
+                bar,
             ),
         }
     }
-    bar.finish_and_clear();
+    drop(progress);
     print!("{}", report.render(&info, started.elapsed()));
     let verdict = report.verdict()?;
     println!("{verdict}");

@@ -3,6 +3,7 @@ use crate::{Error, Gpu, Result};
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaSlice, CudaStream, DriverError};
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
 use zkntt_core::{FieldId, GpuField};
 
@@ -35,9 +36,13 @@ use zkntt_core::{FieldId, GpuField};
 /// by a read through another: uses are ordered as they are made, whatever the handles.
 #[derive(Debug)]
 pub struct DeviceVec<F: GpuField> {
-    pub(crate) buf: CudaSlice<u64>,
+    /// Taken out in `Drop` (freed, or leaked when `foreign`) and in `into_buf`.
+    pub(crate) buf: ManuallyDrop<CudaSlice<u64>>,
     len: usize,
     last_stream: Mutex<Arc<CudaStream>>,
+    /// Memory another library owns (`DeviceVec::borrow_raw`): never freed here, wherever the
+    /// value ends up.
+    foreign: bool,
     _f: PhantomData<F>,
 }
 
@@ -96,9 +101,10 @@ impl<F: GpuField> DeviceVec<F> {
             .alloc_zeros::<u64>(words)
             .map_err(|e| alloc_error(gpu, words * 8, e))?;
         Ok(Self {
-            buf,
+            buf: ManuallyDrop::new(buf),
             len,
             last_stream: Mutex::new(gpu.stream().clone()),
+            foreign: false,
             _f: PhantomData,
         })
     }
@@ -111,9 +117,10 @@ impl<F: GpuField> DeviceVec<F> {
             free: 0,
         })?;
         Ok(Self {
-            buf: unsafe_alloc(gpu, words)?,
+            buf: ManuallyDrop::new(unsafe_alloc(gpu, words)?),
             len,
             last_stream: Mutex::new(gpu.stream().clone()),
+            foreign: false,
             _f: PhantomData,
         })
     }
@@ -123,22 +130,43 @@ impl<F: GpuField> DeviceVec<F> {
     pub(crate) fn from_parts(gpu: &Gpu, buf: CudaSlice<u64>, len: usize) -> Self {
         debug_assert_eq!(buf.len(), len * 4);
         Self {
-            buf,
+            buf: ManuallyDrop::new(buf),
             len,
             last_stream: Mutex::new(gpu.stream().clone()),
+            foreign: false,
             _f: PhantomData,
         }
     }
 
+    /// A buffer around `buf`, memory another library allocated, last used on `stream` (which
+    /// `buf` was upgraded on, so `settle` orders that stream after our work). See `interop`.
+    pub(crate) fn from_foreign(buf: CudaSlice<u64>, len: usize, stream: Arc<CudaStream>) -> Self {
+        debug_assert_eq!(buf.len(), len * 4);
+        Self {
+            buf: ManuallyDrop::new(buf),
+            len,
+            last_stream: Mutex::new(stream),
+            foreign: true,
+            _f: PhantomData,
+        }
+    }
+
+    /// Whether the memory is another library's (`DeviceVec::borrow_raw`).
+    pub fn is_borrowed(&self) -> bool {
+        self.foreign
+    }
+
     /// The device memory, for the pool (its own stream ordered after the buffer's last use).
+    /// Only for buffers we own: the pool frees what it holds.
     pub(crate) fn into_buf(self) -> CudaSlice<u64> {
+        debug_assert!(!self.foreign);
         self.settle();
-        let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: each field is read out once and `this` is never dropped; `len` and the
-        // PhantomData need no drop.
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: each field is taken out once and `this` is never dropped; `len`, `foreign` and
+        // the PhantomData need no drop.
         unsafe {
             drop(std::ptr::read(&this.last_stream));
-            std::ptr::read(&this.buf)
+            ManuallyDrop::take(&mut this.buf)
         }
     }
 
@@ -150,9 +178,10 @@ impl<F: GpuField> DeviceVec<F> {
             .memcpy_htod(words, &mut buf)
             .during("memcpy host to device")?;
         Ok(Self {
-            buf,
+            buf: ManuallyDrop::new(buf),
             len: host.len(),
             last_stream: Mutex::new(gpu.stream().clone()),
+            foreign: false,
             _f: PhantomData,
         })
     }
@@ -181,7 +210,7 @@ impl<F: GpuField> DeviceVec<F> {
         self.check(gpu, host.len())?;
         self.order_on(gpu)?;
         gpu.stream()
-            .memcpy_htod(words(host), &mut self.buf)
+            .memcpy_htod(words(host), &mut *self.buf)
             .during("memcpy host to device")
     }
 
@@ -190,7 +219,7 @@ impl<F: GpuField> DeviceVec<F> {
         self.check(gpu, host.len())?;
         self.order_on(gpu)?;
         gpu.stream()
-            .memcpy_dtoh(&self.buf, words_mut(host))
+            .memcpy_dtoh(&*self.buf, words_mut(host))
             .during("memcpy device to host")?;
         gpu.synchronize()
     }
@@ -201,7 +230,7 @@ impl<F: GpuField> DeviceVec<F> {
         self.order_on(gpu)?;
         let words = gpu
             .stream()
-            .clone_dtoh(&self.buf)
+            .clone_dtoh(&*self.buf)
             .during("memcpy device to host")?;
         gpu.synchronize()?;
         // SAFETY: `words` holds len * 4 u64 written from valid elements of F (see `words_mut`);
@@ -283,6 +312,14 @@ impl<F: GpuField> DeviceVec<F> {
 impl<F: GpuField> Drop for DeviceVec<F> {
     fn drop(&mut self) {
         self.settle();
+        // SAFETY: taken once, here; the field is not used again.
+        let buf = unsafe { ManuallyDrop::take(&mut self.buf) };
+        if self.foreign {
+            // Another library's memory: its stream now waits for our work (`settle`); not freed.
+            let _ = buf.leak();
+        } else {
+            drop(buf); // freed, stream-ordered, on the stream it was allocated on
+        }
     }
 }
 

@@ -20,6 +20,10 @@ pub enum Error {
     /// A device buffer used with a GPU handle of another device.
     #[error("device buffer belongs to device {buffer}, used with device {gpu}")]
     ContextMismatch { buffer: usize, gpu: usize },
+    /// A device buffer of another library that cannot be borrowed (not device memory of this
+    /// device, shorter than asked, misaligned): see `DeviceVec::borrow_raw`.
+    #[error("device buffer cannot be borrowed: {0}")]
+    InvalidBuffer(String),
     /// A configuration the NTT cannot run (length, size, offset).
     #[error(transparent)]
     Config(#[from] zkntt_core::Error),
@@ -69,6 +73,7 @@ impl Error {
             Error::LengthMismatch { .. } => "length-mismatch".into(),
             Error::OutOfMemory { .. } => "out-of-memory".into(),
             Error::ContextMismatch { .. } => "context-mismatch".into(),
+            Error::InvalidBuffer(_) => "invalid-buffer".into(),
             Error::Config(_) => "config".into(),
             Error::Runtime { code, .. } => format!("runtime:{code}"),
             #[cfg(feature = "testing")]

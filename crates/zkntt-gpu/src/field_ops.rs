@@ -58,7 +58,11 @@ pub fn binary<F: GpuField>(
     let f = gpu.field_function(op.kernel(), F::ID)?;
     let n64 = n as u64;
     let mut launch = gpu.stream().launch_builder(&f);
-    launch.arg(&a.buf).arg(&b.buf).arg(&mut out.buf).arg(&n64);
+    launch
+        .arg(&*a.buf)
+        .arg(&*b.buf)
+        .arg(&mut *out.buf)
+        .arg(&n64);
     // SAFETY: the kernel's signature is (const F*, const F*, F*, uint64_t n); all buffers hold n
     // elements (checked above).
     unsafe { launch.launch(launch_config(n)) }.during("element-wise kernel launch")?;
@@ -80,7 +84,7 @@ pub fn binary_in_place<F: GpuField>(
     let f = gpu.field_function(op.kernel(), F::ID)?;
     let (a_in, n64) = (a.raw_ptr(gpu), n as u64);
     let mut launch = gpu.stream().launch_builder(&f);
-    launch.arg(&a_in).arg(&b.buf).arg(&mut a.buf).arg(&n64);
+    launch.arg(&a_in).arg(&*b.buf).arg(&mut *a.buf).arg(&n64);
     // SAFETY: the kernel's signature is (const F*, const F*, F*, uint64_t n); `a_in` is `a`'s
     // address (out may alias a input: each thread reads its element before writing it); both
     // hold n elements (checked above).
@@ -131,7 +135,7 @@ fn launch_scale<F: GpuField>(
     let f = gpu.field_function(&names::field::SCALE, F::ID)?;
     let (s, n64) = (ElementArg::of(s), n as u64);
     let mut launch = gpu.stream().launch_builder(&f);
-    launch.arg(&a_in).arg(&s).arg(&mut out.buf).arg(&n64);
+    launch.arg(&a_in).arg(&s).arg(&mut *out.buf).arg(&n64);
     // SAFETY: the kernel's signature is (const F*, F s, F*, uint64_t n) with F 32 bytes, as
     // ElementArg; `a_in` addresses n elements (the callers' checks), out holds n and may alias it.
     unsafe { launch.launch(launch_config(n)) }.during("field_scale")?;
@@ -148,7 +152,7 @@ pub fn square<F: GpuField>(gpu: &Gpu, a: &DeviceVec<F>, out: &mut DeviceVec<F>) 
     let f = gpu.field_function(&names::field::SQR, F::ID)?;
     let n64 = n as u64;
     let mut launch = gpu.stream().launch_builder(&f);
-    launch.arg(&a.buf).arg(&mut out.buf).arg(&n64);
+    launch.arg(&*a.buf).arg(&mut *out.buf).arg(&n64);
     // SAFETY: the kernel's signature is (const F*, F*, uint64_t n); both hold n elements.
     unsafe { launch.launch(launch_config(n)) }.during("field_sqr")?;
     Ok(())
@@ -197,8 +201,8 @@ pub fn product_chain<F: GpuField>(
     let (n64, step16) = (n as u64, steps.raw_ptr(gpu) + 32);
     let mut launch = gpu.stream().launch_builder(&f);
     launch
-        .arg(&mut x.buf)
-        .arg(&steps.buf)
+        .arg(&mut *x.buf)
+        .arg(&*steps.buf)
         .arg(&step16)
         .arg(&n64)
         .arg(&iters);

@@ -5,6 +5,7 @@ mod device_vec;
 mod error;
 pub mod field_ops;
 pub mod host;
+pub mod interop;
 mod ntt;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -14,6 +15,7 @@ pub use device::{DeviceInfo, Gpu};
 pub use device_vec::DeviceVec;
 pub use error::Error;
 pub use host::{HostPipeline, HostProfile, InputCopy};
+pub use interop::{BorrowedDeviceVec, RawDeviceBuffer};
 pub use ntt::NttEngine;
 pub use zkntt_core::plan::{Blocks, Chain, Kernels, Stage1, Stage2};
 pub use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Ordering};

@@ -2,6 +2,7 @@
 //! one line where no GPU is present and fails instead under ZKNTT_REQUIRE_GPU=1.
 
 mod host;
+mod interop;
 mod ntt;
 
 use ark_ff::{BigInteger, PrimeField, UniformRand};

@@ -1,0 +1,260 @@
+//! Bad input to every subcommand, run as a user runs it: a size above the two-adicity, a device
+//! that does not exist, an output file that cannot be written, a range upside down. Each is one
+//! line on stderr (`error: ...`) and a non-zero exit, never a panic, with or without a GPU. And
+//! `zkntt plot` turns a saved JSON document into an SVG with no GPU.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The binary under test: `ZKNTT_BIN` (the GPU machine's bundle, where the build's path does not
+/// exist), else the one cargo built.
+fn zkntt_bin() -> std::ffi::OsString {
+    std::env::var_os("ZKNTT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_zkntt").into())
+}
+
+fn zkntt(args: &[&str]) -> Output {
+    Command::new(zkntt_bin())
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the zkntt binary starts")
+}
+
+/// The run failed with one non-empty line on stderr, `error: ...` containing one of `says`.
+fn assert_one_line_error(args: &[&str], says: &[&str]) {
+    let out = zkntt(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} exited 0: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{args:?}: stderr is not one line: {stderr}");
+    assert!(
+        lines[0].starts_with("error: ") && says.iter().any(|s| lines[0].contains(s)),
+        "{args:?}: {stderr}"
+    );
+}
+
+/// A directory of this test's own under the temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zkntt-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// What a missing device says: no such GPU where there are GPUs, no GPU where there are none.
+const NO_DEVICE: &[&str] = &["no such GPU", "no GPU"];
+const UNWRITABLE: &str = "/nonexistent-zkntt-dir";
+
+#[test]
+fn a_device_that_does_not_exist() {
+    for args in [
+        &[
+            "bench", "ntt", "--device", "7", "--from", "10", "--to", "10",
+        ][..],
+        &[
+            "bench", "ntt", "--matrix", "--device", "7", "--from", "10", "--to", "10",
+        ],
+        &[
+            "bench",
+            "ntt",
+            "--host-only",
+            "--device",
+            "7",
+            "--from",
+            "10",
+            "--to",
+            "10",
+        ],
+        &["bench", "modmul", "--device", "7"],
+        &["bench", "small-ntt", "--device", "7"],
+        &["bench", "fft", "--device", "7"],
+        &["prove", "--device", "7", "--constraints", "2^4"],
+        &["demo", "--device", "7", "--log-n", "4"],
+        &["verify", "--device", "7", "--max-log", "2"],
+    ] {
+        assert_one_line_error(args, NO_DEVICE);
+    }
+}
+
+#[test]
+fn sizes_out_of_range() {
+    assert_one_line_error(&["bench", "ntt", "--to", "29"], &["29 is not in 1..=28"]);
+    assert_one_line_error(
+        &["bench", "ntt", "--matrix", "--from", "0"],
+        &["0 is not in 1..=28"],
+    );
+    assert_one_line_error(
+        &["bench", "ntt", "--from", "20", "--to", "12"],
+        &["--from 20 is above --to 12"],
+    );
+    assert_one_line_error(
+        &["bench", "ntt", "--matrix", "--from", "20", "--to", "12"],
+        &["--from 20 is above --to 12"],
+    );
+    assert_one_line_error(
+        &["prove", "--constraints", "2^30"],
+        &["2^30 is above bn254's two-adicity (2^28)"],
+    );
+    assert_one_line_error(&["prove", "--constraints", "2^40"], &["k must be 3..=32"]);
+    assert_one_line_error(&["bench", "fft", "--max-log", "30"], &["outside 2^"]);
+    assert_one_line_error(
+        &["bench", "fft", "--min-log", "12", "--max-log", "8"],
+        &["outside 2^"],
+    );
+    assert_one_line_error(
+        &["bench", "small-ntt", "--single", "12,30"],
+        &["--single 30: the BabyBear NTT goes up to 2^24"],
+    );
+    assert_one_line_error(&["demo", "--log-n", "25"], &["25 is not in 0..=24"]);
+    assert_one_line_error(
+        &["verify", "--max-log", "29"],
+        &["above bn254's two-adicity 28"],
+    );
+}
+
+#[test]
+fn output_files_that_cannot_be_written() {
+    let json = format!("{UNWRITABLE}/m.json");
+    let svg = format!("{UNWRITABLE}/m.svg");
+    for args in [
+        &["bench", "ntt", "--json", &json][..],
+        &["bench", "ntt", "--matrix", "--json", &json],
+        &["prove", "--json", &json, "--constraints", "2^4"],
+    ] {
+        assert_one_line_error(
+            args,
+            &["--json /nonexistent-zkntt-dir/m.json: cannot write"],
+        );
+    }
+    for args in [
+        &["bench", "ntt", "--plot", &svg][..],
+        &[
+            "bench", "ntt", "--matrix", "--from", "10", "--to", "12", "--plot", &svg,
+        ],
+    ] {
+        assert_one_line_error(args, &["--plot /nonexistent-zkntt-dir/m.svg: cannot write"]);
+    }
+    let dir = scratch("dir-as-file");
+    let d = dir.join("x.svg");
+    std::fs::create_dir_all(&d).unwrap();
+    let d = d.to_string_lossy().into_owned();
+    assert_one_line_error(&["bench", "ntt", "--plot", &d], &["is a directory"]);
+    assert_one_line_error(
+        &["bench", "ntt", "--plot", "m.png"],
+        &["plots are SVG only"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_arguments_are_one_line() {
+    assert_one_line_error(&["bench", "nope"], &["unrecognized subcommand"]);
+    assert_one_line_error(&["bench", "ntt", "--device", "x"], &["invalid value 'x'"]);
+    assert_one_line_error(
+        &["bench", "ntt", "--matrix", "--host"],
+        &["cannot be used with"],
+    );
+    assert_one_line_error(
+        &[
+            "plot",
+            "--json",
+            "/nonexistent-zkntt.json",
+            "--out",
+            "x.svg",
+        ],
+        &["--json /nonexistent-zkntt.json: cannot read"],
+    );
+    assert_one_line_error(&["plot"], &["required arguments were not provided"]);
+}
+
+/// A saved matrix document (shaped as `zkntt bench ntt --matrix --json` writes it) plotted with
+/// no GPU; a document that is not one, and an unwritable output, are one-line errors.
+#[test]
+fn plot_from_saved_json() {
+    let dir = scratch("plot");
+    let cells: Vec<String> = (10..=14)
+        .flat_map(|k: u32| {
+            ["NN", "NR", "RN"].into_iter().flat_map(move |o| {
+                [("forward", false), ("inverse", false), ("forward", true), ("inverse", true)]
+                    .into_iter()
+                    .map(move |(d, c)| {
+                        let z = 0.01 * f64::from(1u32 << (k - 10));
+                        format!(
+                            r#"{{"log_n": {k}, "size": {}, "direction": "{d}", "coset": {c}, "order": "{o}", "zkntt_ms": {z}, "sppark_ms": {}, "ratio": 1.2, "verified": true, "same_result_as_sppark": true}}"#,
+                            1u64 << k,
+                            z * 1.2
+                        )
+                    })
+            })
+        })
+        .collect();
+    let doc = format!(
+        r#"{{"kind": "matrix", "gpu": "NVIDIA H100 80GB HBM3", "timestamp": "2026-11-25T00:00:00Z", "reps": 20, "cells": [{}], "skipped": []}}"#,
+        cells.join(",")
+    );
+    let json = dir.join("matrix.json");
+    std::fs::write(&json, doc).unwrap();
+    let svg = dir.join("matrix.svg");
+    let out = zkntt(&[
+        "plot",
+        "--json",
+        json.to_str().unwrap(),
+        "--out",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..text.len().min(200)]);
+    assert!(text.contains("sppark forward, fastest order") && text.contains("memory floor"));
+
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"gpu": "x"}"#).unwrap();
+    assert_one_line_error(
+        &[
+            "plot",
+            "--json",
+            bad.to_str().unwrap(),
+            "--out",
+            svg.to_str().unwrap(),
+        ],
+        &["not a zkntt bench ntt --json document"],
+    );
+    std::fs::write(&bad, "{").unwrap();
+    assert_one_line_error(
+        &[
+            "plot",
+            "--json",
+            bad.to_str().unwrap(),
+            "--out",
+            svg.to_str().unwrap(),
+        ],
+        &["not JSON"],
+    );
+    assert_one_line_error(
+        &[
+            "plot",
+            "--json",
+            json.to_str().unwrap(),
+            "--out",
+            &format!("{UNWRITABLE}/m.svg"),
+        ],
+        &["--out /nonexistent-zkntt-dir/m.svg: cannot write"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn info_runs_anywhere() {
+    let out = zkntt(&["info"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("kernels: built"), "{stdout}");
+}
