@@ -16,7 +16,9 @@
 use crate::error::{DriverContext, oom};
 use crate::ntt::Kernel;
 use crate::transpose::transpose_words;
-use crate::{Direction, Error, ModMulForm, Result, SmallField, SmallNtt, coset, reference};
+use crate::{
+    Direction, Error, ModMulForm, PinnedBuffer, Result, SmallField, SmallNtt, coset, reference,
+};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_field::{PrimeField32, TwoAdicField};
@@ -323,6 +325,26 @@ struct Backend {
     gpu: Gpu,
     /// BabyBear's and KoalaBear's engines; the lock also runs one call at a time per field.
     ntts: [Mutex<Option<SmallNtt>>; 2],
+    /// Pinned host memory for the copies in and out, grown to the largest call and kept
+    /// ([`release_staging`] frees it): a pageable copy runs at a fraction of the PCIe bandwidth.
+    staging: Mutex<Option<PinnedBuffer>>,
+}
+
+/// Frees the pinned host memory the GPU path keeps for its copies (as large as the largest
+/// result so far); the next GPU call allocates it again.
+pub fn release_staging() {
+    if let Ok(b) = backend() {
+        *lock(&b.staging) = None;
+    }
+}
+
+/// `dst = src` on the caller's rayon pool, in pieces of 256 KiB.
+fn par_copy(dst: &mut [u32], src: &[u32]) {
+    use rayon::prelude::*;
+    const PIECE: usize = 1 << 16;
+    dst.par_chunks_mut(PIECE)
+        .zip(src.par_chunks(PIECE))
+        .for_each(|(d, s)| d.copy_from_slice(s));
 }
 
 /// The form the backend's NTTs use (any form gives the same words; this is the fastest measured
@@ -344,6 +366,7 @@ fn backend() -> std::result::Result<&'static Backend, &'static String> {
             Ok(Backend {
                 gpu,
                 ntts: Default::default(),
+                staging: Mutex::new(None),
             })
         })
         .as_ref()
@@ -385,7 +408,15 @@ impl Backend {
             expected: 1,
             got: 0,
         })?;
-        let out = self.enqueue(ntt, words, w, log_h, op);
+        // Held until the stream is synchronized below: no other call reuses the memory under a copy.
+        let mut staging = lock(&self.staging);
+        let out_len = words.len() << op.added_bits();
+        if staging.as_ref().is_none_or(|b| b.len() < out_len) {
+            *staging = None;
+            // Without pinned memory the copies go pageable (slower, same result).
+            *staging = PinnedBuffer::new(&self.gpu, out_len).ok();
+        }
+        let out = self.enqueue(ntt, words, w, log_h, op, staging.as_mut());
         // Whatever happened, nothing of this call may still run when it returns.
         let synced = self.gpu.synchronize();
         let out = out?;
@@ -400,13 +431,26 @@ impl Backend {
         w: usize,
         log_h: u32,
         op: Op,
+        mut staging: Option<&mut PinnedBuffer>,
     ) -> Result<Vec<u32>> {
         let gpu = &self.gpu;
         let stream = gpu.stream().clone();
         let field = ntt.field();
         let (h, cols) = (1u32 << log_h, w as u32);
         let n = words.len();
-        let mut a = stream.clone_htod(words).map_err(|e| oom(e, n))?;
+        let mut a = match staging.as_deref_mut() {
+            Some(buf) => {
+                let staged = &mut buf.as_mut_slice()[..n];
+                par_copy(staged, words);
+                let mut a = alloc(&stream, n)?;
+                // From pinned memory this copy is asynchronous: `staged` is not written again
+                // before the stream has been synchronized (the result comes back into it after
+                // this copy, in stream order).
+                stream.memcpy_htod(staged, &mut a).during("input upload")?;
+                a
+            }
+            None => stream.clone_htod(words).map_err(|e| oom(e, n))?,
+        };
         let mut b = alloc(&stream, n)?;
         // Row-major h x w -> w columns of h, each one transform.
         transpose(gpu, &stream, &a, &mut b, h, cols)?;
@@ -447,7 +491,19 @@ impl Backend {
                 c
             }
         };
-        stream.clone_dtoh(&result).during("result download")
+        let Some(buf) = staging else {
+            return stream.clone_dtoh(&result).during("result download");
+        };
+        let len = result.len();
+        let staged = &mut buf.as_mut_slice()[..len];
+        stream
+            .memcpy_dtoh(&result, staged)
+            .during("result download")?;
+        stream.synchronize().during("result download")?;
+        // Zero pages from the allocator, first touched by the parallel copy.
+        let mut out = vec![0u32; len];
+        par_copy(&mut out, staged);
+        Ok(out)
     }
 }
 
