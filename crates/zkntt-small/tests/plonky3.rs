@@ -138,6 +138,10 @@ fn conformance<F: GpuField>(test: &str) {
                 continue;
             }
             let log_out = log_h + added_bits as u32;
+            // Past the field's two-adicity (KoalaBear 2^24) Plonky3 itself has no transform.
+            if log_out as usize > F::TWO_ADICITY {
+                continue;
+            }
             for s in [shift, F::GENERATOR] {
                 let op = format!("coset_lde_batch +{added_bits} bits");
                 let got = gpu.coset_lde_batch(m.clone(), added_bits, s);
