@@ -170,19 +170,14 @@ fn is_host_shim(p: &Path) -> bool {
         .is_some_and(|n| n.to_string_lossy().ends_with(".host.cu"))
 }
 
+/// The `.cu` files under `dir`, sorted.
 fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            cu_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "cu") {
-            out.push(p);
-        }
-    }
+    let mut all = Vec::new();
+    all_files(dir, &mut all);
+    out.extend(
+        all.into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "cu")),
+    );
 }
 
 /// Every name of `src/names.rs` must be a kernel of the fatbin.

@@ -3,36 +3,10 @@
 //! line on stderr (`error: ...`) and a non-zero exit, never a panic, with or without a GPU. And
 //! `zkntt plot` turns a saved JSON document into an SVG with no GPU.
 
+mod common;
+
+use common::{assert_one_line_error, zkntt};
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-/// The binary under test: `ZKNTT_BIN` (the GPU machine's bundle, where the build's path does not
-/// exist), else the one cargo built.
-fn zkntt_bin() -> std::ffi::OsString {
-    std::env::var_os("ZKNTT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_zkntt").into())
-}
-
-fn zkntt(args: &[&str]) -> Output {
-    Command::new(zkntt_bin())
-        .args(args)
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("the zkntt binary starts")
-}
-
-/// The run failed with one non-empty line on stderr, `error: ...` containing one of `says`.
-fn assert_one_line_error(args: &[&str], says: &[&str]) {
-    let out = zkntt(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} exited 0: {stderr}");
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "{args:?}: stderr is not one line: {stderr}");
-    assert!(
-        lines[0].starts_with("error: ") && says.iter().any(|s| lines[0].contains(s)),
-        "{args:?}: {stderr}"
-    );
-}
 
 /// A directory of this test's own under the temporary directory.
 fn scratch(name: &str) -> PathBuf {

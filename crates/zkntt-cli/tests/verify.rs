@@ -2,39 +2,19 @@
 //! without kernels, are one line on stderr and a non-zero exit, never a panic; with a GPU and
 //! kernels, a small verify passes.
 
+mod common;
+
 use std::io::Write;
-use std::process::{Command, Output};
+use std::process::Output;
 
-/// The binary under test: `ZKNTT_BIN` (the GPU machine's bundle, where the build's path does not
-/// exist), else the one cargo built.
-fn zkntt_bin() -> std::ffi::OsString {
-    std::env::var_os("ZKNTT_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_zkntt").into())
-}
-
+/// `zkntt verify ARGS`.
 fn zkntt_verify(args: &[&str]) -> Output {
-    Command::new(zkntt_bin())
-        .arg("verify")
-        .args(args)
-        .output()
-        .expect("the zkntt binary starts")
+    common::zkntt(&[&["verify"], args].concat())
 }
 
-/// The run failed with exactly one non-empty line on stderr, `error: ...` containing one of `says`.
+/// `zkntt verify ARGS` failed with one line on stderr, `error: ...` containing one of `says`.
 fn assert_one_line_error(args: &[&str], says: &[&str]) {
-    let out = zkntt_verify(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "verify {args:?} exited 0: {stderr}");
-    assert!(!stderr.contains("panicked"), "verify {args:?}: {stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "verify {args:?}: stderr is not one line: {stderr}"
-    );
-    assert!(
-        lines[0].starts_with("error: ") && says.iter().any(|s| lines[0].contains(s)),
-        "verify {args:?}: {stderr}"
-    );
+    common::assert_one_line_error(&[&["verify"], args].concat(), says)
 }
 
 #[test]

@@ -65,6 +65,25 @@ pub(crate) fn words_mut<F: GpuField>(s: &mut [F]) -> &mut [u64] {
     unsafe { std::slice::from_raw_parts_mut(s.as_mut_ptr().cast::<u64>(), s.len() * 4) }
 }
 
+/// `len` elements from their `4 * len` words, reusing the allocation.
+pub(crate) fn words_into_elements<F: GpuField>(words_vec: Vec<u64>, len: usize) -> Vec<F> {
+    debug_assert_eq!(words_vec.len(), len * 4);
+    if words_vec.capacity() != len * 4 {
+        // A vector with spare capacity: read element by element.
+        let words = words_vec.as_slice();
+        return (0..len)
+            // SAFETY: four initialised words per element; F is exactly four u64 limbs for which
+            // every bit pattern is a value (as in `words`).
+            .map(|i| unsafe { std::ptr::read_unaligned(words[i * 4..].as_ptr().cast::<F>()) })
+            .collect();
+    }
+    let mut w = std::mem::ManuallyDrop::new(words_vec);
+    // SAFETY: the allocation holds exactly `len` x 32 bytes with alignment 8 (u64's), which is
+    // F's size x capacity and F's alignment; every element's four words are initialised; the
+    // vector `w` is never dropped, so the allocation has one owner.
+    unsafe { Vec::from_raw_parts(w.as_mut_ptr().cast::<F>(), len, len) }
+}
+
 /// `OutOfMemory` before asking the driver when the device plainly lacks the room (a failed
 /// allocation is an API error that tools such as compute-sanitizer report).
 pub(crate) fn check_room(gpu: &Gpu, needed: usize) -> Result<()> {
@@ -233,13 +252,7 @@ impl<F: GpuField> DeviceVec<F> {
             .clone_dtoh(&*self.buf)
             .during("memcpy device to host")?;
         gpu.synchronize()?;
-        // SAFETY: `words` holds len * 4 u64 written from valid elements of F (see `words_mut`);
-        // F is exactly four u64 with alignment 8, so each chunk of four is one element.
-        let out = words
-            .chunks_exact(4)
-            .map(|c| unsafe { std::ptr::read_unaligned(c.as_ptr().cast::<F>()) })
-            .collect();
-        Ok(out)
+        Ok(words_into_elements(words, self.len))
     }
 
     /// The field of the elements (`F::ID`).
@@ -327,4 +340,21 @@ fn unsafe_alloc(gpu: &Gpu, words: usize) -> Result<CudaSlice<u64>> {
     check_room(gpu, words * 8)?;
     // SAFETY: the memory is fully overwritten by the copy that follows before anything reads it.
     unsafe { gpu.stream().alloc::<u64>(words) }.map_err(|e| alloc_error(gpu, words * 8, e))
+}
+
+#[cfg(test)]
+mod words_tests {
+    use super::*;
+    use ark_bn254::Fr;
+
+    // `words_into_elements` is the inverse of `words`.
+    #[test]
+    fn words_become_the_same_elements() {
+        let v: Vec<Fr> = (0..37u64).map(|i| Fr::from(i * i + 5)).collect();
+        let w = words(&v).to_vec();
+        assert_eq!(words_into_elements::<Fr>(w.clone(), v.len()), v);
+        let mut spare = Vec::with_capacity(w.len() + 8);
+        spare.extend_from_slice(&w);
+        assert_eq!(words_into_elements::<Fr>(spare, v.len()), v);
+    }
 }

@@ -7,6 +7,7 @@ use super::HostPipeline;
 use super::copy::par_copy;
 use super::cut::WORDS_PER_ELEMENT;
 use super::pinned::PinnedBuffer;
+use crate::device_vec::words_into_elements;
 use crate::error::DriverContext;
 use crate::{DeviceVec, Result};
 use cudarc::driver::{CudaEvent, sys};
@@ -162,42 +163,5 @@ impl HostPipeline {
 
     fn lock_uploads(&self) -> std::sync::MutexGuard<'_, Vec<PendingUpload>> {
         self.uploads.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// `len` elements from their `4 * len` words, reusing the allocation.
-fn words_into_elements<F: GpuField>(words_vec: Vec<u64>, len: usize) -> Vec<F> {
-    debug_assert_eq!(words_vec.len(), len * WORDS_PER_ELEMENT);
-    if words_vec.capacity() != len * WORDS_PER_ELEMENT {
-        // Never with `vec![0; n]`; kept correct anyway.
-        let words = words_vec.as_slice();
-        return (0..len)
-            // SAFETY: four initialised words per element; F is exactly four u64 limbs for which
-            // every bit pattern is a value (as in `words`).
-            .map(|i| unsafe { std::ptr::read_unaligned(words[i * 4..].as_ptr().cast::<F>()) })
-            .collect();
-    }
-    let mut w = std::mem::ManuallyDrop::new(words_vec);
-    // SAFETY: the allocation holds exactly `len` x 32 bytes with alignment 8 (u64's), which is
-    // F's size x capacity and F's alignment; every element's four words are initialised; the
-    // vector `w` is never dropped, so the allocation has one owner.
-    unsafe { Vec::from_raw_parts(w.as_mut_ptr().cast::<F>(), len, len) }
-}
-
-// `words` is the inverse of `words_into_elements`: checked here so the two stay in step.
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::device_vec::words;
-    use ark_bn254::Fr;
-
-    #[test]
-    fn words_become_the_same_elements() {
-        let v: Vec<Fr> = (0..37u64).map(|i| Fr::from(i * i + 5)).collect();
-        let w = words(&v).to_vec();
-        assert_eq!(words_into_elements::<Fr>(w.clone(), v.len()), v);
-        let mut spare = Vec::with_capacity(w.len() + 8);
-        spare.extend_from_slice(&w);
-        assert_eq!(words_into_elements::<Fr>(spare, v.len()), v);
     }
 }
