@@ -51,6 +51,21 @@ pub enum Error {
         error: Box<Error>,
         restore: Box<Error>,
     },
+    /// NCCL (for one transform across several GPUs) could not be loaded: where it was looked
+    /// for, and the command that installs it.
+    #[error("NCCL is not available: {0}")]
+    NcclUnavailable(String),
+    /// An NCCL call failed: which, its result code and NCCL's text for it.
+    #[error("NCCL error {code} in {op}: {text}")]
+    Nccl {
+        op: &'static str,
+        code: i32,
+        text: String,
+    },
+    /// A set of GPUs that cannot run a job together (none, one listed twice, a count that is not
+    /// a power of two for a split transform).
+    #[error("unusable set of GPUs: {0}")]
+    BadDevices(String),
     /// A state the library should never reach (a bug): please report it with the message.
     #[error("internal error in zkntt-gpu (a bug, please report): {0}")]
     Internal(String),
@@ -79,6 +94,9 @@ impl Error {
             #[cfg(feature = "testing")]
             Error::Injected(_) => "injected".into(),
             Error::InputLost { .. } => "input-lost".into(),
+            Error::NcclUnavailable(_) => "nccl-unavailable".into(),
+            Error::Nccl { op, .. } => format!("nccl:{op}"),
+            Error::BadDevices(_) => "bad-devices".into(),
             Error::Internal(_) => "internal".into(),
             Error::Driver { op, .. } => format!("driver:{op}"),
         }

@@ -52,6 +52,12 @@ pub mod ntt {
         bn254_fr: "ntt_stage1_el8_bn254_fr",
         bls12_381_fr: "ntt_stage1_el8_bls12_381_fr",
     };
+    /// `cuda/ntt/split_pack.cu`: the split NTT's four-step twiddle and send-layout pack (one
+    /// transform across GPUs, between its two local passes).
+    pub const SPLIT_PACK: PerField = PerField {
+        bn254_fr: "ntt_split_pack_bn254_fr",
+        bls12_381_fr: "ntt_split_pack_bls12_381_fr",
+    };
 }
 
 /// `cuda/field/elementwise.cu`: element-wise arithmetic.
@@ -95,8 +101,9 @@ pub mod field {
 }
 
 /// Every name above, for the build's check.
-pub const ALL: [PerField; 14] = [
+pub const ALL: [PerField; 15] = [
     ntt::COLUMN,
+    ntt::SPLIT_PACK,
     ntt::MIDDLE,
     ntt::STAGE2_WARP,
     ntt::STAGE1_EL4,

@@ -8,3 +8,5 @@ mod twiddles;
 
 pub use engine::NttEngine;
 pub(crate) use launch::Prepared;
+pub(crate) use params::PowerTable;
+pub(crate) use twiddles::{SplitPowers, lo_bits, scaled_powers};

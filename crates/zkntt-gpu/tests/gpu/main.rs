@@ -3,6 +3,7 @@
 
 mod host;
 mod interop;
+mod multi;
 mod ntt;
 
 use ark_ff::{BigInteger, PrimeField, UniformRand};

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Issue 22 on the GPU machine, in one device call: several GPUs of one host. NCCL is the one the
+# image's PyTorch carries (the nvidia-nccl-cu13 wheel), found and named in $ZKNTT_NCCL; NVLink
+# multicast stays off (NCCL_NVLS_ENABLE=0, as the machine requires). Steps:
+#   tests   the zkntt-gpu GPU suite's multi-GPU tests (split over one rank and over every GPU,
+#           the batch pool, bad input) against ark-poly, with ZKNTT_REQUIRE_NCCL=1
+#   bench   benches/multi.rs: batches and single transforms on 1 GPU and on every GPU, the split's
+#           overhead over one rank, the all-to-all's bandwidth (ZKNTT_MULTI_MAX_LOG, default 28)
+#   topo    nvidia-smi topo -m (how the GPUs are linked)
+#   .gpu/issue22.sh [tests] [bench] [topo]   (default: all)
+set -uo pipefail
+# shellcheck source=preamble.sh
+source "$(dirname "$0")/preamble.sh"
+steps=${*:-topo tests bench}
+rc=0
+export NCCL_NVLS_ENABLE=0
+if [ -z "${ZKNTT_NCCL:-}" ]; then
+  ZKNTT_NCCL=$(find /opt /usr /usr/local -name 'libnccl.so.2' 2>/dev/null | head -n 1)
+  export ZKNTT_NCCL
+fi
+echo "NCCL: ${ZKNTT_NCCL:-not found}"
+for s in $steps; do
+  case "$s" in
+  topo)
+    step "GPU links (nvidia-smi topo -m)"
+    nvidia-smi topo -m | tee "$out/topo.txt"
+    ;;
+  tests)
+    step "multi-GPU tests (zkntt-gpu tests/gpu/multi.rs)"
+    ZKNTT_REQUIRE_NCCL=1 "$bin"/tests/zkntt-gpu-gpu multi --nocapture --test-threads=1 > "$out/multi_tests.log" 2>&1 || rc=1
+    grep -E "^test |test result|split over|pool over|NCCL|FAILED|panicked|SKIP" "$out/multi_tests.log"
+    ;;
+  bench)
+    step "benches/multi.rs (1 GPU against every GPU)"
+    ZKNTT_OUT="$out" timeout 420 "$bin"/benches/zkntt-benches-multi --bench > "$out/multi_bench.md" 2> "$out/multi_bench.log" || rc=1
+    cat "$out/multi_bench.md"
+    tail -n 5 "$out/multi_bench.log"
+    ;;
+  *)
+    echo "issue22.sh: unknown step $s (tests, bench, topo)" >&2
+    rc=2
+    ;;
+  esac
+done
+step "done (rc=$rc)"
+exit $rc
