@@ -4,13 +4,16 @@
 # against a real GPU (a device that does not exist, sizes above the two-adicity, unwritable
 # outputs: one line on stderr, non-zero exit, no panic), the interop tests (a buffer allocated by
 # raw driver calls, borrowed, transformed, compared with ark-poly), the consumer-facing CLI tests,
-# and the benches with their JSON and SVG plots. Everything into $OUT.
-#   .gpu/issue21.sh [verify] [bad] [interop] [bench]   (default: all)
+# the host path alone with its plot (`hostplot`: `zkntt bench ntt --host-only`, nothing else timed
+# in the same command, for benches/results/h100-host.svg), and the benches with their JSON and SVG
+# plots (`bench`: the matrix, ntt --host, modmul, small-ntt and fft; about 3 minutes on an H100).
+# Everything into $OUT.
+#   .gpu/issue21.sh [verify] [bad] [interop] [hostplot] [bench]   (default: all)
 # `make gpu-build` ships it beside run.sh: `.gpu/issue21.sh`.
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"
-steps=${*:-verify bad interop bench}
+steps=${*:-verify bad interop hostplot bench}
 zkntt="$bin/bin/zkntt"
 rc=0
 
@@ -61,6 +64,11 @@ for s in $steps; do
     expect_error "bench ntt --plot unwritable" bench ntt --from 10 --to 10 --plot $nope/m.svg
     expect_error "prove --json unwritable" prove --constraints 2^10 --json $nope/p.json
     expect_error "plot --out unwritable" plot --json "$out/nothing.json" --out $nope/m.svg
+    for b in modmul small-ntt fft; do
+      expect_error "bench $b --json unwritable" bench "$b" --json $nope/m.json
+      expect_error "bench $b --plot unwritable" bench "$b" --plot $nope/m.svg
+      expect_error "bench $b --plot not *.svg" bench "$b" --plot "$out/m.png"
+    done
     step "zkntt-cli tests on the bundle's zkntt (bad input, verify)"
     for t in "$bin"/tests/zkntt-cli-*; do
       "$t" --test-threads=2 > "$out/$(basename "$t").log" 2>&1 || { echo "FAILED: $(basename "$t")"; rc=1; }
@@ -72,6 +80,12 @@ for s in $steps; do
     "$bin"/tests/zkntt-gpu-gpu interop --test-threads=1 --nocapture > "$out/interop.log" 2>&1 || rc=1
     grep -E "^test |interop:|test result|FAILED|panicked" "$out/interop.log"
     ;;
+  hostplot)
+    step "zkntt bench ntt --host-only 2^18..2^23, alone (host to host against the PCIe floor), JSON and plot"
+    "$zkntt" bench ntt --host-only --from 18 --to 23 --json "$out/host.json" --plot "$out/h100-host.svg" \
+      > "$out/host.md" 2> "$out/host.log" || { echo "FAILED (see host.md, host.log)"; rc=1; }
+    grep -E "^\| (18|20|23) \|" "$out/host.md"
+    ;;
   bench)
     step "zkntt bench ntt --matrix 2^10..2^24 (zkntt beside sppark), JSON and plot"
     "$zkntt" bench ntt --matrix --from 10 --to 24 --json "$out/matrix.json" --plot "$out/matrix.svg" \
@@ -81,10 +95,23 @@ for s in $steps; do
     "$zkntt" bench ntt --host --from 16 --to 24 --reps 10 --json "$out/ntt.json" --plot "$out/ntt.svg" \
       > "$out/ntt.md" 2> "$out/ntt.log" || { echo "FAILED (see ntt.md, ntt.log)"; rc=1; }
     grep -E "^\| (20|24) \|" "$out/ntt.md"
+    step "zkntt bench modmul, 2^22 elements (every form, every blog modulus), JSON and plot"
+    "$zkntt" bench modmul --n 4194304 --json "$out/modmul.json" --plot "$out/modmul.svg" \
+      > "$out/modmul.md" 2> "$out/modmul.log" || { echo "FAILED (see modmul.md, modmul.log)"; rc=1; }
+    grep -E "^\| (Montgomery|Shoup) \|" "$out/modmul.md"
+    step "zkntt bench small-ntt, 256 MiB batches, single 2^12..2^22, JSON and plot"
+    "$zkntt" bench small-ntt --bytes 268435456 --iters 5 --single 12,16,20,22 \
+      --json "$out/small-ntt.json" --plot "$out/small-ntt.svg" \
+      > "$out/small-ntt.md" 2> "$out/small-ntt.log" || { echo "FAILED (see small-ntt.md, small-ntt.log)"; rc=1; }
+    grep -E "^\| (q28 \| 1[02]|babybear \| 12|20|22) \|" "$out/small-ntt.md"
+    step "zkntt bench fft, 128 MiB per size (beside cuFFT fp16 and fp32), JSON and plot"
+    "$zkntt" bench fft --bytes 134217728 --json "$out/fft.json" --plot "$out/fft.svg" \
+      > "$out/fft.md" 2> "$out/fft.log" || { echo "FAILED (see fft.md, fft.log)"; rc=1; }
+    grep -E "^ *(N|256|4096|65536|1048576) " "$out/fft.md"
     ls -l "$out"/*.svg "$out"/*.json
     ;;
   *)
-    echo "issue21.sh: unknown step $s (verify, bad, interop, bench)" >&2
+    echo "issue21.sh: unknown step $s (verify, bad, interop, hostplot, bench)" >&2
     rc=2
     ;;
   esac

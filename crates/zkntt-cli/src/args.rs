@@ -77,6 +77,17 @@ pub fn check_svg(flag: &str, path: &Path) -> Result<(), String> {
     check_writable(flag, path)
 }
 
+/// The `--json FILE` and `--plot FILE.svg` of a bench subcommand, checked before its GPU is opened.
+pub fn check_outputs(json: Option<&Path>, plot: Option<&Path>) -> Result<(), String> {
+    if let Some(p) = json {
+        check_writable("--json", p)?;
+    }
+    if let Some(p) = plot {
+        check_svg("--plot", p)?;
+    }
+    Ok(())
+}
+
 /// Writes `text` to `path`, the error on one line naming the flag.
 pub fn write_file(flag: &str, path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{flag} {}: cannot write: {e}", path.display()))
@@ -137,6 +148,15 @@ mod tests {
         assert!(check_svg("--plot", &dir.join("m.svg")).is_ok());
         let e = check_svg("--plot", &dir.join("m.png")).unwrap_err();
         assert!(e.contains("SVG only"), "{e}");
+        assert!(check_outputs(None, None).is_ok());
+        assert!(check_outputs(Some(&fresh), Some(&dir.join("m.svg"))).is_ok());
+        let e = check_outputs(Some(&fresh), Some(&dir.join("m.png"))).unwrap_err();
+        assert!(e.starts_with("--plot ") && e.contains("SVG only"), "{e}");
+        let e = check_outputs(Some(&dir), Some(&dir.join("m.svg"))).unwrap_err();
+        assert!(
+            e.starts_with("--json ") && e.contains("is a directory"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

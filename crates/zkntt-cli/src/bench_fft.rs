@@ -3,10 +3,17 @@
 //! `cufftXtMakePlanMany`/`cufftXtExec`, resolved at run time from libcufft (nothing of cuFFT is
 //! linked at build time, so machines without it still build and run everything else).
 //! Times are CUDA-event medians after warm-up, forward transforms, device-resident.
+//!
+//! `--json FILE` writes every number of the run and `--plot FILE.svg` an SVG of them (module
+//! `plot`; `zkntt plot` draws it again from the JSON with no GPU): time against size for zkntt,
+//! cuFFT fp16 and fp32 beside the copy of the same bytes, and cuFFT / zkntt. Sizes and output files
+//! are checked before the GPU is opened; a progress bar shows on a terminal.
 
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use serde_json::{Value, json};
 use std::ffi::c_void;
+use std::path::PathBuf;
 use std::sync::Arc;
 use zkntt_gpu::timing::median_ms;
 use zkntt_small::Direction;
@@ -48,8 +55,81 @@ pub struct FftArgs {
     /// size (same run, same buffers). The table uses the tuned defaults.
     #[arg(long, value_delimiter = ',')]
     work_per_block: Vec<u32>,
+    /// Every number of the run as JSON into FILE (`zkntt plot --json FILE` plots it again).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// An SVG plot into FILE: time against size for zkntt, cuFFT fp16 and fp32 (when loaded)
+    /// beside the copy of the same bytes, and the ratios cuFFT / zkntt.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
     #[command(flatten)]
     device: crate::args::DeviceArg,
+}
+
+/// One size of the table: times in ms, errors as relative L2 against the f64 reference; cuFFT's
+/// None where it was not run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FftRow {
+    pub log_n: u32,
+    pub batch: usize,
+    pub zkntt_ms: f64,
+    pub err_zkntt: f64,
+    pub cufft16: Option<(f64, f64)>,
+    pub cufft32: Option<(f64, f64)>,
+    /// --work-per-block: (pieces of work per block, ms).
+    pub work_per_block: Vec<(u32, f64)>,
+    /// --passes: each launch of the plan by itself, ms.
+    pub passes_ms: Vec<f64>,
+}
+
+/// What `zkntt bench fft` measured.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FftRun {
+    /// fp16 complex input bytes per size.
+    pub bytes: usize,
+    pub iters: usize,
+    pub warmup: usize,
+    pub seed: u64,
+    /// The device-to-device copy of `bytes`, ms.
+    pub copy_ms: f64,
+    /// Where libcufft was loaded from; None when not run.
+    pub cufft: Option<String>,
+    pub rows: Vec<FftRow>,
+}
+
+/// The `--json` document of `zkntt bench fft` (`"kind": "fft"`).
+pub fn fft_json(gpu: &str, timestamp: &str, run: &FftRun) -> Value {
+    let gbps = |ms: f64| 2.0 * run.bytes as f64 / (ms * 1e-3) / 1e9;
+    json!({
+        "kind": "fft",
+        "gpu": gpu,
+        "timestamp": timestamp,
+        "bytes": run.bytes,
+        "iters": run.iters,
+        "warmup": run.warmup,
+        "input_seed": run.seed,
+        "timing": "device-resident: median of CUDA-event times, forward transforms of the whole batch",
+        "ratio": "cufft16_ms / zkntt_ms (above 1: zkntt faster)",
+        "error": "relative L2 against the f64 DFT (above 2^12 the f64 radix-2 FFT) of the same fp16 inputs",
+        "copy": json!({"ms": run.copy_ms, "gbps": gbps(run.copy_ms)}),
+        "cufft": run.cufft,
+        "rows": run.rows.iter().map(|r| json!({
+            "log_n": r.log_n,
+            "size": 1u64 << r.log_n,
+            "batch": r.batch,
+            "zkntt_ms": r.zkntt_ms,
+            "gbps": gbps(r.zkntt_ms),
+            "of_copy": run.copy_ms / r.zkntt_ms,
+            "cufft16_ms": r.cufft16.map(|c| c.0),
+            "cufft32_ms": r.cufft32.map(|c| c.0),
+            "vs_cufft16": r.cufft16.map(|c| c.0 / r.zkntt_ms),
+            "err_zkntt": r.err_zkntt,
+            "err_cufft16": r.cufft16.map(|c| c.1),
+            "err_cufft32": r.cufft32.map(|c| c.1),
+            "work_per_block": r.work_per_block.iter().map(|&(k, ms)| json!({"k": k, "ms": ms})).collect::<Vec<_>>(),
+            "passes_ms": r.passes_ms,
+        })).collect::<Vec<_>>(),
+    })
 }
 
 // cuFFT's C API, the part used here (cufft.h, cufftXt.h, library_types.h).
@@ -255,8 +335,10 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
         )
         .into());
     }
+    crate::args::check_outputs(args.json.as_deref(), args.plot.as_deref())?;
     let gpu = args.device.open()?;
-    println!("{}", gpu.info()?);
+    let info = gpu.info()?;
+    println!("{info}");
     let s = gpu.stream().clone();
     let elems = (args.bytes / 4) >> TcFft::MAX_LOG << TcFft::MAX_LOG;
     let bytes = elems * 4;
@@ -333,10 +415,21 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
         }
         None => None,
     };
-    let sizes = (args.min_log..=args.max_log).filter(|&l| {
-        args.every_size || l <= TcFft::ONE_LAUNCH_MAX_LOG || [14, 16, 20].contains(&l)
-    });
+    let sizes: Vec<u32> = (args.min_log..=args.max_log)
+        .filter(|&l| args.every_size || l <= TcFft::ONE_LAUNCH_MAX_LOG || [14, 16, 20].contains(&l))
+        .collect();
+    let mut run = FftRun {
+        bytes,
+        iters: args.iters,
+        warmup: args.warmup,
+        seed,
+        copy_ms,
+        cufft: cufft.as_ref().map(|c| c.path.clone()),
+        rows: Vec::new(),
+    };
+    let bar = crate::progress::bar(sizes.len() as u64, "sizes");
     for log_n in sizes {
+        bar.0.set_message(format!("2^{log_n}"));
         let n = 1usize << log_n;
         let batch = elems / n;
         // Accuracy on the first transforms (the O(N^2) reference on about 2^16 points).
@@ -359,6 +452,16 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
 
         let mut cu16 = (f64::NAN, f64::NAN);
         let mut cu32 = (f64::NAN, f64::NAN);
+        let mut row = FftRow {
+            log_n,
+            batch,
+            zkntt_ms: ms,
+            err_zkntt: err,
+            cufft16: None,
+            cufft32: None,
+            work_per_block: Vec::new(),
+            passes_ms: Vec::new(),
+        };
         if let Some(lib) = &cufft {
             s.memcpy_htod(&poison, &mut output)?;
             let plan = Plan::new(lib, &s, log_n, batch, CUDA_C_16F)?;
@@ -379,8 +482,9 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
             let got = s.clone_dtoh(&out32.slice(..2 * check * n))?;
             s.synchronize()?;
             cu32 = (t, accuracy(&got, &x, log_n));
+            (row.cufft16, row.cufft32) = (Some(cu16), Some(cu32));
         }
-        println!(
+        bar.println(format!(
             "{n:>6} {batch:>9} {ms:>9.3} {gbs:>7.0} {:>7.2} | {:>10.3} {:>10.2} {:>10.3} | {err:>9.2e} {:>9.2e} {:>9.2e}",
             copy_ms / ms,
             cu16.0,
@@ -388,7 +492,7 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
             cu32.0,
             cu16.1,
             cu32.1
-        );
+        ));
         if !args.work_per_block.is_empty() {
             let mut each = Vec::new();
             for &k in &args.work_per_block {
@@ -397,9 +501,10 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
                     fft.run(&input, &mut output, log_n, Direction::Forward)
                 })?;
                 each.push(format!("k={k} {t:.3} ({:.2} of copy)", copy_ms / t));
+                row.work_per_block.push((k, t));
             }
             fft.set_work_per_block(None);
-            println!("{n:>6}   work per block: {}", each.join(", "));
+            bar.println(format!("{n:>6}   work per block: {}", each.join(", ")));
         }
         if args.passes && TcFft::passes(log_n) > 1 {
             let mut each = Vec::new();
@@ -409,7 +514,7 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
                 })?);
             }
             let parts: Vec<String> = each.iter().map(|t| format!("{t:.3}")).collect();
-            println!(
+            bar.println(format!(
                 "{n:>6}   passes ms: {} (sum {:.3}; each of copy: {})",
                 parts.join(" + "),
                 each.iter().sum::<f64>(),
@@ -417,8 +522,13 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
                     .map(|t| format!("{:.2}", copy_ms / t))
                     .collect::<Vec<_>>()
                     .join(" / ")
-            );
+            ));
+            row.passes_ms = each;
         }
+        bar.0.inc(1);
+        run.rows.push(row);
     }
-    Ok(())
+    drop(bar);
+    let doc = fft_json(&info.name, &crate::bench_matrix::now(), &run);
+    crate::plot::save_outputs(&doc, args.json.as_deref(), args.plot.as_deref())
 }

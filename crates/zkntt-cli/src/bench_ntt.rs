@@ -84,12 +84,7 @@ impl NttArgs {
     /// Everything that can be checked before a GPU is touched: the sizes and the output files.
     fn check(&self) -> Result<(u32, u32), AnyError> {
         let range = self.range()?;
-        if let Some(p) = &self.json {
-            crate::args::check_writable("--json", p)?;
-        }
-        if let Some(p) = &self.plot {
-            crate::args::check_svg("--plot", p)?;
-        }
+        crate::args::check_outputs(self.json.as_deref(), self.plot.as_deref())?;
         Ok(range)
     }
 }

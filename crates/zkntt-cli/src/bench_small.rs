@@ -2,8 +2,14 @@
 //! (the WSX NTT against its block-synchronous baseline, batched throughput against the copy
 //! bandwidth, the modmul forms inside the NTT, 2-D sizes, host-to-host over streams).
 //! Device-resident times are CUDA-event medians after warm-up.
+//!
+//! Both take `--json FILE` (every number of the run) and `--plot FILE.svg` (module `plot`; `zkntt
+//! plot` draws it again from the JSON with no GPU), checked with the sizes before the GPU is
+//! opened, and show a progress bar on a terminal.
 
 use ark_std::rand::{Rng, SeedableRng, rngs::StdRng};
+use serde_json::{Value, json};
+use std::path::PathBuf;
 use std::process::Command;
 use zkntt_gpu::Gpu;
 use zkntt_gpu::timing::{median_ms, median_wall_ms};
@@ -49,25 +55,113 @@ pub struct ModmulArgs {
     /// Skip the check of every result against the CPU twin (used by the --ncu re-run).
     #[arg(long, hide = true)]
     no_check: bool,
+    /// Every number of the run as JSON into FILE (`zkntt plot --json FILE` plots it again).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// An SVG plot into FILE: each form's time against the modulus width beside the memory floor,
+    /// and each form's time over Montgomery's.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
     #[command(flatten)]
     device: crate::args::DeviceArg,
 }
 
+/// One chain kernel's time: a form at a modulus width.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModmulRow {
+    pub bits: u32,
+    pub q: u32,
+    pub form: ModMulForm,
+    pub ms: f64,
+}
+
+/// What `zkntt bench modmul` measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModmulRun {
+    /// Elements per launch.
+    pub n: usize,
+    pub iters: usize,
+    pub warmup: usize,
+    /// Every result compared with the CPU twin.
+    pub checked: bool,
+    pub rows: Vec<ModmulRow>,
+    /// --ncu's counts (bits, form, warp-level instructions); empty without --ncu.
+    pub instructions: Vec<(u32, ModMulForm, f64)>,
+}
+
+impl ModmulRun {
+    /// The time of `form` at `bits` (NaN when not run).
+    fn ms(&self, bits: u32, form: ModMulForm) -> f64 {
+        self.rows
+            .iter()
+            .find(|r| r.bits == bits && r.form == form)
+            .map_or(f64::NAN, |r| r.ms)
+    }
+}
+
+/// The `--json` document of `zkntt bench modmul` (`"kind": "modmul"`).
+pub fn modmul_json(gpu: &str, timestamp: &str, run: &ModmulRun) -> Value {
+    let n = run.n;
+    json!({
+        "kind": "modmul",
+        "gpu": gpu,
+        "timestamp": timestamp,
+        "n": n,
+        "chain": 16,
+        "iters": run.iters,
+        "warmup": run.warmup,
+        "checked_against_cpu": run.checked,
+        "timing": "device-resident: median of CUDA-event times per launch of n chains",
+        "ratio": "vs_montgomery = ms / Montgomery's ms at the same modulus",
+        "rows": run.rows.iter().map(|r| json!({
+            "bits": r.bits,
+            "q": r.q,
+            "form": r.form.name(),
+            "label": r.form.label(),
+            "ms": r.ms,
+            "g_mul_per_s": n as f64 * 16.0 / r.ms / 1e6,
+            "vs_montgomery": r.ms / run.ms(r.bits, ModMulForm::Montgomery),
+            "rtx4060_ms": blog_4060_ms(r.form, r.bits),
+        })).collect::<Vec<_>>(),
+        "instructions": run.instructions.iter().map(|(bits, form, count)| json!({
+            "bits": bits,
+            "form": form.name(),
+            "sm__inst_executed.sum": count,
+        })).collect::<Vec<_>>(),
+    })
+}
+
 pub fn modmul(args: ModmulArgs) -> Result<(), AnyError> {
+    crate::args::check_outputs(args.json.as_deref(), args.plot.as_deref())?;
     let gpu = args.device.open()?;
-    println!("{}", gpu.info()?);
+    let info = gpu.info()?;
+    println!("{info}");
     println!(
         "modmul chains: {} elements, 16 chained multiplications each, 256 threads/block; median of {} after {} warm-up",
         args.n, args.iters, args.warmup
     );
     let mut rng = StdRng::seed_from_u64(2024);
-    let mut results: Vec<(u32, ModMulForm, f64)> = Vec::new();
+    let mut run = ModmulRun {
+        n: args.n,
+        iters: args.iters,
+        warmup: args.warmup,
+        checked: !args.no_check,
+        rows: Vec::new(),
+        instructions: Vec::new(),
+    };
+    let bar = crate::progress::bar(
+        (BLOG_MODULI.len() * ModMulForm::ALL.len()) as u64,
+        "kernels",
+    );
     for (bits, q) in BLOG_MODULI {
+        bar.0.set_message(format!("{bits}-bit modulus: operands"));
         let a: Vec<u32> = (0..args.n).map(|_| rng.gen_range(1..q)).collect();
         let b: Vec<u32> = (0..args.n).map(|_| rng.gen_range(1..q)).collect();
         let m = Modulus::new(q)?;
         let mut inputs = ChainInputs::new(&gpu, q, &a, &b)?;
         for form in ModMulForm::ALL {
+            bar.0
+                .set_message(format!("{bits}-bit modulus: {}", form.label()));
             let ms = median_ms(gpu.stream(), args.warmup, args.iters, || {
                 launch_chain(&gpu, form, &mut inputs)
             })?;
@@ -81,15 +175,12 @@ pub fn modmul(args: ModmulArgs) -> Result<(), AnyError> {
                     );
                 }
             }
-            results.push((bits, form, ms));
+            run.rows.push(ModmulRow { bits, q, form, ms });
+            bar.0.inc(1);
         }
     }
-    let get = |bits: u32, form: ModMulForm| {
-        results
-            .iter()
-            .find(|r| r.0 == bits && r.1 == form)
-            .map_or(f64::NAN, |r| r.2)
-    };
+    drop(bar);
+    let get = |bits: u32, form: ModMulForm| run.ms(bits, form);
     let muls = args.n as f64 * 16.0;
     println!(
         "\n28-bit modulus q = 268369921, the blog's table (this GPU; RTX 4060 figures from seed 002):\n"
@@ -128,9 +219,10 @@ pub fn modmul(args: ModmulArgs) -> Result<(), AnyError> {
         println!();
     }
     if args.ncu {
-        ncu_counts(&args)?;
+        run.instructions = ncu_counts(&args)?;
     }
-    Ok(())
+    let doc = modmul_json(&info.name, &crate::bench_matrix::now(), &run);
+    crate::plot::save_outputs(&doc, args.json.as_deref(), args.plot.as_deref())
 }
 
 fn find_ncu() -> Option<std::path::PathBuf> {
@@ -158,10 +250,12 @@ fn csv_fields(line: &str) -> Vec<String> {
     out
 }
 
-fn ncu_counts(args: &ModmulArgs) -> Result<(), AnyError> {
+/// `--ncu`: the chain kernels' executed instructions, printed and returned as (bits, form, count);
+/// none (said so) where ncu is missing or gave none.
+fn ncu_counts(args: &ModmulArgs) -> Result<Vec<(u32, ModMulForm, f64)>, AnyError> {
     let Some(ncu) = find_ncu() else {
         println!("\n--ncu: ncu not found ($NCU, PATH, /usr/local/cuda/bin): no instruction counts");
-        return Ok(());
+        return Ok(Vec::new());
     };
     let exe = std::env::current_exe()?;
     let out = Command::new(&ncu)
@@ -214,7 +308,7 @@ fn ncu_counts(args: &ModmulArgs) -> Result<(), AnyError> {
                 .collect::<Vec<_>>()
                 .join(" / ")
         );
-        return Ok(());
+        return Ok(Vec::new());
     }
     println!(
         "\nExecuted instructions (ncu sm__inst_executed.sum, warp-level), {} elements:\n",
@@ -222,6 +316,7 @@ fn ncu_counts(args: &ModmulArgs) -> Result<(), AnyError> {
     );
     println!("| bits | form | instructions | vs Montgomery |");
     println!("|---|---|---|---|");
+    let mut found = Vec::new();
     for (bits, _) in BLOG_MODULI {
         let get = |form: ModMulForm| {
             let name = chain_kernel_name(form, bits);
@@ -234,10 +329,11 @@ fn ncu_counts(args: &ModmulArgs) -> Result<(), AnyError> {
         for form in ModMulForm::ALL {
             if let Some(c) = get(form) {
                 println!("| {bits} | {} | {c:.0} | {:.2}x |", form.label(), c / mo);
+                found.push((bits, form, c));
             }
         }
     }
-    Ok(())
+    Ok(found)
 }
 
 #[derive(clap::Args, Debug)]
@@ -259,8 +355,136 @@ pub struct SmallNttArgs {
     /// profiling the 2-D path under ncu.
     #[arg(long)]
     only_single: bool,
+    /// Every number of the run as JSON into FILE (`zkntt plot --json FILE` plots it again).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// An SVG plot into FILE: the batched WSX and block-synchronous NTTs of each field against the
+    /// copy of the batch, BabyBear's single transforms against their data's copy, and the ratios
+    /// block-sync / WSX.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
     #[command(flatten)]
     device: crate::args::DeviceArg,
+}
+
+/// The batched sizes (log2) of each field's rows in the WSX-against-baseline table.
+fn batched_sizes(field: SmallField) -> &'static [u32] {
+    if field == SmallField::Q28 {
+        &[6, 7, 8, 9, 10, 11, 12]
+    } else {
+        &[10, 11, 12]
+    }
+}
+
+/// The streams of the host-to-host table.
+const STREAMS: [usize; 4] = [1, 2, 4, 8];
+
+/// One row of the batched table: forward NTTs of 2^log_n filling the batch, ms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchedRow {
+    pub field: SmallField,
+    pub log_n: u32,
+    pub batch: usize,
+    pub block_sync_ms: f64,
+    /// WSX, Montgomery lazy form.
+    pub wsx_ms: f64,
+    /// The ablation: WSX with v1's shuffles.
+    pub wsx_v1_ms: f64,
+    pub wsx_shoup_lazy_ms: f64,
+}
+
+/// One modmul form inside the WSX NTT (Q28, forward, the batch), ms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormRow {
+    pub form: ModMulForm,
+    pub wsx_10_ms: f64,
+    pub wsx_12_ms: f64,
+    pub block_sync_12_ms: f64,
+}
+
+/// One BabyBear single transform (Shoup lazy form, device-resident), ms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SingleRow {
+    pub log_n: u32,
+    pub wsx_in_place_ms: f64,
+    pub wsx_out_of_place_ms: f64,
+    pub block_sync_out_of_place_ms: f64,
+}
+
+/// One row of the host-to-host table: wall-clock medians.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamsRow {
+    pub streams: usize,
+    pub pinned_ms: f64,
+    pub pinned_gbps: f64,
+    pub pageable_ms: f64,
+}
+
+/// What `zkntt bench small-ntt` measured; the tables it skipped are empty (or None).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SmallNttRun {
+    pub bytes: usize,
+    pub iters: usize,
+    pub warmup: usize,
+    /// The device-to-device copy of `bytes`: ms and GB/s counting read + write.
+    pub copy: Option<(f64, f64)>,
+    pub batched: Vec<BatchedRow>,
+    pub forms: Vec<FormRow>,
+    pub single: Vec<SingleRow>,
+    /// The host-to-host table: Q28 2^log_n, `elements` in all, one row per stream count.
+    pub streams: Option<(u32, usize, Vec<StreamsRow>)>,
+}
+
+/// The `--json` document of `zkntt bench small-ntt` (`"kind": "small-ntt"`).
+pub fn small_ntt_json(gpu: &str, timestamp: &str, run: &SmallNttRun) -> Value {
+    json!({
+        "kind": "small-ntt",
+        "gpu": gpu,
+        "timestamp": timestamp,
+        "bytes": run.bytes,
+        "iters": run.iters,
+        "warmup": run.warmup,
+        "timing": "device-resident: median of CUDA-event times, forward transforms; streams: wall clock, median of 5",
+        "ratio": "block_sync_ms / wsx_ms (above 1: WSX faster)",
+        "copy": run.copy.map(|(ms, gbps)| json!({"ms": ms, "gbps": gbps})),
+        "batched": run.batched.iter().map(|r| json!({
+            "field": r.field.name(),
+            "log_n": r.log_n,
+            "batch": r.batch,
+            "form": ModMulForm::MontgomeryLazy.name(),
+            "block_sync_ms": r.block_sync_ms,
+            "wsx_ms": r.wsx_ms,
+            "wsx_v1_shuffles_ms": r.wsx_v1_ms,
+            "wsx_shoup_lazy_ms": r.wsx_shoup_lazy_ms,
+            "wsx_g_elem_per_s": (r.batch << r.log_n) as f64 / r.wsx_ms / 1e6,
+        })).collect::<Vec<_>>(),
+        "forms": run.forms.iter().map(|r| json!({
+            "field": SmallField::Q28.name(),
+            "form": r.form.name(),
+            "wsx_2_10_ms": r.wsx_10_ms,
+            "wsx_2_12_ms": r.wsx_12_ms,
+            "block_sync_2_12_ms": r.block_sync_12_ms,
+        })).collect::<Vec<_>>(),
+        "single": run.single.iter().map(|r| json!({
+            "field": SmallField::BabyBear.name(),
+            "form": ModMulForm::ShoupLazy.name(),
+            "log_n": r.log_n,
+            "wsx_in_place_ms": r.wsx_in_place_ms,
+            "wsx_out_of_place_ms": r.wsx_out_of_place_ms,
+            "block_sync_out_of_place_ms": r.block_sync_out_of_place_ms,
+        })).collect::<Vec<_>>(),
+        "streams": run.streams.as_ref().map(|(log_n, elements, rows)| json!({
+            "field": SmallField::Q28.name(),
+            "log_n": log_n,
+            "elements": elements,
+            "rows": rows.iter().map(|r| json!({
+                "streams": r.streams,
+                "pinned_ms": r.pinned_ms,
+                "pinned_gbps": r.pinned_gbps,
+                "pageable_ms": r.pageable_ms,
+            })).collect::<Vec<_>>(),
+        })),
+    })
 }
 
 fn random_field(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
@@ -269,12 +493,18 @@ fn random_field(field: SmallField, n: usize, seed: u64) -> Vec<u32> {
 }
 
 /// The batched tables: WSX against the baseline and the copy bandwidth, the ablations, the forms.
-fn batched_tables(gpu: &Gpu, args: &SmallNttArgs) -> Result<(), AnyError> {
+fn batched_tables(
+    gpu: &Gpu,
+    args: &SmallNttArgs,
+    bar: &crate::progress::Bar,
+    run: &mut SmallNttRun,
+) -> Result<(), AnyError> {
     let gpu = gpu.clone();
     let s = gpu.stream().clone();
     let elems = args.bytes / 4;
 
     // The copy bandwidth, read + write, measured now.
+    bar.0.set_message("copy bandwidth");
     let src = s.alloc_zeros::<u32>(elems)?;
     let mut dst = s.alloc_zeros::<u32>(elems)?;
     let copy_ms = median_ms(&s, args.warmup, args.iters, || {
@@ -286,12 +516,14 @@ fn batched_tables(gpu: &Gpu, args: &SmallNttArgs) -> Result<(), AnyError> {
     })?;
     drop((src, dst));
     let copy_bw = 2.0 * args.bytes as f64 / (copy_ms * 1e-3);
-    println!(
+    run.copy = Some((copy_ms, copy_bw / 1e9));
+    bar.println(format!(
         "device-to-device copy of {} MiB: {copy_ms:.3} ms = {:.0} GB/s (read + write)",
         args.bytes >> 20,
         copy_bw / 1e9
-    );
+    ));
 
+    bar.0.set_message("random input");
     let host = random_field(SmallField::Q28, elems, 1);
     let mut data = s.clone_htod(&host)?;
     let time = |ntt: &SmallNtt, data: &mut _, log_n: u32, kernel: Kernel| {
@@ -300,30 +532,27 @@ fn batched_tables(gpu: &Gpu, args: &SmallNttArgs) -> Result<(), AnyError> {
         })
     };
 
-    println!(
+    bar.println(format!(
         "\nWSX vs block-synchronous baseline: forward NTTs filling {} MiB, Montgomery lazy form; same threads, tile and twiddles:\n",
         args.bytes >> 20
+    ));
+    bar.println(
+        "| field | log2 N | batch | block-sync ms | WSX ms | WSX speed-up | WSX G elem/s | WSX % of copy BW | ablation: v1 shuffles ms | WSX Shoup lazy ms | Shoup lazy G elem/s | Shoup lazy % of copy BW |",
     );
-    println!(
-        "| field | log2 N | batch | block-sync ms | WSX ms | WSX speed-up | WSX G elem/s | WSX % of copy BW | ablation: v1 shuffles ms | WSX Shoup lazy ms | Shoup lazy G elem/s | Shoup lazy % of copy BW |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    bar.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for field in SmallField::ALL {
         let ntt = SmallNtt::new(&gpu, field, ModMulForm::MontgomeryLazy)?;
         let shoup = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy)?;
-        let sizes: &[u32] = if field == SmallField::Q28 {
-            &[6, 7, 8, 9, 10, 11, 12]
-        } else {
-            &[10, 11, 12]
-        };
-        for &log_n in sizes {
+        for &log_n in batched_sizes(field) {
+            bar.0
+                .set_message(format!("batched {} 2^{log_n}", field.name()));
             let block = time(&ntt, &mut data, log_n, Kernel::BlockSync)?;
             let wsx = time(&ntt, &mut data, log_n, Kernel::Wsx)?;
             let half = time(&ntt, &mut data, log_n, Kernel::WsxHalf)?;
             let sh = time(&shoup, &mut data, log_n, Kernel::Wsx)?;
             let rate = |ms: f64| elems as f64 / (ms * 1e-3);
             let frac = |ms: f64| 100.0 * 8.0 * rate(ms) / copy_bw;
-            println!(
+            bar.println(format!(
                 "| {} | {log_n} | {} | {block:.3} | {wsx:.3} | {:.2}x | {:.1} | {:.1}% | {half:.3} | {sh:.3} | {:.1} | {:.1}% |",
                 field.name(),
                 elems >> log_n,
@@ -332,22 +561,40 @@ fn batched_tables(gpu: &Gpu, args: &SmallNttArgs) -> Result<(), AnyError> {
                 frac(wsx),
                 rate(sh) / 1e9,
                 frac(sh)
-            );
+            ));
+            bar.0.inc(1);
+            run.batched.push(BatchedRow {
+                field,
+                log_n,
+                batch: elems >> log_n,
+                block_sync_ms: block,
+                wsx_ms: wsx,
+                wsx_v1_ms: half,
+                wsx_shoup_lazy_ms: sh,
+            });
         }
     }
 
-    println!(
+    bar.println(format!(
         "\nModmul forms inside the WSX NTT (Q28, forward, {} MiB batch), ms:\n",
         args.bytes >> 20
-    );
-    println!("| form | 2^10 | 2^12 | 2^12 block-sync |");
-    println!("|---|---|---|---|");
+    ));
+    bar.println("| form | 2^10 | 2^12 | 2^12 block-sync |");
+    bar.println("|---|---|---|---|");
     for form in ModMulForm::ALL {
+        bar.0.set_message(format!("modmul forms: {}", form.label()));
         let ntt = SmallNtt::new(&gpu, SmallField::Q28, form)?;
         let a = time(&ntt, &mut data, 10, Kernel::Wsx)?;
         let b = time(&ntt, &mut data, 12, Kernel::Wsx)?;
         let c = time(&ntt, &mut data, 12, Kernel::BlockSync)?;
-        println!("| {} | {a:.3} | {b:.3} | {c:.3} |", form.label());
+        bar.println(format!("| {} | {a:.3} | {b:.3} | {c:.3} |", form.label()));
+        bar.0.inc(1);
+        run.forms.push(FormRow {
+            form,
+            wsx_10_ms: a,
+            wsx_12_ms: b,
+            block_sync_12_ms: c,
+        });
     }
     drop(data);
     Ok(())
@@ -358,21 +605,45 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
     if let Some(k) = args.single.iter().find(|&&k| k > max) {
         return Err(format!("--single {k}: the BabyBear NTT goes up to 2^{max}").into());
     }
+    crate::args::check_outputs(args.json.as_deref(), args.plot.as_deref())?;
     let gpu = args.device.open()?;
-    println!("{}", gpu.info()?);
+    let info = gpu.info()?;
+    println!("{info}");
     let s = gpu.stream().clone();
+    let mut run = SmallNttRun {
+        bytes: args.bytes,
+        iters: args.iters,
+        warmup: args.warmup,
+        ..SmallNttRun::default()
+    };
+    // One step per table row.
+    let mut steps = args.single.len();
     if !args.only_single {
-        batched_tables(&gpu, &args)?;
+        steps += SmallField::ALL
+            .iter()
+            .map(|&f| batched_sizes(f).len())
+            .sum::<usize>()
+            + ModMulForm::ALL.len();
+    }
+    if !args.no_streams {
+        steps += STREAMS.len();
+    }
+    let bar = crate::progress::bar(steps as u64, "rows");
+    if !args.only_single {
+        batched_tables(&gpu, &args, &bar, &mut run)?;
     }
 
-    println!(
-        "\nBabyBear single transforms, Shoup lazy form, device-resident (2-D beyond 2^12: 3 transposes + 2 launches), ms:\n"
+    bar.println(
+        "\nBabyBear single transforms, Shoup lazy form, device-resident (2-D beyond 2^12: 3 transposes + 2 launches), ms:\n",
     );
-    println!("| log2 N | WSX in place (+copy back) | WSX out of place | block-sync out of place |");
-    println!("|---|---|---|---|");
+    bar.println(
+        "| log2 N | WSX in place (+copy back) | WSX out of place | block-sync out of place |",
+    );
+    bar.println("|---|---|---|---|");
     // The fastest form inside the WSX NTT on the H100 (benches/NOTES.md).
     let bb = SmallNtt::new(&gpu, SmallField::BabyBear, ModMulForm::ShoupLazy)?;
     for &log_n in &args.single {
+        bar.0.set_message(format!("single babybear 2^{log_n}"));
         let x = random_field(SmallField::BabyBear, 1 << log_n, log_n as u64);
         let mut d = s.clone_htod(&x)?;
         let mut o = s.alloc_zeros::<u32>(x.len())?;
@@ -385,23 +656,35 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         let oop_b = median_ms(&s, args.warmup, args.iters, || {
             bb.run_into(&mut d, &mut o, log_n, Direction::Forward, Kernel::BlockSync)
         })?;
-        println!("| {log_n} | {inplace:.4} | {oop:.4} | {oop_b:.4} |");
+        bar.println(format!(
+            "| {log_n} | {inplace:.4} | {oop:.4} | {oop_b:.4} |"
+        ));
+        bar.0.inc(1);
+        run.single.push(SingleRow {
+            log_n,
+            wsx_in_place_ms: inplace,
+            wsx_out_of_place_ms: oop,
+            block_sync_out_of_place_ms: oop_b,
+        });
     }
 
     if !args.no_streams {
         let log_n = 10;
         let n = (args.bytes / 4).min(1 << 26);
-        println!(
+        bar.println(format!(
             "\nHost to host over CUDA streams: Q28 2^{log_n}, {} MiB, WSX Montgomery lazy; wall-clock medians:\n",
             n >> 18
-        );
-        println!("| streams | pinned ms | pinned GB/s (in + out) | pageable (staged) ms |");
-        println!("|---|---|---|---|");
+        ));
+        bar.println("| streams | pinned ms | pinned GB/s (in + out) | pageable (staged) ms |");
+        bar.println("|---|---|---|---|");
         let ntt = SmallNtt::new(&gpu, SmallField::Q28, ModMulForm::MontgomeryLazy)?;
         let x = random_field(SmallField::Q28, n, 9);
         let mut pinned = PinnedBuffer::new(&gpu, n)?;
         let mut pageable = x.clone();
-        for streams in [1usize, 2, 4, 8] {
+        let mut rows = Vec::new();
+        for streams in STREAMS {
+            bar.0
+                .set_message(format!("host to host, {streams} streams"));
             let p = median_wall_ms(1, 5, || {
                 ntt.run_pinned(&mut pinned, log_n, Direction::Forward, Kernel::Wsx, streams)
             })?;
@@ -414,11 +697,19 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
                     streams,
                 )
             })?;
-            println!(
-                "| {streams} | {p:.2} | {:.1} | {h:.2} |",
-                8.0 * n as f64 / (p * 1e-3) / 1e9
-            );
+            let gbps = 8.0 * n as f64 / (p * 1e-3) / 1e9;
+            bar.println(format!("| {streams} | {p:.2} | {gbps:.1} | {h:.2} |"));
+            bar.0.inc(1);
+            rows.push(StreamsRow {
+                streams,
+                pinned_ms: p,
+                pinned_gbps: gbps,
+                pageable_ms: h,
+            });
         }
+        run.streams = Some((log_n, n, rows));
     }
-    Ok(())
+    drop(bar);
+    let doc = small_ntt_json(&info.name, &crate::bench_matrix::now(), &run);
+    crate::plot::save_outputs(&doc, args.json.as_deref(), args.plot.as_deref())
 }

@@ -2,6 +2,12 @@
 //! against ark-poly (`zkntt verify`), benchmarks, and a Groth16 prover with its witness map on the
 //! GPU (`zkntt prove`), and plots of saved benchmark results (`zkntt plot`).
 //!
+//! Every `zkntt bench` subcommand (`ntt`, `ntt --matrix`, `modmul`, `small-ntt`, `fft`) takes
+//! `--json FILE` (every number of the run) and `--plot FILE.svg` (time against size for each path
+//! measured beside the floors it knows, and the ratios to the run's anchor), checked before the
+//! GPU is opened; `zkntt plot --json FILE --out FILE.svg` draws any of those JSON files again with
+//! no GPU. Long runs show a progress bar on stderr when it is a terminal; `--device N` everywhere.
+//!
 //! Results go to stdout; errors are one line on stderr (`error: ...`) with a non-zero exit; logs
 //! go to stderr through `tracing` (`RUST_LOG`, default `warn,zkntt=info`: zkntt's progress and every crate's warnings;
 //! `RUST_LOG=zkntt=debug` for more, `RUST_LOG=off` for none).
@@ -59,13 +65,13 @@ enum Command {
     /// A Groth16 proof of the (x+k)^5 chain with ark-groth16's witness map and with GpuQap's:
     /// both verified, the time of each phase and the speed-ups.
     Prove(prove::ProveArgs),
-    /// Benchmarks on this machine's GPU.
+    /// Benchmarks on this machine's GPU, each with --json FILE and --plot FILE.svg.
     Bench {
         #[command(subcommand)]
         what: Bench,
     },
-    /// An SVG plot of a saved `zkntt bench ntt --json` file (with or without --matrix): time
-    /// against size beside the floors, and the ratios. Needs no GPU.
+    /// An SVG plot of a saved `zkntt bench ... --json` file (ntt with or without --matrix, modmul,
+    /// small-ntt, fft): time against size beside the floors, and the ratios. Needs no GPU.
     Plot(plot::PlotArgs),
 }
 

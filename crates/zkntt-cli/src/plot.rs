@@ -1,18 +1,25 @@
-//! `--plot FILE` and `zkntt plot`: an SVG of a `zkntt bench ntt --json` document (with or without
-//! --matrix). The bench writes its JSON document first and plots that, so a plot made on the GPU
-//! machine and one made later from the saved JSON (`zkntt plot --json in.json --out out.svg`, no
-//! GPU needed) are the same.
+//! `--plot FILE` and `zkntt plot`: an SVG of a `zkntt bench ... --json` document, whichever bench
+//! wrote it (`"kind"`: `ntt`, `matrix`, `modmul`, `small-ntt`, `fft`). The bench writes its JSON
+//! document first and plots that, so a plot made on the GPU machine and one made later from the
+//! saved JSON (`zkntt plot --json in.json --out out.svg`, no GPU needed) are the same.
 //!
-//! Top panel: milliseconds against log2 N (log scale) for what the run measured, and the floors
-//! of a BN254 NTT on an H100 (benches/NOTES.md):
+//! Top panel: milliseconds (log scale) against log2 N (`modmul`: against the modulus width) for
+//! what the run measured, and the floors. A BN254 NTT's on an H100 (benches/NOTES.md):
 //! - memory: the data read and written once per pass of the plan (1 pass up to one launch's size,
 //!   then 2 or 3: the plan's column stages), 2 x passes x 32 N bytes at 2.84 TB/s;
 //! - multiplier: (N/2) log2 N butterfly products at 60 G Montgomery products/s;
 //! - PCIe (host-to-host runs): 32 N bytes in and 32 N out, at the pinned bandwidths the run
 //!   measured (52 GB/s each way when it measured none).
 //!
-//! Bottom panel (log scale): the ratios (above 1: zkntt faster; for a path against its floor, how
-//! far above it).
+//! The small-word benches: `modmul`, the operands read and the result written once (12 bytes an
+//! element) at 2.84 TB/s; `small-ntt` and `fft`, the device-to-device copy of the same bytes timed
+//! in the same run (a single transform's data in and out once at the copy's bandwidth, or at 2.84
+//! TB/s when the run timed no copy).
+//!
+//! Bottom panel (log scale): the ratios against the run's anchor (above 1: zkntt faster than
+//! sppark or ark-poly, WSX faster than the block-synchronous baseline, the fp16 FFT faster than
+//! cuFFT; `modmul`: each form's time over Montgomery's) and, dashed, a path against its floor
+//! (how far above it).
 //!
 //! Only plotters' SVG backend is built in: no system fonts or libraries; the text is left to the
 //! viewer's sans-serif font.
@@ -33,7 +40,7 @@ pub const PCIE_BYTES_PER_S: f64 = 52e9;
 
 #[derive(clap::Args, Debug)]
 pub struct PlotArgs {
-    /// A `zkntt bench ntt --json` file (with or without --matrix).
+    /// A `zkntt bench ntt|modmul|small-ntt|fft --json` file (ntt with or without --matrix).
     #[arg(long, value_name = "FILE")]
     json: PathBuf,
     /// The SVG to write.
@@ -88,13 +95,21 @@ impl Series {
     }
 }
 
-/// What a plot shows: milliseconds and ratios against log2 N.
+/// What a plot shows: milliseconds and ratios against log2 N (or what `x_label` names).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figure {
     pub title: String,
     pub times: Vec<Series>,
     pub ratios: Vec<Series>,
     pub ratio_label: String,
+    pub x_label: String,
+}
+
+/// Adds `s` to a panel unless the run measured none of it (cuFFT not loaded, a table skipped).
+fn add(panel: &mut Vec<Series>, s: Series) {
+    if !s.points.is_empty() {
+        panel.push(s);
+    }
 }
 
 /// Passes over the data of the plan for 2^log_n: one launch, or the four-step's two or three
@@ -152,7 +167,50 @@ fn sorted_sizes(mut sizes: Vec<u32>) -> Vec<u32> {
     sizes
 }
 
-/// The figure of a bench document: `--matrix`'s (it has "cells") or the plain bench's.
+/// The array `doc[key]` (empty when absent or null).
+fn rows<'a>(doc: &'a Value, key: &str) -> &'a [Value] {
+    doc.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// (log2 N, row[key]) of every row that has both.
+fn column(rows: &[Value], key: &str) -> Vec<(u32, f64)> {
+    rows.iter()
+        .filter_map(|r| Some((log_n(r)?, num(r, key)?)))
+        .collect()
+}
+
+/// a / b wherever both have the size.
+fn ratio_of(a: &[(u32, f64)], b: &[(u32, f64)]) -> Vec<(u32, f64)> {
+    a.iter()
+        .filter_map(|&(k, x)| b.iter().find(|d| d.0 == k).map(|d| (k, x / d.1)))
+        .collect()
+}
+
+/// The distinct values of `row[key]`, in order of first appearance.
+fn distinct<'a>(rows: &'a [Value], key: &str) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for v in rows
+        .iter()
+        .filter_map(|r| r.get(key).and_then(Value::as_str))
+    {
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    seen
+}
+
+/// The rows whose `row[key]` is `value`.
+fn rows_where(rows: &[Value], key: &str, value: &str) -> Vec<Value> {
+    rows.iter()
+        .filter(|r| r.get(key).and_then(Value::as_str) == Some(value))
+        .cloned()
+        .collect()
+}
+
+/// The figure of a bench document: `--matrix`'s (it has "cells"), else by its "kind".
 pub fn figure(doc: &Value) -> Result<Figure, String> {
     let gpu = doc
         .get("gpu")
@@ -160,14 +218,20 @@ pub fn figure(doc: &Value) -> Result<Figure, String> {
         .unwrap_or("unknown GPU");
     let when = doc.get("timestamp").and_then(Value::as_str).unwrap_or("");
     if let Some(cells) = doc.get("cells").and_then(Value::as_array) {
-        matrix_figure(
+        return matrix_figure(
             cells,
             &format!("BN254 NTT, device-resident: zkntt and sppark on {gpu}, {when}"),
-        )
-    } else if doc.get("kind").and_then(Value::as_str) == Some("ntt") {
-        ntt_figure(doc, &format!("BN254 NTT on {gpu}, {when}"))
-    } else {
-        Err("not a zkntt bench ntt --json document (no \"cells\", no \"kind\": \"ntt\")".into())
+        );
+    }
+    match doc.get("kind").and_then(Value::as_str) {
+        Some("ntt") => ntt_figure(doc, &format!("BN254 NTT on {gpu}, {when}")),
+        Some("modmul") => modmul_figure(doc, gpu, when),
+        Some("small-ntt") => small_ntt_figure(doc, &format!("small-word NTT on {gpu}, {when}")),
+        Some("fft") => fft_figure(doc, gpu, when),
+        _ => Err(
+            "not a zkntt bench --json document (no \"cells\", no \"kind\" of ntt, modmul, small-ntt, fft)"
+                .into(),
+        ),
     }
 }
 
@@ -258,6 +322,7 @@ fn matrix_figure(cells: &[Value], title: &str) -> Result<Figure, String> {
         times,
         ratios,
         ratio_label: "sppark (fastest order) / zkntt NN".into(),
+        x_label: "log2 N".into(),
     })
 }
 
@@ -276,16 +341,11 @@ fn ntt_figure(doc: &Value, title: &str) -> Result<Figure, String> {
     if sizes.is_empty() {
         return Err("no sizes to plot".into());
     }
-    let col = |rows: &[Value], key: &str| -> Vec<(u32, f64)> {
-        rows.iter()
-            .filter_map(|r| Some((log_n(r)?, num(r, key)?)))
-            .collect()
-    };
     let mut times = Vec::new();
     let mut ratios = Vec::new();
-    let zk = col(device, "forward_ms");
-    let ark = col(device, "ark_ms");
-    let host_ms = col(host_rows, "host_ms");
+    let zk = column(device, "forward_ms");
+    let ark = column(device, "ark_ms");
+    let host_ms = column(host_rows, "host_ms");
     if !zk.is_empty() {
         times.push(Series::new(
             "zkntt forward, device-resident",
@@ -294,7 +354,7 @@ fn ntt_figure(doc: &Value, title: &str) -> Result<Figure, String> {
         ));
         times.push(Series::new(
             "zkntt inverse, device-resident",
-            col(device, "inverse_ms"),
+            column(device, "inverse_ms"),
             false,
         ));
     }
@@ -336,11 +396,6 @@ fn ntt_figure(doc: &Value, title: &str) -> Result<Figure, String> {
             .collect();
         ratios.push(Series::new("host to host / PCIe floor", over, true));
     }
-    let ratio_of = |num: &[(u32, f64)], den: &[(u32, f64)]| -> Vec<(u32, f64)> {
-        num.iter()
-            .filter_map(|&(k, a)| den.iter().find(|d| d.0 == k).map(|d| (k, a / d.1)))
-            .collect()
-    };
     if !ark.is_empty() {
         ratios.push(Series::new(
             "ark-poly / zkntt device-resident",
@@ -360,6 +415,261 @@ fn ntt_figure(doc: &Value, title: &str) -> Result<Figure, String> {
         times,
         ratios,
         ratio_label: "ratio".into(),
+        x_label: "log2 N".into(),
+    })
+}
+
+/// Bytes a modmul chain element moves at least: a and b read, the result written (Shoup reads its
+/// companion word too).
+pub const MODMUL_BYTES_PER_ELEMENT: f64 = 12.0;
+
+/// `zkntt bench modmul`: each form's time against the modulus width, the memory floor, and each
+/// form's time over Montgomery's (the table's "vs Montgomery").
+fn modmul_figure(doc: &Value, gpu: &str, when: &str) -> Result<Figure, String> {
+    let rows = rows(doc, "rows");
+    let bits = |r: &Value| {
+        r.get("bits")
+            .and_then(Value::as_u64)
+            .and_then(|b| u32::try_from(b).ok())
+    };
+    let widths = sorted_sizes(rows.iter().filter_map(bits).collect());
+    if widths.is_empty() {
+        return Err("no rows to plot".into());
+    }
+    let of = |form: &str| -> Vec<(u32, f64)> {
+        rows_where(rows, "form", form)
+            .iter()
+            .filter_map(|r| Some((bits(r)?, num(r, "ms")?)))
+            .collect()
+    };
+    let label = |form: &str| -> String {
+        rows_where(rows, "form", form)
+            .first()
+            .and_then(|r| r.get("label").and_then(Value::as_str).map(String::from))
+            .unwrap_or_else(|| form.to_string())
+    };
+    let forms = distinct(rows, "form");
+    let mut times = Vec::new();
+    for &form in &forms {
+        add(&mut times, Series::new(label(form), of(form), false));
+    }
+    let n = num(doc, "n").unwrap_or(0.0);
+    let floor_ms = n * MODMUL_BYTES_PER_ELEMENT / HBM_BYTES_PER_S * 1e3;
+    let floor: Vec<(u32, f64)> = widths.iter().map(|&b| (b, floor_ms)).collect();
+    add(
+        &mut times,
+        Series::new(
+            "memory floor (a, b in, result out: 12 B/element at 2.84 TB/s)",
+            floor.clone(),
+            true,
+        ),
+    );
+    let mont = of("montgomery");
+    let mut ratios = Vec::new();
+    for &form in forms.iter().filter(|&&f| f != "montgomery") {
+        add(
+            &mut ratios,
+            Series::new(label(form), ratio_of(&of(form), &mont), false),
+        );
+    }
+    add(
+        &mut ratios,
+        Series::new("Montgomery / memory floor", ratio_of(&mont, &floor), true),
+    );
+    let chain = num(doc, "chain").unwrap_or(16.0);
+    Ok(Figure {
+        title: format!("modmul chains ({chain} products, {n} elements) on {gpu}, {when}"),
+        times,
+        ratios,
+        ratio_label: "time / Montgomery's".into(),
+        x_label: "modulus bits".into(),
+    })
+}
+
+/// `zkntt bench small-ntt`: the batched WSX and block-synchronous NTTs of each field against the
+/// copy of the batch, and BabyBear's single transforms against their data's copy; ratios
+/// block-sync / WSX.
+fn small_ntt_figure(doc: &Value, title: &str) -> Result<Figure, String> {
+    let batched = rows(doc, "batched");
+    let single = rows(doc, "single");
+    let sizes = sorted_sizes(batched.iter().chain(single).filter_map(log_n).collect());
+    if sizes.is_empty() {
+        return Err("no sizes to plot".into());
+    }
+    let copy = doc.get("copy").filter(|c| !c.is_null());
+    let copy_ms = copy.and_then(|c| num(c, "ms")).filter(|v| *v > 0.0);
+    let copy_gbps = copy.and_then(|c| num(c, "gbps")).filter(|v| *v > 0.0);
+    let (mut times, mut ratios) = (Vec::new(), Vec::new());
+    let mut over_floor = Vec::new();
+    let mib = num(doc, "bytes").unwrap_or(0.0) / f64::from(1u32 << 20);
+    for field in distinct(batched, "field") {
+        let r = rows_where(batched, "field", field);
+        let wsx = column(&r, "wsx_ms");
+        let block = column(&r, "block_sync_ms");
+        add(
+            &mut times,
+            Series::new(
+                format!("WSX {field}, batches of {mib:.0} MiB"),
+                wsx.clone(),
+                false,
+            ),
+        );
+        add(
+            &mut times,
+            Series::new(format!("block-sync {field}, batches"), block.clone(), false),
+        );
+        add(
+            &mut ratios,
+            Series::new(format!("{field} batches"), ratio_of(&block, &wsx), false),
+        );
+        if let Some(c) = copy_ms {
+            let floor: Vec<(u32, f64)> = wsx.iter().map(|&(k, _)| (k, c)).collect();
+            add(
+                &mut over_floor,
+                Series::new(format!("WSX {field} / copy"), ratio_of(&wsx, &floor), true),
+            );
+        }
+    }
+    if let Some(c) = copy_ms {
+        let floor: Vec<(u32, f64)> = sorted_sizes(batched.iter().filter_map(log_n).collect())
+            .into_iter()
+            .map(|k| (k, c))
+            .collect();
+        add(
+            &mut times,
+            Series::new(
+                format!(
+                    "copy of a batch ({:.0} GB/s, timed)",
+                    copy_gbps.unwrap_or(0.0)
+                ),
+                floor,
+                true,
+            ),
+        );
+    }
+    for field in distinct(single, "field") {
+        let r = rows_where(single, "field", field);
+        let oop = column(&r, "wsx_out_of_place_ms");
+        let block = column(&r, "block_sync_out_of_place_ms");
+        add(
+            &mut times,
+            Series::new(
+                format!("{field} single, WSX out of place"),
+                oop.clone(),
+                false,
+            ),
+        );
+        add(
+            &mut times,
+            Series::new(
+                format!("{field} single, WSX in place (+copy back)"),
+                column(&r, "wsx_in_place_ms"),
+                false,
+            ),
+        );
+        add(
+            &mut times,
+            Series::new(
+                format!("{field} single, block-sync out of place"),
+                block.clone(),
+                false,
+            ),
+        );
+        add(
+            &mut ratios,
+            Series::new(
+                format!("{field} single, out of place"),
+                ratio_of(&block, &oop),
+                false,
+            ),
+        );
+        // One transform's 4-byte words in and out once.
+        let (bw, which) = match copy_gbps {
+            Some(g) => (g * 1e9, format!("{g:.0} GB/s, timed")),
+            None => (HBM_BYTES_PER_S, "2.84 TB/s".to_string()),
+        };
+        let floor: Vec<(u32, f64)> = r
+            .iter()
+            .filter_map(log_n)
+            .map(|k| (k, 8.0 * (1u64 << k) as f64 / bw * 1e3))
+            .collect();
+        add(
+            &mut over_floor,
+            Series::new(
+                format!("{field} single WSX / its floor"),
+                ratio_of(&oop, &floor),
+                true,
+            ),
+        );
+        add(
+            &mut times,
+            Series::new(
+                format!("{field} single: data in and out once ({which})"),
+                floor,
+                true,
+            ),
+        );
+    }
+    ratios.extend(over_floor);
+    Ok(Figure {
+        title: title.into(),
+        times,
+        ratios,
+        ratio_label: "block-sync / WSX".into(),
+        x_label: "log2 N".into(),
+    })
+}
+
+/// `zkntt bench fft`: the fp16 Tensor Core FFT beside cuFFT fp16 and fp32 (same batch, same run)
+/// and the copy of the same bytes; ratios cuFFT / zkntt.
+fn fft_figure(doc: &Value, gpu: &str, when: &str) -> Result<Figure, String> {
+    let rows = rows(doc, "rows");
+    if rows.iter().filter_map(log_n).next().is_none() {
+        return Err("no sizes to plot".into());
+    }
+    let zk = column(rows, "zkntt_ms");
+    let cu16 = column(rows, "cufft16_ms");
+    let cu32 = column(rows, "cufft32_ms");
+    let mut times = Vec::new();
+    add(
+        &mut times,
+        Series::new("zkntt fp16 (Tensor Cores)", zk.clone(), false),
+    );
+    add(&mut times, Series::new("cuFFT fp16", cu16.clone(), false));
+    add(&mut times, Series::new("cuFFT fp32", cu32.clone(), false));
+    let copy = doc.get("copy").filter(|c| !c.is_null());
+    let mut ratios = Vec::new();
+    add(
+        &mut ratios,
+        Series::new("cuFFT fp16 / zkntt", ratio_of(&cu16, &zk), false),
+    );
+    add(
+        &mut ratios,
+        Series::new("cuFFT fp32 / zkntt", ratio_of(&cu32, &zk), false),
+    );
+    if let Some(c) = copy.and_then(|c| num(c, "ms")).filter(|v| *v > 0.0) {
+        let floor: Vec<(u32, f64)> = zk.iter().map(|&(k, _)| (k, c)).collect();
+        add(
+            &mut ratios,
+            Series::new("zkntt / copy", ratio_of(&zk, &floor), true),
+        );
+        let gbps = copy.and_then(|c| num(c, "gbps")).unwrap_or(0.0);
+        add(
+            &mut times,
+            Series::new(
+                format!("copy of the same bytes ({gbps:.0} GB/s, timed)"),
+                floor,
+                true,
+            ),
+        );
+    }
+    let mib = num(doc, "bytes").unwrap_or(0.0) / f64::from(1u32 << 20);
+    Ok(Figure {
+        title: format!("fp16 complex FFT, forward, {mib:.0} MiB a size, on {gpu}, {when}"),
+        times,
+        ratios,
+        ratio_label: "cuFFT / zkntt".into(),
+        x_label: "log2 N".into(),
     })
 }
 
@@ -388,6 +698,7 @@ fn draw(fig: &Figure, root: &DrawingArea<SVGBackend<'_>, Shift>) -> DrawResult {
     let (top, bottom) = root.split_vertically(500);
     panel(
         &top,
+        &fig.x_label,
         &fig.times,
         "ms (log scale)",
         true,
@@ -398,6 +709,7 @@ fn draw(fig: &Figure, root: &DrawingArea<SVGBackend<'_>, Shift>) -> DrawResult {
     let label = format!("{} (log scale)", fig.ratio_label);
     panel(
         &bottom,
+        &fig.x_label,
         &fig.ratios,
         &label,
         true,
@@ -409,6 +721,7 @@ fn draw(fig: &Figure, root: &DrawingArea<SVGBackend<'_>, Shift>) -> DrawResult {
 
 fn panel(
     area: &DrawingArea<SVGBackend<'_>, Shift>,
+    x_desc: &str,
     series: &[Series],
     y_desc: &str,
     log_y: bool,
@@ -424,16 +737,28 @@ fn panel(
     let x = (f64::from(x0) - 0.5)..(f64::from(x1) + 0.5);
     let mut chart = ChartBuilder::on(area);
     chart.margin(12).x_label_area_size(40).y_label_area_size(70);
-    let colors = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    let colors = [
+        BLUE,
+        RED,
+        GREEN,
+        MAGENTA,
+        CYAN,
+        BLACK,
+        RGBColor(255, 140, 0),
+        RGBColor(128, 0, 128),
+        RGBColor(139, 69, 19),
+        RGBColor(0, 128, 128),
+    ];
     macro_rules! lines {
         ($chart:expr) => {{
             let mut chart = $chart;
             chart
                 .configure_mesh()
-                .x_desc("log2 N")
+                .x_desc(x_desc)
                 .y_desc(y_desc)
                 .x_labels((x1 - x0 + 1) as usize)
                 .x_label_formatter(&|v| format!("{v:.0}"))
+                .y_label_formatter(&|v| tick(*v))
                 .draw()?;
             let (mut measured, mut floors) = (0, 0);
             for s in series {
@@ -478,12 +803,33 @@ fn panel(
         }};
     }
     if log_y {
-        lines!(chart.build_cartesian_2d(x.clone(), (lo / 1.5..hi * 2.5).log_scale())?);
+        // Room above the data for the legend (in the upper corner, about 18 px a line of the
+        // panel's plotting height), so that it hides no line however many series there are.
+        let height = f64::from(area.dim_in_pixel().1).max(200.0) - 64.0;
+        let legend = ((series.len() as f64 * 18.0 + 24.0) / height).min(0.6);
+        let bottom = lo / 1.5;
+        let top = (bottom.ln() + (hi.ln() - bottom.ln()) / (1.0 - legend)).exp();
+        lines!(chart.build_cartesian_2d(x.clone(), (bottom..top.max(hi * 1.5)).log_scale())?);
     } else {
         let pad = ((hi - lo) * 0.1).max(0.05);
         lines!(chart.build_cartesian_2d(x.clone(), (lo - pad).max(0.0)..hi + pad)?);
     }
     Ok(())
+}
+
+/// A y-axis label: enough decimals for the value's first two digits, no trailing zeros (a log
+/// axis's 0.7 is computed as 0.7000000000001).
+fn tick(v: f64) -> String {
+    if v <= 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let decimals = (1 - v.log10().floor() as i32).max(0) as usize;
+    let text = format!("{v:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]
@@ -557,6 +903,17 @@ mod tests {
     }
 
     #[test]
+    fn ticks_are_short() {
+        assert_eq!(tick(0.700_000_000_000_1), "0.7");
+        assert_eq!(tick(0.000_01), "0.00001");
+        assert_eq!(tick(2.0), "2");
+        assert_eq!(tick(2.5), "2.5");
+        assert_eq!(tick(1000.0), "1000");
+        assert_eq!(tick(0.15), "0.15");
+        assert_eq!(tick(0.0), "0");
+    }
+
+    #[test]
     fn floors() {
         // benches/NOTES.md: 2^23 is three passes, 1.5 GiB, 0.57 ms.
         assert_eq!(passes(23), 3);
@@ -616,6 +973,11 @@ mod tests {
                 .all(|p| (p.1 - 100.0).abs() < 1e-6)
         );
         assert!(figure(&serde_json::json!({"gpu": "x"})).is_err());
+        assert!(figure(&serde_json::json!({"kind": "nope"})).is_err());
+        for kind in ["modmul", "small-ntt", "fft"] {
+            let e = figure(&serde_json::json!({"kind": kind, "rows": []})).unwrap_err();
+            assert!(e.starts_with("no "), "{kind}: {e}");
+        }
         // --host-only: the host path, its PCIe floor and the device floors; no ark-poly ratios.
         let mut doc = ntt_doc();
         doc["device"] = serde_json::json!([]);
@@ -642,5 +1004,238 @@ mod tests {
             assert!(svg.trim_end().ends_with("</svg>"));
             assert!(svg.contains("log2 N") && svg.contains("memory floor"));
         }
+        for (doc, says) in [
+            (
+                modmul_doc(),
+                ["modulus bits", "memory floor", "Montgomery lazy"],
+            ),
+            (
+                small_ntt_doc(true),
+                ["log2 N", "copy of a batch", "block-sync q28"],
+            ),
+            (
+                fft_doc(true),
+                ["log2 N", "copy of the same bytes", "cuFFT fp16"],
+            ),
+        ] {
+            let svg = render_svg(&figure(&doc).unwrap()).unwrap();
+            assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+            for want in says {
+                assert!(svg.contains(want), "{want} missing from the SVG");
+            }
+        }
+    }
+
+    fn labels(series: &[Series]) -> Vec<&str> {
+        series.iter().map(|s| s.label.as_str()).collect()
+    }
+
+    fn find<'a>(series: &'a [Series], label: &str) -> &'a Series {
+        series
+            .iter()
+            .find(|s| s.label == label)
+            .unwrap_or_else(|| panic!("{label}: {:?}", labels(series)))
+    }
+
+    /// Every form at every blog modulus, form i taking 0.1 (1 + i/10) ms (Montgomery: 0.15).
+    fn modmul_doc() -> Value {
+        use crate::bench_small::{ModmulRow, ModmulRun};
+        use zkntt_small::ModMulForm;
+        use zkntt_small::modmul::BLOG_MODULI;
+        let rows = BLOG_MODULI
+            .iter()
+            .flat_map(|&(bits, q)| {
+                ModMulForm::ALL
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(i, form)| ModmulRow {
+                        bits,
+                        q,
+                        form,
+                        ms: 0.1 * (1.0 + i as f64 / 10.0),
+                    })
+            })
+            .collect();
+        let run = ModmulRun {
+            n: 1 << 24,
+            iters: 20,
+            warmup: 3,
+            checked: true,
+            rows,
+            instructions: Vec::new(),
+        };
+        crate::bench_small::modmul_json("NVIDIA H100", "2026-11-26T00:00:00Z", &run)
+    }
+
+    #[test]
+    fn modmul_figure_has_every_form_the_floor_and_ratios_to_montgomery() {
+        let doc = modmul_doc();
+        assert_eq!(doc["rows"].as_array().unwrap().len(), 28);
+        assert_eq!(doc["rows"][0]["form"], "dynamic");
+        assert!((doc["rows"][0]["vs_montgomery"].as_f64().unwrap() - 0.1 / 0.15).abs() < 1e-9);
+        let fig = figure(&doc).unwrap();
+        assert_eq!(fig.x_label, "modulus bits");
+        assert_eq!(fig.times.len(), 8, "{:?}", labels(&fig.times));
+        let dynamic = find(&fig.times, "dynamic %");
+        assert_eq!(
+            dynamic.points.iter().map(|p| p.0).collect::<Vec<_>>(),
+            [16, 20, 24, 28]
+        );
+        // 2^24 elements x 12 bytes at 2.84 TB/s.
+        let floor = find(
+            &fig.times,
+            "memory floor (a, b in, result out: 12 B/element at 2.84 TB/s)",
+        );
+        assert!(floor.floor && (floor.points[0].1 - 0.070_886).abs() < 1e-5);
+        // Six forms against Montgomery, and Montgomery against the floor.
+        assert_eq!(fig.ratios.len(), 7, "{:?}", labels(&fig.ratios));
+        assert!(fig.ratios.iter().all(|s| s.label != "Montgomery"));
+        let d = find(&fig.ratios, "dynamic %");
+        assert!(d.points.iter().all(|p| (p.1 - 0.1 / 0.15).abs() < 1e-9));
+        assert!(find(&fig.ratios, "Montgomery / memory floor").floor);
+    }
+
+    fn small_ntt_doc(copy: bool) -> Value {
+        use crate::bench_small::{BatchedRow, FormRow, SingleRow, SmallNttRun, StreamsRow};
+        use zkntt_small::{ModMulForm, SmallField};
+        let mut run = SmallNttRun {
+            bytes: 1 << 30,
+            iters: 10,
+            warmup: 2,
+            copy: copy.then_some((0.8, 2684.0)),
+            ..SmallNttRun::default()
+        };
+        for field in SmallField::ALL {
+            for log_n in 10..=12 {
+                run.batched.push(BatchedRow {
+                    field,
+                    log_n,
+                    batch: (1 << 28) >> log_n,
+                    block_sync_ms: 1.5,
+                    wsx_ms: 1.0,
+                    wsx_v1_ms: 1.2,
+                    wsx_shoup_lazy_ms: 1.1,
+                });
+            }
+        }
+        run.forms.push(FormRow {
+            form: ModMulForm::Montgomery,
+            wsx_10_ms: 1.0,
+            wsx_12_ms: 1.1,
+            block_sync_12_ms: 1.6,
+        });
+        for log_n in [12, 16, 20] {
+            run.single.push(SingleRow {
+                log_n,
+                wsx_in_place_ms: 0.02,
+                wsx_out_of_place_ms: 0.01,
+                block_sync_out_of_place_ms: 0.02,
+            });
+        }
+        run.streams = Some((
+            10,
+            1 << 26,
+            vec![StreamsRow {
+                streams: 1,
+                pinned_ms: 10.0,
+                pinned_gbps: 53.7,
+                pageable_ms: 30.0,
+            }],
+        ));
+        crate::bench_small::small_ntt_json("NVIDIA H100", "2026-11-26T00:00:00Z", &run)
+    }
+
+    #[test]
+    fn small_ntt_figure_has_both_kernels_the_copy_and_the_speed_ups() {
+        let fig = figure(&small_ntt_doc(true)).unwrap();
+        for want in [
+            "WSX q28, batches of 1024 MiB",
+            "block-sync koalabear, batches",
+            "copy of a batch (2684 GB/s, timed)",
+            "babybear single, WSX out of place",
+            "babybear single, block-sync out of place",
+            "babybear single: data in and out once (2684 GB/s, timed)",
+        ] {
+            find(&fig.times, want);
+        }
+        let q28 = find(&fig.ratios, "q28 batches");
+        assert_eq!(q28.points, [(10, 1.5), (11, 1.5), (12, 1.5)]);
+        assert_eq!(
+            find(&fig.ratios, "babybear single, out of place")
+                .points
+                .len(),
+            3
+        );
+        assert!(find(&fig.ratios, "WSX babybear / copy").floor);
+        // 2^20 words in and out once at 2684 GB/s.
+        let floor = find(
+            &fig.times,
+            "babybear single: data in and out once (2684 GB/s, timed)",
+        );
+        assert!((floor.points[2].1 - 8.0 * 1048576.0 / 2684e9 * 1e3).abs() < 1e-9);
+        // --only-single times no copy: the single transforms' floor at 2.84 TB/s.
+        let mut doc = small_ntt_doc(false);
+        doc["batched"] = serde_json::json!([]);
+        doc["forms"] = serde_json::json!([]);
+        let fig = figure(&doc).unwrap();
+        assert_eq!(fig.times.len(), 4, "{:?}", labels(&fig.times));
+        find(
+            &fig.times,
+            "babybear single: data in and out once (2.84 TB/s)",
+        );
+        assert!(fig.times.iter().all(|s| !s.label.starts_with("copy")));
+    }
+
+    fn fft_doc(cufft: bool) -> Value {
+        use crate::bench_fft::{FftRow, FftRun};
+        let rows = [4u32, 8, 12, 16]
+            .into_iter()
+            .map(|log_n| FftRow {
+                log_n,
+                batch: (1 << 27) >> log_n,
+                zkntt_ms: 0.5,
+                err_zkntt: 1e-4,
+                cufft16: cufft.then_some((0.6, 3e-4)),
+                cufft32: cufft.then_some((1.0, 1e-7)),
+                work_per_block: Vec::new(),
+                passes_ms: Vec::new(),
+            })
+            .collect();
+        let run = FftRun {
+            bytes: 512 << 20,
+            iters: 20,
+            warmup: 3,
+            seed: 7,
+            copy_ms: 0.4,
+            cufft: cufft.then(|| "libcufft.so.12".to_string()),
+            rows,
+        };
+        crate::bench_fft::fft_json("NVIDIA H100", "2026-11-26T00:00:00Z", &run)
+    }
+
+    #[test]
+    fn fft_figure_has_zkntt_cufft_the_copy_and_ratios() {
+        let doc = fft_doc(true);
+        assert!((doc["rows"][0]["vs_cufft16"].as_f64().unwrap() - 1.2).abs() < 1e-9);
+        let fig = figure(&doc).unwrap();
+        assert_eq!(
+            labels(&fig.times),
+            [
+                "zkntt fp16 (Tensor Cores)",
+                "cuFFT fp16",
+                "cuFFT fp32",
+                "copy of the same bytes (2684 GB/s, timed)"
+            ]
+        );
+        let r = find(&fig.ratios, "cuFFT fp16 / zkntt");
+        assert!(r.points.iter().all(|p| (p.1 - 1.2).abs() < 1e-9));
+        let c = find(&fig.ratios, "zkntt / copy");
+        assert!(c.floor && c.points.iter().all(|p| (p.1 - 1.25).abs() < 1e-9));
+        // cuFFT not loaded: its columns are null, and neither line nor ratio is drawn.
+        let doc = fft_doc(false);
+        assert!(doc["rows"][0]["cufft16_ms"].is_null());
+        let fig = figure(&doc).unwrap();
+        assert!(fig.times.iter().all(|s| !s.label.contains("cuFFT")));
+        assert_eq!(labels(&fig.ratios), ["zkntt / copy"]);
     }
 }

@@ -29,6 +29,13 @@ pub fn bar(len: u64, unit: &str) -> Bar {
 #[derive(Debug)]
 pub struct Bar(pub ProgressBar);
 
+impl Bar {
+    /// `println!` on stdout with the bar hidden while the line is written.
+    pub fn println(&self, line: impl std::fmt::Display) {
+        self.0.suspend(|| println!("{line}"));
+    }
+}
+
 impl Drop for Bar {
     fn drop(&mut self) {
         self.0.finish_and_clear();

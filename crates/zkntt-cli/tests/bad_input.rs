@@ -1,7 +1,8 @@
 //! Bad input to every subcommand, run as a user runs it: a size above the two-adicity, a device
 //! that does not exist, an output file that cannot be written, a range upside down. Each is one
 //! line on stderr (`error: ...`) and a non-zero exit, never a panic, with or without a GPU. And
-//! `zkntt plot` turns a saved JSON document into an SVG with no GPU.
+//! `zkntt plot` turns a saved JSON document into an SVG with no GPU (the small-word benches'
+//! documents: tests/plot.rs).
 
 mod common;
 
@@ -108,11 +109,46 @@ fn output_files_that_cannot_be_written() {
     ] {
         assert_one_line_error(args, &["--plot /nonexistent-zkntt-dir/m.svg: cannot write"]);
     }
+    // The small-word benches: the same checks, before their GPU is opened (so the same answer on
+    // a machine without one).
+    let fine = scratch("writable").join("m.json");
+    let fine = fine.to_str().unwrap();
+    for bench in ["modmul", "small-ntt", "fft"] {
+        assert_one_line_error(
+            &["bench", bench, "--json", &json],
+            &["--json /nonexistent-zkntt-dir/m.json: cannot write"],
+        );
+        assert_one_line_error(
+            &["bench", bench, "--plot", &svg],
+            &["--plot /nonexistent-zkntt-dir/m.svg: cannot write"],
+        );
+        assert_one_line_error(
+            &["bench", bench, "--plot", "m.png"],
+            &["--plot m.png: plots are SVG only; name the file *.svg"],
+        );
+        assert_one_line_error(
+            &["bench", bench, "--json", fine, "--plot", "m"],
+            &["--plot m: plots are SVG only"],
+        );
+        // Checked before a device that does not exist is looked for.
+        assert_one_line_error(
+            &["bench", bench, "--device", "7", "--json", &json],
+            &["--json /nonexistent-zkntt-dir/m.json: cannot write"],
+        );
+    }
+    assert!(
+        !std::path::Path::new(fine).exists(),
+        "a checked --json file is not left behind"
+    );
+    std::fs::remove_dir_all(scratch("writable")).unwrap();
     let dir = scratch("dir-as-file");
     let d = dir.join("x.svg");
     std::fs::create_dir_all(&d).unwrap();
     let d = d.to_string_lossy().into_owned();
     assert_one_line_error(&["bench", "ntt", "--plot", &d], &["is a directory"]);
+    for bench in ["modmul", "small-ntt", "fft"] {
+        assert_one_line_error(&["bench", bench, "--json", &d], &["is a directory"]);
+    }
     assert_one_line_error(
         &["bench", "ntt", "--plot", "m.png"],
         &["plots are SVG only"],
@@ -195,7 +231,7 @@ fn plot_from_saved_json() {
             "--out",
             svg.to_str().unwrap(),
         ],
-        &["not a zkntt bench ntt --json document"],
+        &["not a zkntt bench --json document"],
     );
     std::fs::write(&bad, "{").unwrap();
     assert_one_line_error(
