@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 use zkntt_benches::random_elements;
-use zkntt_gpu::multi::{GpuPool, SplitEngine};
+use zkntt_gpu::multi::{GpuPool, SplitEngine, SplitPolicy};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median;
 use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttConfig, NttEngine};
@@ -97,6 +97,7 @@ fn main() {
     )
     .unwrap();
     let cfg = NttConfig::<Fr>::forward();
+    let mut steps = Vec::new();
     for log_n in 24..=max_log {
         let n = 1usize << log_n;
         let x: Vec<Fr> = random_elements(n, log_n as u64);
@@ -128,7 +129,34 @@ fn main() {
             }
             _ => (None, None),
         };
+        // The split's two local passes alone, as one rank runs them: the engine's column
+        // batches (c columns of N2 points, then r of N1), each on N/k elements.
+        let parts = match &split_all {
+            Ok(s) => {
+                let sp = s.split_for::<Fr>(log_n).unwrap();
+                let mut d = DeviceVec::from_host(&gpu0, &x[..n / s.ranks()]).unwrap();
+                let mut pass = |batch: usize| {
+                    let c = NttConfig::<Fr>::forward()
+                        .with_batch(batch)
+                        .with_layout(zkntt_gpu::BatchLayout::Columns);
+                    wall_ms(|| {
+                        engine.ntt_in_place(&mut d, &c).unwrap();
+                        gpu0.synchronize().unwrap();
+                    })
+                };
+                let p1 = pass(sp.columns_per_rank());
+                let p2 = pass(sp.k2_per_rank());
+                Some((p1, p2))
+            }
+            Err(_) => None,
+        };
         let f = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.2}"));
+        if let Some((p1, p2)) = parts {
+            steps.push(format!("| {log_n} | {p1:.2} | {p2:.2} | {:.2} |", p1 + p2));
+            json.push(format!(
+                r#"{{"kind":"passes","log_n":{log_n},"ranks":{k},"step1_ms":{p1:.4},"step2_ms":{p2:.4}}}"#
+            ));
+        }
         writeln!(
             md,
             "| {log_n} | {te:.2} | {} | {} | {} | {} | {} |",
@@ -149,6 +177,20 @@ fn main() {
         engine.clear_cache();
     }
 
+    writeln!(
+        md,
+        "\n### The split's local passes on one of {k} ranks (engine column batches on N/{k} elements), ms\n"
+    )
+    .unwrap();
+    writeln!(
+        md,
+        "| log2 N | step 1 (c x N2) | step 2 (r x N1) | both |\n|---|---|---|---|"
+    )
+    .unwrap();
+    for row in &steps {
+        writeln!(md, "{row}").unwrap();
+    }
+
     // Single transforms, host to host.
     if let Ok(s) = &split_all {
         writeln!(md, "\n### One transform, host to host, ms\n").unwrap();
@@ -158,6 +200,7 @@ fn main() {
         )
         .unwrap();
         let host = HostPipeline::new(engine.clone());
+        s.set_policy(SplitPolicy::Always);
         for log_n in [24u32, 26].into_iter().filter(|&l| l <= max_log) {
             let mut x: Vec<Fr> = random_elements(1 << log_n, 99);
             let th = wall_ms(|| host.ntt(&mut x, &cfg).unwrap());

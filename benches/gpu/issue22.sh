@@ -4,14 +4,16 @@
 # multicast stays off (NCCL_NVLS_ENABLE=0, as the machine requires). Steps:
 #   tests   the zkntt-gpu GPU suite's multi-GPU tests (split over one rank and over every GPU,
 #           the batch pool, bad input) against ark-poly, with ZKNTT_REQUIRE_NCCL=1
+#   domain  zkntt-ark's GpuDomain suite with ZKNTT_DEVICES=all: transforms from several threads take
+#           turns on the GPUs (several_devices_take_turns), every conformance test on that context
 #   bench   benches/multi.rs: batches and single transforms on 1 GPU and on every GPU, the split's
 #           overhead over one rank, the all-to-all's bandwidth (ZKNTT_MULTI_MAX_LOG, default 28)
 #   topo    nvidia-smi topo -m (how the GPUs are linked)
-#   .gpu/issue22.sh [tests] [bench] [topo]   (default: all)
+#   .gpu/issue22.sh [topo] [tests] [domain] [bench]   (default: all)
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"
-steps=${*:-topo tests bench}
+steps=${*:-topo tests domain bench}
 rc=0
 export NCCL_NVLS_ENABLE=0
 if [ -z "${ZKNTT_NCCL:-}" ]; then
@@ -30,6 +32,11 @@ for s in $steps; do
     ZKNTT_REQUIRE_NCCL=1 "$bin"/tests/zkntt-gpu-gpu multi --nocapture --test-threads=1 > "$out/multi_tests.log" 2>&1 || rc=1
     grep -E "^test |test result|split over|pool over|NCCL|FAILED|panicked|SKIP" "$out/multi_tests.log"
     ;;
+  domain)
+    step "GpuDomain over every GPU (ZKNTT_DEVICES=all, zkntt-ark tests/domain.rs)"
+    ZKNTT_DEVICES=all timeout 300 "$bin"/tests/zkntt-ark-domain --test-threads=4 > "$out/domain_all.log" 2>&1 || rc=1
+    grep -E "took turns|test result|FAILED|panicked|SKIP" "$out/domain_all.log"
+    ;;
   bench)
     step "benches/multi.rs (1 GPU against every GPU)"
     ZKNTT_OUT="$out" timeout 420 "$bin"/benches/zkntt-benches-multi --bench > "$out/multi_bench.md" 2> "$out/multi_bench.log" || rc=1
@@ -37,7 +44,7 @@ for s in $steps; do
     tail -n 5 "$out/multi_bench.log"
     ;;
   *)
-    echo "issue22.sh: unknown step $s (tests, bench, topo)" >&2
+    echo "issue22.sh: unknown step $s (topo, tests, domain, bench)" >&2
     rc=2
     ;;
   esac

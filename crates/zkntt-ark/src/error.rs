@@ -12,4 +12,7 @@ pub enum Error {
         .device.map_or_else(|| "no GPU".to_string(), |d| format!("device {d}"))
     )]
     AlreadyInitialized { device: Option<usize> },
+    /// [`install_devices`](crate::install_devices) with no pipeline: the context is left unset.
+    #[error("install_devices() needs at least one pipeline")]
+    NoPipelines,
 }

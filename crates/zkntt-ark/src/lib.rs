@@ -20,7 +20,7 @@ pub use backend::{
     Backend, CpuReason, DEFAULT_GPU_MIN_LOG_SIZE, FORCE_CPU_ENV, GPU_MIN_LOG_ENV, Placement,
     current_backend, gpu_min_log_size, last_placement, set_gpu_min_log_size, with_backend,
 };
-pub use context::{DEVICE_ENV, gpu_pipeline, install};
+pub use context::{DEVICE_ENV, DEVICES_ENV, gpu_pipeline, gpu_pipelines, install, install_devices};
 pub use error::Error;
 #[cfg(feature = "groth16")]
 pub use qap::GpuQap;

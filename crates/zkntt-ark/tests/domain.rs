@@ -194,3 +194,48 @@ fn field_inverse_round_trip_sanity() {
     assert_eq!(out[0], Fr::from(8u64));
     assert!(out[1..].iter().all(ark_ff::Zero::is_zero));
 }
+
+/// Under `ZKNTT_DEVICES=all` on a machine with several GPUs (the GPU machine's issue 22 script):
+/// transforms called from several threads at once equal ark-poly's and every GPU ran some.
+/// Skips with one line with fewer than two pipelines in the context.
+#[test]
+fn several_devices_take_turns() {
+    use ark_bn254::Fr;
+    let pipelines = zkntt_ark::gpu_pipelines();
+    if pipelines.len() < 2 {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!(
+                "SKIP several_devices_take_turns: {} GPU pipeline(s) (set ZKNTT_DEVICES=all on a machine with several)\n",
+                pipelines.len()
+            )
+            .as_bytes(),
+        );
+        return;
+    }
+    let n = 1 << 18;
+    let ark = Radix2EvaluationDomain::<Fr>::new(n).unwrap();
+    let ours = GpuDomain::<Fr>::new(n).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..2 * pipelines.len() {
+            let (ark, ours) = (&ark, &ours);
+            s.spawn(move || {
+                let mut rng = StdRng::seed_from_u64(900 + t as u64);
+                let input: Vec<Fr> = rand_vec(&mut rng, n);
+                assert_eq!(ours.fft(&input), ark.fft(&input), "thread {t}");
+                assert!(
+                    matches!(last_placement(), Some(Placement::Gpu)),
+                    "thread {t}"
+                );
+            });
+        }
+    });
+    for p in &pipelines {
+        assert!(
+            p.last_profile().is_some(),
+            "device {} ran no transform",
+            p.gpu().ordinal()
+        );
+    }
+    println!("{} GPUs took turns", pipelines.len());
+}

@@ -17,4 +17,4 @@ mod split;
 
 pub use nccl::Nccl;
 pub use pool::GpuPool;
-pub use split::SplitEngine;
+pub use split::{SplitChoice, SplitEngine, SplitPolicy};

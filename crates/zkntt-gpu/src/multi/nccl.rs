@@ -97,7 +97,8 @@ impl Nccl {
             // SAFETY: loading NCCL runs its initialisers, which only set up the library.
             match unsafe { libloading::Library::new(path) } {
                 Ok(lib) => {
-                    return Self::resolve(lib, path).map_err(|e| format!("{}: {e}", path.display()));
+                    return Self::resolve(lib, path)
+                        .map_err(|e| format!("{}: {e}", path.display()));
                 }
                 Err(e) => errors.push(format!("{}: {e}", path.display())),
             }

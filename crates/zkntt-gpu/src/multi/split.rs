@@ -16,7 +16,7 @@ use super::nccl::{Comms, Nccl};
 use crate::error::DriverContext;
 use crate::ntt::{PowerTable, SplitPowers, lo_bits, scaled_powers};
 use crate::{DeviceVec, Error, Gpu, HostPipeline, NttEngine, Result};
-use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, DeviceRepr, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -66,6 +66,30 @@ pub struct SplitEngine {
     comms: Mutex<Comms>,
     nccl: Nccl,
     omegas: Mutex<HashMap<OmegaKey, Vec<Arc<SplitPowers>>>>,
+    /// Each rank's send buffer, kept between calls (device words; `release_scratch` frees them).
+    scratch: Mutex<Vec<Option<CudaSlice<u64>>>>,
+    policy: Mutex<SplitPolicy>,
+    last: Mutex<Option<SplitChoice>>,
+}
+
+/// When [`SplitEngine::ntt`] (host to host) splits a transform.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SplitPolicy {
+    /// Split only what does not fit one GPU: measured on 2 H100s linked by NVLink, the split of a
+    /// transform that fits one GPU is slower than that GPU alone (benches/results/h100.md).
+    #[default]
+    Auto,
+    /// Always split (to measure it, or where the GPUs' links are faster than their arithmetic).
+    Always,
+}
+
+/// What [`SplitEngine::ntt`] did with the last transform, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitChoice {
+    /// Split over every rank.
+    Split { ranks: usize },
+    /// Run whole on rank 0's GPU (its host pipeline), with the reason.
+    OneGpu { reason: String },
 }
 
 impl std::fmt::Debug for SplitEngine {
@@ -103,6 +127,9 @@ impl SplitEngine {
             comms: Mutex::new(comms),
             nccl,
             omegas: Mutex::new(HashMap::new()),
+            scratch: Mutex::new((0..ordinals.len()).map(|_| None).collect()),
+            policy: Mutex::new(SplitPolicy::Auto),
+            last: Mutex::new(None),
         })
     }
 
@@ -243,7 +270,7 @@ impl SplitEngine {
             let engine = self.ranks[g].engine();
             let gpu = engine.gpu();
             engine.ntt_in_place(block, &step1)?;
-            let send = DeviceVec::<F>::uninit(gpu, block.len())?;
+            let send = self.take_scratch::<F>(g, block.len())?;
             // The forward coset's g^n1 by local column; the inverse coset's g^-k2 by row.
             let col = match cfg.coset.filter(|_| !inverse) {
                 Some(off) => Some(scaled_powers(gpu, off.pow([(g * c) as u64]), off, c)?),
@@ -297,12 +324,14 @@ impl SplitEngine {
         for (g, block) in blocks.iter_mut().enumerate() {
             self.ranks[g].engine().ntt_in_place(block, &step2)?;
         }
-        drop(sends);
+        self.give_scratch(sends);
         Ok(())
     }
 
     /// One transform or a batch (one after another: one exchange each), host memory in and out,
-    /// natural order (NN). `data` is untouched on error.
+    /// natural order (NN). Under [`SplitPolicy::Auto`] a transform that fits rank 0's GPU runs
+    /// there whole (its host pipeline), the split being slower where it is not needed;
+    /// [`Self::last_choice`] says which was done and why. `data` is untouched on error.
     pub fn ntt<F: GpuField>(&self, data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
         let log_n = cfg.log_size(data.len())?;
         if cfg.ordering != Ordering::NN {
@@ -317,17 +346,71 @@ impl SplitEngine {
             ));
         }
         self.split_for::<F>(log_n)?;
+        if let Some(reason) = self.keep_one_gpu::<F>(log_n)? {
+            self.ranks[0].ntt(data, cfg)?;
+            *self.lock_last() = Some(SplitChoice::OneGpu { reason });
+            return Ok(());
+        }
         let one = NttConfig { batch: 1, ..*cfg };
         let n = 1usize << log_n;
-        // Results go into a copy first, so an error part-way leaves `data` as it was.
-        let mut out = vec![F::ZERO; data.len()];
-        for (x, y) in data.chunks(n).zip(out.chunks_mut(n)) {
-            let mut blocks = self.scatter(x)?;
-            self.ntt_distributed(&mut blocks, log_n, &one)?;
-            self.gather(&blocks, y)?;
+        if cfg.batch == 1 {
+            self.split_host(data, log_n, &one)?;
+        } else {
+            // Results go into a copy first, so an error part-way leaves `data` as it was.
+            let mut out = data.to_vec();
+            for y in out.chunks_mut(n) {
+                self.split_host(y, log_n, &one)?;
+            }
+            data.copy_from_slice(&out);
         }
-        data.copy_from_slice(&out);
+        *self.lock_last() = Some(SplitChoice::Split {
+            ranks: self.ranks(),
+        });
         Ok(())
+    }
+
+    /// When to split ([`SplitPolicy`]); default [`SplitPolicy::Auto`].
+    pub fn set_policy(&self, policy: SplitPolicy) {
+        *self.policy.lock().unwrap_or_else(|p| p.into_inner()) = policy;
+    }
+
+    /// What the last [`Self::ntt`] did, and why.
+    pub fn last_choice(&self) -> Option<SplitChoice> {
+        self.lock_last().clone()
+    }
+
+    /// Frees the send buffers kept between calls.
+    pub fn release_scratch(&self) {
+        self.lock_scratch().iter_mut().for_each(|s| *s = None);
+    }
+
+    /// Why a transform of 2^log_n stays on one GPU under the policy, or `None` to split.
+    fn keep_one_gpu<F: GpuField>(&self, log_n: u32) -> Result<Option<String>> {
+        let policy = *self.policy.lock().unwrap_or_else(|p| p.into_inner());
+        if self.ranks() == 1 {
+            return Ok(Some("one rank".into()));
+        }
+        if policy == SplitPolicy::Always {
+            return Ok(None);
+        }
+        // The host pipeline needs the transform on the device once, plus its twiddles.
+        let bytes = (1usize << log_n) * F::ID.element_bytes();
+        let (free, _) = self.ranks[0].gpu().memory()?;
+        Ok((bytes + bytes / 8 <= free).then(|| {
+            format!(
+                "2^{log_n} fits device {} ({} MiB free): the split is slower than one GPU there",
+                self.ranks[0].gpu().ordinal(),
+                free >> 20
+            )
+        }))
+    }
+
+    /// One transform split over the ranks, host to host; `x` is written only once every
+    /// rank's result is back.
+    fn split_host<F: GpuField>(&self, x: &mut [F], log_n: u32, cfg: &NttConfig<F>) -> Result<()> {
+        let mut blocks = self.scatter(x)?;
+        self.ntt_distributed(&mut blocks, log_n, cfg)?;
+        self.gather(&blocks, x)
     }
 
     /// The exchange alone, for its bandwidth: the median wall time in seconds of `reps`
@@ -381,9 +464,9 @@ impl SplitEngine {
     fn upload_block<F: GpuField>(&self, g: usize, x: &[F], split: Split) -> Result<DeviceVec<F>> {
         let (n1, c) = (split.n1(), split.columns_per_rank());
         self.ranks[g].upload_with(split.n2() * c, |dst: &mut [F]| {
-            for (row, run) in dst.chunks_exact_mut(c).enumerate() {
-                run.copy_from_slice(&x[g * c + n1 * row..][..c]);
-            }
+            dst.par_chunks_exact_mut(c)
+                .enumerate()
+                .for_each(|(row, run)| run.copy_from_slice(&x[g * c + n1 * row..][..c]));
         })
     }
 
@@ -423,6 +506,32 @@ impl SplitEngine {
 
     fn lock_omegas(&self) -> MutexGuard<'_, HashMap<OmegaKey, Vec<Arc<SplitPowers>>>> {
         self.omegas.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_last(&self) -> MutexGuard<'_, Option<SplitChoice>> {
+        self.last.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn lock_scratch(&self) -> MutexGuard<'_, Vec<Option<CudaSlice<u64>>>> {
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Rank g's send buffer of `len` elements: the kept one when it has that length.
+    fn take_scratch<F: GpuField>(&self, g: usize, len: usize) -> Result<DeviceVec<F>> {
+        let gpu = self.ranks[g].gpu();
+        match self.lock_scratch()[g].take() {
+            Some(buf) if buf.len() == len * 4 => Ok(DeviceVec::from_parts(gpu, buf, len)),
+            _ => DeviceVec::uninit(gpu, len),
+        }
+    }
+
+    /// Keeps the send buffers for the next call (stream-ordered: the exchange queued on them
+    /// completes before any later use on the same stream).
+    fn give_scratch<F: GpuField>(&self, sends: Vec<DeviceVec<F>>) {
+        let mut kept = self.lock_scratch();
+        for (slot, send) in kept.iter_mut().zip(sends) {
+            *slot = Some(send.into_buf());
+        }
     }
 
     fn lock_comms(&self) -> MutexGuard<'_, Comms> {

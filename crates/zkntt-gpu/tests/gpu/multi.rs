@@ -8,7 +8,7 @@ use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use std::io::Write;
 use std::sync::Arc;
-use zkntt_gpu::multi::{GpuPool, Nccl, SplitEngine};
+use zkntt_gpu::multi::{GpuPool, Nccl, SplitChoice, SplitEngine, SplitPolicy};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{DeviceVec, Direction, Error, Gpu, GpuField, NttConfig, NttEngine, Ordering};
 
@@ -54,6 +54,7 @@ fn configs<F: FftField>(rng: &mut StdRng) -> Vec<(&'static str, NttConfig<F>)> {
 fn check_split<F: GpuField>(split: &SplitEngine, label: &str, logs: &[u32]) {
     let mut rng = StdRng::seed_from_u64(22 + logs.len() as u64);
     let k = split.ranks();
+    split.set_policy(SplitPolicy::Always);
     for &log_n in logs {
         if (1usize << log_n) < k * k {
             continue;
@@ -66,6 +67,9 @@ fn check_split<F: GpuField>(split: &SplitEngine, label: &str, logs: &[u32]) {
             split.ntt(&mut host, &cfg).unwrap();
             if let Some(i) = (0..n).find(|&i| host[i] != want[i]) {
                 panic!("{label} {k} ranks 2^{log_n} {name} host: element {i} differs");
+            }
+            if k > 1 {
+                assert_eq!(split.last_choice(), Some(SplitChoice::Split { ranks: k }));
             }
             let mut blocks = split.scatter(&x).unwrap();
             split.ntt_distributed(&mut blocks, log_n, &cfg).unwrap();
