@@ -122,19 +122,23 @@ fn gpu_out_of_memory_completes_on_the_cpu() {
     if !gpu_present("gpu_out_of_memory_completes_on_the_cpu") {
         return;
     }
-    let pipeline = zkntt_ark::gpu_pipeline().expect("a GPU is present");
+    // Every pipeline of the context (one per GPU under ZKNTT_DEVICES): transforms take turns.
+    let pipelines = zkntt_ark::gpu_pipelines();
+    assert!(!pipelines.is_empty(), "a GPU is present");
     let _exclusive = PIPELINE_STATE.write().unwrap_or_else(|p| p.into_inner());
-    struct LiftBudget<'a>(&'a zkntt_gpu::Gpu);
-    impl Drop for LiftBudget<'_> {
+    struct LiftBudget(Vec<std::sync::Arc<zkntt_ark::zkntt_gpu::HostPipeline>>);
+    impl Drop for LiftBudget {
         fn drop(&mut self) {
-            self.0.set_memory_budget(None);
+            self.0.iter().for_each(|p| p.gpu().set_memory_budget(None));
         }
     }
     // Device slots the host pipeline keeps from earlier calls would serve this one: let go of them
     // so that the call has to allocate.
-    pipeline.release_device();
-    pipeline.gpu().set_memory_budget(Some(1024));
-    let _lift = LiftBudget(pipeline.gpu());
+    for pipeline in &pipelines {
+        pipeline.release_device();
+        pipeline.gpu().set_memory_budget(Some(1024));
+    }
+    let _lift = LiftBudget(pipelines);
     let mut rng = StdRng::seed_from_u64(9);
     let log_n = zkntt_ark::gpu_min_log_size().max(14);
     let ark = Radix2EvaluationDomain::<Fr>::new(1 << log_n).unwrap();
