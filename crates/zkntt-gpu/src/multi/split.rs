@@ -75,8 +75,9 @@ pub struct SplitEngine {
 /// When [`SplitEngine::ntt`] (host to host) splits a transform.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SplitPolicy {
-    /// Split only what does not fit one GPU: measured on 2 H100s linked by NVLink, the split of a
-    /// transform that fits one GPU is slower than that GPU alone (benches/results/h100.md).
+    /// Split only what does not fit one GPU: measured on 2 H100s linked by NVLink, a host-to-host
+    /// split is 0.2-0.3x one GPU's host pipeline (the same PCIe bytes, plus the exchange and a
+    /// second host copy; benches/results/h100.md).
     #[default]
     Auto,
     /// Always split (to measure it, or where the GPUs' links are faster than their arithmetic).
@@ -330,7 +331,7 @@ impl SplitEngine {
 
     /// One transform or a batch (one after another: one exchange each), host memory in and out,
     /// natural order (NN). Under [`SplitPolicy::Auto`] a transform that fits rank 0's GPU runs
-    /// there whole (its host pipeline), the split being slower where it is not needed;
+    /// there whole (its host pipeline), the host-to-host split being slower where it is not needed;
     /// [`Self::last_choice`] says which was done and why. `data` is untouched on error.
     pub fn ntt<F: GpuField>(&self, data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
         let log_n = cfg.log_size(data.len())?;
@@ -398,7 +399,7 @@ impl SplitEngine {
         let (free, _) = self.ranks[0].gpu().memory()?;
         Ok((bytes + bytes / 8 <= free).then(|| {
             format!(
-                "2^{log_n} fits device {} ({} MiB free): the split is slower than one GPU there",
+                "2^{log_n} fits device {} ({} MiB free): host to host, one GPU is faster than the split",
                 self.ranks[0].gpu().ordinal(),
                 free >> 20
             )
