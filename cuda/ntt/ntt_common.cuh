@@ -136,51 +136,6 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
     for (uint32_t u = 0; u < B; u++) x[u] = L::mul(x[u], w[u]);
 }
 
-// Layers a narrow block runs in registers: butterfly partners 2^0..2^5 apart, whose threads
-// (lane bits 0..4 of the pair index) are in one warp.
-constexpr uint32_t WARP_LAYERS = 6;
-
-// Narrow blocks' first `layers` DIT layers (dit_in_shared's slots and twiddles) in registers.
-// Thread j of a sub-transform holds the pair of layer s: the slots with bit s clear (a) and set
-// (b), their other bits j's (bits below s in place, bits from s up moved up one). For layer s+1
-// it needs the slots with bit s+1 clear and set, bit s equal to j's bit s: it keeps one of its
-// two and gets the other from the lane whose index differs in bit s (that lane's a if j's bit s
-// is 0, else its b), one shuffle per word. A warp keeps the slots it read, so no barrier is
-// needed between warps. Called by whole warps (lanes past `pairs` compute a copy of the last
-// pair and store nothing; pairs is a power of two, so no active lane's partner is one of them).
-// CPU twin: zkntt_core::self_sort::narrow_layers_in_warp.
-template <class F>
-__device__ __forceinline__ void dit_layers_in_warp(const SmemElements<F>& sm, uint32_t log_s, uint32_t pairs,
-                                                   uint32_t layers, const F* __restrict__ tw) {
-    using L = lazy<typename F::params>;
-    const uint32_t log_half = log_s - 1;
-    const uint32_t i = min(threadIdx.x, pairs - 1);
-    const uint32_t base = (i >> log_half) << log_s, j = i & ((1u << log_half) - 1);
-    F a = sm.get(base + 2 * j), b = sm.get(base + 2 * j + 1);
-    for (uint32_t s = 0; s < layers; s++) {
-        const uint32_t pos = j & ((1u << s) - 1);
-        if (s > 0) b = L::mul(b, F::load(tw + (pos << (log_s - 1 - s))));
-        const F u = a;
-        a = L::add(u, b);
-        b = L::sub(u, b);
-        if (s + 1 < layers) {
-            const bool up = (j >> s) & 1;
-#pragma unroll
-            for (int w = 0; w < F::N; w++) {
-                const uint32_t got = __shfl_xor_sync(0xffffffffu, up ? a.l[w] : b.l[w], 1u << s);
-                if (up) a.l[w] = got;
-                else b.l[w] = got;
-            }
-        }
-    }
-    if (threadIdx.x < pairs) {
-        const uint32_t s = layers - 1;
-        const uint32_t i0 = base + ((j >> s) << (s + 1)) + (j & ((1u << s) - 1));
-        sm.set(i0, a);
-        sm.set(i0 + (1u << s), b);
-    }
-}
-
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
 // bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards.
 // Wide blocks take layers two at a time (radix-4 groups of four slots in registers: half the
@@ -199,15 +154,7 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
         if (log_s == 0) return;
         __builtin_assume(__isShared(tw));  // shared-memory loads (LDS), not generic ones
         const uint32_t log_half = log_s - 1, pairs = count << log_half;
-        uint32_t s0 = 0;
-        if (pairs <= blockDim.x) {
-            // One butterfly per thread: layers 0..5 in registers, the pair of the next layer
-            // fetched by shuffles (no barrier, no shared memory), then back to shared memory.
-            s0 = min(log_s, WARP_LAYERS);
-            if ((threadIdx.x & ~31u) < pairs) dit_layers_in_warp<F>(sm, log_s, pairs, s0, tw);
-            __syncthreads();
-        }
-        for (uint32_t s = s0; s < log_s; s++) {
+        for (uint32_t s = 0; s < log_s; s++) {
             // Layer s: slots base + pos and base + pos + h, h = 2^s, twiddle w_(2h)^pos.
             const uint32_t h = 1u << s;
             for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {

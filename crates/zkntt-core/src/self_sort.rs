@@ -410,65 +410,6 @@ fn swap_register_lane_bit<F: Copy>(
     }
 }
 
-/// The narrow blocks' first `layers` DIT layers in registers (`dit_layers_in_warp` in
-/// `cuda/ntt/ntt_common.cuh`), thread by thread: `slots` holds `count` sub-transforms of 2^log_s
-/// slots (bit-reversed input, as `dit_in_shared` takes them); thread j of a sub-transform holds the
-/// pair of layer s (slot bit s clear and set, its other bits j's) and, for layer s+1, keeps one
-/// and takes the other from thread j ^ 2^s, as the kernel's shuffle sends it. Each register
-/// records its slot, so every butterfly is checked to pair slots that differ in the layer's bit.
-/// `tw` holds w_S^t, t < S/2.
-pub fn narrow_layers_in_warp<F: FftField>(slots: &mut [F], log_s: u32, layers: u32, tw: &[F]) {
-    let (log_s, layers) = (log_s as usize, layers as usize);
-    assert!(log_s >= 1 && (1..=log_s).contains(&layers));
-    let half = 1usize << (log_s - 1);
-    let pairs = slots.len() / 2;
-    // Registers (value, slot) of every thread: thread i is pair j = i mod half of sub-transform
-    // i / half, as the kernel's threadIdx.x.
-    let mut regs: Vec<[(F, usize); 2]> = (0..pairs)
-        .map(|i| {
-            let (base, j) = ((i / half) << log_s, i % half);
-            [
-                (slots[base + 2 * j], base + 2 * j),
-                (slots[base + 2 * j + 1], base + 2 * j + 1),
-            ]
-        })
-        .collect();
-    for s in 0..layers {
-        for (i, r) in regs.iter_mut().enumerate() {
-            let j = i % half;
-            debug_assert_eq!(
-                r[1].1,
-                r[0].1 | 1 << s,
-                "layer {s}: the pair differs in bit {s}"
-            );
-            let pos = j & ((1 << s) - 1);
-            let v = if s > 0 {
-                r[1].0 * tw[pos << (log_s - 1 - s)]
-            } else {
-                r[1].0
-            };
-            let u = r[0].0;
-            r[0].0 = u + v;
-            r[1].0 = u - v;
-        }
-        if s + 1 < layers {
-            // __shfl_xor_sync(.., up ? a : b, 1 << s): the lane with bit s set sends a and
-            // replaces its a; the other sends b and replaces its b.
-            let before = regs.clone();
-            for (i, r) in regs.iter_mut().enumerate() {
-                let up = (i % half) >> s & 1 == 1;
-                let got = before[i ^ (1 << s)][usize::from(up)];
-                r[usize::from(!up)] = got;
-            }
-        }
-    }
-    for r in regs {
-        for (v, slot) in r {
-            slots[slot] = v;
-        }
-    }
-}
-
 /// Q-point NTTs on the groups (a, *, b) = {a*R + m*P + b}, times w^(P*b*k), written to group
 /// (b, *, a). In place over the pair of groups, as the GPU's tile pairs.
 pub fn middle_stage<F: FftField>(x: &mut [F], log_p: u32, log_q: u32, omega: F) {
@@ -632,48 +573,6 @@ mod tests {
     use super::*;
     use ark_bn254::Fr;
     use ark_ff::UniformRand;
-
-    /// The narrow blocks' register layers pair the slots the shared-memory loop pairs and give
-    /// its results, for every sub-transform size 2^1..2^8, one to four sub-transforms, and every
-    /// number of register layers.
-    #[test]
-    fn narrow_layers_in_warp_are_the_shared_memory_layers() {
-        use ark_bn254::Fr;
-        use ark_ff::{Field, UniformRand};
-        use ark_std::rand::{SeedableRng, rngs::StdRng};
-        let mut rng = StdRng::seed_from_u64(617);
-        for log_s in 1..=8u32 {
-            let s = 1usize << log_s;
-            let w = crate::reference::root_of_unity::<Fr>(log_s);
-            let tw: Vec<Fr> = (0..s / 2).map(|t| w.pow([t as u64])).collect();
-            for count in [1usize, 2, 4] {
-                let x: Vec<Fr> = (0..s * count).map(|_| Fr::rand(&mut rng)).collect();
-                for layers in 1..=log_s.min(6) {
-                    // The shared-memory loop of dit_in_shared's narrow path, `layers` layers.
-                    let mut want = x.clone();
-                    for l in 0..layers as usize {
-                        let h = 1usize << l;
-                        for i in 0..count * s / 2 {
-                            let (g, j) = (i >> (log_s - 1), i & (s / 2 - 1));
-                            let pos = j & (h - 1);
-                            let i0 = (g << log_s) + ((j >> l) << (l + 1)) + pos;
-                            let v = if l > 0 {
-                                want[i0 + h] * tw[pos << (log_s as usize - 1 - l)]
-                            } else {
-                                want[i0 + h]
-                            };
-                            let u = want[i0];
-                            want[i0] = u + v;
-                            want[i0 + h] = u - v;
-                        }
-                    }
-                    let mut got = x.clone();
-                    narrow_layers_in_warp(&mut got, log_s, layers, &tw);
-                    assert_eq!(got, want, "2^{log_s} x {count}, {layers} layers");
-                }
-            }
-        }
-    }
 
     #[test]
     fn stage1_block_is_the_column_stage() {
