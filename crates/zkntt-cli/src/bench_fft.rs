@@ -335,6 +335,18 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
         )
         .into());
     }
+    // The batch fills --bytes in whole transforms of the largest size (2^20 fp16 complex: 4 MiB).
+    if args.bytes / 4 < 1 << TcFft::MAX_LOG {
+        return Err(format!(
+            "--bytes {} is below one transform of 2^{} (4 MiB of fp16 complex)",
+            args.bytes,
+            TcFft::MAX_LOG
+        )
+        .into());
+    }
+    if args.iters == 0 {
+        return Err("--iters 0: at least one timed launch is needed".into());
+    }
     crate::args::check_outputs(args.json.as_deref(), args.plot.as_deref())?;
     let gpu = args.device.open()?;
     let info = gpu.info()?;

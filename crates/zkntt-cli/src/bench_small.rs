@@ -132,6 +132,12 @@ pub fn modmul_json(gpu: &str, timestamp: &str, run: &ModmulRun) -> Value {
 }
 
 pub fn modmul(args: ModmulArgs) -> Result<(), AnyError> {
+    if args.n == 0 {
+        return Err("--n 0: the chains need at least one element".into());
+    }
+    if args.iters == 0 {
+        return Err("--iters 0: at least one timed launch is needed".into());
+    }
     crate::args::check_outputs(args.json.as_deref(), args.plot.as_deref())?;
     let gpu = args.device.open()?;
     let info = gpu.info()?;

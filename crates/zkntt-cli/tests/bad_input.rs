@@ -51,6 +51,18 @@ fn a_device_that_does_not_exist() {
     }
 }
 
+/// Work sizes that leave nothing to time: refused before any GPU work, with or without a GPU.
+#[test]
+fn empty_work_is_refused() {
+    assert_one_line_error(&["bench", "modmul", "--n", "0"], &["--n 0"]);
+    assert_one_line_error(&["bench", "modmul", "--iters", "0"], &["--iters 0"]);
+    assert_one_line_error(
+        &["bench", "fft", "--bytes", "1000"],
+        &["--bytes 1000 is below"],
+    );
+    assert_one_line_error(&["bench", "fft", "--iters", "0"], &["--iters 0"]);
+}
+
 #[test]
 fn sizes_out_of_range() {
     assert_one_line_error(&["bench", "ntt", "--to", "29"], &["29 is not in 1..=28"]);
