@@ -20,7 +20,7 @@ use zkntt_benches::random_elements;
 use zkntt_gpu::multi::{GpuPool, SplitEngine, SplitPolicy};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median;
-use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttConfig, NttEngine};
+use zkntt_gpu::{Blocks, DeviceVec, Gpu, HostPipeline, Kernels, NttConfig, NttEngine};
 
 const REPS: usize = 5;
 
@@ -77,6 +77,43 @@ fn main() {
         eprintln!("batch {batch} x 2^{log_n}: {t1:.2} / {tk:.2} ms");
     }
     drop((one, all));
+
+    // A GPU's share of a batch, device-resident: the engine's row batches with Blocks::Auto
+    // (narrow only while the batch holds at most 2^17 elements) against narrow blocks forced
+    // (what Auto chose for any batch of transforms up to 2^17 points before).
+    let engine0 = NttEngine::new(gpu0.clone());
+    writeln!(
+        md,
+        "\n### Row batches on one GPU, device-resident, ms (CUDA events)\n\n| batch | Blocks::Auto | narrow forced | narrow / auto |\n|---|---|---|---|"
+    )
+    .unwrap();
+    for (batch, log_n) in [(1024usize, 12u32), (256, 14), (64, 16), (16, 17), (4, 12)] {
+        let x: Vec<Fr> = random_elements(batch << log_n, 5);
+        let mut d = DeviceVec::from_host(&gpu0, &x).unwrap();
+        let cfg = NttConfig::forward().with_batch(batch);
+        let mut time = |k: Kernels| {
+            engine0.set_kernels(k);
+            zkntt_gpu::timing::median_ms(gpu0.stream(), 2, 20, || {
+                engine0.ntt_in_place(&mut d, &cfg)
+            })
+            .unwrap()
+        };
+        let auto = time(Kernels::default());
+        let narrow = time(Kernels {
+            blocks: Blocks::Narrow,
+            ..Kernels::default()
+        });
+        writeln!(
+            md,
+            "| {batch} x 2^{log_n} | {auto:.4} | {narrow:.4} | {:.2} |",
+            narrow / auto
+        )
+        .unwrap();
+        json.push(format!(
+            r#"{{"kind":"row_batch","batch":{batch},"log_n":{log_n},"auto_ms":{auto:.5},"narrow_ms":{narrow:.5}}}"#
+        ));
+    }
+    drop(engine0);
 
     // Single transforms, device-resident.
     let engine = Arc::new(NttEngine::new(gpu0.clone()));
@@ -146,15 +183,28 @@ fn main() {
                 };
                 let p1 = pass(sp.columns_per_rank());
                 let p2 = pass(sp.k2_per_rank());
-                Some((p1, p2))
+                // The same with narrow blocks forced: what Blocks::Auto chose for these
+                // batches before it counted the batch (narrow up to 2^17 points per transform).
+                engine.set_kernels(Kernels {
+                    blocks: Blocks::Narrow,
+                    ..Kernels::default()
+                });
+                let n1 = pass(sp.columns_per_rank());
+                let n2 = pass(sp.k2_per_rank());
+                engine.set_kernels(Kernels::default());
+                Some((p1, p2, n1, n2))
             }
             Err(_) => None,
         };
         let f = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.2}"));
-        if let Some((p1, p2)) = parts {
-            steps.push(format!("| {log_n} | {p1:.2} | {p2:.2} | {:.2} |", p1 + p2));
+        if let Some((p1, p2, n1, n2)) = parts {
+            steps.push(format!(
+                "| {log_n} | {p1:.2} | {p2:.2} | {:.2} | {n1:.2} | {n2:.2} | {:.2} |",
+                p1 + p2,
+                n1 + n2
+            ));
             json.push(format!(
-                r#"{{"kind":"passes","log_n":{log_n},"ranks":{k},"step1_ms":{p1:.4},"step2_ms":{p2:.4}}}"#
+                r#"{{"kind":"passes","log_n":{log_n},"ranks":{k},"step1_ms":{p1:.4},"step2_ms":{p2:.4},"narrow_step1_ms":{n1:.4},"narrow_step2_ms":{n2:.4}}}"#
             ));
         }
         writeln!(
@@ -184,7 +234,7 @@ fn main() {
     .unwrap();
     writeln!(
         md,
-        "| log2 N | step 1 (c x N2) | step 2 (r x N1) | both |\n|---|---|---|---|"
+        "| log2 N | step 1 (c x N2) | step 2 (r x N1) | both | step 1, narrow forced | step 2, narrow forced | both, narrow |\n|---|---|---|---|---|---|---|"
     )
     .unwrap();
     for row in &steps {

@@ -3,7 +3,8 @@
 # image's PyTorch carries (the nvidia-nccl-cu13 wheel), found and named in $ZKNTT_NCCL; NVLink
 # multicast stays off (NCCL_NVLS_ENABLE=0, as the machine requires). Steps:
 #   tests   the zkntt-gpu GPU suite's multi-GPU tests (split over one rank and over every GPU,
-#           the batch pool, bad input) against ark-poly, with ZKNTT_REQUIRE_NCCL=1
+#           the batch pool, bad input) against ark-poly, with ZKNTT_REQUIRE_NCCL=1; then the
+#           engine's own GPU tests (ntt::) on device 0
 #   domain  zkntt-ark's GpuDomain suite with ZKNTT_DEVICES=all: transforms from several threads take
 #           turns on the GPUs (several_devices_take_turns), every conformance test on that context
 #   bench   benches/multi.rs: batches and single transforms on 1 GPU and on every GPU, the split's
@@ -31,6 +32,9 @@ for s in $steps; do
     step "multi-GPU tests (zkntt-gpu tests/gpu/multi.rs)"
     ZKNTT_REQUIRE_NCCL=1 "$bin"/tests/zkntt-gpu-gpu multi --nocapture --test-threads=1 > "$out/multi_tests.log" 2>&1 || rc=1
     grep -E "^test |test result|split over|pool over|NCCL|FAILED|panicked|SKIP" "$out/multi_tests.log"
+    step "engine tests on one GPU (zkntt-gpu tests/gpu/ntt.rs: every size, form, ordering, batch, geometry)"
+    timeout 200 "$bin"/tests/zkntt-gpu-gpu ntt:: --test-threads=4 > "$out/ntt_tests.log" 2>&1 || rc=1
+    grep -E "test result|FAILED|panicked" "$out/ntt_tests.log"
     ;;
   domain)
     step "GpuDomain over every GPU (ZKNTT_DEVICES=all, zkntt-ark tests/domain.rs)"

@@ -221,6 +221,16 @@ impl Kernels {
     /// 2^[`NARROW_MAX_LOG`] (wide with the seed's stage1 forced), and [`Chain::Auto`] dependent
     /// from 2^[`DEPENDENT_LAUNCH_MIN_LOG`] and with narrow blocks (benches/NOTES.md, "Issue 17").
     pub fn resolve(self, field: FieldId, plan: &Plan) -> Kernels {
+        self.resolve_batch(field, plan, 1)
+    }
+
+    /// [`Self::resolve`] for a batch of `batch` transforms: [`Blocks::Auto`] takes narrow blocks
+    /// only while the whole batch holds at most 2^[`NARROW_MAX_LOG`] elements. Narrow blocks
+    /// shorten one thread's chain of products, which bounds a transform too small to fill the
+    /// GPU; a batch that fills it is bound by the pipes' throughput, as a single transform from
+    /// 2^18 is, where wide blocks measured faster.
+    pub fn resolve_batch(self, field: FieldId, plan: &Plan, batch: usize) -> Kernels {
+        let batch_log = batch.max(1).next_power_of_two().ilog2();
         let stage2 = match (self.stage2, plan) {
             (
                 Stage2::Auto,
@@ -238,7 +248,9 @@ impl Kernels {
             chosen => chosen,
         };
         let blocks = match self.blocks {
-            Blocks::Auto if stage1 == Stage1::Shuffle || plan.log_n() > NARROW_MAX_LOG => {
+            Blocks::Auto
+                if stage1 == Stage1::Shuffle || plan.log_n() + batch_log > NARROW_MAX_LOG =>
+            {
                 Blocks::Wide
             }
             Blocks::Auto => Blocks::Narrow,
@@ -1044,6 +1056,23 @@ mod tests {
         assert_eq!(
             seed.resolve(bn, &Plan::for_size(14).unwrap()).blocks,
             Blocks::Wide
+        );
+        // A batch takes narrow blocks only while it holds at most 2^NARROW_MAX_LOG elements.
+        let p14 = Plan::for_size(14).unwrap();
+        let blocks = |batch| auto.resolve_batch(bn, &p14, batch).blocks;
+        assert_eq!(blocks(1), Blocks::Narrow);
+        assert_eq!(blocks(8), Blocks::Narrow);
+        assert_eq!(blocks(9), Blocks::Wide);
+        assert_eq!(blocks(1 << 13), Blocks::Wide);
+        assert_eq!(auto.resolve_batch(bn, &p14, 8), auto.resolve(bn, &p14));
+        // Forced narrow stays narrow whatever the batch.
+        let narrow = Kernels {
+            blocks: Blocks::Narrow,
+            ..auto
+        };
+        assert_eq!(
+            narrow.resolve_batch(bn, &p14, 1 << 13).blocks,
+            Blocks::Narrow
         );
     }
 

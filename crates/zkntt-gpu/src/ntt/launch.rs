@@ -88,7 +88,8 @@ impl Prepared {
             coset: coset.is_some(),
             full_omega,
         };
-        let launches = plan.launches(form, engine.kernels().resolve(F::ID, &plan));
+        let kernels = engine.kernels().resolve_batch(F::ID, &plan, cfg.batch);
+        let launches = plan.launches(form, kernels);
         // Each launch's sub-NTTs are 2^layers points (P, Q, or a bit-reversed ordering's column).
         let subs = launches
             .iter()
