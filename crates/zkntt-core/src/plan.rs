@@ -164,8 +164,9 @@ pub enum Stage2 {
 /// blocks spread it over more blocks and warps. Every choice gives identical results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Blocks {
-    /// Narrow up to 2^[`NARROW_MAX_LOG`], wide beyond ([`Kernels::resolve`]); wide wherever a
-    /// stage generation is forced to the seed's stage1 (its blocks are 2^9-2^10 slots).
+    /// Narrow while the call (the whole batch) holds at most 2^[`NARROW_MAX_LOG`] elements, wide
+    /// beyond ([`Kernels::resolve_batch`]); wide wherever a stage generation is forced to the
+    /// seed's stage1 (its blocks are 2^9-2^10 slots).
     Auto,
     /// 128 threads, up to 2^10 elements per column block (radix-4 groups, a group per thread)
     /// and 2^9 per middle block. One-block transforms (up to 2^[`MAX_SINGLE_LOG`]) are narrow
@@ -218,7 +219,8 @@ impl Kernels {
     /// as wide as the shared kernel's), and the shared-memory middle stage elsewhere (slower, or
     /// within noise at 2^13 and 2^15: benches/NOTES.md, "Issue 16"; BLS12-381 spills more
     /// registers at Q = 8 and measured 0.5-4% slower). [`Blocks::Auto`] becomes narrow up to
-    /// 2^[`NARROW_MAX_LOG`] (wide with the seed's stage1 forced), and [`Chain::Auto`] dependent
+    /// 2^[`NARROW_MAX_LOG`] (wide with the seed's stage1 forced; for a batch, see
+    /// [`Self::resolve_batch`]), and [`Chain::Auto`] dependent
     /// from 2^[`DEPENDENT_LAUNCH_MIN_LOG`] and with narrow blocks (benches/NOTES.md, "Issue 17").
     pub fn resolve(self, field: FieldId, plan: &Plan) -> Kernels {
         self.resolve_batch(field, plan, 1)

@@ -76,7 +76,7 @@ pub struct SplitEngine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SplitPolicy {
     /// Split only what does not fit one GPU: measured on 2 H100s linked by NVLink, a host-to-host
-    /// split is 0.2-0.3x one GPU's host pipeline (the same PCIe bytes, plus the exchange and a
+    /// split is 0.2-0.4x one GPU's host pipeline (the same PCIe bytes, plus the exchange and a
     /// second host copy; benches/results/h100.md).
     #[default]
     Auto,
