@@ -43,7 +43,7 @@ for s in $steps; do
     for o in "NR 0" "RN 330"; do
       set -- $o
       step "ncu 2^23 $1 (per launch)"
-      ZKNTT_BENCH_MIN_LOG=23 ZKNTT_BENCH_MAX_LOG=23 "$ncu" --kernel-name regex:ntt_column_ordered \
+      ZKNTT_BENCH_MIN_LOG=23 ZKNTT_BENCH_MAX_LOG=23 "$ncu" --kernel-name regex:"ntt_column_(nr|rn)" \
         --launch-skip "$2" --launch-count 3 --section SpeedOfLight --section LaunchStats \
         "$bin"/benches/zkntt-benches-stages > "$out/ncu_$1.log" 2>&1 || rc=1
       grep -E "^  ntt_[a-z0-9_]+|Duration|Registers Per|Compute \(SM\)|DRAM Throughput" "$out/ncu_$1.log" | head -24

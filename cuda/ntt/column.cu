@@ -75,7 +75,7 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
             }
             mul_lookups<F, B>(x, p.pre, p.lo_bits, idx);
         }
-        if (ORDERED && (p.flags & TWIDDLE_IN)) {
+        if (ORDERED && k.in_rev && (p.flags & TWIDDLE_IN)) {
             // Row i of column c is entry j = rev(i): times w_M^(j * c). Reuses idx (registers).
 #pragma unroll
             for (uint32_t u = 0; u < B; u++)
@@ -108,7 +108,9 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
 // NARROW_BLOCK (flag NARROW): at most two elements per thread, one load and one store round; the
 // sub-NTT twiddles are staged in shared memory after the elements, and the output's stage
 // twiddles (one table read each) are read before the butterflies, off the thread's chain.
-template <class F, bool ORDERED, bool NARROW_BLOCK>
+// IN_REV (ordered launches only): an RN launch (IN_BITREV, maybe TWIDDLE_IN), else an NR one
+// (OUT_BITREV); one kernel symbol each, so neither's index arithmetic or registers are the other's.
+template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -127,8 +129,8 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     blk.c0 = p.col_base + ((uint64_t)blockIdx.x << blk.log_cols);
     blk.base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     blk.rows_fast = ORDERED && blk.log_r == 0;
-    blk.in_rev = ORDERED && (p.flags & IN_BITREV);
-    blk.out_rev = ORDERED && (p.flags & OUT_BITREV);
+    blk.in_rev = ORDERED && IN_REV;
+    blk.out_rev = ORDERED && !IN_REV;
     const uint32_t E = blk.E;
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
     const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
@@ -218,10 +220,15 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, false, true>(p);        \
         else zkntt::ntt::column_stage<zkntt::FIELD, false, false>(p);                                    \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_ordered_##FIELD(                  \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_nr_##FIELD(                       \
         const zkntt::ntt::NttStageParams p) {                                                            \
-        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true>(p);         \
-        else zkntt::ntt::column_stage<zkntt::FIELD, true, false>(p);                                     \
+        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true, false>(p);  \
+        else zkntt::ntt::column_stage<zkntt::FIELD, true, false, false>(p);                              \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_rn_##FIELD(                       \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true, true>(p);   \
+        else zkntt::ntt::column_stage<zkntt::FIELD, true, false, true>(p);                               \
     }
 
 ZKNTT_COLUMN(bn254_fr)

@@ -27,9 +27,14 @@ pub mod ntt {
         bls12_381_fr: "ntt_column_bls12_381_fr",
     };
     /// ... the same with sub-transforms and bit-reversed rows (the NR and RN launches).
-    pub const COLUMN_ORDERED: PerField = PerField {
-        bn254_fr: "ntt_column_ordered_bn254_fr",
-        bls12_381_fr: "ntt_column_ordered_bls12_381_fr",
+    pub const COLUMN_NR: PerField = PerField {
+        bn254_fr: "ntt_column_nr_bn254_fr",
+        bls12_381_fr: "ntt_column_nr_bls12_381_fr",
+    };
+    /// ... and the RN launches (bit-reversed rows in).
+    pub const COLUMN_RN: PerField = PerField {
+        bn254_fr: "ntt_column_rn_bn254_fr",
+        bls12_381_fr: "ntt_column_rn_bls12_381_fr",
     };
     /// `cuda/ntt/middle.cu`: Q-point NTTs on tile pairs, with the transposing swap.
     pub const MIDDLE: PerField = PerField {
@@ -101,14 +106,15 @@ pub mod field {
 }
 
 /// Every name above, for the build's check.
-pub const ALL: [PerField; 15] = [
+pub const ALL: [PerField; 16] = [
     ntt::COLUMN,
     ntt::SPLIT_PACK,
     ntt::MIDDLE,
     ntt::STAGE2_WARP,
     ntt::STAGE1_EL4,
     ntt::STAGE1_EL8,
-    ntt::COLUMN_ORDERED,
+    ntt::COLUMN_NR,
+    ntt::COLUMN_RN,
     field::ADD,
     field::SUB,
     field::MUL,

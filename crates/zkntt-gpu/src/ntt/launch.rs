@@ -203,9 +203,8 @@ impl NttEngine {
             blocks = (cols.len() / per) as u32;
         }
         let kernel = match l.kernel {
-            Kernel::Column if l.flags & (flags::IN_BITREV | flags::OUT_BITREV) != 0 => {
-                &names::ntt::COLUMN_ORDERED
-            }
+            Kernel::Column if l.flags & flags::IN_BITREV != 0 => &names::ntt::COLUMN_RN,
+            Kernel::Column if l.flags & flags::OUT_BITREV != 0 => &names::ntt::COLUMN_NR,
             Kernel::Column => &names::ntt::COLUMN,
             Kernel::Middle => &names::ntt::MIDDLE,
             Kernel::Stage2Warp => &names::ntt::STAGE2_WARP,
