@@ -15,26 +15,22 @@
 use ark_bn254::Fr;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::Instant;
 use zkntt_benches::random_elements;
 use zkntt_gpu::multi::{GpuPool, SplitEngine, SplitPolicy};
 use zkntt_gpu::testing::gpu_or_skip;
-use zkntt_gpu::timing::median;
+use zkntt_gpu::timing::median_wall_ms;
 use zkntt_gpu::{Blocks, DeviceVec, Gpu, HostPipeline, Kernels, NttConfig, NttEngine};
 
 const REPS: usize = 5;
 
-/// Median wall milliseconds of `f` after one warm-up.
+/// Median wall milliseconds of `f` after one warm-up (`timing::median_wall_ms`; `f` panics on
+/// error, as the bench does everywhere).
 fn wall_ms(mut f: impl FnMut()) -> f64 {
-    f();
-    let mut t: Vec<f64> = (0..REPS)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    median(&mut t)
+    median_wall_ms(1, REPS, || {
+        f();
+        Ok::<(), ()>(())
+    })
+    .unwrap()
 }
 
 fn main() {

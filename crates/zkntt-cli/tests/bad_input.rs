@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_one_line_error, zkntt};
+use common::{assert_one_line_error, plot_args, zkntt};
 use std::path::PathBuf;
 
 /// A directory of this test's own under the temporary directory.
@@ -177,13 +177,7 @@ fn bad_arguments_are_one_line() {
         &["cannot be used with"],
     );
     assert_one_line_error(
-        &[
-            "plot",
-            "--json",
-            "/nonexistent-zkntt.json",
-            "--out",
-            "x.svg",
-        ],
+        &plot_args("/nonexistent-zkntt.json", "x.svg"),
         &["--json /nonexistent-zkntt.json: cannot read"],
     );
     assert_one_line_error(&["plot"], &["required arguments were not provided"]);
@@ -217,13 +211,7 @@ fn plot_from_saved_json() {
     let json = dir.join("matrix.json");
     std::fs::write(&json, doc).unwrap();
     let svg = dir.join("matrix.svg");
-    let out = zkntt(&[
-        "plot",
-        "--json",
-        json.to_str().unwrap(),
-        "--out",
-        svg.to_str().unwrap(),
-    ]);
+    let out = zkntt(&plot_args(json.to_str().unwrap(), svg.to_str().unwrap()));
     assert!(
         out.status.success(),
         "{}",
@@ -236,34 +224,16 @@ fn plot_from_saved_json() {
     let bad = dir.join("bad.json");
     std::fs::write(&bad, r#"{"gpu": "x"}"#).unwrap();
     assert_one_line_error(
-        &[
-            "plot",
-            "--json",
-            bad.to_str().unwrap(),
-            "--out",
-            svg.to_str().unwrap(),
-        ],
+        &plot_args(bad.to_str().unwrap(), svg.to_str().unwrap()),
         &["not a zkntt bench --json document"],
     );
     std::fs::write(&bad, "{").unwrap();
     assert_one_line_error(
-        &[
-            "plot",
-            "--json",
-            bad.to_str().unwrap(),
-            "--out",
-            svg.to_str().unwrap(),
-        ],
+        &plot_args(bad.to_str().unwrap(), svg.to_str().unwrap()),
         &["not JSON"],
     );
     assert_one_line_error(
-        &[
-            "plot",
-            "--json",
-            json.to_str().unwrap(),
-            "--out",
-            &format!("{UNWRITABLE}/m.svg"),
-        ],
+        &plot_args(json.to_str().unwrap(), &format!("{UNWRITABLE}/m.svg")),
         &["--out /nonexistent-zkntt-dir/m.svg: cannot write"],
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_one_line_error, zkntt};
+use common::{assert_one_line_error, plot_args, zkntt};
 use std::path::PathBuf;
 
 /// `zkntt plot --json` of `doc`: the SVG's text, after checking the run said where it wrote it.
@@ -13,13 +13,7 @@ fn plot(name: &str, doc: &str) -> String {
     std::fs::create_dir_all(&dir).unwrap();
     let (json, svg): (PathBuf, PathBuf) = (dir.join("run.json"), dir.join("run.svg"));
     std::fs::write(&json, doc).unwrap();
-    let out = zkntt(&[
-        "plot",
-        "--json",
-        json.to_str().unwrap(),
-        "--out",
-        svg.to_str().unwrap(),
-    ]);
+    let out = zkntt(&plot_args(json.to_str().unwrap(), svg.to_str().unwrap()));
     assert!(
         out.status.success(),
         "{name}: {}",
@@ -160,13 +154,7 @@ fn empty_documents_are_one_line_errors() {
         let json = dir.join(format!("{kind}.json"));
         std::fs::write(&json, format!(r#"{{"kind": "{kind}", {body}}}"#)).unwrap();
         assert_one_line_error(
-            &[
-                "plot",
-                "--json",
-                json.to_str().unwrap(),
-                "--out",
-                svg.to_str().unwrap(),
-            ],
+            &plot_args(json.to_str().unwrap(), svg.to_str().unwrap()),
             &["no rows to plot", "no sizes to plot"],
         );
     }

@@ -66,6 +66,9 @@ pub enum Error {
     /// a power of two for a split transform).
     #[error("unusable set of GPUs: {0}")]
     BadDevices(String),
+    /// A call this path does not run (a split transform's batch or layout): what to do instead.
+    #[error("not supported here: {0}")]
+    Unsupported(String),
     /// A state the library should never reach (a bug): please report it with the message.
     #[error("internal error in zkntt-gpu (a bug, please report): {0}")]
     Internal(String),
@@ -97,6 +100,7 @@ impl Error {
             Error::NcclUnavailable(_) => "nccl-unavailable".into(),
             Error::Nccl { op, .. } => format!("nccl:{op}"),
             Error::BadDevices(_) => "bad-devices".into(),
+            Error::Unsupported(_) => "unsupported".into(),
             Error::Internal(_) => "internal".into(),
             Error::Driver { op, .. } => format!("driver:{op}"),
         }

@@ -17,6 +17,12 @@ pub fn zkntt(args: &[&str]) -> Output {
         .expect("the zkntt binary starts")
 }
 
+/// The arguments of `zkntt plot --json JSON --out OUT`.
+#[allow(dead_code)] // each test binary compiles this module; not every one plots
+pub fn plot_args<'a>(json: &'a str, out: &'a str) -> [&'a str; 5] {
+    ["plot", "--json", json, "--out", out]
+}
+
 /// The run failed with exactly one non-empty line on stderr, `error: ...` containing one of `says`.
 pub fn assert_one_line_error(args: &[&str], says: &[&str]) {
     let out = zkntt(args);

@@ -16,6 +16,35 @@ mod nccl;
 mod pool;
 mod split;
 
+use crate::{Error, Gpu, NttEngine, Result};
+use std::sync::Arc;
+
 pub use nccl::Nccl;
 pub use pool::GpuPool;
 pub use split::{SplitChoice, SplitEngine, SplitPolicy};
+
+/// The engines' device ordinals, in order: `BadDevices` when there are none or one is listed
+/// twice. `what` names the user in the message ("a pool", "a split transform").
+fn distinct_ordinals(engines: &[Arc<NttEngine>], what: &str) -> Result<Vec<usize>> {
+    let ordinals: Vec<usize> = engines.iter().map(|e| e.gpu().ordinal()).collect();
+    let mut sorted = ordinals.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if ordinals.is_empty() || sorted.len() != ordinals.len() {
+        return Err(Error::BadDevices(format!(
+            "{what} needs distinct devices, got {ordinals:?}"
+        )));
+    }
+    Ok(ordinals)
+}
+
+/// An engine on each listed device; `NoDevice` for an empty list.
+fn engines_on(ordinals: &[usize]) -> Result<Vec<Arc<NttEngine>>> {
+    if ordinals.is_empty() {
+        return Err(Error::NoDevice("no CUDA device is visible".into()));
+    }
+    ordinals
+        .iter()
+        .map(|&d| Gpu::new(d).map(|g| Arc::new(NttEngine::new(g))))
+        .collect()
+}

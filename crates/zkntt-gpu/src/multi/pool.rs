@@ -1,7 +1,7 @@
 //! A batch of transforms spread over several GPUs: one engine and one host pipeline per device,
 //! each GPU given a contiguous share of the batch, all shares at once (one host thread each).
 
-use crate::{Error, Gpu, HostPipeline, NttEngine, Result};
+use crate::{Gpu, HostPipeline, NttEngine, Result};
 use std::sync::Arc;
 use zkntt_core::{BatchLayout, GpuField, NttConfig};
 
@@ -27,19 +27,7 @@ pub struct GpuPool {
 impl GpuPool {
     /// A pool over the given engines (distinct devices), in that order.
     pub fn new(engines: Vec<Arc<NttEngine>>) -> Result<Self> {
-        let mut ordinals: Vec<usize> = engines.iter().map(|e| e.gpu().ordinal()).collect();
-        ordinals.sort_unstable();
-        let n = ordinals.len();
-        ordinals.dedup();
-        if n == 0 || ordinals.len() != n {
-            return Err(Error::BadDevices(format!(
-                "a pool needs distinct devices, got {:?}",
-                engines
-                    .iter()
-                    .map(|e| e.gpu().ordinal())
-                    .collect::<Vec<_>>()
-            )));
-        }
+        super::distinct_ordinals(&engines, "a pool")?;
         Ok(Self {
             pipelines: engines.into_iter().map(HostPipeline::new).collect(),
         })
@@ -52,14 +40,7 @@ impl GpuPool {
 
     /// A pool over the listed devices.
     pub fn with_devices(ordinals: &[usize]) -> Result<Self> {
-        if ordinals.is_empty() {
-            return Err(Error::NoDevice("no CUDA device is visible".into()));
-        }
-        let engines = ordinals
-            .iter()
-            .map(|&d| Gpu::new(d).map(|g| Arc::new(NttEngine::new(g))))
-            .collect::<Result<Vec<_>>>()?;
-        Self::new(engines)
+        Self::new(super::engines_on(ordinals)?)
     }
 
     /// The devices, in the order shares are handed out.

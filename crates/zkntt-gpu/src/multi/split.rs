@@ -106,19 +106,11 @@ impl SplitEngine {
     /// Ranks on the given engines, rank i on `engines[i]`'s GPU. Their number must be a power of
     /// two and their devices distinct; NCCL must load ([`Nccl::load`]).
     pub fn new(engines: Vec<Arc<NttEngine>>) -> Result<Self> {
-        let ordinals: Vec<usize> = engines.iter().map(|e| e.gpu().ordinal()).collect();
-        if ordinals.is_empty() || !ordinals.len().is_power_of_two() {
+        let ordinals = super::distinct_ordinals(&engines, "a split transform")?;
+        if !ordinals.len().is_power_of_two() {
             return Err(Error::BadDevices(format!(
                 "a split transform needs a power of two of GPUs, got {} ({ordinals:?})",
                 ordinals.len()
-            )));
-        }
-        let mut sorted = ordinals.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        if sorted.len() != ordinals.len() {
-            return Err(Error::BadDevices(format!(
-                "device listed twice in {ordinals:?}"
             )));
         }
         let nccl = Nccl::load()?;
@@ -141,10 +133,7 @@ impl SplitEngine {
             return Err(Error::NoDevice("no CUDA device is visible".into()));
         }
         let k = 1usize << count.ilog2();
-        let engines = (0..k)
-            .map(|d| Gpu::new(d).map(|g| Arc::new(NttEngine::new(g))))
-            .collect::<Result<Vec<_>>>()?;
-        Self::new(engines)
+        Self::new(super::engines_on(&(0..k).collect::<Vec<_>>())?)
     }
 
     /// The number of ranks (GPUs).
@@ -224,7 +213,7 @@ impl SplitEngine {
         cfg: &NttConfig<F>,
     ) -> Result<()> {
         if cfg.batch != 1 {
-            return Err(Error::BadDevices(format!(
+            return Err(Error::Unsupported(format!(
                 "a distributed transform is one transform (batch {} given): run the batch's \
                  transforms one after another",
                 cfg.batch
@@ -342,7 +331,7 @@ impl SplitEngine {
             .into());
         }
         if cfg.layout == BatchLayout::Columns && cfg.batch > 1 {
-            return Err(Error::BadDevices(
+            return Err(Error::Unsupported(
                 "a split batch takes its transforms as rows (BatchLayout::Rows)".into(),
             ));
         }
@@ -441,20 +430,17 @@ impl SplitEngine {
             ptrs.2.push(s.cu_stream() as *mut c_void);
         }
         self.synchronize()?;
-        let mut times = Vec::with_capacity(reps);
-        for _ in 0..reps.max(1) + 1 {
-            let t = std::time::Instant::now();
+        // The first exchange (untimed) sets up NCCL's connections.
+        let ms = crate::timing::median_wall_ms(1, reps, || {
             // SAFETY: each rank's buffers hold k chunks of `chunk_bytes` on its GPU and live
             // until the synchronization below.
             unsafe {
                 self.lock_comms()
                     .all_to_all(&ptrs.0, &ptrs.1, &ptrs.2, chunk_bytes)
             }?;
-            self.synchronize()?;
-            times.push(t.elapsed().as_secs_f64());
-        }
-        times.remove(0); // the first exchange sets up NCCL's connections
-        Ok(crate::timing::median(&mut times))
+            self.synchronize()
+        })?;
+        Ok(ms / 1e3)
     }
 
     /// Waits for every rank's stream.
