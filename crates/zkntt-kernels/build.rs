@@ -182,7 +182,8 @@ fn cu_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// Every name of `src/names.rs` must be a kernel of the fatbin.
 fn check_names(symbols: &[String]) {
-    for name in names::ALL.iter().flat_map(|k| k.all()) {
+    let per_field = names::ALL.iter().flat_map(|k| k.all());
+    for name in per_field.chain(names::ALL_PLAIN) {
         if !symbols.iter().any(|s| s == name) {
             panic!("src/names.rs names kernel `{name}`, which no file under cuda/ defines");
         }

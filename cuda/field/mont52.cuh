@@ -15,6 +15,13 @@ constexpr uint64_t MASK = (1ull << 52) - 1;
 constexpr double BIAS_HI = 20282409603651670423947251286016.0;  // 2^104
 constexpr double BIAS_LO = 6755399441055744.0;                  // 3 * 2^51
 constexpr double TWO52 = 4503599627370496.0;                    // 2^52
+// dfma_product_folded's addends C1 = 2^104 + 2^52 (not 2^104: as a 32-bit immediate it would take
+// the DFMA's one constant slot, and p's limbs would be moved into registers at every use) and
+// C2 = C1 + 2^52; the constants its raw patterns carry: bits(C1) per hi, bits(2^52) per lo.
+constexpr double FOLD_HI = BIAS_HI + TWO52;
+constexpr double FOLD_LO = BIAS_HI + 2 * TWO52;
+constexpr uint64_t HI_BITS = 0x4670000000000001ull;
+constexpr uint64_t LO_BITS = 0x4330000000000000ull;
 
 struct limbs52 {
     uint64_t l[LIMBS];
@@ -31,6 +38,32 @@ __device__ __forceinline__ void dfma_product(double x, double y, int64_t& hi, in
     hi = __double_as_longlong(s) - __double_as_longlong(BIAS_HI);
     const double t = BIAS_LO - (s - BIAS_HI);
     lo = __double_as_longlong(__fma_rn(x, y, t)) - __double_as_longlong(BIAS_LO);
+}
+
+// x*y = hi*2^52 + lo for integers x, y < 2^52 as raw patterns: hi_bits - HI_BITS = floor(x*y/2^52),
+// lo_bits - LO_BITS = x*y mod 2^52. The hi rounds toward zero, so lo + 2^52 lies in [2^52, 2^53)
+// where doubles are the integers: one subtraction per pair (exactness: zkntt_core::fp64).
+__device__ __forceinline__ void dfma_product_folded(double x, double y, uint64_t& hi, uint64_t& lo) {
+    const double s = __fma_rz(x, y, FOLD_HI);
+    hi = __double_as_longlong(s);
+    lo = __double_as_longlong(__fma_rn(x, y, FOLD_LO - s));
+}
+
+// The pairs (i, j) of a 5 x 5 product with i + j = c.
+__host__ __device__ constexpr uint64_t pairs_at(int c) {
+    return c < 0 || c > 2 * LIMBS - 2 ? 0 : c < LIMBS ? c + 1 : 2 * LIMBS - 1 - c;
+}
+
+static_assert(pairs_at(0) + pairs_at(1) + pairs_at(2) + pairs_at(3) + pairs_at(4) + pairs_at(5) + pairs_at(6) +
+                      pairs_at(7) + pairs_at(8) + pairs_at(9) ==
+                  LIMBS * LIMBS,
+              "every pair in one column");
+
+// Column c of mul_folded starts at minus the offsets of the patterns it will receive (a*b and m*p
+// put pairs in the same places), mod 2^64. No m sees them: column k's his are all in before m_k,
+// and the lo still to come has an offset that is a multiple of 2^52.
+__host__ __device__ constexpr uint64_t folded_start(int c) {
+    return 0 - 2 * (pairs_at(c) * LO_BITS + pairs_at(c - 1) * HI_BITS);
 }
 
 // Eight 32-bit words (ark's limbs) as five 52-bit limbs, and back.
@@ -117,6 +150,49 @@ __device__ __forceinline__ limbs52 mul(const limbs52& a, const limbs52& b) {
     for (int k = 0; k < LIMBS; k++) {
         const int64_t v = col[LIMBS + k] + carry;
         r.l[k] = (uint64_t)v & MASK;
+        carry = v >> 52;
+    }
+    return r;
+}
+
+// mul with dfma_product_folded's pairs (1 DADD each, not 2) and columns starting at folded_start:
+// the same result bit for bit (twin: zkntt_core::fp64::Mont52::mul_folded). Unsigned columns.
+template <class P>
+__device__ __forceinline__ limbs52 mul_folded(const limbs52& a, const limbs52& b) {
+    double af[LIMBS], bf[LIMBS];
+#pragma unroll
+    for (int i = 0; i < LIMBS; i++) af[i] = to_double(a.l[i]), bf[i] = to_double(b.l[i]);
+    uint64_t col[2 * LIMBS];
+#pragma unroll
+    for (int k = 0; k < 2 * LIMBS; k++) col[k] = folded_start(k);
+#pragma unroll
+    for (int i = 0; i < LIMBS; i++)
+#pragma unroll
+        for (int j = 0; j < LIMBS; j++) {
+            uint64_t hi, lo;
+            dfma_product_folded(af[i], bf[j], hi, lo);
+            col[i + j] += lo;
+            col[i + j + 1] += hi;
+        }
+#pragma unroll
+    for (int k = 0; k < LIMBS; k++) {
+        const uint64_t m = (col[k] * consts52<P>::ninv()) & MASK;
+        const double mf = to_double(m);
+#pragma unroll
+        for (int j = 0; j < LIMBS; j++) {
+            uint64_t hi, lo;
+            dfma_product_folded(mf, (double)consts52<P>::p(j), hi, lo);
+            col[k + j] += lo;
+            col[k + j + 1] += hi;
+        }
+        col[k + 1] += col[k] >> 52;
+    }
+    limbs52 r;
+    uint64_t carry = 0;
+#pragma unroll
+    for (int k = 0; k < LIMBS; k++) {
+        const uint64_t v = col[LIMBS + k] + carry;
+        r.l[k] = v & MASK;
         carry = v >> 52;
     }
     return r;

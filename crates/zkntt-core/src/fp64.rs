@@ -9,6 +9,10 @@
 //! `mont'(a, prescale(w)) = a·w·(R'/R)/R' = a·w/R = mont(a, w)`: the product of ark's Montgomery
 //! forms, which is what today's integer product computes.
 //! The conversions between eight 32-bit words and five 52-bit limbs are bit regroupings.
+//!
+//! Two forms: [`Mont52::mul`] (round-to-nearest pairs, two bias subtractions each) and
+//! [`Mont52::mul_folded`] (the hi rounded toward zero, one subtraction per pair, the bit-pattern
+//! offsets folded into the columns' starting values).
 
 use crate::FieldDesc;
 use num_bigint::BigUint;
@@ -35,6 +39,64 @@ pub fn dfma_product(x: f64, y: f64) -> (i64, i64) {
     let lo = x.mul_add(y, t).to_bits() as i64 - BIAS_LO.to_bits() as i64;
     (hi, lo)
 }
+
+/// 2^52: a double of the binade [2^52, 2^53) read as an integer is bits(2^52) plus its value
+/// minus 2^52.
+const TWO52: f64 = (1u64 << 52) as f64;
+/// C1 = 2^104 + 2^52, the hi's addend in [`dfma_product_folded`]: a multiple of 2^52 in the binade
+/// of 2^104 (any would do); not 2^104 itself, whose pattern is a 32-bit immediate to ptxas, which
+/// then moves the DFMA's constant limb (of p, or the step) into registers at every use.
+const FOLD_HI: f64 = ((1u128 << 104) + (1u128 << 52)) as f64;
+/// C2 = C1 + 2^52, the lo's: `C2 - s` for `s = C1 + hi·2^52` is (1 - hi)·2^52.
+const FOLD_LO: f64 = ((1u128 << 104) + (1u128 << 53)) as f64;
+/// The constants the raw bit patterns of [`dfma_product_folded`] carry: every hi adds `HI_BITS`,
+/// every lo `LO_BITS` (a multiple of 2^52).
+const HI_BITS: u64 = FOLD_HI.to_bits();
+const LO_BITS: u64 = TWO52.to_bits();
+
+/// `fma(x, y, C1)` rounded toward zero (the GPU's `__fma_rz`) for integers `x, y < 2^52`:
+/// `C1 + floor(x·y / 2^52)·2^52`. Rust's `mul_add` rounds to nearest; its exact residual
+/// `x·y - (s - C1)` is negative exactly when it rounded up, and then one ulp (2^52) comes off.
+fn fma_rz_hi(x: f64, y: f64) -> f64 {
+    let s = x.mul_add(y, FOLD_HI);
+    if x.mul_add(y, -(s - FOLD_HI)) < 0.0 {
+        s - TWO52
+    } else {
+        s
+    }
+}
+
+/// `x·y = hi·2^52 + lo` for integers `x, y < 2^52`, as raw bit patterns `(bits(s), bits(r))`
+/// with `hi = bits(s) - HI_BITS` and `lo = bits(r) - LO_BITS`, both in [0, 2^52) (Emmart, Zheng and
+/// Weems's form). Exact: `x·y ≤ (2^52 - 1)²`, so `s = RZ(x·y + C1)` stays in the binade
+/// [2^104, 2^105), whose spacing is 2^52: `s = C1 + hi·2^52`, `hi = floor(x·y / 2^52)`;
+/// `t = C2 - s = (1 - hi)·2^52` is exact (|1 - hi| < 2^52); `r = fma(x, y, t) = lo + 2^52` is an
+/// integer in [2^52, 2^53), where doubles are the integers, so exact in any rounding. One
+/// subtraction per pair instead of two; the patterns' offsets are left to the column sums.
+pub fn dfma_product_folded(x: f64, y: f64) -> (u64, u64) {
+    let s = fma_rz_hi(x, y);
+    let r = x.mul_add(y, FOLD_LO - s);
+    (s.to_bits(), r.to_bits())
+}
+
+/// Where [`Mont52::mul_folded`]'s columns start: minus the offsets of every pattern they will
+/// receive (a·b and m·p put their pairs in the same places), modulo 2^64. Every hi of column k is
+/// in before `m_k` is taken, and the one lo still to come (m_k·p_0's) has an offset that is a
+/// multiple of 2^52, so no `m` sees the offsets; each column is exact once its last pair is in.
+const FOLDED_START: [u64; 2 * LIMBS] = {
+    let mut c = [0u64; 2 * LIMBS];
+    let mut i = 0;
+    while i < LIMBS {
+        let mut j = 0;
+        while j < LIMBS {
+            c[i + j] = c[i + j].wrapping_sub(LO_BITS.wrapping_mul(2));
+            c[i + j + 1] = c[i + j + 1].wrapping_sub(HI_BITS.wrapping_mul(2));
+            j += 1;
+        }
+        i += 1;
+    }
+    c
+};
 
 /// Eight little-endian 32-bit words (ark's limbs) as five 52-bit limbs.
 pub fn to_limbs52(words: &[u32; 8]) -> [u64; LIMBS] {
@@ -150,6 +212,42 @@ impl Mont52 {
         r
     }
 
+    /// [`Self::mul`] with [`dfma_product_folded`]'s pairs (one subtraction each) and columns
+    /// that start at [`FOLDED_START`] (the bit-pattern offsets, paid once at compile time): the
+    /// same result, bit for bit. Columns are unsigned (every digit is), at most 20 digits below
+    /// 2^52 and a carry each, far below 2^64.
+    pub fn mul_folded(&self, a: &[u64; LIMBS], b: &[u64; LIMBS]) -> [u64; LIMBS] {
+        let (af, bf) = (a.map(|l| l as f64), b.map(|l| l as f64));
+        let mut col = FOLDED_START;
+        for i in 0..LIMBS {
+            for j in 0..LIMBS {
+                let (hi, lo) = dfma_product_folded(af[i], bf[j]);
+                col[i + j] = col[i + j].wrapping_add(lo);
+                col[i + j + 1] = col[i + j + 1].wrapping_add(hi);
+            }
+        }
+        for k in 0..LIMBS {
+            let m = col[k].wrapping_mul(self.ninv) & MASK;
+            let mf = m as f64;
+            for j in 0..LIMBS {
+                let (hi, lo) = dfma_product_folded(mf, self.p_f[j]);
+                col[k + j] = col[k + j].wrapping_add(lo);
+                col[k + j + 1] = col[k + j + 1].wrapping_add(hi);
+            }
+            debug_assert_eq!(col[k] & MASK, 0, "column {k} cancelled");
+            col[k + 1] = col[k + 1].wrapping_add(col[k] >> LIMB_BITS);
+        }
+        let mut r = [0u64; LIMBS];
+        let mut carry = 0u64;
+        for (k, limb) in r.iter_mut().enumerate() {
+            let v = col[LIMBS + k] + carry;
+            *limb = v & MASK;
+            carry = v >> LIMB_BITS;
+        }
+        debug_assert_eq!(carry, 0, "the result is below 2^260");
+        r
+    }
+
     /// `x mod p` for `x` in [0, 2p).
     pub fn canonical(&self, x: &[u64; LIMBS]) -> [u64; LIMBS] {
         let mut d = [0u64; LIMBS];
@@ -189,7 +287,50 @@ mod tests {
         }
     }
 
+    #[test]
+    fn folded_pairs_give_exact_limb_products() {
+        assert_eq!(HI_BITS, 0x4670_0000_0000_0001);
+        assert_eq!(FOLD_LO.to_bits(), 0x4670_0000_0000_0002);
+        assert_eq!(LO_BITS, 0x4330_0000_0000_0000);
+        let mut rng = StdRng::seed_from_u64(104);
+        // Times 1 and 3, 2^51 and its neighbours put remainders on and beside round-to-nearest's
+        // ties (2^51 mod 2^52), where it and toward-zero part.
+        let edges = [
+            0u64,
+            1,
+            2,
+            3,
+            (1 << 51) - 1,
+            1 << 51,
+            (1 << 51) + 1,
+            MASK - 1,
+            MASK,
+        ];
+        let mut xs: Vec<u64> = edges.to_vec();
+        xs.extend((0..300).map(|_| rng.r#gen::<u64>() & MASK));
+        for &x in &xs {
+            for &y in &xs {
+                let xy = x as u128 * y as u128;
+                let (hb, lb) = dfma_product_folded(x as f64, y as f64);
+                // The emulated RZ is the definition: C1 + floor(x·y / 2^52)·2^52.
+                assert_eq!(hb - HI_BITS, (xy >> 52) as u64, "hi {x} x {y}");
+                assert_eq!(lb - LO_BITS, (xy as u64) & MASK, "lo {x} x {y}");
+            }
+        }
+    }
+
+    type MulFn = fn(&Mont52, &[u64; LIMBS], &[u64; LIMBS]) -> [u64; LIMBS];
+
     fn check_field<F: GpuField>(id: FieldId) {
+        for (form, mul) in [
+            ("mul", Mont52::mul as MulFn),
+            ("mul_folded", Mont52::mul_folded as MulFn),
+        ] {
+            check_form::<F>(id, form, mul);
+        }
+    }
+
+    fn check_form<F: GpuField>(id: FieldId, form: &str, mul: MulFn) {
         let m = Mont52::new(&id.desc());
         let mut rng = StdRng::seed_from_u64(18);
         let p_minus = |k: u64| -F::from(k);
@@ -207,11 +348,11 @@ mod tests {
             assert_eq!(from_limbs52(&la), words(a), "limb round trip");
             for w in &values {
                 let tw = to_limbs52(&m.prescale(&words(w)));
-                let got = m.canonical(&m.mul(&la, &tw));
+                let got = m.canonical(&mul(&m, &la, &tw));
                 assert_eq!(
                     from_limbs52(&got),
                     words(&(*a * w)),
-                    "{}: {a} x {w}",
+                    "{} {form}: {a} x {w}",
                     id.name()
                 );
             }
@@ -228,8 +369,17 @@ mod tests {
             }
             for w in values.iter().take(60) {
                 let tw = to_limbs52(&m.prescale(&words(w)));
-                let lazy = m.mul(&la, &tw);
-                assert_eq!(from_limbs52(&m.canonical(&lazy)), words(&(*a * w)));
+                let lazy = mul(&m, &la, &tw);
+                assert_eq!(
+                    lazy,
+                    m.mul(&la, &tw),
+                    "{form}: both forms, the same lazy result"
+                );
+                assert_eq!(
+                    from_limbs52(&m.canonical(&lazy)),
+                    words(&(*a * w)),
+                    "{form} lazy"
+                );
             }
         }
         // A chain of products, as the microbenchmark runs them.
@@ -240,9 +390,9 @@ mod tests {
         );
         for _ in 0..1000 {
             x *= step;
-            lx = m.mul(&lx, &ls);
+            lx = mul(&m, &lx, &ls);
         }
-        assert_eq!(from_limbs52(&m.canonical(&lx)), words(&x), "chain");
+        assert_eq!(from_limbs52(&m.canonical(&lx)), words(&x), "{form} chain");
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use crate::device_vec::words;
 use crate::error::DriverContext;
+use crate::timing::median_ms;
 use crate::{DeviceVec, Gpu, Result};
+use cudarc::driver::sys::CUdevice_attribute;
 use cudarc::driver::{DeviceRepr, LaunchConfig, PushKernelArg};
 use zkntt_core::GpuField;
 use zkntt_kernels::names::{self, PerField};
@@ -166,9 +168,41 @@ pub enum ProductForm {
     /// Five 52-bit limbs, partial products from DFMA pairs (`cuda/field/mont52.cuh`; CPU twin
     /// `zkntt_core::fp64`).
     Fp64,
+    /// [`Self::Fp64`] with the hi DFMA rounded toward zero: one DADD per pair instead of two, and
+    /// the bit patterns' offsets folded into the columns' starting values (`fp64::mul_folded`;
+    /// twin `Mont52::mul_folded`).
+    Fp64Folded,
     /// Both at once: the first half of the elements on the integer chain, the second half on the
     /// FP64 chain, interleaved in one thread (both pipes busy). Needs an even length.
     Hybrid,
+    /// [`Self::Hybrid`] with [`Self::Fp64Folded`]'s product on the FP64 chain. Needs an even length.
+    HybridFolded,
+}
+
+impl ProductForm {
+    /// Every form, in the order the bench prints them.
+    pub const ALL: [ProductForm; 5] = [
+        ProductForm::Integer,
+        ProductForm::Fp64,
+        ProductForm::Fp64Folded,
+        ProductForm::Hybrid,
+        ProductForm::HybridFolded,
+    ];
+
+    fn kernel(self) -> &'static PerField {
+        match self {
+            ProductForm::Integer => &names::field::CHAIN_INT,
+            ProductForm::Fp64 => &names::field::CHAIN_FP64,
+            ProductForm::Fp64Folded => &names::field::CHAIN_FP64_FOLDED,
+            ProductForm::Hybrid => &names::field::CHAIN_HYBRID,
+            ProductForm::HybridFolded => &names::field::CHAIN_HYBRID_FOLDED,
+        }
+    }
+
+    /// Two chains per thread, one on each pipe.
+    fn is_hybrid(self) -> bool {
+        matches!(self, ProductForm::Hybrid | ProductForm::HybridFolded)
+    }
 }
 
 /// `x[i] *= step^iters`, each element a dependent chain of `iters` products of the form `form`;
@@ -183,7 +217,7 @@ pub fn product_chain<F: GpuField>(
 ) -> Result<()> {
     let n = x.len();
     x.check(gpu, n)?;
-    if form == ProductForm::Hybrid && n % 2 == 1 {
+    if form.is_hybrid() && n % 2 == 1 {
         return Err(crate::Error::LengthMismatch {
             expected: n + 1,
             got: n,
@@ -192,12 +226,7 @@ pub fn product_chain<F: GpuField>(
     x.order_on(gpu)?;
     // The FP64 product's radix is 2^260 against ark's 2^256: its multiplier is stored times 16.
     let steps = DeviceVec::from_host(gpu, &[step, step * F::from(16u64)])?;
-    let kernel = match form {
-        ProductForm::Integer => &names::field::CHAIN_INT,
-        ProductForm::Fp64 => &names::field::CHAIN_FP64,
-        ProductForm::Hybrid => &names::field::CHAIN_HYBRID,
-    };
-    let f = gpu.field_function(kernel, F::ID)?;
+    let f = gpu.field_function(form.kernel(), F::ID)?;
     let (n64, step16) = (n as u64, steps.raw_ptr(gpu) + 32);
     let mut launch = gpu.stream().launch_builder(&f);
     launch
@@ -208,11 +237,7 @@ pub fn product_chain<F: GpuField>(
         .arg(&iters);
     // Whole waves of 256-thread blocks, one chain per thread (two for the hybrid).
     let sms = gpu.info().map_or(132, |i| i.multiprocessors as usize);
-    let chains = if form == ProductForm::Hybrid {
-        n / 2
-    } else {
-        n
-    };
+    let chains = if form.is_hybrid() { n / 2 } else { n };
     let cfg = LaunchConfig {
         grid_dim: (
             chains.div_ceil(BLOCK as usize).clamp(1, sms * 64) as u32,
@@ -227,4 +252,78 @@ pub fn product_chain<F: GpuField>(
     // stream passes the kernel (`steps` is freed stream-ordered on drop).
     unsafe { launch.launch(cfg) }.during("product chain kernel launch")?;
     Ok(())
+}
+
+/// A pipe whose raw rate [`pipe_rate`] measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pipe {
+    /// The FP64 pipe: DFMA (`fma(double, double, double)`).
+    Dfma,
+    /// The integer multiplier: IMAD.WIDE.U32 (32 x 32 -> 64 bits plus a 64-bit addend).
+    ImadWide,
+}
+
+impl Pipe {
+    /// Both pipes, in the order the bench prints them.
+    pub const ALL: [Pipe; 2] = [Pipe::Dfma, Pipe::ImadWide];
+}
+
+/// Operations per thread per round of the pipe kernels (`UNROLL x CHAINS` in
+/// `cuda/field/product_chain.cu`).
+const PIPE_OPS_PER_ROUND: u64 = 16 * 8;
+
+/// The raw rate of `pipe` on this GPU, in operations per second (one operation: one thread's
+/// DFMA or IMAD.WIDE.U32): every SM full of threads running 8 independent chains each, `rounds`
+/// x 128 operations per thread, the median of 5 launches after one warm-up, timed by CUDA events.
+/// Returns when done. `Error::Unsupported` for `rounds == 0`.
+pub fn pipe_rate(gpu: &Gpu, pipe: Pipe, rounds: u32) -> Result<f64> {
+    if rounds == 0 {
+        return Err(crate::Error::Unsupported(
+            "pipe_rate needs at least one round".into(),
+        ));
+    }
+    let attribute = |a, what| {
+        let v: i32 = gpu.context().attribute(a).during(what)?;
+        Ok::<u32, crate::Error>(v.max(1) as u32)
+    };
+    let sms = attribute(
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+        "multiprocessor count",
+    )?;
+    let per_sm = attribute(
+        CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+        "threads per multiprocessor",
+    )?;
+    // One wave that fills every SM (the kernels need at most 32 registers a thread).
+    let cfg = LaunchConfig {
+        grid_dim: (sms * (per_sm / BLOCK).max(1), 1, 1),
+        block_dim: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let threads = (cfg.grid_dim.0 * BLOCK) as usize;
+    let mut out = gpu
+        .stream()
+        .alloc_zeros::<u64>(threads)
+        .during("pipe rate output")?;
+    let f = gpu.function(match pipe {
+        Pipe::Dfma => names::pipe::DFMA,
+        Pipe::ImadWide => names::pipe::IMAD_WIDE,
+    })?;
+    // DFMA: acc = acc * (1 - 2^-20) + 0.5 stays finite and normal; IMAD: any odd multiplier.
+    let (x, y, m) = (1.0 - f64::powi(2.0, -20), 0.5f64, 0x9E37_79B9u32);
+    let ms = median_ms::<crate::Error>(gpu.stream(), 1, 5, || {
+        let mut launch = gpu.stream().launch_builder(&f);
+        launch.arg(&mut out);
+        match pipe {
+            Pipe::Dfma => launch.arg(&x).arg(&y),
+            Pipe::ImadWide => launch.arg(&m),
+        };
+        launch.arg(&rounds);
+        // SAFETY: the kernels' signatures are (uint64_t* out, double x, double y, uint32_t rounds)
+        // and (uint64_t* out, uint32_t m, uint32_t rounds); out holds one word per thread.
+        unsafe { launch.launch(cfg) }.during("pipe rate kernel launch")?;
+        Ok(())
+    })?;
+    let ops = threads as f64 * rounds as f64 * PIPE_OPS_PER_ROUND as f64;
+    Ok(ops / (ms * 1e-3))
 }

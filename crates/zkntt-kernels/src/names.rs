@@ -90,7 +90,8 @@ pub mod field {
         bn254_fr: "field_scale_bn254_fr",
         bls12_381_fr: "field_scale_bls12_381_fr",
     };
-    /// `cuda/field/product_chain.cu`: the product microbenchmark's chains (integer, FP64, both).
+    /// `cuda/field/product_chain.cu`: the product microbenchmark's chains (integer, FP64, both;
+    /// the FP64 product as `fp64::mul` or `fp64::mul_folded`).
     pub const CHAIN_INT: PerField = PerField {
         bn254_fr: "field_chain_int_bn254_fr",
         bls12_381_fr: "field_chain_int_bls12_381_fr",
@@ -99,14 +100,33 @@ pub mod field {
         bn254_fr: "field_chain_fp64_bn254_fr",
         bls12_381_fr: "field_chain_fp64_bls12_381_fr",
     };
+    pub const CHAIN_FP64_FOLDED: PerField = PerField {
+        bn254_fr: "field_chain_fp64_folded_bn254_fr",
+        bls12_381_fr: "field_chain_fp64_folded_bls12_381_fr",
+    };
     pub const CHAIN_HYBRID: PerField = PerField {
         bn254_fr: "field_chain_hybrid_bn254_fr",
         bls12_381_fr: "field_chain_hybrid_bls12_381_fr",
     };
+    pub const CHAIN_HYBRID_FOLDED: PerField = PerField {
+        bn254_fr: "field_chain_hybrid_folded_bn254_fr",
+        bls12_381_fr: "field_chain_hybrid_folded_bls12_381_fr",
+    };
 }
 
-/// Every name above, for the build's check.
-pub const ALL: [PerField; 16] = [
+/// `cuda/field/product_chain.cu`: raw pipe rates beside the product chains (no field).
+pub mod pipe {
+    /// Independent DFMA chains on every SM.
+    pub const DFMA: &str = "pipe_rate_dfma";
+    /// Independent IMAD.WIDE.U32 chains on every SM.
+    pub const IMAD_WIDE: &str = "pipe_rate_imad_wide";
+}
+
+/// Every field-independent name above, for the build's check.
+pub const ALL_PLAIN: [&str; 2] = [pipe::DFMA, pipe::IMAD_WIDE];
+
+/// Every per-field name above, for the build's check.
+pub const ALL: [PerField; 18] = [
     ntt::COLUMN,
     ntt::SPLIT_PACK,
     ntt::MIDDLE,
@@ -123,4 +143,6 @@ pub const ALL: [PerField; 16] = [
     field::CHAIN_INT,
     field::CHAIN_FP64,
     field::CHAIN_HYBRID,
+    field::CHAIN_FP64_FOLDED,
+    field::CHAIN_HYBRID_FOLDED,
 ];

@@ -153,7 +153,7 @@ fn product_chains_match_ark_ff() {
         for (step, iters) in [(F::rand(&mut rng), 37u32), (-F::one(), 3), (F::zero(), 1)] {
             let power = step.pow([iters as u64]);
             let want: Vec<F> = x.iter().map(|v| *v * power).collect();
-            for form in [ProductForm::Integer, ProductForm::Fp64, ProductForm::Hybrid] {
+            for form in ProductForm::ALL {
                 let mut d = DeviceVec::from_host(gpu, &x).unwrap();
                 field_ops::product_chain(gpu, form, &mut d, step, iters).unwrap();
                 let got = d.to_host(gpu).unwrap();
@@ -163,13 +163,31 @@ fn product_chains_match_ark_ff() {
             }
         }
         let mut odd = DeviceVec::from_host(gpu, &x[..3]).unwrap();
-        assert!(matches!(
-            field_ops::product_chain(gpu, ProductForm::Hybrid, &mut odd, F::one(), 1),
-            Err(Error::LengthMismatch { .. })
-        ));
+        for form in [ProductForm::Hybrid, ProductForm::HybridFolded] {
+            assert!(matches!(
+                field_ops::product_chain(gpu, form, &mut odd, F::one(), 1),
+                Err(Error::LengthMismatch { .. })
+            ));
+        }
     }
     check::<ark_bn254::Fr>(&gpu, "bn254_fr");
     check::<ark_bls12_381::Fr>(&gpu, "bls12_381_fr");
+}
+
+#[test]
+fn pipe_rates_are_measured() {
+    use field_ops::Pipe;
+    let Some(gpu) = gpu_or_skip("pipe_rates_are_measured") else {
+        return;
+    };
+    for pipe in Pipe::ALL {
+        let rate = field_ops::pipe_rate(&gpu, pipe, 64).unwrap();
+        assert!(rate.is_finite() && rate > 0.0, "{pipe:?}: {rate}");
+    }
+    assert!(matches!(
+        field_ops::pipe_rate(&gpu, Pipe::Dfma, 0),
+        Err(Error::Unsupported(_))
+    ));
 }
 
 #[test]
