@@ -5,7 +5,8 @@
 //! - `small/ntt/babybear-single/{wsx|block|sppark-nn}`: one transform of 2^16..2^24 (2-D beyond
 //!   2^12), beside sppark's BabyBear NTT when built with `--features sppark` (make gpu-build).
 //!
-//! After criterion, a table of BabyBear single transforms beside sppark (NN and RN) with ratios.
+//! After criterion, a table of BabyBear and KoalaBear transforms (2^12..2^24, single and batched)
+//! beside sppark's BabyBear NTT in every order, with the ratio to its fastest.
 //! `zkntt bench modmul` and `zkntt bench small-ntt` print the other experiments as tables.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
@@ -150,6 +151,7 @@ use zkntt_sppark::Order;
 #[derive(Debug, Clone, Copy)]
 enum Order {
     NN,
+    NR,
     RN,
 }
 
@@ -184,45 +186,52 @@ fn sppark_ms(
     None
 }
 
-/// BabyBear single transforms beside sppark in one table: medians of 20 after 3 warm-ups.
-fn babybear_summary(gpu: &Gpu) {
-    let field = SmallField::BabyBear;
-    let ntt = SmallNtt::new(gpu, field, ModMulForm::ShoupLazy).unwrap();
+/// BabyBear and KoalaBear transforms, single and batched, beside sppark's BabyBear NTT in one
+/// table: medians of 20 after 3 warm-ups. sppark has no KoalaBear NTT: its BabyBear time of the
+/// same size stands beside KoalaBear (same word size, same launches). sppark transforms one
+/// vector per call, so a batch's sppark time is its single time times the batch.
+fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nBabyBear single forward NTT (zkntt: Shoup lazy form), device-resident, ms (median of 20; sppark in place, its own stream events):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2-D above 2^12 as two panel passes), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
-        "| log2 N | zkntt WSX in place | zkntt WSX out of place | block-sync out of place | sppark NN | sppark RN | sppark NN / zkntt in place | sppark RN / zkntt out of place |"
+        "| field | log2 N | batch | zkntt in place | zkntt out of place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
-    for log_n in [16u32, 20, 22, 24] {
-        let x = random(field.modulus(), 1 << log_n, log_n as u64);
-        let mut input = s.clone_htod(&x).unwrap();
-        let mut out = s.alloc_zeros::<u32>(x.len()).unwrap();
-        let inplace = median_ms(s, 3, 20, || {
-            ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
-        })
-        .unwrap();
-        let mut oop = |kernel| {
-            median_ms(s, 3, 20, || {
-                ntt.run_into(&mut input, &mut out, log_n, Direction::Forward, kernel)
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let cases: Vec<(u32, usize)> = (12..=24)
+        .map(|l| (l, 1))
+        .chain([(12, 256), (16, 64), (20, 16), (22, 4)])
+        .collect();
+    for field in [SmallField::BabyBear, SmallField::KoalaBear] {
+        let ntt = SmallNtt::new(gpu, field, ModMulForm::ShoupLazy).unwrap();
+        for &(log_n, batch) in &cases {
+            let x = random(field.modulus(), batch << log_n, log_n as u64);
+            let mut input = s.clone_htod(&x).unwrap();
+            let mut out = s.alloc_zeros::<u32>(x.len()).unwrap();
+            let inplace = median_ms(s, 3, 20, || {
+                ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
             })
-            .unwrap()
-        };
-        let (wsx, block) = (oop(Kernel::Wsx), oop(Kernel::BlockSync));
-        let sp = |order| sppark_ms(gpu, &input, log_n, order, 20).map(|mut v| median(&mut v));
-        let (nn, rn) = (sp(Order::NN), sp(Order::RN));
-        let cell = |v: Option<f64>| v.map_or("not built".into(), |v| format!("{v:.4}"));
-        let ratio =
-            |v: Option<f64>, ours: f64| v.map_or("-".into(), |v| format!("{:.2}x", v / ours));
-        println!(
-            "| {log_n} | {inplace:.4} | {wsx:.4} | {block:.4} | {} | {} | {} | {} |",
-            cell(nn),
-            cell(rn),
-            ratio(nn, inplace),
-            ratio(rn, wsx)
-        );
+            .unwrap();
+            let oop = median_ms(s, 3, 20, || {
+                ntt.run_into(&mut input, &mut out, log_n, Direction::Forward, Kernel::Wsx)
+            })
+            .unwrap();
+            let sp = |order| {
+                sppark_ms(gpu, &input, log_n, order, 20).map(|mut v| median(&mut v) * batch as f64)
+            };
+            let orders = [sp(Order::NN), sp(Order::NR), sp(Order::RN)];
+            let best = orders.iter().flatten().copied().reduce(f64::min);
+            let cell = |v: Option<f64>| v.map_or("not built".into(), |v| format!("{v:.4}"));
+            println!(
+                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {} | {} | {} |",
+                field.name(),
+                cell(orders[0]),
+                cell(orders[1]),
+                cell(orders[2]),
+                best.map_or("-".into(), |b| format!("{:.2}x", b / inplace)),
+            );
+        }
     }
 }
 
@@ -232,7 +241,7 @@ fn main() {
     modmul(&mut c);
     single(&mut c);
     c.final_summary();
-    if let Some(gpu) = gpu_or_skip("bench small: BabyBear beside sppark") {
-        babybear_summary(&gpu);
+    if let Some(gpu) = gpu_or_skip("bench small: BabyBear and KoalaBear beside sppark") {
+        summary(&gpu);
     }
 }

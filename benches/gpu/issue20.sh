@@ -5,7 +5,10 @@
 # height 2^0..2^22 against Radix2DitParallel, each call asserted to have run on the GPU); then
 # `coset_lde_batch` of 2^20 x 256 columns host in and out beside Radix2DitParallel on all cores,
 # with the PCIe floor (benches/plonky3.rs). Logs into $OUT.
-#   .gpu/issue20.sh [tests] [bench]   (default: both)
+# `ntt`: BabyBear and KoalaBear transforms 2^12..2^24, single and batched, beside sppark
+# (benches/small.rs's summary; the 2-D path is the panel kernel); `sanitize`: the panel
+# passes under compute-sanitizer memcheck, racecheck and synccheck.
+#   .gpu/issue20.sh [tests] [bench] [ntt] [sanitize]   (default: tests bench)
 #   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case.
 set -uo pipefail
 # shellcheck source=preamble.sh
@@ -32,8 +35,23 @@ for s in $steps; do
     grep -q DIFFERENT "$out/plonky3_bench.txt" && { echo "GpuDft and Radix2DitParallel differ"; rc=1; }
     grep -q "ran on the CPU" "$out/plonky3_bench.txt" && { echo "GpuDft did not run on the GPU"; rc=1; }
     ;;
+  ntt)
+    step "BabyBear and KoalaBear NTTs beside sppark (benches/small.rs summary)"
+    # A criterion filter that matches no group: only the summary table runs.
+    timeout 300 "$bin"/benches/zkntt-benches-small --bench summary-only > "$out/small_ntt_bench.txt" 2>&1 || rc=1
+    sed -n '/^Small-word forward NTTs/,$p' "$out/small_ntt_bench.txt"
+    ;;
+  sanitize)
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in memcheck racecheck synccheck; do
+      step "$tool: the panel passes (zkntt-small tests/gpu.rs panel_small_sizes)"
+      timeout 200 "$cs" --tool "$tool" --error-exitcode 99 "$bin"/tests/zkntt-small-gpu --test-threads=1 panel_small_sizes \
+        > "$out/$tool.txt" 2>&1 || rc=1
+      tail -n 4 "$out/$tool.txt"
+    done
+    ;;
   *)
-    echo "issue20.sh: unknown step $s (tests, bench)" >&2
+    echo "issue20.sh: unknown step $s (tests, bench, ntt, sanitize)" >&2
     rc=2
     ;;
   esac

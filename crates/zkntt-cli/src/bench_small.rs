@@ -640,7 +640,7 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
     }
 
     bar.println(
-        "\nBabyBear single transforms, Shoup lazy form, device-resident (2-D beyond 2^12: 3 transposes + 2 launches), ms:\n",
+        "\nBabyBear single transforms, Shoup lazy form, device-resident (2-D beyond 2^12: WSX two panel passes; block-sync 3 transposes + 2 launches), ms:\n",
     );
     bar.println(
         "| log2 N | WSX in place (+copy back) | WSX out of place | block-sync out of place |",

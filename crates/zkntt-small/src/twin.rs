@@ -180,130 +180,255 @@ fn wsx_with(args: KernelArgs<'_>, data: &mut [u32], exchange: bool) -> Result<()
     let c = setup(args, data.len())?;
     let log_n = args.log_n;
     let low = (1u32 << log_n) - 1;
-    let mut smem = vec![0u32; TILE];
     for (tile, chunk) in data.chunks_mut(TILE).enumerate() {
         let valid = chunk.len() as u32;
-        let mut v = [[0u32; PER_THREAD]; THREADS];
-        let load = |g: u32| if g < valid { chunk[g as usize] } else { 0 };
-        if log_n > 8 {
-            for (tid, regs) in v.iter_mut().enumerate() {
-                for (r, x) in regs.iter_mut().enumerate() {
-                    *x = load(tid as u32 | (r as u32) << 8);
-                }
-            }
-            for rb in (0..4u32).rev() {
-                let b = rb + 8;
-                if b >= log_n {
-                    continue;
-                }
-                for (tid, regs) in v.iter_mut().enumerate() {
-                    for lo in (0..PER_THREAD as u32).filter(|lo| lo & (1 << rb) == 0) {
-                        let j = (tid as u32 | lo << 8) & ((1 << b) - 1);
-                        let hi = (lo | 1 << rb) as usize;
-                        (regs[lo as usize], regs[hi]) =
-                            c.butterfly(regs[lo as usize], regs[hi], c.tw((1 << b) | j));
-                    }
-                }
-            }
-            for (tid, regs) in v.iter().enumerate() {
-                for (r, &x) in regs.iter().enumerate() {
-                    smem[slot(tid as u32 | (r as u32) << 8)] = x;
-                }
-            }
-            for (tid, regs) in v.iter_mut().enumerate() {
-                let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
-                for (r, x) in regs.iter_mut().enumerate() {
-                    *x = smem[slot(m2_index(lane, warp, r as u32))];
-                }
-            }
-        } else {
-            for (tid, regs) in v.iter_mut().enumerate() {
-                let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
-                for (r, x) in regs.iter_mut().enumerate() {
-                    *x = load(m2_index(lane, warp, r as u32));
-                }
+        let res = tile_layers(
+            &c,
+            exchange,
+            |g| if g < valid { chunk[g as usize] } else { 0 },
+        );
+        let first = ((tile * TILE) >> log_n) as u64;
+        for (g, out) in chunk.iter_mut().enumerate() {
+            let g = g as u32;
+            *out = c.finish(res[g as usize], first + (g >> log_n) as u64, g & low);
+        }
+    }
+    Ok(())
+}
+
+/// The layers of one tile (`wsx::layers` of wsx_tile.cuh): `load(g)` gives tile position g as the
+/// kernel loads it; returns the outputs in natural order, before `finish`.
+fn tile_layers(c: &Ctx<'_>, exchange: bool, load: impl Fn(u32) -> u32) -> Vec<u32> {
+    let log_n = c.args.log_n;
+    let low = (1u32 << log_n) - 1;
+    let mut smem = vec![0u32; TILE];
+    let mut v = [[0u32; PER_THREAD]; THREADS];
+    if log_n > 8 {
+        for (tid, regs) in v.iter_mut().enumerate() {
+            for (r, x) in regs.iter_mut().enumerate() {
+                *x = load(tid as u32 | (r as u32) << 8);
             }
         }
         for rb in (0..4u32).rev() {
-            let b = rb + 4;
+            let b = rb + 8;
             if b >= log_n {
                 continue;
             }
             for (tid, regs) in v.iter_mut().enumerate() {
-                let lane = tid as u32 & 31;
                 for lo in (0..PER_THREAD as u32).filter(|lo| lo & (1 << rb) == 0) {
-                    let j = ((lane & 15) | lo << 4) & ((1 << b) - 1);
+                    let j = (tid as u32 | lo << 8) & ((1 << b) - 1);
                     let hi = (lo | 1 << rb) as usize;
                     (regs[lo as usize], regs[hi]) =
                         c.butterfly(regs[lo as usize], regs[hi], c.tw((1 << b) | j));
                 }
             }
         }
-        for b in (0..4u32).rev() {
-            let mask = 1u32 << b;
-            let before = v;
-            if exchange {
-                // Lane bit b <-> register bit b: the lower lane receives its partner's v[r] into
-                // v[r | mask], the upper lane its partner's v[r | mask] into v[r]; every layer.
-                for (tid, regs) in v.iter_mut().enumerate() {
-                    let upper = tid as u32 & mask != 0;
-                    let partner = &before[tid ^ mask as usize];
-                    for r in (0..PER_THREAD).filter(|r| r & mask as usize == 0) {
-                        if upper {
-                            regs[r] = partner[r | mask as usize];
-                        } else {
-                            regs[r | mask as usize] = partner[r];
-                        }
-                    }
-                }
-                if b >= log_n {
-                    continue;
-                }
-                for (tid, regs) in v.iter_mut().enumerate() {
-                    let j = tid as u32 & 31 & (mask - 1);
-                    for r in (0..PER_THREAD).filter(|r| r & mask as usize == 0) {
-                        let hi = r | mask as usize;
-                        (regs[r], regs[hi]) = if b == 0 {
-                            c.butterfly_unit(regs[r], regs[hi])
-                        } else {
-                            c.butterfly(regs[r], regs[hi], c.tw(mask | j))
-                        };
-                    }
-                }
-            } else {
-                if b >= log_n {
-                    continue;
-                }
-                for (tid, regs) in v.iter_mut().enumerate() {
-                    let lane = tid as u32 & 31;
-                    let upper = lane & mask != 0;
-                    let j = lane & (mask - 1);
-                    let w = c.tw(mask | if upper { j } else { 0 });
-                    let partner = (tid as u32 ^ mask) as usize;
-                    for (r, x) in regs.iter_mut().enumerate() {
-                        *x = c.half_butterfly(*x, before[partner][r], upper, w);
-                    }
-                }
-            }
-        }
         for (tid, regs) in v.iter().enumerate() {
-            let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
             for (r, &x) in regs.iter().enumerate() {
-                let g = if exchange {
-                    m3_index(lane, warp, r as u32)
-                } else {
-                    m2_index(lane, warp, r as u32)
-                };
-                smem[slot((g & !low) | bitrev(g & low, log_n))] = x;
+                smem[slot(tid as u32 | (r as u32) << 8)] = x;
             }
         }
-        let first = ((tile * TILE) >> log_n) as u64;
-        for (g, out) in chunk.iter_mut().enumerate() {
-            let g = g as u32;
-            *out = c.finish(smem[slot(g)], first + (g >> log_n) as u64, g & low);
+        for (tid, regs) in v.iter_mut().enumerate() {
+            let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
+            for (r, x) in regs.iter_mut().enumerate() {
+                *x = smem[slot(m2_index(lane, warp, r as u32))];
+            }
+        }
+    } else {
+        for (tid, regs) in v.iter_mut().enumerate() {
+            let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
+            for (r, x) in regs.iter_mut().enumerate() {
+                *x = load(m2_index(lane, warp, r as u32));
+            }
+        }
+    }
+    for rb in (0..4u32).rev() {
+        let b = rb + 4;
+        if b >= log_n {
+            continue;
+        }
+        for (tid, regs) in v.iter_mut().enumerate() {
+            let lane = tid as u32 & 31;
+            for lo in (0..PER_THREAD as u32).filter(|lo| lo & (1 << rb) == 0) {
+                let j = ((lane & 15) | lo << 4) & ((1 << b) - 1);
+                let hi = (lo | 1 << rb) as usize;
+                (regs[lo as usize], regs[hi]) =
+                    c.butterfly(regs[lo as usize], regs[hi], c.tw((1 << b) | j));
+            }
+        }
+    }
+    for b in (0..4u32).rev() {
+        let mask = 1u32 << b;
+        let before = v;
+        if exchange {
+            // Lane bit b <-> register bit b: the lower lane receives its partner's v[r] into
+            // v[r | mask], the upper lane its partner's v[r | mask] into v[r]; every layer.
+            for (tid, regs) in v.iter_mut().enumerate() {
+                let upper = tid as u32 & mask != 0;
+                let partner = &before[tid ^ mask as usize];
+                for r in (0..PER_THREAD).filter(|r| r & mask as usize == 0) {
+                    if upper {
+                        regs[r] = partner[r | mask as usize];
+                    } else {
+                        regs[r | mask as usize] = partner[r];
+                    }
+                }
+            }
+            if b >= log_n {
+                continue;
+            }
+            for (tid, regs) in v.iter_mut().enumerate() {
+                let j = tid as u32 & 31 & (mask - 1);
+                for r in (0..PER_THREAD).filter(|r| r & mask as usize == 0) {
+                    let hi = r | mask as usize;
+                    (regs[r], regs[hi]) = if b == 0 {
+                        c.butterfly_unit(regs[r], regs[hi])
+                    } else {
+                        c.butterfly(regs[r], regs[hi], c.tw(mask | j))
+                    };
+                }
+            }
+        } else {
+            if b >= log_n {
+                continue;
+            }
+            for (tid, regs) in v.iter_mut().enumerate() {
+                let lane = tid as u32 & 31;
+                let upper = lane & mask != 0;
+                let j = lane & (mask - 1);
+                let w = c.tw(mask | if upper { j } else { 0 });
+                let partner = (tid as u32 ^ mask) as usize;
+                for (r, x) in regs.iter_mut().enumerate() {
+                    *x = c.half_butterfly(*x, before[partner][r], upper, w);
+                }
+            }
+        }
+    }
+    for (tid, regs) in v.iter().enumerate() {
+        let (lane, warp) = (tid as u32 & 31, tid as u32 >> 5);
+        for (r, &x) in regs.iter().enumerate() {
+            let g = if exchange {
+                m3_index(lane, warp, r as u32)
+            } else {
+                m2_index(lane, warp, r as u32)
+            };
+            smem[slot((g & !low) | bitrev(g & low, log_n))] = x;
+        }
+    }
+    (0..TILE as u32).map(|g| smem[slot(g)]).collect()
+}
+
+/// Where element e of transform u lies in a panel pass's input or output (`word` of
+/// ntt_panel.cu): word `(u >> log_g) << log_m | (u mod 2^log_g) << t | e << e`.
+#[derive(Debug, Clone, Copy)]
+pub struct PanelLayout {
+    pub t: u32,
+    pub e: u32,
+}
+
+/// The panel kernel (`small_ntt_panel_*`): `input.len() >> log_n` transforms of 2^log_n (log_n
+/// of `args`), element e of transform u read at `input`'s layout and written, after `finish`, at
+/// `out`'s, in matrices of 2^log_m words holding 2^log_g transforms each. The panel's words move
+/// as the kernel moves them: panels of `ntt::panel_tiles` tiles, loaded in the order contiguous
+/// in `input`, each tile through the WSX layers in place, stored in the order contiguous in `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn panel(
+    args: KernelArgs<'_>,
+    input: &[u32],
+    out: &mut [u32],
+    log_m: u32,
+    log_g: u32,
+    input_layout: PanelLayout,
+    out_layout: PanelLayout,
+) -> Result<()> {
+    let c = setup(args, input.len())?;
+    if out.len() != input.len() || input.len() % (1usize << log_m) != 0 {
+        return Err(Error::LengthMismatch {
+            expected: input.len(),
+            got: out.len(),
+        });
+    }
+    let log_n = args.log_n;
+    let count = (input.len() >> log_n) as u64;
+    let tiles = crate::ntt::panel_tiles(log_n);
+    let stride = crate::ntt::panel_stride(tiles) as usize;
+    let panel_log = TILE_LOG + tiles.trailing_zeros();
+    let (log_tp, log_tpt) = (panel_log - log_n, TILE_LOG - log_n);
+    let low = (1u32 << log_n) - 1;
+    let word = |u: u64, e: u32, l: PanelLayout| -> usize {
+        (((u >> log_g) << log_m) | ((u & ((1 << log_g) - 1)) << l.t) | ((e as u64) << l.e)) as usize
+    };
+    let split = |i: u32, transforms_fastest: bool| -> (u32, u32) {
+        if transforms_fastest {
+            (i & ((1 << log_tp) - 1), i >> log_tp)
+        } else {
+            (i >> log_n, i & low)
+        }
+    };
+    let panel_word = |uo: u32, e: u32| -> usize {
+        slot(((uo & ((1 << log_tpt) - 1)) << log_n) | e) * stride + (uo >> log_tpt) as usize
+    };
+    let mut smem = vec![0u32; TILE * stride];
+    for u0 in (0..count).step_by(1 << log_tp) {
+        for i in 0..1u32 << panel_log {
+            let (uo, e) = split(i, input_layout.t == 0);
+            let u = u0 + uo as u64;
+            smem[panel_word(uo, e)] = if u < count {
+                input[word(u, e, input_layout)]
+            } else {
+                0
+            };
+        }
+        for j in 0..tiles as usize {
+            let res = tile_layers(&c, true, |g| smem[slot(g) * stride + j]);
+            for (g, &x) in res.iter().enumerate() {
+                smem[slot(g as u32) * stride + j] = x;
+            }
+        }
+        for i in 0..1u32 << panel_log {
+            let (uo, e) = split(i, out_layout.t == 0);
+            let u = u0 + uo as u64;
+            if u < count {
+                out[word(u, e, out_layout)] = c.finish(smem[panel_word(uo, e)], u, e);
+            }
         }
     }
     Ok(())
+}
+
+/// The 2-D transform of `SmallNtt::run` with the WSX kernel above one tile (`two_d_panels`): N =
+/// N1 x N2, the N1-point columns times w_N^(n2 k1) in place, then the N2-point rows out at
+/// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n.
+pub fn two_d_panels(
+    field: SmallField,
+    form: ModMulForm,
+    direction: crate::Direction,
+    log_n: u32,
+    data: &mut [u32],
+) -> Result<()> {
+    field.check_log_n(log_n)?;
+    let (log1, log2) = (log_n / 2, log_n - log_n / 2);
+    let twiddles = crate::tables::dif_twiddles(field, form, direction)?;
+    let (lo, hi) = crate::tables::post_twiddles(field, form, direction, log_n)?;
+    let scale = match direction {
+        crate::Direction::Inverse => Some(crate::tables::inverse_scale(field, form, log_n)?),
+        crate::Direction::Forward => None,
+    };
+    let args = |log_n, scale, post| KernelArgs {
+        field,
+        form,
+        log_n,
+        twiddles: &twiddles,
+        scale,
+        post,
+    };
+    let columns = PanelLayout { t: 0, e: log2 };
+    let mut mid = vec![0u32; data.len()];
+    let first = args(log1, None, Some((&lo, &hi, log2)));
+    panel(first, data, &mut mid, log_n, log2, columns, columns)?;
+    let rows = PanelLayout { t: log2, e: 0 };
+    let out = PanelLayout { t: 0, e: log1 };
+    panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
 }
 
 /// The block-synchronous baseline kernel on `data`.
@@ -388,6 +513,71 @@ mod tests {
                         check(field, form, dir, log_n, batch, wsx_half);
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn panel_twin_matches_reference() {
+        // Sizes whose passes cover panels of one tile per transform (2^12 columns at 2^24 is
+        // too slow here; the GPU tests run it), several transforms per tile, and panels that
+        // span matrices (2^13: 256 columns of 2^6 per panel, 128 per matrix).
+        for field in SmallField::ALL {
+            for (form, log_n, batch) in [
+                (ModMulForm::Montgomery, 13, 3),
+                (ModMulForm::ShoupLazy, 14, 1),
+                (ModMulForm::MontgomeryLazy, 15, 2),
+                (ModMulForm::Barrett, 16, 1),
+            ] {
+                if log_n > field.max_log_n() {
+                    continue;
+                }
+                for dir in [Direction::Forward, Direction::Inverse] {
+                    let x = random(field, batch << log_n, log_n as u64);
+                    let mut want = x.clone();
+                    reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                    let mut got = x;
+                    two_d_panels(field, form, dir, log_n, &mut got).unwrap();
+                    assert_eq!(got, want, "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}");
+                }
+            }
+        }
+    }
+
+    /// Panel words in the order of a row load or store (elements fastest) hit 32 banks per warp;
+    /// in the order of a column load or store (transforms fastest) up to 8 ways conflict, where
+    /// a warp's 32 transforms differ only in tile bits above the swizzle's (2^7..2^9).
+    #[test]
+    fn panel_shared_memory_conflicts() {
+        for log_n in 1..=TILE_LOG {
+            let tiles = crate::ntt::panel_tiles(log_n);
+            let stride = crate::ntt::panel_stride(tiles) as usize;
+            let panel_log = TILE_LOG + tiles.trailing_zeros();
+            let (log_tp, log_tpt) = (panel_log - log_n, TILE_LOG - log_n);
+            let word = |uo: u32, e: u32| {
+                slot(((uo & ((1 << log_tpt) - 1)) << log_n) | e) * stride + (uo >> log_tpt) as usize
+            };
+            for fast in [true, false] {
+                let mut worst = 0;
+                for i0 in (0..1u32 << panel_log).step_by(32) {
+                    let mut per_bank = [0u32; 32];
+                    for i in i0..i0 + 32 {
+                        let (uo, e) = if fast {
+                            (i & ((1 << log_tp) - 1), i >> log_tp)
+                        } else {
+                            (i >> log_n, i & ((1 << log_n) - 1))
+                        };
+                        per_bank[word(uo, e) % 32] += 1;
+                    }
+                    worst = worst.max(*per_bank.iter().max().unwrap());
+                }
+                let bound = match (fast, log_n) {
+                    (false, _) | (true, ..=4) => 1,
+                    (true, 5 | 11 | 12) => 2,
+                    (true, 6 | 10) => 4,
+                    (true, _) => 8,
+                };
+                assert_eq!(worst, bound, "2^{log_n} transforms fastest: {fast}");
             }
         }
     }

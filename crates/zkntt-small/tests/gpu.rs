@@ -249,6 +249,71 @@ fn two_d_sizes_match_reference() {
     }
 }
 
+/// The panel passes at a few small 2-D sizes (partial panels, panels spanning matrices): what
+/// `issue20.sh sanitize` runs under compute-sanitizer.
+#[test]
+fn panel_small_sizes_match_twin() {
+    let Some(gpu) = gpu_or_skip("panel_small_sizes_match_twin") else {
+        return;
+    };
+    let field = SmallField::BabyBear;
+    for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
+        let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+        for (log_n, batch) in [(13u32, 3usize), (14, 1), (16, 2)] {
+            let x = inputs(field, batch << log_n, log_n as u64);
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let mut want = x.clone();
+                zkntt_small::twin::two_d_panels(field, form, dir, log_n, &mut want).unwrap();
+                let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                assert_same(
+                    &got,
+                    &want,
+                    log_n,
+                    &format!("{form:?} {dir:?} panels vs twin"),
+                );
+            }
+        }
+    }
+}
+
+/// The WSX kernel's 2-D path (two panel passes) at every size above one tile, in place (`run`)
+/// and out of place (`run_into`), batches of one and two.
+#[test]
+fn panel_passes_at_every_size_match_reference() {
+    let Some(gpu) = gpu_or_skip("panel_passes_at_every_size_match_reference") else {
+        return;
+    };
+    for field in SmallField::ALL {
+        let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
+        for log_n in 13..=field.max_log_n() {
+            let batch = if log_n <= 20 { 2 } else { 1 };
+            let x = inputs(field, batch << log_n, 100 + log_n as u64);
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let mut want = x.clone();
+                reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                assert_same(
+                    &got,
+                    &want,
+                    log_n,
+                    &format!("{field:?} {dir:?} panels in place"),
+                );
+                let mut input = gpu.stream().clone_htod(&x).unwrap();
+                let mut out = gpu.stream().alloc_zeros::<u32>(x.len()).unwrap();
+                ntt.run_into(&mut input, &mut out, log_n, dir, Kernel::Wsx)
+                    .unwrap();
+                let got = gpu.stream().clone_dtoh(&out).unwrap();
+                assert_same(
+                    &got,
+                    &want,
+                    log_n,
+                    &format!("{field:?} {dir:?} panels run_into"),
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn coset_kernel_matches_twin() {
     let Some(gpu) = gpu_or_skip("coset_kernel_matches_twin") else {

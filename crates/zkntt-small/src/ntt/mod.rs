@@ -3,9 +3,12 @@
 //! streams (`host.rs`).
 
 mod host;
+mod panel;
 mod two_d;
 
 pub use host::PinnedBuffer;
+pub use panel::panel_kernel_name;
+pub(crate) use panel::{panel_stride, panel_tiles};
 
 use crate::error::{DriverContext, oom};
 use crate::field::TILE_LOG;
@@ -65,9 +68,10 @@ pub fn kernel_name(kernel: Kernel, field: SmallField, form: ModMulForm) -> Strin
     )
 }
 
-/// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has.
+/// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
+/// and the 2-D panel kernel of each field and form.
 pub fn kernel_names() -> impl Iterator<Item = String> {
-    Kernel::ALL
+    let tiles = Kernel::ALL
         .into_iter()
         .chain(Kernel::ABLATIONS)
         .flat_map(|k| {
@@ -77,7 +81,13 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
                     .filter(move |&m| k.has_form(m))
                     .map(move |m| kernel_name(k, f, m))
             })
-        })
+        });
+    let panels = SmallField::ALL.into_iter().flat_map(|f| {
+        ModMulForm::ALL
+            .into_iter()
+            .map(move |m| panel_kernel_name(f, m))
+    });
+    tiles.chain(panels)
 }
 
 /// The kernels' parameter struct (`NttParams` in `cuda/small/ntt.cuh`), byte for byte.
@@ -122,7 +132,9 @@ pub struct SmallNtt {
     field: SmallField,
     form: ModMulForm,
     twiddles: Twiddles,
-    /// Blocks of one full wave on this GPU.
+    /// Multiprocessors of this GPU.
+    sms: u64,
+    /// Blocks of one full wave of the tile kernels on this GPU.
     max_grid: u64,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
     scratch: Mutex<Option<CudaSlice<u32>>>,
@@ -154,6 +166,7 @@ impl SmallNtt {
         for k in Kernel::ALL {
             gpu.function(&kernel_name(k, field, form))?;
         }
+        gpu.function(&panel_kernel_name(field, form))?;
         let sms = gpu
             .context()
             .attribute(
@@ -165,6 +178,7 @@ impl SmallNtt {
             field,
             form,
             twiddles,
+            sms: sms.max(1) as u64,
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
@@ -192,6 +206,44 @@ impl SmallNtt {
         Ok((len >> log_n) as u64)
     }
 
+    fn twiddle_table(&self, direction: Direction) -> &CudaSlice<u32> {
+        match direction {
+            Direction::Forward => &self.twiddles.forward,
+            Direction::Inverse => &self.twiddles.inverse,
+        }
+    }
+
+    /// The kernels' parameters: `batch` transforms of 2^log_n at `data`, the DIF table at `tw`,
+    /// scaled by 2^-scale_log_n, times the 2-D twiddles `post` (lo, hi, log2 rows).
+    fn params(
+        &self,
+        tw: u64,
+        data: u64,
+        batch: u64,
+        log_n: u32,
+        scale_log_n: Option<u32>,
+        post: Option<(u64, u64, u32)>,
+    ) -> Result<NttParams> {
+        let scale = match scale_log_n {
+            Some(l) => Some(tables::inverse_scale(self.field, self.form, l)?),
+            None => None,
+        };
+        let (post_lo, post_hi, post_log_rows) = post.unwrap_or((0, 0, 0));
+        Ok(NttParams {
+            data,
+            twiddles: tw,
+            post_lo,
+            post_hi,
+            batch,
+            log_n,
+            q: self.field.modulus(),
+            scale_w: scale.map_or(0, |s| s[0]),
+            scale_w_shoup: scale.map_or(0, |s| s[1]),
+            has_scale: scale.is_some() as u32,
+            post_log_rows,
+        })
+    }
+
     /// One launch over `batch` transforms of 2^log_n (<= 2^12) at `data` on `stream`.
     #[allow(clippy::too_many_arguments)]
     fn launch(
@@ -215,29 +267,8 @@ impl SmallNtt {
         let f = self
             .gpu
             .function(&kernel_name(kernel, self.field, self.form))?;
-        let tw = match direction {
-            Direction::Forward => &self.twiddles.forward,
-            Direction::Inverse => &self.twiddles.inverse,
-        };
-        let (tw_ptr, _tw_guard) = tw.device_ptr(stream);
-        let scale = match scale_log_n {
-            Some(l) => Some(tables::inverse_scale(self.field, self.form, l)?),
-            None => None,
-        };
-        let (post_lo, post_hi, post_log_rows) = post.unwrap_or((0, 0, 0));
-        let params = NttParams {
-            data,
-            twiddles: tw_ptr,
-            post_lo,
-            post_hi,
-            batch,
-            log_n,
-            q: self.field.modulus(),
-            scale_w: scale.map_or(0, |s| s[0]),
-            scale_w_shoup: scale.map_or(0, |s| s[1]),
-            has_scale: scale.is_some() as u32,
-            post_log_rows,
-        };
+        let (tw_ptr, _tw_guard) = self.twiddle_table(direction).device_ptr(stream);
+        let params = self.params(tw_ptr, data, batch, log_n, scale_log_n, post)?;
         let tiles = ((batch << log_n) + (1 << TILE_LOG) - 1) >> TILE_LOG;
         if tiles == 0 {
             return Ok(());
@@ -258,7 +289,8 @@ impl SmallNtt {
     /// Transforms every consecutive 2^log_n elements of `data` in place, asynchronously on the
     /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
     /// [0, 2q)); others give unspecified values, never memory errors. Sizes above 2^12 use the
-    /// 2-D decomposition with an internal scratch buffer and a final copy back
+    /// 2-D decomposition with an internal scratch buffer: with [`Kernel::Wsx`] two panel passes
+    /// (into the scratch and back), with the others five passes and a final copy back
     /// ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
         &self,
@@ -288,6 +320,12 @@ impl SmallNtt {
             got: 0,
         })?;
         let mut view = out.slice_mut(0..data.len());
+        if kernel == Kernel::Wsx {
+            // Columns from `data` into the scratch, rows back into `data`: no copy.
+            let (d, _g1) = data.device_ptr_mut(&stream);
+            let (m, _g2) = view.device_ptr_mut(&stream);
+            return self.two_d_panels(&stream, d, m, d, log_n, batch, direction);
+        }
         self.two_d(&stream, data, &mut view, log_n, batch, direction, kernel)?;
         stream.memcpy_dtod(&view, data).during("copy back")?;
         Ok(())
@@ -314,6 +352,12 @@ impl SmallNtt {
         if log_n <= TILE_LOG {
             stream.memcpy_dtod(input, output).during("copy")?;
             return self.run(output, log_n, direction, kernel);
+        }
+        if kernel == Kernel::Wsx {
+            // Columns in place in `input`, rows into `output`.
+            let (i, _g1) = input.device_ptr_mut(&stream);
+            let (o, _g2) = output.device_ptr_mut(&stream);
+            return self.two_d_panels(&stream, i, i, o, log_n, batch, direction);
         }
         let mut view = output.slice_mut(..);
         self.two_d(&stream, input, &mut view, log_n, batch, direction, kernel)
@@ -351,7 +395,7 @@ mod tests {
                 form == ModMulForm::MontgomeryLazy
             );
         }
-        // 2 kernels x 3 fields x 7 forms, and the ablation in one form per field.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3);
+        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the panels.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 3 * 7);
     }
 }

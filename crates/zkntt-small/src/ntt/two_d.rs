@@ -1,7 +1,9 @@
-//! Sizes above one tile (2^13..2^24): the 2-D decomposition N = N1 x N2 as five passes over the
-//! batch, the N1- and N2-point transforms by the one-tile kernels.
+//! Sizes above one tile (2^13..2^24): the 2-D decomposition N = N1 x N2. With the WSX kernel,
+//! two panel passes (the transposes folded into their loads and stores); with the others, five
+//! passes: three transposes and the one-tile kernels.
 
-use super::{Kernel, SmallNtt, lock};
+use super::panel::Layout;
+use super::{Kernel, PostTables, SmallNtt, lock};
 use crate::error::DriverContext;
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
@@ -11,6 +13,65 @@ use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 impl SmallNtt {
+    /// The 2-D twiddles of one size and direction, uploaded on first use.
+    fn post_tables<'a>(
+        &self,
+        post: &'a mut std::collections::HashMap<(u32, Direction), PostTables>,
+        stream: &Arc<CudaStream>,
+        log_n: u32,
+        direction: Direction,
+    ) -> Result<&'a PostTables> {
+        Ok(match post.entry((log_n, direction)) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                let (lo, hi) = tables::post_twiddles(self.field, self.form, direction, log_n)?;
+                let up = |t: &Encoded| stream.clone_htod(&t.device_words()).during("2-D twiddles");
+                e.insert((up(&lo)?, up(&hi)?))
+            }
+        })
+    }
+
+    /// N = N1 x N2 (x[n1 N2 + n2]); X[k1 + N1 k2] from two panel passes: the N1-point columns
+    /// (stride N2) from `src` into the same places of `mid`, times w_N^(n2 k1); then the
+    /// N2-point rows of `mid` into `dst` at stride N1. `mid` may be `src`; `dst` must not be `mid`.
+    /// Each buffer holds `batch` transforms of 2^log_n words.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn two_d_panels(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        mid: u64,
+        dst: u64,
+        log_n: u32,
+        batch: u64,
+        direction: Direction,
+    ) -> Result<()> {
+        let log1 = log_n / 2;
+        let log2 = log_n - log1;
+        let mut post = lock(&self.post);
+        let (lo, hi) = self.post_tables(&mut post, stream, log_n, direction)?;
+        let (lo_ptr, _g1) = lo.device_ptr(stream);
+        let (hi_ptr, _g2) = hi.device_ptr(stream);
+        let (tw, _g3) = self.twiddle_table(direction).device_ptr(stream);
+        let scale = (direction == Direction::Inverse).then_some(log_n);
+        // Columns: transform n2 of a matrix, element n1 at word n1 N2 + n2.
+        let columns = Layout { t: 0, e: log2 };
+        let first = self.params(
+            tw,
+            src,
+            batch << log2,
+            log1,
+            None,
+            Some((lo_ptr, hi_ptr, log2)),
+        )?;
+        self.panel(stream, first, mid, log_n, log2, columns, columns)?;
+        // Rows k1 (word k1 N2 + n2) in, X[k1 + N1 k2] out.
+        let second = self.params(tw, mid, batch << log1, log2, scale, None)?;
+        let rows = Layout { t: log2, e: 0 };
+        let out = Layout { t: 0, e: log1 };
+        self.panel(stream, second, dst, log_n, log1, rows, out)
+    }
+
     /// N = N1 x N2 (x[n1 N2 + n2]); out[k1 + N1 k2] = X. Five passes: transpose, N1-point
     /// NTTs with the twiddle w_N^(n2 k1) fused, transpose back, N2-point NTTs, transpose.
     #[allow(clippy::too_many_arguments)]
@@ -27,14 +88,7 @@ impl SmallNtt {
         let log1 = log_n / 2;
         let log2 = log_n - log1;
         let mut post = lock(&self.post);
-        let (lo, hi) = match post.entry((log_n, direction)) {
-            Entry::Occupied(e) => e.into_mut(),
-            Entry::Vacant(e) => {
-                let (lo, hi) = tables::post_twiddles(self.field, self.form, direction, log_n)?;
-                let up = |t: &Encoded| stream.clone_htod(&t.device_words()).during("2-D twiddles");
-                e.insert((up(&lo)?, up(&hi)?))
-            }
-        };
+        let (lo, hi) = self.post_tables(&mut post, stream, log_n, direction)?;
         let (lo_ptr, _g1) = lo.device_ptr(stream);
         let (hi_ptr, _g2) = hi.device_ptr(stream);
         let (d, _g3) = data.device_ptr_mut(stream);

@@ -1,0 +1,136 @@
+//! The panel kernel (`cuda/small/ntt_panel.cu`): one pass of the 2-D decomposition with the
+//! transposes folded into its loads and stores. A block of 256 x T threads stages T tiles in
+//! shared memory, loads them in the order contiguous in memory (rows or columns), runs the WSX
+//! layers on the T tiles side by side, and stores in the order contiguous at the destination.
+
+use super::{NttParams, SmallNtt, THREADS};
+use crate::error::DriverContext;
+use crate::field::TILE_LOG;
+use crate::{Result, SmallField};
+use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+/// Tiles per panel for transforms of 2^log_n: the fewest (most blocks) that keep 4 transforms
+/// or more in a panel, so a column load or store moves 16 contiguous bytes or more.
+pub(crate) fn panel_tiles(log_n: u32) -> u32 {
+    ((1u32 << log_n) >> 10).clamp(1, 4)
+}
+
+/// Words between a panel tile's consecutive slots: T + 1 (odd, so the tiles' slots fall on
+/// distinct banks), 1 for a single tile.
+pub(crate) fn panel_stride(tiles: u32) -> u32 {
+    if tiles == 1 { 1 } else { tiles + 1 }
+}
+
+/// `small_ntt_panel_{field}_{form}` (the macro `ZKNTT_SMALL_PANEL` of `cuda/small/ntt_panel.cu`).
+pub fn panel_kernel_name(field: SmallField, form: crate::ModMulForm) -> String {
+    format!("small_ntt_panel_{}_{}", field.name(), form.name())
+}
+
+/// `PanelParams` of `cuda/small/ntt_panel.cu`, byte for byte.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PanelParams {
+    pub ntt: NttParams,
+    pub out: u64,
+    pub log_m: u32,
+    pub log_g: u32,
+    pub in_t: u32,
+    pub in_e: u32,
+    pub out_t: u32,
+    pub out_e: u32,
+}
+
+// SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
+unsafe impl DeviceRepr for PanelParams {}
+
+/// Where element e of transform u lies: word `(u >> log_g) << log_m | (u mod 2^log_g) << t | e << e`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Layout {
+    pub t: u32,
+    pub e: u32,
+}
+
+impl SmallNtt {
+    /// One panel launch: `params.batch` transforms of 2^params.log_n from `params.data` (layout
+    /// `input`) to `out` (layout `output`), matrices of 2^log_m words with 2^log_g transforms each.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn panel(
+        &self,
+        stream: &Arc<CudaStream>,
+        params: NttParams,
+        out: u64,
+        log_m: u32,
+        log_g: u32,
+        input: Layout,
+        output: Layout,
+    ) -> Result<()> {
+        let f = self
+            .gpu
+            .function(&panel_kernel_name(self.field, self.form))?;
+        let tiles = panel_tiles(params.log_n);
+        let panels = (params.batch << params.log_n).div_ceil((tiles as u64) << TILE_LOG);
+        if panels == 0 {
+            return Ok(());
+        }
+        let smem = (1u32 << TILE_LOG) * panel_stride(tiles) * 4;
+        if smem > 48 * 1024 {
+            // SAFETY: a valid function handle of this context; the attribute only raises a limit.
+            unsafe {
+                cudarc::driver::result::function::set_function_attribute(
+                    f.cu_function(),
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    smem as i32,
+                )
+            }
+            .during("panel shared memory")?;
+        }
+        let p = PanelParams {
+            ntt: params,
+            out,
+            log_m,
+            log_g,
+            in_t: input.t,
+            in_e: input.e,
+            out_t: output.t,
+            out_e: output.e,
+        };
+        // 1024 threads of 64 registers per multiprocessor (`__launch_bounds__(1024, 1)`).
+        let grid = panels.min(self.sms * (4 / tiles) as u64);
+        let cfg = LaunchConfig {
+            grid_dim: (grid as u32, 1, 1),
+            block_dim: (THREADS * tiles, 1, 1),
+            shared_mem_bytes: smem,
+        };
+        let mut launch = stream.launch_builder(&f);
+        launch.arg(&p);
+        // SAFETY: the kernel takes one PanelParams by value; the callers size both buffers to
+        // the batch's matrices, which every (u, e) of the layouts addresses inside.
+        unsafe { launch.launch(cfg) }.during("small NTT panel launch")?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panels_hold_four_transforms_or_more() {
+        for log_n in 1..=TILE_LOG {
+            let tiles = panel_tiles(log_n);
+            assert!([1, 2, 4].contains(&tiles));
+            assert!((tiles << TILE_LOG) >> log_n >= 4, "2^{log_n}");
+            // 80 KiB at most: fits every sm_80..sm_90 block.
+            assert!((1u32 << TILE_LOG) * panel_stride(tiles) * 4 <= 80 * 1024);
+        }
+    }
+
+    #[test]
+    fn params_match_the_c_struct() {
+        // NttParams (64 bytes), a pointer, 6 x u32: 96 bytes, no padding.
+        assert_eq!(std::mem::size_of::<PanelParams>(), 96);
+        assert_eq!(std::mem::align_of::<PanelParams>(), 8);
+    }
+}

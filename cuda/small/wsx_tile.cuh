@@ -1,0 +1,199 @@
+// The WSX tile (seed 000): the layers of one 4096-element tile held by 256 threads x 16 registers,
+// shared by the tile kernel (ntt_wsx.cu: tiles from and to global memory) and the panel kernel
+// (ntt_panel.cu: tiles from and to a panel of shared memory, for the 2-D decomposition).
+//
+// Butterflies inside a warp by __shfl_xor_sync with the lane mask as the butterfly stride,
+// butterflies inside a thread in registers, shared memory only to move data between warps.
+// The tile index g has 12 bits; which of them a register, lane or warp index selects changes as
+// the layers go:
+//   M1: g = tid | r << 8                      registers hold bits 8..11 (layers 11..8)
+//   M2: g = (lane & 15) | r << 4 | (lane >> 4) << 8 | warp << 9
+//                                             registers hold bits 4..7 (layers 7..4)
+//   M3: g = r | (lane & 15) << 4 | (lane >> 4) << 8 | warp << 9
+//                                             registers hold bits 0..3 (layers 3..0)
+// M1 -> M2 goes through shared memory. M2 -> M3 is the warp-shuffle part: before layer b (3..0)
+// lane bit b and register bit b swap places, each lane sending half its registers to lane ^ 2^b
+// (8 shuffles), and layer b then runs as full butterflies in registers: half the shuffles and
+// multiplications of shuffling every register and computing a half butterfly in both lanes
+// (kept as the ablation small_ntt_wsx_half_*). Then the output exchange writes each value to its
+// bit-reversed slot, so that shared memory holds the tile in natural order.
+// Transforms smaller than the tile (log_n < 12) occupy the tile's low log_n bits and run only the
+// layers below log_n.
+//
+// The tile's shared memory is `buf[slot(p) * stride]` for tile position p: stride 1 is a tile of
+// its own, an odd stride > 1 one column of a panel of interleaved tiles (an odd stride is a
+// bijection on banks, so the swizzle below stays conflict-free). The tile's threads are the 256
+// of threadIdx.x / 256: a block of 256 x T threads runs T tiles side by side.
+#pragma once
+#include "small/ntt.cuh"
+
+namespace zkntt {
+namespace small {
+namespace wsx {
+
+// Shared-memory slot of tile position p: bits 5..8 flip bits 0..4 (an XOR swizzle chosen by
+// exhaustive search over such maps) so that every access of the kernel hits 32 distinct banks:
+// M1 rows, the M2 read, and the bit-reversed output write of every log_n. Linear over XOR
+// (slot(a ^ b) = slot(a) ^ slot(b)), so an address is a per-thread part XOR a constant per register.
+__host__ __device__ constexpr uint32_t slot(uint32_t p) {
+    return p ^ ((p >> 5 & 1u) * 3u) ^ ((p >> 6 & 1u) * 5u) ^ ((p >> 7 & 1u) * 9u) ^ ((p >> 8 & 1u) * 17u);
+}
+
+// Natural-order position of DIF output slot g: the low log_n bits reversed.
+__device__ __forceinline__ uint32_t out_pos(uint32_t g, uint32_t log_n) {
+    const uint32_t low = (1u << log_n) - 1;
+    return (g & ~low) | bitrev(g & low, log_n);
+}
+
+// What every tile of a launch shares: twiddle pointers and this thread's slots.
+template <class W>
+struct Consts {
+    const W* tw;
+    const W* tw_m1;  // M1 layer b: entries (1 << b) + tid + k * 256
+    const W* tw_m2;  // M2 layer b: entries (1 << b) + (lane & 15) + k * 16
+    uint32_t m2;     // this thread's M2 position for r = 0
+    uint32_t s_m1, s_m2, s_out;
+    uint32_t b_out[4];
+    // Output slots: register r holds tile index t_out | sum of reg_bit[k] over the bits k of r;
+    // out_pos and slot are linear, so its slot is s_out ^ (XOR of b_out[k] over those bits).
+    template <bool EXCHANGE>
+    __device__ static Consts make(const void* twiddles, uint32_t log_n) {
+        Consts c;
+        c.init<EXCHANGE>(twiddles, log_n);
+        return c;
+    }
+    template <bool EXCHANGE>
+    __device__ void init(const void* twiddles, uint32_t log_n) {
+        const uint32_t tid = threadIdx.x % THREADS, lane = tid & 31, warp = tid >> 5;
+        tw = static_cast<const W*>(twiddles);
+        tw_m1 = tw + tid;
+        tw_m2 = tw + (lane & 15);
+        m2 = (lane & 15) | (lane >> 4) << 8 | warp << 9;
+        s_m1 = slot(tid);
+        s_m2 = slot(m2);
+        const uint32_t t_out = EXCHANGE ? ((lane & 15) << 4 | (lane >> 4) << 8 | warp << 9) : m2;
+        s_out = slot(out_pos(t_out, log_n));
+#pragma unroll
+        for (uint32_t k = 0; k < 4; k++) b_out[k] = slot(out_pos(1u << (EXCHANGE ? k : k + 4), log_n));
+    }
+};
+
+// The layers of one tile. In: v in M1 (log_n > 8) or M2 (log_n <= 8). Out, after a
+// __syncthreads: buf[slot(g) * stride] holds output g in natural order, every slot written. The caller
+// must not let another thread still read `buf` when this starts (the M1 -> M2 exchange and the
+// output exchange write it).
+template <class F, class Form, bool EXCHANGE>
+__device__ __forceinline__ void layers(const Form& f, const Consts<typename Form::W>& c,
+                                       uint32_t (&v)[PER_THREAD], uint32_t* buf, uint32_t stride,
+                                       uint32_t log_n) {
+    const uint32_t S = stride;
+    using W = typename Form::W;
+    const uint32_t lane = threadIdx.x & 31;
+    if (log_n > 8) {
+        // Layers 11..8 in registers: register bit rb is tile bit rb + 8. The twiddle offset
+        // is g mod 2^b = tid + (lo mod 2^rb) * 256: 2^rb distinct twiddles per layer.
+#pragma unroll
+        for (int rb = 3; rb >= 0; rb--) {
+            const uint32_t b = rb + 8;
+            if (b >= log_n) continue;
+            W w[8];  // the first 2^rb used
+#pragma unroll
+            for (uint32_t k = 0; k < 8; k++) {
+                if (k < (1u << rb)) w[k] = Form::load(c.tw_m1, (1u << b) + (k << 8));
+            }
+#pragma unroll
+            for (uint32_t lo = 0; lo < PER_THREAD; lo++) {
+                if (lo & (1u << rb)) continue;
+                dif_butterfly<F>(f, v[lo], v[lo | (1u << rb)], w[lo & ((1u << rb) - 1)]);
+            }
+        }
+        // M1 -> M2 through shared memory.
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) buf[(c.s_m1 ^ slot(r << 8)) * S] = v[r];
+        __syncthreads();
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = buf[(c.s_m2 ^ slot(r << 4)) * S];
+        __syncthreads();
+    }
+
+    // Layers 7..4 in registers: register bit rb is tile bit rb + 4; offset (lane & 15) +
+    // (lo mod 2^rb) * 16.
+#pragma unroll
+    for (int rb = 3; rb >= 0; rb--) {
+        const uint32_t b = rb + 4;
+        if (b >= log_n) continue;
+        W w[8];  // the first 2^rb used
+#pragma unroll
+        for (uint32_t k = 0; k < 8; k++) {
+            if (k < (1u << rb)) w[k] = Form::load(c.tw_m2, (1u << b) + (k << 4));
+        }
+#pragma unroll
+        for (uint32_t lo = 0; lo < PER_THREAD; lo++) {
+            if (lo & (1u << rb)) continue;
+            dif_butterfly<F>(f, v[lo], v[lo | (1u << rb)], w[lo & ((1u << rb) - 1)]);
+        }
+    }
+
+    // Layers 3..0 across lanes. Twiddle offset g mod 2^b: lane bits below b, which stay in
+    // place (layer 0's twiddle is 1). Loaded first so the loads overlap the exchanges.
+    W w_x[4];
+#pragma unroll
+    for (uint32_t b = 1; b < 4; b++) w_x[b] = Form::load(c.tw, (1u << b) + (lane & ((1u << b) - 1)));
+#pragma unroll
+    for (int b = 3; b >= 0; b--) {
+        const uint32_t mask = 1u << b;
+        const bool upper = lane & mask;
+        if constexpr (EXCHANGE) {
+            // Lane bit b <-> register bit b: the lower lane sends v[r | mask] and receives
+            // its partner's v[r] there; the upper lane sends v[r] and receives into v[r].
+            // Done for every layer (also those at or above log_n) so the layout is M3.
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                if (r & mask) continue;
+                const uint32_t send = upper ? v[r] : v[r | mask];
+                const uint32_t got = __shfl_xor_sync(0xffffffffu, send, mask);
+                if (upper) {
+                    v[r] = got;
+                } else {
+                    v[r | mask] = got;
+                }
+            }
+            if ((uint32_t)b >= log_n) continue;
+            if (b == 0) {
+#pragma unroll
+                for (uint32_t r = 0; r < PER_THREAD; r += 2) dif_butterfly_unit<F, Form>(v[r], v[r + 1]);
+            } else {
+#pragma unroll
+                for (uint32_t r = 0; r < PER_THREAD; r++) {
+                    if (r & mask) continue;
+                    dif_butterfly<F>(f, v[r], v[r | mask], w_x[b]);
+                }
+            }
+        } else {
+            if ((uint32_t)b >= log_n) continue;
+            // One twiddle per lane; the lower lane multiplies by entry mask + 0 = w^0 = 1.
+            const W w = Form::load(c.tw, mask + (upper ? lane & (mask - 1) : 0));
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                uint32_t other = __shfl_xor_sync(0xffffffffu, v[r], mask);
+                v[r] = dif_half_butterfly<F>(f, v[r], other, upper, w);
+            }
+        }
+    }
+
+    // Output exchange: the value of tile index g goes to slot(out_pos(g)).
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        uint32_t s = c.s_out;
+#pragma unroll
+        for (uint32_t k = 0; k < 4; k++) {
+            if (r & (1u << k)) s ^= c.b_out[k];
+        }
+        buf[s * S] = v[r];
+    }
+    __syncthreads();
+}
+
+}  // namespace wsx
+}  // namespace small
+}  // namespace zkntt
