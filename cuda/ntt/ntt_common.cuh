@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 
+#include "launch_dependent.cuh"
+
 namespace zkntt {
 namespace ntt {
 
@@ -51,22 +53,11 @@ struct NttStageParams {
 };
 static_assert(sizeof(NttStageParams) == 128, "mirrored by params.rs");
 
-// Programmatic dependent launch (sm_90+). Every NTT kernel calls `wait_for_previous_grid` before
-// its first global memory access: it returns once the previous kernel of the stream has finished
-// and its writes are visible. `allow_dependent_launch`, called once a block's global reads are
-// done, lets the next kernel be launched (its blocks scheduled) once every block of this one has
-// called it or exited. Without the launch attribute (the host sets it on sm_90+ for the launches
-// the plan marks dependent: zkntt_core::plan::Chain) both do nothing.
-__device__ __forceinline__ void wait_for_previous_grid() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void allow_dependent_launch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
+// Programmatic dependent launch: every NTT kernel calls `wait_for_previous_grid` before its first
+// global memory access (launch_dependent.cuh); the host sets the launch attribute on sm_90+ for
+// the launches the plan marks dependent (zkntt_core::plan::Chain).
+using zkntt::allow_dependent_launch;
+using zkntt::wait_for_previous_grid;
 
 __device__ __forceinline__ uint32_t bit_reverse(uint32_t x, uint32_t bits) {
     return bits == 0 ? 0 : __brev(x) >> (32 - bits);

@@ -9,7 +9,9 @@
 // destination, applying the 2-D twiddle and scale on the way out. Tile j of the panel is column j
 // of `panel[slot(p) * stride]`, stride T + 1 (odd) for T > 1. T (1, 2 or 4, from blockDim) is
 // chosen by the host so that a panel holds at least 4 transforms: a column load or store then
-// moves 16 contiguous bytes or more.
+// moves 16 contiguous bytes or more. The second pass is a programmatic dependent launch of the
+// first on sm_90+.
+#include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 
 namespace zkntt {
@@ -19,7 +21,7 @@ namespace panel {
 constexpr uint32_t MAX_TILES = 4;  // 1024 threads, 80 KiB
 static_assert(MAX_TILES * THREADS <= 1024, "a block of MAX_TILES tiles");
 constexpr uint32_t LOADS = TILE / THREADS;  // words each thread moves per panel, any T
-constexpr uint32_t ROUND = 8;     // loads in flight per thread (64 registers)
+constexpr uint32_t ROUND = 8;               // loads in flight per thread (64 registers)
 
 // Mirrored by `PanelParams` in crates/zkntt-small/src/ntt/panel.rs. Transform u (of ntt.batch)
 // has elements e < 2^ntt.log_n; its element e is word
@@ -33,6 +35,8 @@ struct PanelParams {
     uint32_t log_g;
     uint32_t in_t, in_e;
     uint32_t out_t, out_e;
+    uint32_t dependent;  // 1: launched as a programmatic dependent of the previous kernel
+    uint32_t pad;
 };
 
 __device__ __forceinline__ uint64_t word(uint64_t u, uint32_t e, uint32_t log_m, uint32_t log_g,
@@ -72,10 +76,13 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     const uint32_t log_tp = TILE_LOG + (31 - __clz(tiles)) - log_n;  // transforms per panel
     const uint64_t panels = (count + (1u << log_tp) - 1) >> log_tp;
     const auto c = wsx::Consts<typename Form::W>::template make<true>(p.twiddles, log_n);
-    const bool in_fast = pp.in_t == 0, out_fast = pp.out_t == 0;
+    const bool out_fast = pp.out_t == 0;
     const bool plain = p.post_lo == nullptr && !p.has_scale;
+    const bool in_fast = pp.in_t == 0;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
 
+    // Twiddles and slots above are set up before the previous kernel's writes are waited for.
+    if (pp.dependent) wait_for_previous_grid();
     for (uint64_t pi = blockIdx.x; pi < panels; pi += gridDim.x) {
         const uint64_t u0 = pi << log_tp;
         // Recomputed per panel: hoisting the 32 index maps out of the loop would spill.
@@ -97,6 +104,7 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
                 panel[panel_word(s, log_n, stride)] = x[k];
             }
         }
+        if (pi + gridDim.x >= panels) allow_dependent_launch();  // this block's reads are done
         __syncthreads();
 
         uint32_t v[PER_THREAD];

@@ -134,6 +134,8 @@ pub struct SmallNtt {
     twiddles: Twiddles,
     /// Multiprocessors of this GPU.
     sms: u64,
+    /// Whether a launch may depend programmatically on the previous one (sm_90+).
+    dependent_launch: bool,
     /// Blocks of one full wave of the tile kernels on this GPU.
     max_grid: u64,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
@@ -173,12 +175,14 @@ impl SmallNtt {
                 cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
             )
             .during("multiprocessor count")?;
+        let dependent_launch = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
         Ok(Self {
             gpu: gpu.clone(),
             field,
             form,
             twiddles,
             sms: sms.max(1) as u64,
+            dependent_launch,
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),

@@ -7,7 +7,9 @@ use super::{NttParams, SmallNtt, THREADS};
 use crate::error::DriverContext;
 use crate::field::TILE_LOG;
 use crate::{Result, SmallField};
-use cudarc::driver::sys::CUfunction_attribute;
+use cudarc::driver::sys::{
+    CUfunction_attribute, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig, cuLaunchKernelEx,
+};
 use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
@@ -40,10 +42,17 @@ pub(super) struct PanelParams {
     pub in_e: u32,
     pub out_t: u32,
     pub out_e: u32,
+    pub dependent: u32,
+    pub pad: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
 unsafe impl DeviceRepr for PanelParams {}
+
+/// Panel blocks per multiprocessor: 1024 threads of 64 registers (`__launch_bounds__(1024, 1)`).
+pub(crate) fn panel_blocks_per_sm(tiles: u32) -> u32 {
+    4 / tiles
+}
 
 /// Where element e of transform u lies: word `(u >> log_g) << log_m | (u mod 2^log_g) << t | e << e`.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +64,8 @@ pub(super) struct Layout {
 impl SmallNtt {
     /// One panel launch: `params.batch` transforms of 2^params.log_n from `params.data` (layout
     /// `input`) to `out` (layout `output`), matrices of 2^log_m words with 2^log_g transforms each.
+    /// `dependent`: launched as a programmatic dependent of the stream's previous kernel (sm_90+),
+    /// so its blocks set up while that one drains.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn panel(
         &self,
@@ -65,6 +76,7 @@ impl SmallNtt {
         log_g: u32,
         input: Layout,
         output: Layout,
+        dependent: bool,
     ) -> Result<()> {
         let f = self
             .gpu
@@ -95,11 +107,41 @@ impl SmallNtt {
             in_e: input.e,
             out_t: output.t,
             out_e: output.e,
+            dependent: (dependent && self.dependent_launch) as u32,
+            pad: 0,
         };
-        // 1024 threads of 64 registers per multiprocessor (`__launch_bounds__(1024, 1)`).
-        let grid = panels.min(self.sms * (4 / tiles) as u64);
+        let grid = panels.min(self.sms * panel_blocks_per_sm(tiles) as u64) as u32;
+        if p.dependent == 1 {
+            let mut attr = CUlaunchAttribute {
+                id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+                pad: [0; 4],
+                // SAFETY: plain data; the attribute's value is this one int.
+                value: unsafe { std::mem::zeroed() },
+            };
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            let cfg = CUlaunchConfig {
+                gridDimX: grid,
+                gridDimY: 1,
+                gridDimZ: 1,
+                blockDimX: THREADS * tiles,
+                blockDimY: 1,
+                blockDimZ: 1,
+                sharedMemBytes: smem,
+                hStream: stream.cu_stream(),
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            let mut arg = &p as *const PanelParams as *mut std::ffi::c_void;
+            // SAFETY: as below; `arg` points at the one by-value parameter, alive for the call
+            // (the driver copies parameters at launch). The kernel waits for the previous grid
+            // (`griddepcontrol.wait`) before it touches global memory when `dependent` is set.
+            unsafe { cuLaunchKernelEx(&cfg, f.cu_function(), &mut arg, std::ptr::null_mut()) }
+                .result()
+                .during("small NTT panel launch")?;
+            return Ok(());
+        }
         let cfg = LaunchConfig {
-            grid_dim: (grid as u32, 1, 1),
+            grid_dim: (grid, 1, 1),
             block_dim: (THREADS * tiles, 1, 1),
             shared_mem_bytes: smem,
         };
@@ -129,8 +171,8 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // NttParams (64 bytes), a pointer, 6 x u32: 96 bytes, no padding.
-        assert_eq!(std::mem::size_of::<PanelParams>(), 96);
+        // NttParams (64 bytes), a pointer, 8 x u32: 104 bytes, no padding.
+        assert_eq!(std::mem::size_of::<PanelParams>(), 104);
         assert_eq!(std::mem::align_of::<PanelParams>(), 8);
     }
 }

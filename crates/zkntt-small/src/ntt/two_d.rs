@@ -64,12 +64,12 @@ impl SmallNtt {
             None,
             Some((lo_ptr, hi_ptr, log2)),
         )?;
-        self.panel(stream, first, mid, log_n, log2, columns, columns)?;
+        self.panel(stream, first, mid, log_n, log2, columns, columns, false)?;
         // Rows k1 (word k1 N2 + n2) in, X[k1 + N1 k2] out.
         let second = self.params(tw, mid, batch << log1, log2, scale, None)?;
         let rows = Layout { t: log2, e: 0 };
         let out = Layout { t: 0, e: log1 };
-        self.panel(stream, second, dst, log_n, log1, rows, out)
+        self.panel(stream, second, dst, log_n, log1, rows, out, true)
     }
 
     /// N = N1 x N2 (x[n1 N2 + n2]); out[k1 + N1 k2] = X. Five passes: transpose, N1-point
