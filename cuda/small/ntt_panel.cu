@@ -39,29 +39,72 @@ struct PanelParams {
     uint32_t pad;
 };
 
-__device__ __forceinline__ uint64_t word(uint64_t u, uint32_t e, uint32_t log_m, uint32_t log_g,
-                                         uint32_t t_shift, uint32_t e_shift) {
-    const uint64_t g = u & ((1ull << log_g) - 1);
-    return ((u >> log_g) << log_m) | (g << t_shift) | ((uint64_t)e << e_shift);
-}
-
-// Panel word i (0 .. 2^words_log) as (transform offset, element): transforms fastest when the
-// transforms are the contiguous direction in memory (shift 0), elements fastest otherwise.
-struct Split {
-    uint32_t uo, e;
+// Where a thread's k-th word of a panel lies (k < LOADS), in global and shared memory. The panel's
+// words are numbered i = tid + k * blockDim, split into (transform offset uo, element e): with
+// the transforms fastest (layout t = 0, columns) uo = i mod tp and e = i / tp, so a thread keeps
+// one transform and its element steps by blockDim / tp; with the elements fastest (t = log_n,
+// e_shift = 0, rows) uo = i / N and e = i mod N, and the panel is one run of contiguous words.
+// Both are a per-thread base plus k times a constant, in global memory and (by the swizzle's
+// linearity, slot(a | b) = slot(a) ^ slot(b)) in shared memory: no index arithmetic per word.
+// A panel lies inside one matrix (tp <= 2^log_g), which the host guarantees.
+struct Walk {
+    uint64_t base;   // global word of k = 0
+    uint32_t step;   // global words per k
+    uint32_t s0;     // slot of k = 0's tile position
+    uint32_t uo, e;  // k = 0's transform offset and element
+    uint32_t de;     // transforms fastest: element step per k
+    bool fast;
 };
-__device__ __forceinline__ Split split(uint32_t i, bool transforms_fastest, uint32_t log_tp,
-                                       uint32_t log_n) {
-    if (transforms_fastest) return {i & ((1u << log_tp) - 1), i >> log_tp};
-    return {i >> log_n, i & ((1u << log_n) - 1)};
+
+__device__ __forceinline__ Walk walk(const PanelParams& pp, bool fast, uint32_t t, uint32_t e_shift,
+                                     uint32_t tid, uint64_t u0, uint32_t log_tp) {
+    const uint32_t log_n = pp.ntt.log_n;
+    const uint64_t matrix = (u0 >> pp.log_g) << pp.log_m;
+    const uint64_t row0 = u0 & ((1ull << pp.log_g) - 1);
+    Walk w;
+    w.fast = fast;
+    if (fast) {
+        w.uo = tid & ((1u << log_tp) - 1);
+        w.e = tid >> log_tp;
+        w.de = blockDim.x >> log_tp;
+        w.base = matrix + row0 + w.uo + ((uint64_t)w.e << e_shift);
+        w.step = w.de << e_shift;
+        const uint32_t log_tpt = TILE_LOG - log_n;
+        w.s0 = wsx::slot(((w.uo & ((1u << log_tpt) - 1)) << log_n) | w.e);
+    } else {
+        w.uo = tid >> log_n;
+        w.e = tid & ((1u << log_n) - 1);
+        w.de = 0;
+        w.base = matrix + (row0 << t) + tid;
+        w.step = blockDim.x;
+        w.s0 = wsx::slot(tid & (TILE - 1));
+    }
+    return w;
 }
 
-// Shared-memory word of (transform offset, element): tile uo / (4096 / N), tile position
-// (uo mod (4096 / N)) * N + e.
-__device__ __forceinline__ uint32_t panel_word(Split s, uint32_t log_n, uint32_t stride) {
-    const uint32_t log_tpt = TILE_LOG - log_n;
-    const uint32_t g = (s.uo & ((1u << log_tpt) - 1)) << log_n | s.e;
-    return wsx::slot(g) * stride + (s.uo >> log_tpt);
+// (transform offset, element) of word k.
+__device__ __forceinline__ void at(const Walk& w, uint32_t k, uint32_t log_n, uint32_t& uo, uint32_t& e) {
+    if (w.fast) {
+        uo = w.uo;
+        e = w.e + k * w.de;
+    } else {
+        const uint32_t i = threadIdx.x + k * blockDim.x;
+        uo = i >> log_n;
+        e = i & ((1u << log_n) - 1);
+    }
+}
+
+// Shared-memory word of word k: tile uo / (4096 / N), tile position (uo mod (4096 / N)) * N + e.
+// Transforms fastest: k moves the element's top 4 bits (de = N / 16), the tile stays. Elements
+// fastest: k moves i = tid + k * blockDim, whose low 12 bits are the tile position and the rest
+// the tile.
+__device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t log_n, uint32_t stride) {
+    if (w.fast) {
+        const uint32_t j = w.uo >> (TILE_LOG - log_n);
+        return (w.s0 ^ wsx::slot(k << (log_n - 4))) * stride + j;
+    }
+    const uint32_t hi = k * blockDim.x;  // disjoint from tid's bits
+    return (w.s0 ^ wsx::slot(hi & (TILE - 1))) * stride + (hi >> TILE_LOG);
 }
 
 template <class F, class Form>
@@ -85,24 +128,24 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     if (pp.dependent) wait_for_previous_grid();
     for (uint64_t pi = blockIdx.x; pi < panels; pi += gridDim.x) {
         const uint64_t u0 = pi << log_tp;
-        // Recomputed per panel: hoisting the 32 index maps out of the loop would spill.
+        // Transforms of this panel that exist (the last panel may be short).
+        const uint32_t avail = (uint32_t)min(count - u0, (uint64_t)1 << log_tp);
+        // Recomputed per panel: hoisting the index maps out of the loop would spill.
         uint32_t tid = threadIdx.x;
         asm volatile("" : "+r"(tid));
+        const Walk in = walk(pp, in_fast, pp.in_t, pp.in_e, tid, u0, log_tp);
         // Load: ROUND loads in flight, then their shared-memory stores.
 #pragma unroll
         for (uint32_t k0 = 0; k0 < LOADS; k0 += ROUND) {
             uint32_t x[ROUND];
 #pragma unroll
             for (uint32_t k = 0; k < ROUND; k++) {
-                const Split s = split(tid + (k0 + k) * blockDim.x, in_fast, log_tp, log_n);
-                const uint64_t u = u0 + s.uo;
-                x[k] = u < count ? p.data[word(u, s.e, pp.log_m, pp.log_g, pp.in_t, pp.in_e)] : 0;
+                uint32_t uo, e;
+                at(in, k0 + k, log_n, uo, e);
+                x[k] = uo < avail ? p.data[in.base + (uint64_t)(k0 + k) * in.step] : 0;
             }
 #pragma unroll
-            for (uint32_t k = 0; k < ROUND; k++) {
-                const Split s = split(tid + (k0 + k) * blockDim.x, in_fast, log_tp, log_n);
-                panel[panel_word(s, log_n, stride)] = x[k];
-            }
+            for (uint32_t k = 0; k < ROUND; k++) panel[smem_at(in, k0 + k, log_n, stride)] = x[k];
         }
         if (pi + gridDim.x >= panels) allow_dependent_launch();  // this block's reads are done
         __syncthreads();
@@ -119,14 +162,15 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         wsx::layers<F, Form, true>(f, c, v, col, stride, log_n);
 
         // Store, with the 2-D twiddle and scale of output element e of transform u.
+        const Walk out = walk(pp, out_fast, pp.out_t, pp.out_e, tid, u0, log_tp);
 #pragma unroll 4
         for (uint32_t k = 0; k < LOADS; k++) {
-            const Split s = split(tid + k * blockDim.x, out_fast, log_tp, log_n);
-            const uint64_t u = u0 + s.uo;
-            const uint32_t y = panel[panel_word(s, log_n, stride)];
-            if (u < count) {
-                pp.out[word(u, s.e, pp.log_m, pp.log_g, pp.out_t, pp.out_e)] =
-                    plain ? (Form::LAZY ? reduce_once(y, F::Q) : y) : finish<F>(f, p, y, u, s.e);
+            uint32_t uo, e;
+            at(out, k, log_n, uo, e);
+            const uint32_t y = panel[smem_at(out, k, log_n, stride)];
+            if (uo < avail) {
+                pp.out[out.base + (uint64_t)k * out.step] =
+                    plain ? (Form::LAZY ? reduce_once(y, F::Q) : y) : finish<F>(f, p, y, u0 + uo, e);
             }
         }
         __syncthreads();  // the next panel's load overwrites the panel
@@ -139,7 +183,8 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 
 // Launch: 256 x T threads per block, T in {1, 2, 4}; 4096 x (T == 1 ? 1 : T + 1) words of
 // dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n transforms).
-// log_n in 1..12.
+// log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
+// transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g).
 #define ZKNTT_SMALL_PANEL(FIELD, FORM, NAME)                                                          \
     extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
         small_ntt_panel_##NAME(const zkntt::small::panel::PanelParams p) {                          \

@@ -82,6 +82,13 @@ impl SmallNtt {
             .gpu
             .function(&panel_kernel_name(self.field, self.form))?;
         let tiles = panel_tiles(params.log_n);
+        // The kernel's walks (`cuda/small/ntt_panel.cu`): columns or whole rows, panels inside
+        // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
+        let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
+        debug_assert!(rows_or_columns(input) && rows_or_columns(output));
+        debug_assert!(
+            params.log_n >= 4 && TILE_LOG + tiles.trailing_zeros() - params.log_n <= log_g
+        );
         let panels = (params.batch << params.log_n).div_ceil((tiles as u64) << TILE_LOG);
         if panels == 0 {
             return Ok(());
