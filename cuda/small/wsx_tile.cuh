@@ -58,25 +58,45 @@ struct Consts {
     // out_pos and slot are linear, so its slot is s_out ^ (XOR of b_out[k] over those bits).
     template <bool EXCHANGE>
     __device__ static Consts make(const void* twiddles, uint32_t log_n) {
+        const uint32_t tid = threadIdx.x % THREADS, lane = tid & 31, warp = tid >> 5;
         Consts c;
-        c.init<EXCHANGE>(twiddles, log_n);
+        c.tw = static_cast<const W*>(twiddles);
+        c.tw_m1 = c.tw + tid;
+        c.tw_m2 = c.tw + (lane & 15);
+        c.m2 = (lane & 15) | (lane >> 4) << 8 | warp << 9;
+        c.s_m1 = slot(tid);
+        c.s_m2 = slot(c.m2);
+        const uint32_t t_out = EXCHANGE ? ((lane & 15) << 4 | (lane >> 4) << 8 | warp << 9) : c.m2;
+        c.s_out = slot(out_pos(t_out, log_n));
+#pragma unroll
+        for (uint32_t k = 0; k < 4; k++) c.b_out[k] = slot(out_pos(1u << (EXCHANGE ? k : k + 4), log_n));
         return c;
     }
-    template <bool EXCHANGE>
-    __device__ void init(const void* twiddles, uint32_t log_n) {
-        const uint32_t tid = threadIdx.x % THREADS, lane = tid & 31, warp = tid >> 5;
-        tw = static_cast<const W*>(twiddles);
-        tw_m1 = tw + tid;
-        tw_m2 = tw + (lane & 15);
-        m2 = (lane & 15) | (lane >> 4) << 8 | warp << 9;
-        s_m1 = slot(tid);
-        s_m2 = slot(m2);
-        const uint32_t t_out = EXCHANGE ? ((lane & 15) << 4 | (lane >> 4) << 8 | warp << 9) : m2;
-        s_out = slot(out_pos(t_out, log_n));
-#pragma unroll
-        for (uint32_t k = 0; k < 4; k++) b_out[k] = slot(out_pos(1u << (EXCHANGE ? k : k + 4), log_n));
-    }
 };
+
+// Four layers inside each thread's registers: register bit rb is tile bit rb + LO (layers
+// LO + 3 .. LO). `tw` is this thread's table entry for register 0 (its tile bits below LO); the
+// layer of stride 2^b reads entries (1 << b) + (lo mod 2^rb) << LO: 2^rb distinct twiddles.
+template <class F, class Form, uint32_t LO>
+__device__ __forceinline__ void register_layers(const Form& f, uint32_t (&v)[PER_THREAD],
+                                                const typename Form::W* tw, uint32_t log_n) {
+    using W = typename Form::W;
+#pragma unroll
+    for (int rb = 3; rb >= 0; rb--) {
+        const uint32_t b = rb + LO;
+        if (b >= log_n) continue;
+        W w[8];  // the first 2^rb used
+#pragma unroll
+        for (uint32_t k = 0; k < 8; k++) {
+            if (k < (1u << rb)) w[k] = Form::load(tw, (1u << b) + (k << LO));
+        }
+#pragma unroll
+        for (uint32_t lo = 0; lo < PER_THREAD; lo++) {
+            if (lo & (1u << rb)) continue;
+            dif_butterfly<F>(f, v[lo], v[lo | (1u << rb)], w[lo & ((1u << rb) - 1)]);
+        }
+    }
+}
 
 // The layers of one tile. In: v in M1 (log_n > 8) or M2 (log_n <= 8). Out, after a
 // __syncthreads: buf[slot(g) * stride] holds output g in natural order, every slot written. The caller
@@ -90,23 +110,8 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
     using W = typename Form::W;
     const uint32_t lane = threadIdx.x & 31;
     if (log_n > 8) {
-        // Layers 11..8 in registers: register bit rb is tile bit rb + 8. The twiddle offset
-        // is g mod 2^b = tid + (lo mod 2^rb) * 256: 2^rb distinct twiddles per layer.
-#pragma unroll
-        for (int rb = 3; rb >= 0; rb--) {
-            const uint32_t b = rb + 8;
-            if (b >= log_n) continue;
-            W w[8];  // the first 2^rb used
-#pragma unroll
-            for (uint32_t k = 0; k < 8; k++) {
-                if (k < (1u << rb)) w[k] = Form::load(c.tw_m1, (1u << b) + (k << 8));
-            }
-#pragma unroll
-            for (uint32_t lo = 0; lo < PER_THREAD; lo++) {
-                if (lo & (1u << rb)) continue;
-                dif_butterfly<F>(f, v[lo], v[lo | (1u << rb)], w[lo & ((1u << rb) - 1)]);
-            }
-        }
+        // Layers 11..8 in registers; twiddle offset tid + (lo mod 2^rb) * 256.
+        register_layers<F, Form, 8>(f, v, c.tw_m1, log_n);
         // M1 -> M2 through shared memory.
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) buf[(c.s_m1 ^ slot(r << 8)) * S] = v[r];
@@ -116,23 +121,8 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
         __syncthreads();
     }
 
-    // Layers 7..4 in registers: register bit rb is tile bit rb + 4; offset (lane & 15) +
-    // (lo mod 2^rb) * 16.
-#pragma unroll
-    for (int rb = 3; rb >= 0; rb--) {
-        const uint32_t b = rb + 4;
-        if (b >= log_n) continue;
-        W w[8];  // the first 2^rb used
-#pragma unroll
-        for (uint32_t k = 0; k < 8; k++) {
-            if (k < (1u << rb)) w[k] = Form::load(c.tw_m2, (1u << b) + (k << 4));
-        }
-#pragma unroll
-        for (uint32_t lo = 0; lo < PER_THREAD; lo++) {
-            if (lo & (1u << rb)) continue;
-            dif_butterfly<F>(f, v[lo], v[lo | (1u << rb)], w[lo & ((1u << rb) - 1)]);
-        }
-    }
+    // Layers 7..4 in registers; twiddle offset (lane & 15) + (lo mod 2^rb) * 16.
+    register_layers<F, Form, 4>(f, v, c.tw_m2, log_n);
 
     // Layers 3..0 across lanes. Twiddle offset g mod 2^b: lane bits below b, which stay in
     // place (layer 0's twiddle is 1). Loaded first so the loads overlap the exchanges.

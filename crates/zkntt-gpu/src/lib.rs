@@ -6,6 +6,7 @@ mod error;
 pub mod field_ops;
 pub mod host;
 pub mod interop;
+pub mod launch;
 pub mod multi;
 mod ntt;
 #[cfg(feature = "testing")]

@@ -57,6 +57,22 @@ fn on_gpu(
     out
 }
 
+/// `run_into` of `x` (the input buffer is scratch).
+fn on_gpu_into(
+    gpu: &Gpu,
+    ntt: &SmallNtt,
+    x: &[u32],
+    log_n: u32,
+    dir: Direction,
+    kernel: Kernel,
+) -> Vec<u32> {
+    let mut input = gpu.stream().clone_htod(x).unwrap();
+    let mut out = gpu.stream().alloc_zeros::<u32>(x.len()).unwrap();
+    ntt.run_into(&mut input, &mut out, log_n, dir, kernel)
+        .unwrap();
+    gpu.stream().clone_dtoh(&out).unwrap()
+}
+
 #[test]
 fn modmul_chains_match_cpu_twins() {
     let Some(gpu) = gpu_or_skip("modmul_chains_match_cpu_twins") else {
@@ -233,11 +249,7 @@ fn two_d_sizes_match_reference() {
                     log_n,
                     &format!("{field:?} {form:?} {dir:?} 2-D"),
                 );
-                let mut input = gpu.stream().clone_htod(&x).unwrap();
-                let mut out = gpu.stream().alloc_zeros::<u32>(x.len()).unwrap();
-                ntt.run_into(&mut input, &mut out, log_n, dir, Kernel::BlockSync)
-                    .unwrap();
-                let got = gpu.stream().clone_dtoh(&out).unwrap();
+                let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::BlockSync);
                 assert_same(
                     &got,
                     &want,
@@ -298,11 +310,7 @@ fn panel_passes_at_every_size_match_reference() {
                     log_n,
                     &format!("{field:?} {dir:?} panels in place"),
                 );
-                let mut input = gpu.stream().clone_htod(&x).unwrap();
-                let mut out = gpu.stream().alloc_zeros::<u32>(x.len()).unwrap();
-                ntt.run_into(&mut input, &mut out, log_n, dir, Kernel::Wsx)
-                    .unwrap();
-                let got = gpu.stream().clone_dtoh(&out).unwrap();
+                let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
                 assert_same(
                     &got,
                     &want,

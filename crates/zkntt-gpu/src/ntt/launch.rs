@@ -4,12 +4,8 @@
 use super::NttEngine;
 use super::params::NttStageParams;
 use super::twiddles::{SplitPowers, Twiddles, lo_bits};
-use crate::error::DriverContext;
 use crate::{Error, Result};
-use cudarc::driver::sys::{
-    CUfunction_attribute, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig, cuLaunchKernelEx,
-};
-use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, LaunchConfig};
 use std::ops::Range;
 use std::sync::Arc;
 use zkntt_core::plan::{Form, Kernel, Launch, flags};
@@ -224,57 +220,23 @@ impl NttEngine {
         l: &Launch,
         dependent: bool,
     ) -> Result<()> {
-        let gpu = self.gpu();
-        if l.smem > 48 * 1024 {
-            // SAFETY: a valid function handle of this context; the attribute only raises a limit.
-            unsafe {
-                cudarc::driver::result::function::set_function_attribute(
-                    f.cu_function(),
-                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    l.smem as i32,
-                )
-            }
-            .during("cuFuncSetAttribute")?;
-        }
-        if dependent && self.dependent_launch {
-            let mut attr = CUlaunchAttribute {
-                id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-                pad: [0; 4],
-                // SAFETY: plain data; the attribute's value is this one int.
-                value: unsafe { std::mem::zeroed() },
-            };
-            attr.value.programmaticStreamSerializationAllowed = 1;
-            let cfg = CUlaunchConfig {
-                gridDimX: grid.0,
-                gridDimY: grid.1,
-                gridDimZ: 1,
-                blockDimX: l.threads,
-                blockDimY: 1,
-                blockDimZ: 1,
-                sharedMemBytes: l.smem,
-                hStream: gpu.stream().cu_stream(),
-                attrs: &mut attr,
-                numAttrs: 1,
-            };
-            let mut arg = p as *const NttStageParams as *mut std::ffi::c_void;
-            // SAFETY: as below; `arg` points at the one by-value parameter, alive for the call
-            // (the driver copies parameters at launch). Every NTT kernel waits for the previous
-            // grid (`griddepcontrol.wait`) before it touches global memory.
-            unsafe { cuLaunchKernelEx(&cfg, f.cu_function(), &mut arg, std::ptr::null_mut()) }
-                .result()
-                .during("NTT kernel launch")?;
-            return Ok(());
-        }
         let cfg = LaunchConfig {
             grid_dim: (grid.0, grid.1, 1),
             block_dim: (l.threads, 1, 1),
             shared_mem_bytes: l.smem,
         };
-        let mut b = gpu.stream().launch_builder(f);
-        b.arg(p);
         // SAFETY: the kernel takes one NttStageParams by value; its pointers address live device
-        // buffers of the sizes the plan implies (checked when the call was prepared).
-        unsafe { b.launch(cfg) }.during("NTT kernel launch")?;
-        Ok(())
+        // buffers of the sizes the plan implies (checked when the call was prepared). Every NTT
+        // kernel waits for the previous grid (`griddepcontrol.wait`) before it touches global
+        // memory, so a dependent launch is sound.
+        unsafe {
+            crate::launch::launch(
+                self.gpu().stream(),
+                f,
+                cfg,
+                p,
+                dependent && self.dependent_launch,
+            )
+        }
     }
 }

@@ -4,13 +4,9 @@
 //! layers on the T tiles side by side, and stores in the order contiguous at the destination.
 
 use super::{NttParams, SmallNtt, THREADS};
-use crate::error::DriverContext;
 use crate::field::TILE_LOG;
 use crate::{Result, SmallField};
-use cudarc::driver::sys::{
-    CUfunction_attribute, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig, cuLaunchKernelEx,
-};
-use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
 use std::sync::Arc;
 
 /// Tiles per panel for transforms of 2^log_n: the fewest (most blocks) that keep 4 transforms
@@ -94,17 +90,6 @@ impl SmallNtt {
             return Ok(());
         }
         let smem = (1u32 << TILE_LOG) * panel_stride(tiles) * 4;
-        if smem > 48 * 1024 {
-            // SAFETY: a valid function handle of this context; the attribute only raises a limit.
-            unsafe {
-                cudarc::driver::result::function::set_function_attribute(
-                    f.cu_function(),
-                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    smem as i32,
-                )
-            }
-            .during("panel shared memory")?;
-        }
         let p = PanelParams {
             ntt: params,
             out,
@@ -118,45 +103,15 @@ impl SmallNtt {
             pad: 0,
         };
         let grid = panels.min(self.sms * panel_blocks_per_sm(tiles) as u64) as u32;
-        if p.dependent == 1 {
-            let mut attr = CUlaunchAttribute {
-                id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-                pad: [0; 4],
-                // SAFETY: plain data; the attribute's value is this one int.
-                value: unsafe { std::mem::zeroed() },
-            };
-            attr.value.programmaticStreamSerializationAllowed = 1;
-            let cfg = CUlaunchConfig {
-                gridDimX: grid,
-                gridDimY: 1,
-                gridDimZ: 1,
-                blockDimX: THREADS * tiles,
-                blockDimY: 1,
-                blockDimZ: 1,
-                sharedMemBytes: smem,
-                hStream: stream.cu_stream(),
-                attrs: &mut attr,
-                numAttrs: 1,
-            };
-            let mut arg = &p as *const PanelParams as *mut std::ffi::c_void;
-            // SAFETY: as below; `arg` points at the one by-value parameter, alive for the call
-            // (the driver copies parameters at launch). The kernel waits for the previous grid
-            // (`griddepcontrol.wait`) before it touches global memory when `dependent` is set.
-            unsafe { cuLaunchKernelEx(&cfg, f.cu_function(), &mut arg, std::ptr::null_mut()) }
-                .result()
-                .during("small NTT panel launch")?;
-            return Ok(());
-        }
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (THREADS * tiles, 1, 1),
             shared_mem_bytes: smem,
         };
-        let mut launch = stream.launch_builder(&f);
-        launch.arg(&p);
         // SAFETY: the kernel takes one PanelParams by value; the callers size both buffers to
-        // the batch's matrices, which every (u, e) of the layouts addresses inside.
-        unsafe { launch.launch(cfg) }.during("small NTT panel launch")?;
+        // the batch's matrices, which every (u, e) of the layouts addresses inside. With
+        // `dependent` the kernel waits for the previous grid before its first global access.
+        unsafe { zkntt_gpu::launch::launch(stream, &f, cfg, &p, p.dependent == 1) }?;
         Ok(())
     }
 }
