@@ -9,7 +9,7 @@
 
 use ark_bn254::Fr;
 use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
-use zkntt_core::plan::{Blocks, Chain, Kernels, Stage1, Stage2};
+use zkntt_core::plan::{Blocks, Chain, Kernels, Product, Stage1, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
@@ -60,8 +60,9 @@ fn main() {
         stage2,
         blocks,
         chain: Chain::Auto,
+        product: Product::Auto,
     };
-    let generations = [
+    let all = [
         (
             "wide",
             kernels(Stage1::Shared, Stage2::Shared, Blocks::Wide),
@@ -90,7 +91,28 @@ fn main() {
             kernels(Stage1::Shuffle, Stage2::Warp, Blocks::Auto),
         ),
         ("default", Kernels::default()),
+        (
+            "hybrid",
+            Kernels {
+                product: Product::Hybrid,
+                ..Kernels::default()
+            },
+        ),
     ];
+    // ZKNTT_BENCH_GENERATIONS=default,hybrid: only these columns, in this order (all by default).
+    let generations: Vec<(&str, Kernels)> = match std::env::var("ZKNTT_BENCH_GENERATIONS") {
+        Ok(list) => list
+            .split(',')
+            .map(|name| {
+                *all.iter()
+                    .find(|(n, _)| *n == name.trim())
+                    .unwrap_or_else(|| {
+                        panic!("no generation `{name}` (have {:?})", all.map(|g| g.0))
+                    })
+            })
+            .collect(),
+        Err(_) => all.to_vec(),
+    };
     let info = gpu.info().unwrap();
     println!(
         "## stages: BN254 forward, device-resident, medians of {reps} (ms) on {}; ratio = sppark / zkntt",
@@ -98,9 +120,21 @@ fn main() {
     );
     println!(
         "| log2 N | order | {} | sppark same order | sppark best (order) | {} | {} |",
-        generations.map(|(n, _)| format!("zkntt {n}")).join(" | "),
-        generations.map(|(n, _)| format!("{n} vs same")).join(" | "),
-        generations.map(|(n, _)| format!("{n} vs best")).join(" | "),
+        generations
+            .iter()
+            .map(|(n, _)| format!("zkntt {n}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        generations
+            .iter()
+            .map(|(n, _)| format!("{n} vs same"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        generations
+            .iter()
+            .map(|(n, _)| format!("{n} vs best"))
+            .collect::<Vec<_>>()
+            .join(" | "),
     );
     println!("|---|---|{}", "---|".repeat(2 + 3 * generations.len()));
     let fmt = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:.4}"));
@@ -140,14 +174,19 @@ fn main() {
             );
         }
     }
-    // BLS12-381 Fr (sppark's bridge has BN254 only): the generations against each other, NN.
+    // BLS12-381 Fr (sppark's bridge has BN254 only): the generations against each other, NN
+    // (the first generation's time over each other's).
     println!("\n## stages: BLS12-381 forward NN, device-resident, medians of {reps} (ms)");
     println!(
         "| log2 N | {} | {} |",
-        generations.map(|(n, _)| format!("zkntt {n}")).join(" | "),
+        generations
+            .iter()
+            .map(|(n, _)| format!("zkntt {n}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
         generations[1..]
             .iter()
-            .map(|(n, _)| format!("shared / {n}"))
+            .map(|(n, _)| format!("{} / {n}", generations[0].0))
             .collect::<Vec<_>>()
             .join(" | ")
     );

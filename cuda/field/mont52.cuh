@@ -212,5 +212,33 @@ __device__ __forceinline__ limbs52 canonical(const limbs52& x) {
     return borrow < 0 ? x : d;
 }
 
+// 16·w as five 52-bit limbs, not reduced (w < 2^256, so 16w < 2^260): w's bits moved up by four.
+// The multiplier that makes mul_folded return ark's product, a·(16w)·2^-260 = a·w·2^-256.
+template <class P>
+__device__ __forceinline__ limbs52 to52_times16(const mont<P>& w) {
+    limbs52 r;
+    const uint64_t w0 = w.l[0] | (uint64_t)w.l[1] << 32, w1 = w.l[2] | (uint64_t)w.l[3] << 32;
+    const uint64_t w2 = w.l[4] | (uint64_t)w.l[5] << 32, w3 = w.l[6] | (uint64_t)w.l[7] << 32;
+    r.l[0] = (w0 << 4) & MASK;
+    r.l[1] = (w0 >> 48 | w1 << 16) & MASK;
+    r.l[2] = (w1 >> 36 | w2 << 28) & MASK;
+    r.l[3] = (w2 >> 24 | w3 << 40) & MASK;
+    r.l[4] = w3 >> 12;
+    return r;
+}
+
+// ark's Montgomery product a·w·2^-256 mod p on the FP64 pipe (the NTT's hybrid butterflies: one
+// product of each independent pair here, the other on the integer pipe). a and w in lazy<P>'s
+// range: the result is below (a·16w)/2^260 + p, under 2p while a·w < 2^256·p/16, which holds for
+// a, w < 2p where p < 2^254 (BN254 Fr's lazy range) and for a, w < p where p < 2^255 (BLS12-381
+// Fr, canonical). Out in lazy<P>'s range: [0, 2p), or canonical where lazy<P> is off.
+// Twin: zkntt_core::fp64::Mont52::mul_ark.
+template <class P>
+__device__ __forceinline__ mont<P> mul_ark(const mont<P>& a, const mont<P>& w) {
+    limbs52 r = mul_folded<P>(to52<P>(a), to52_times16<P>(w));
+    if constexpr (!lazy<P>::enabled) r = canonical<P>(r);
+    return from52<P>(r);
+}
+
 }  // namespace fp64
 }  // namespace zkntt

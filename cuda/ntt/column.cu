@@ -14,11 +14,11 @@ constexpr uint32_t STORE_BATCH = 2;
 
 // x[u] *= the stage twiddle of exponent e[u]: from mid_twiddles (MID_TWIDDLES: w_M^e in one read),
 // the full table of w_N (OMEGA_FULL: one read) or the split one (two reads and a product).
-template <class F, uint32_t B>
+template <class F, uint32_t B, bool HYBRID>
 __device__ __forceinline__ void mul_twiddles(F (&x)[B], const NttStageParams& p, const uint64_t (&e)[B]) {
-    if (p.flags & MID_TWIDDLES) mul_table<F, B>(x, p.mid_twiddles, e);
-    else if (p.flags & OMEGA_FULL) mul_table<F, B>(x, p.omega.lo, e);
-    else mul_lookups<F, B>(x, p.omega, p.lo_bits, e);
+    if (p.flags & MID_TWIDDLES) mul_table<F, B, HYBRID>(x, p.mid_twiddles, e);
+    else if (p.flags & OMEGA_FULL) mul_table<F, B, HYBRID>(x, p.omega.lo, e);
+    else mul_lookups<F, B, HYBRID>(x, p.omega, p.lo_bits, e);
 }
 
 // Row i of column c: (c >> log_r) * M + i * R + (c & (R-1)), R = 2^log_r; i * R + c where M = N.
@@ -53,7 +53,7 @@ __device__ __forceinline__ ColumnElement column_element(const ColumnBlock& b, ui
 // narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
 // one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
-template <class F, bool ORDERED, uint32_t B>
+template <class F, bool ORDERED, uint32_t B, bool HYBRID>
 __device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k,
                                              const SmemElements<F>& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < k.E; e0 += B * blockDim.x) {
@@ -73,7 +73,7 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
 #pragma unroll
                 for (uint32_t u = 0; u < B; u++) idx[u] = bit_reverse64(idx[u], p.log_n);
             }
-            mul_lookups<F, B>(x, p.pre, p.lo_bits, idx);
+            mul_lookups<F, B, HYBRID>(x, p.pre, p.lo_bits, idx);
         }
         if (ORDERED && k.in_rev && (p.flags & TWIDDLE_IN)) {
             // Row i of column c is entry j = rev(i): times w_M^(j * c). Reuses idx (registers).
@@ -82,7 +82,7 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
                 idx[u] = ((uint64_t)bit_reverse(slot[u] & (k.S - 1), k.log_s) *
                           ((k.c0 + (slot[u] >> k.log_s)) & (k.R - 1)))
                          << k.tw_shift;
-            mul_twiddles<F, B>(x, p, idx);
+            mul_twiddles<F, B, HYBRID>(x, p, idx);
         }
 #pragma unroll
         for (uint32_t u = 0; u < B; u++)
@@ -110,7 +110,9 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
 // twiddles (one table read each) are read before the butterflies, off the thread's chain.
 // IN_REV (ordered launches only): an RN launch (IN_BITREV, maybe TWIDDLE_IN), else an NR one
 // (OUT_BITREV); one kernel symbol each, so neither's index arithmetic or registers are the other's.
-template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false>
+// HYBRID (wide blocks only; the `_hybrid` symbols, flag FP64_HYBRID on the host): one product of
+// each independent pair on the FP64 pipe (dit_in_shared, mul_lookups, mul_table).
+template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -152,14 +154,14 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const bool mine = threadIdx.x < blk.S / 2;
         F t;
         if (mine) t = F::load(tw + threadIdx.x);
-        load_columns<F, ORDERED, 2>(p, blk, sm);
+        load_columns<F, ORDERED, 2, false>(p, blk, sm);
         if (mine) t.store(staged + threadIdx.x);
         tw = staged;
     } else {
-        load_columns<F, ORDERED, LOAD_BATCH>(p, blk, sm);
+        load_columns<F, ORDERED, LOAD_BATCH, HYBRID>(p, blk, sm);
     }
     __syncthreads();
-    if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK>(sm, blk.log_s, blk.cols, tw);
+    if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK, HYBRID>(sm, blk.log_s, blk.cols, tw);
     allow_dependent_launch();
 
     F post_const;
@@ -183,16 +185,16 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 #pragma unroll
             for (uint32_t u = 0; u < STORE_BATCH; u++) x[u] = L::mul(x[u], w_out[u]);
         } else if (p.flags & TWIDDLE_OUT) {
-            mul_twiddles<F, STORE_BATCH>(x, p, ck);
+            mul_twiddles<F, STORE_BATCH, HYBRID>(x, p, ck);
         }
         if (p.flags & POST_SCALE) {
             // The exponent is the output's index: its position, reversed in a bit-reversed output.
             if (blk.out_rev) {
 #pragma unroll
                 for (uint32_t u = 0; u < STORE_BATCH; u++) ck[u] = bit_reverse64(idx[u], p.log_n);  // ck is free
-                mul_lookups<F, STORE_BATCH>(x, p.post, p.lo_bits, ck);
+                mul_lookups<F, STORE_BATCH, HYBRID>(x, p.post, p.lo_bits, ck);
             } else {
-                mul_lookups<F, STORE_BATCH>(x, p.post, p.lo_bits, idx);
+                mul_lookups<F, STORE_BATCH, HYBRID>(x, p.post, p.lo_bits, idx);
             }
         }
 #pragma unroll
@@ -213,7 +215,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 // with NARROW, at least half the block's elements; dynamic shared memory 32 * padded_slots(S * cols)
 // bytes, plus 32 * S / 2 with NARROW (the staged twiddles). In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
-// i*R + c with R = N / S).
+// i*R + c with R = N / S). The `_hybrid` symbols: wide blocks only (no NARROW).
 #define ZKNTT_COLUMN(FIELD)                                                                        \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_##FIELD(                          \
         const zkntt::ntt::NttStageParams p) {                                                            \
@@ -229,6 +231,18 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true, true>(p);   \
         else zkntt::ntt::column_stage<zkntt::FIELD, true, false, true>(p);                               \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_hybrid_##FIELD(                   \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, true>(p);                            \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_nr_hybrid_##FIELD(                \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        zkntt::ntt::column_stage<zkntt::FIELD, true, false, false, true>(p);                             \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_rn_hybrid_##FIELD(                \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        zkntt::ntt::column_stage<zkntt::FIELD, true, false, true, true>(p);                              \
     }
 
 ZKNTT_COLUMN(bn254_fr)

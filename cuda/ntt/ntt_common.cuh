@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 
+#include "field/mont52.cuh"
 #include "launch_dependent.cuh"
 
 namespace zkntt {
@@ -20,6 +21,7 @@ constexpr uint32_t TWIDDLE_IN = 128;  // column input (row i, column c) *= w_M^(
 constexpr uint32_t MID_TWIDDLES = 256;  // TWIDDLE_IN/OUT read w_M^e from mid_twiddles (M = N/P)
 constexpr uint32_t NARROW = 512;        // at most 2 elements per thread: radix-2 layers, a butterfly
                                         // per thread; sub-NTT twiddles staged in shared memory
+constexpr uint32_t FP64_HYBRID = 1024;  // host only: the launch runs a `_hybrid` column symbol
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.
@@ -98,9 +100,18 @@ __device__ __forceinline__ F load_global(uint64_t ptr, uint64_t index) {
     return F::load(q);
 }
 
+// a * w in lazy<P>'s range, on the integer pipe or, with FP64, on the FP64 pipe (fp64::mul_ark,
+// the hybrid kernels' second product of each independent pair: both pipes busy at once).
+template <class F, bool FP64>
+__device__ __forceinline__ F mul_on(const F& a, const F& w) {
+    if constexpr (FP64) return fp64::mul_ark<typename F::params>(a, w);
+    else return lazy<typename F::params>::mul(a, w);
+}
+
 // x[u] *= t^(e[u]) for u < B, two elements at a time: the four table reads of a pair are issued
-// before its products (four elements at a time would spill at 128 registers).
-template <class F, uint32_t B>
+// before its products (four elements at a time would spill at 128 registers). HYBRID: the second
+// element's two products on the FP64 pipe.
+template <class F, uint32_t B, bool HYBRID = false>
 __device__ __forceinline__ void mul_lookups(F (&x)[B], const PowerTable& t, uint32_t lo_bits,
                                             const uint64_t (&e)[B]) {
     using L = lazy<typename F::params>;
@@ -112,19 +123,19 @@ __device__ __forceinline__ void mul_lookups(F (&x)[B], const PowerTable& t, uint
         const F lo1 = load_global<F>(t.lo, e[u + 1] & ((1ull << lo_bits) - 1));
         const F hi1 = load_global<F>(t.hi, e[u + 1] >> lo_bits);
         x[u] = L::mul(x[u], L::mul(hi0, lo0));
-        x[u + 1] = L::mul(x[u + 1], L::mul(hi1, lo1));
+        x[u + 1] = mul_on<F, HYBRID>(x[u + 1], mul_on<F, HYBRID>(hi1, lo1));
     }
 }
 
-// x[u] *= table[e[u]] for u < B: every read issued before the first product.
-template <class F, uint32_t B>
+// x[u] *= table[e[u]] for u < B: every read issued before the first product. HYBRID: the odd
+// elements' products on the FP64 pipe.
+template <class F, uint32_t B, bool HYBRID = false>
 __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint64_t (&e)[B]) {
-    using L = lazy<typename F::params>;
     F w[B];
 #pragma unroll
     for (uint32_t u = 0; u < B; u++) w[u] = load_global<F>(table, e[u]);
 #pragma unroll
-    for (uint32_t u = 0; u < B; u++) x[u] = L::mul(x[u], w[u]);
+    for (uint32_t u = 0; u < B; u++) x[u] = HYBRID && (u & 1) ? mul_on<F, true>(x[u], w[u]) : mul_on<F, false>(x[u], w[u]);
 }
 
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
@@ -136,8 +147,9 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
 // radix-4 group's thread does two. Layer 0's twiddles are all 1 and its products are skipped in
 // both paths; layer 1's are 1 and w_4, whose products the wide path skips too. `tw` holds w_S^t, t < S/2 (in shared memory in narrow blocks).
 // Values in and out are in the lazy range of `lazy<P>` ([0, 2p) for BN254 Fr). Called by the
-// whole block; ends with a barrier.
-template <class F, bool NARROW_BLOCK>
+// whole block; ends with a barrier. HYBRID (wide blocks): the second product of each independent
+// pair of a radix-4 group (x3 * w1 beside x1 * w1, a3's beside a2's) on the FP64 pipe.
+template <class F, bool NARROW_BLOCK, bool HYBRID = false>
 __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw) {
     using L = lazy<typename F::params>;
@@ -195,13 +207,13 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
                 b3 = L::mul(a3, F::load(tw + (1u << log_quarter)));
             } else {
                 const F w1 = F::load(tw + (pos << (log_s - 1 - s)));
-                const F t1 = L::mul(x1, w1), t3 = L::mul(x3, w1);
+                const F t1 = L::mul(x1, w1), t3 = mul_on<F, HYBRID>(x3, w1);
                 a0 = L::add(x0, t1);
                 a1 = L::sub(x0, t1);
                 a2 = L::add(x2, t3);
                 a3 = L::sub(x2, t3);
                 b2 = L::mul(a2, F::load(tw + (pos << (log_s - 2 - s))));
-                b3 = L::mul(a3, F::load(tw + ((pos + h) << (log_s - 2 - s))));
+                b3 = mul_on<F, HYBRID>(a3, F::load(tw + ((pos + h) << (log_s - 2 - s))));
             }
             sm.set(i0, L::add(a0, b2));
             sm.set(i0 + 2 * h, L::sub(a0, b2));

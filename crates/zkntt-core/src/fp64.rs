@@ -118,6 +118,21 @@ pub fn to_limbs52(words: &[u32; 8]) -> [u64; LIMBS] {
     out
 }
 
+/// 16·w (not reduced; below 2^260 for any `w` below 2^256) as five 52-bit limbs: `w`'s bits
+/// moved up by four. As a multiplier of [`Mont52::mul_folded`] it gives ark's product
+/// (R'/R = 16) without a pre-scaled table: [`Mont52::mul_ark`].
+pub fn times16_limbs(words: &[u32; 8]) -> [u64; LIMBS] {
+    let w = |i: usize| words[2 * i] as u64 | (words[2 * i + 1] as u64) << 32;
+    let (w0, w1, w2, w3) = (w(0), w(1), w(2), w(3));
+    [
+        (w0 << 4) & MASK,
+        (w0 >> 48 | w1 << 16) & MASK,
+        (w1 >> 36 | w2 << 28) & MASK,
+        (w2 >> 24 | w3 << 40) & MASK,
+        w3 >> 12,
+    ]
+}
+
 /// Five 52-bit limbs (value below 2^256) as eight 32-bit words.
 pub fn from_limbs52(limbs: &[u64; LIMBS]) -> [u32; 8] {
     let mut x = 0u128;
@@ -246,6 +261,17 @@ impl Mont52 {
         }
         debug_assert_eq!(carry, 0, "the result is below 2^260");
         r
+    }
+
+    /// ark's Montgomery product `a·w·2^-256 mod p` of two elements given as ark's words, as the
+    /// NTT's hybrid kernels take it on the FP64 pipe (`fp64::mul_ark` in `cuda/field/mont52.cuh`):
+    /// [`Self::mul_folded`] of `a`'s limbs and [`times16_limbs`]`(w)` (16·w not reduced, so no
+    /// table is pre-scaled), canonical when `canonical` (fields without a lazy range). The result
+    /// is below `a·16w/2^260 + p`: under 2p while `a·w < 2^256·p/16`, e.g. `a, w < 2p` with
+    /// `p < 2^254` (BN254 Fr's lazy range) or `a, w < p` with `p < 2^255` (BLS12-381 Fr).
+    pub fn mul_ark(&self, a: &[u32; 8], w: &[u32; 8], canonical: bool) -> [u32; 8] {
+        let r = self.mul_folded(&to_limbs52(a), &times16_limbs(w));
+        from_limbs52(&if canonical { self.canonical(&r) } else { r })
     }
 
     /// `x mod p` for `x` in [0, 2p).
@@ -393,6 +419,66 @@ mod tests {
             lx = mul(&m, &lx, &ls);
         }
         assert_eq!(from_limbs52(&m.canonical(&lx)), words(&x), "{form} chain");
+    }
+
+    /// [`Mont52::mul_ark`] over the operand ranges the hybrid NTT kernels give it: both in [0, 2p)
+    /// for BN254 Fr (lazy), both canonical for BLS12-381 Fr; edge values and random ones.
+    fn check_mul_ark<F: GpuField>(id: FieldId, lazy: bool) {
+        let m = Mont52::new(&id.desc());
+        let p = BigUint::from_slice(&id.desc().modulus);
+        let mut rng = StdRng::seed_from_u64(1018);
+        let p_minus = |k: u64| -F::from(k);
+        let two_253 = F::from(2u64).pow([253u64]);
+        let mut values: Vec<F> = vec![
+            F::zero(),
+            F::one(),
+            p_minus(1),
+            p_minus(2),
+            two_253,
+            two_253 - F::one(),
+        ];
+        values.extend((0..120).map(|_| F::rand(&mut rng)));
+        let big = |x: &[u32; 8]| BigUint::from_slice(x);
+        let to_words = |x: &BigUint| {
+            let mut out = [0u32; 8];
+            for (o, d) in out.iter_mut().zip(x.to_u32_digits()) {
+                *o = d;
+            }
+            out
+        };
+        // Each value as itself and, in the lazy range, plus p.
+        let reps = |x: &F| {
+            let w = words(x);
+            let mut v = vec![w];
+            if lazy {
+                v.push(to_words(&(big(&w) + &p)));
+            }
+            v
+        };
+        for a in &values {
+            for w in &values {
+                let want = words(&(*a * w));
+                for ra in reps(a) {
+                    for rw in reps(w) {
+                        let got = m.mul_ark(&ra, &rw, !lazy);
+                        assert!(big(&got) < (&p << 1u32), "{} below 2p", id.name());
+                        assert!(lazy || big(&got) < p, "{} canonical", id.name());
+                        assert_eq!(
+                            to_words(&(big(&got) % &p)),
+                            want,
+                            "{}: {a} x {w}",
+                            id.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hybrid_products_equal_ark() {
+        check_mul_ark::<ark_bn254::Fr>(FieldId::Bn254Fr, true);
+        check_mul_ark::<ark_bls12_381::Fr>(FieldId::Bls12_381Fr, false);
     }
 
     #[test]

@@ -101,6 +101,10 @@ pub mod flags {
     /// `smem` counts them: [`narrow_smem_bytes`](super::narrow_smem_bytes)), the stage twiddles
     /// of the output read before the butterflies.
     pub const NARROW: u32 = 512;
+    /// A wide column launch on the hybrid kernels (`ntt_column*_hybrid_*`): one product of each
+    /// independent pair on the FP64 pipe ([`Product::Hybrid`]). Read by the host to choose the
+    /// kernel symbol, not by the kernel.
+    pub const FP64_HYBRID: u32 = 1024;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -191,8 +195,25 @@ pub enum Chain {
     Dependent,
 }
 
-/// The kernel generation of every stage (see [`Stage2`]), the block geometry ([`Blocks`]) and
-/// how launches follow each other ([`Chain`]). [`Kernels::default`] is what measured fastest on
+/// Which pipe the column launches' Montgomery products run on (issue 18). Every choice gives
+/// identical results (the products agree modulo p, every output is canonical).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Product {
+    /// Whichever measured faster on the H100 ([`Kernels::resolve`]).
+    Auto,
+    /// The integer product (`lazy<P>::mul`, `cuda/field/mont.cuh`) everywhere.
+    Integer,
+    /// Wide column launches ([`flags::FP64_HYBRID`]): the second product of each independent pair
+    /// (a radix-4 group's x3·w1 beside x1·w1 and a3's beside a2's, every odd element's stage
+    /// twiddle and scaling) on the FP64 pipe (`fp64::mul_ark`, five 52-bit limbs from DFMA
+    /// pairs), so both pipes work at once. Narrow blocks, the middle stages and the seed's stage1
+    /// keep the integer product.
+    Hybrid,
+}
+
+/// The kernel generation of every stage (see [`Stage2`]), the block geometry ([`Blocks`]), how
+/// launches follow each other ([`Chain`]) and the pipe of the column launches' products
+/// ([`Product`]). [`Kernels::default`] is what measured fastest on
 /// the H100 (benches/NOTES.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernels {
@@ -200,6 +221,7 @@ pub struct Kernels {
     pub stage2: Stage2,
     pub blocks: Blocks,
     pub chain: Chain,
+    pub product: Product,
 }
 
 impl Default for Kernels {
@@ -209,6 +231,7 @@ impl Default for Kernels {
             stage2: Stage2::Auto,
             blocks: Blocks::Auto,
             chain: Chain::Auto,
+            product: Product::Auto,
         }
     }
 }
@@ -265,16 +288,23 @@ impl Kernels {
             Chain::Auto => Chain::Plain,
             chosen => chosen,
         };
+        // Auto: the integer product (the hybrid's measurements are in benches/NOTES.md, "Issue 18").
+        let product = match self.product {
+            Product::Auto => Product::Integer,
+            chosen => chosen,
+        };
         Kernels {
             stage1,
             stage2,
             blocks,
             chain,
+            product,
         }
     }
 
     /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow,
-    /// chain=auto|plain|dependent` (`ZKNTT_KERNELS`'s syntax, in any order; empty is the default).
+    /// chain=auto|plain|dependent,product=auto|integer|hybrid` (`ZKNTT_KERNELS`'s syntax, in any
+    /// order; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -291,11 +321,14 @@ impl Kernels {
                 "chain=auto" => k.chain = Chain::Auto,
                 "chain=plain" => k.chain = Chain::Plain,
                 "chain=dependent" => k.chain = Chain::Dependent,
+                "product=auto" => k.product = Product::Auto,
+                "product=integer" => k.product = Product::Integer,
+                "product=hybrid" => k.product = Product::Hybrid,
                 other => {
                     return Err(format!(
                         "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle, \
-                         stage2=auto|shared|warp, blocks=auto|wide|narrow or \
-                         chain=auto|plain|dependent)"
+                         stage2=auto|shared|warp, blocks=auto|wide|narrow, \
+                         chain=auto|plain|dependent or product=auto|integer|hybrid)"
                     ));
                 }
             }
@@ -672,7 +705,21 @@ impl Plan {
     /// [`Stage2::Auto`] is the shared kernel). Natural order runs the self-sorting P x Q x P
     /// stages; the bit-reversed orderings run three column launches (module docs) on the column
     /// kernel, whatever `kernels` says.
+    /// Wide column launches carry [`flags::FP64_HYBRID`] where `kernels.product` is
+    /// [`Product::Hybrid`] (an unresolved Auto is the integer product).
     pub fn launches(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
+        let mut out = self.launches_of_stages(form, kernels);
+        if kernels.product == Product::Hybrid {
+            for l in out.iter_mut() {
+                if l.kernel == Kernel::Column && l.flags & flags::NARROW == 0 {
+                    l.flags |= flags::FP64_HYBRID;
+                }
+            }
+        }
+        out
+    }
+
+    fn launches_of_stages(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let log_n = self.log_n();
         if form.ordering != Ordering::NN {
             let mid = match *self {
@@ -802,7 +849,62 @@ mod tests {
         stage2: Stage2::Shared,
         blocks: Blocks::Wide,
         chain: Chain::Dependent,
+        product: Product::Integer,
     };
+
+    /// The hybrid product marks the wide column launches of every size and ordering, nothing else;
+    /// the integer product marks none, and Auto resolves to it.
+    #[test]
+    fn hybrid_product_marks_wide_column_launches() {
+        let hybrid = Kernels {
+            product: Product::Hybrid,
+            ..SHARED
+        };
+        assert_eq!(
+            Kernels::parse("product=hybrid").unwrap().product,
+            Product::Hybrid
+        );
+        assert_eq!(
+            Kernels::parse("product=integer").unwrap().product,
+            Product::Integer
+        );
+        let bn = FieldId::Bn254Fr;
+        for log_n in 1..=28 {
+            let plan = Plan::for_size(log_n).unwrap();
+            assert_eq!(
+                Kernels::default().resolve(bn, &plan).product,
+                Product::Integer
+            );
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                let form = Form {
+                    ordering,
+                    ..Form::default()
+                };
+                for blocks in [Blocks::Wide, Blocks::Narrow] {
+                    let k = Kernels { blocks, ..hybrid };
+                    let marked = plan.launches(form, k);
+                    let plain = plan.launches(form, Kernels { blocks, ..SHARED });
+                    assert_eq!(marked.len(), plain.len());
+                    for (m, p) in marked.iter().zip(&plain) {
+                        assert_eq!(p.flags & flags::FP64_HYBRID, 0);
+                        let want = m.kernel == Kernel::Column && m.flags & flags::NARROW == 0;
+                        assert_eq!(
+                            m.flags & flags::FP64_HYBRID != 0,
+                            want,
+                            "2^{log_n} {ordering:?}"
+                        );
+                        assert_eq!(
+                            Launch {
+                                flags: m.flags & !flags::FP64_HYBRID,
+                                ..*m
+                            },
+                            *p
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn launch_tables() {
@@ -1007,7 +1109,8 @@ mod tests {
             "Q = 2^9 stays in shared memory"
         );
         assert_eq!(
-            Kernels::parse("stage1=shared,stage2=warp,blocks=wide,chain=dependent").unwrap(),
+            Kernels::parse("stage1=shared,stage2=warp,blocks=wide,chain=dependent,product=integer")
+                .unwrap(),
             warp
         );
         // Auto: the warp kernel for BN254 at Q = 8 only.
@@ -1119,6 +1222,7 @@ mod tests {
                 stage2: Stage2::Warp,
                 blocks: Blocks::Auto,
                 chain: Chain::Auto,
+                product: Product::Auto,
             }
         );
         assert_eq!(

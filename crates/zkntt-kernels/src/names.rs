@@ -36,6 +36,22 @@ pub mod ntt {
         bn254_fr: "ntt_column_rn_bn254_fr",
         bls12_381_fr: "ntt_column_rn_bls12_381_fr",
     };
+    /// The column launches of wide blocks with the hybrid product (flag FP64_HYBRID: one product
+    /// of each independent pair on the FP64 pipe), natural order ...
+    pub const COLUMN_HYBRID: PerField = PerField {
+        bn254_fr: "ntt_column_hybrid_bn254_fr",
+        bls12_381_fr: "ntt_column_hybrid_bls12_381_fr",
+    };
+    /// ... the NR launches ...
+    pub const COLUMN_NR_HYBRID: PerField = PerField {
+        bn254_fr: "ntt_column_nr_hybrid_bn254_fr",
+        bls12_381_fr: "ntt_column_nr_hybrid_bls12_381_fr",
+    };
+    /// ... and the RN launches.
+    pub const COLUMN_RN_HYBRID: PerField = PerField {
+        bn254_fr: "ntt_column_rn_hybrid_bn254_fr",
+        bls12_381_fr: "ntt_column_rn_hybrid_bls12_381_fr",
+    };
     /// `cuda/ntt/middle.cu`: Q-point NTTs on tile pairs, with the transposing swap.
     pub const MIDDLE: PerField = PerField {
         bn254_fr: "ntt_middle_bn254_fr",
@@ -126,7 +142,7 @@ pub mod pipe {
 pub const ALL_PLAIN: [&str; 2] = [pipe::DFMA, pipe::IMAD_WIDE];
 
 /// Every per-field name above, for the build's check.
-pub const ALL: [PerField; 18] = [
+pub const ALL: [PerField; 21] = [
     ntt::COLUMN,
     ntt::SPLIT_PACK,
     ntt::MIDDLE,
@@ -135,6 +151,9 @@ pub const ALL: [PerField; 18] = [
     ntt::STAGE1_EL8,
     ntt::COLUMN_NR,
     ntt::COLUMN_RN,
+    ntt::COLUMN_HYBRID,
+    ntt::COLUMN_NR_HYBRID,
+    ntt::COLUMN_RN_HYBRID,
     field::ADD,
     field::SUB,
     field::MUL,

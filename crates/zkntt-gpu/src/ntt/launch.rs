@@ -198,7 +198,15 @@ impl NttEngine {
             p.col_base = cols.start as u64;
             blocks = (cols.len() / per) as u32;
         }
+        let hybrid = l.flags & flags::FP64_HYBRID != 0;
         let kernel = match l.kernel {
+            Kernel::Column if hybrid && l.flags & flags::IN_BITREV != 0 => {
+                &names::ntt::COLUMN_RN_HYBRID
+            }
+            Kernel::Column if hybrid && l.flags & flags::OUT_BITREV != 0 => {
+                &names::ntt::COLUMN_NR_HYBRID
+            }
+            Kernel::Column if hybrid => &names::ntt::COLUMN_HYBRID,
             Kernel::Column if l.flags & flags::IN_BITREV != 0 => &names::ntt::COLUMN_RN,
             Kernel::Column if l.flags & flags::OUT_BITREV != 0 => &names::ntt::COLUMN_NR,
             Kernel::Column => &names::ntt::COLUMN,

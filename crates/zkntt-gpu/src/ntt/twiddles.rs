@@ -254,7 +254,7 @@ impl Twiddles {
 mod tests {
     use super::*;
     use zkntt_core::Ordering;
-    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Stage1, Stage2};
+    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Product, Stage1, Stage2};
 
     /// Every launch of every size, ordering and kernel generation finds its sub-NTT table.
     #[test]
@@ -275,6 +275,7 @@ mod tests {
                                 stage2,
                                 blocks,
                                 chain: Chain::Auto,
+                                product: Product::Hybrid,
                             };
                             for l in plan.launches(form, kernels) {
                                 assert!(sizes.contains(&l.layers), "2^{log_n} {ordering:?} {l:?}");

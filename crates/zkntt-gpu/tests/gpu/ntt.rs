@@ -9,7 +9,7 @@ use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
     BatchLayout, Blocks, Chain, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels,
-    NttConfig, NttEngine, Ordering, Stage1, Stage2,
+    NttConfig, NttEngine, Ordering, Product, Stage1, Stage2,
 };
 
 pub(crate) fn max_log() -> u32 {
@@ -414,6 +414,7 @@ fn each_plan_once() {
             stage2,
             blocks,
             chain,
+            product: Product::Auto,
         });
         // 2^22: the first P = 2^10 plan (blocks of one 2^10 column: the seed's stage1 in two phases).
         let sizes = (1..=max_log().min(19)).chain((max_log() >= 22).then_some(22));
@@ -455,6 +456,7 @@ fn stage2_warp_every_three_stage_size() {
             stage2: Stage2::Warp,
             blocks: Blocks::Auto,
             chain: Chain::Auto,
+            product: Product::Auto,
         },
     );
 }
@@ -472,9 +474,27 @@ fn narrow_and_wide_blocks_every_three_stage_size() {
                 stage2: Stage2::Shared,
                 blocks,
                 chain: Chain::Auto,
+                product: Product::Auto,
             },
         );
     }
+}
+
+/// The hybrid product forced (one product of each independent pair of the wide column launches on
+/// the FP64 pipe), wide blocks everywhere so that every column launch takes it, as the warp stage2
+/// test. `ZKNTT_KERNELS=product=hybrid` runs every other suite with it.
+#[test]
+fn hybrid_product_every_three_stage_size() {
+    every_three_stage_size(
+        "hybrid_product_every_three_stage_size",
+        Kernels {
+            stage1: Stage1::Shared,
+            stage2: Stage2::Auto,
+            blocks: Blocks::Wide,
+            chain: Chain::Auto,
+            product: Product::Hybrid,
+        },
+    );
 }
 
 /// The seed's stage1 forced (both column launches, blocks of 2^9 and 2^10 slots, every P the plan
@@ -488,6 +508,7 @@ fn stage1_shuffle_every_three_stage_size() {
             stage2: Stage2::Shared,
             blocks: Blocks::Auto,
             chain: Chain::Auto,
+            product: Product::Auto,
         },
     );
 }
