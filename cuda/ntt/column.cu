@@ -102,6 +102,27 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
     return ORDERED ? (((b.c0 + t) & (b.R - 1)) * k) << b.tw_shift : (b.c0 + t) * k;
 }
 
+// The middle of a fused coset LDE launch (LDE): entry k of column t (natural order, after the
+// inverse's layers) times post(j) = g^j / N at its element's index j, moved to slot rev(k) where
+// the forward's layers want row k. A thread takes the pair (k, rev k), k <= rev k, so the swap is
+// in place; ends with a barrier.
+template <class F>
+__device__ __forceinline__ void lde_scale_reversed(const NttStageParams& p, const ColumnBlock& b,
+                                                   const SmemElements<F>& sm) {
+    for (uint32_t e = threadIdx.x; e < b.E; e += blockDim.x) {
+        const uint32_t t = e >> b.log_s, k = e & (b.S - 1), r = bit_reverse(k, b.log_s);
+        if (r < k) continue;
+        const uint32_t base = t << b.log_s;
+        F x[2] = {sm.get(base + k), sm.get(base + r)};
+        const uint64_t j[2] = {element_index<false>(b.c0 + t, k, b.log_r, b.log_m),
+                               element_index<false>(b.c0 + t, r, b.log_r, b.log_m)};
+        mul_lookups<F, 2>(x, p.post, p.lo_bits, j);
+        sm.set(base + r, x[0]);
+        sm.set(base + k, x[1]);
+    }
+    __syncthreads();
+}
+
 // ORDERED: the general index map and the bit-reversal flags (the bit-reversed orderings'
 // launches); without it the map of natural order (M = N) and no IN/OUT_BITREV or TWIDDLE_IN,
 // which keeps the natural-order kernel's registers (the general map spills 16-40 bytes).
@@ -112,7 +133,10 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
 // (OUT_BITREV); one kernel symbol each, so neither's index arithmetic or registers are the other's.
 // HYBRID (wide blocks only; the `_hybrid` symbols, flag FP64_HYBRID on the host): one product of
 // each independent pair on the FP64 pipe (dit_in_shared, mul_lookups, mul_table).
-template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false>
+// LDE (natural order; the `_lde` symbol, flag LDE): a coset LDE's inverse last column launch and
+// its forward first one on the same columns in one pass: the inverse sub-NTT (sub_twiddles),
+// lde_scale_reversed (post: g^j / N), the forward sub-NTT (its twiddles at pre.lo), TWIDDLE_OUT.
+template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -162,6 +186,19 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     }
     __syncthreads();
     if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK, HYBRID>(sm, blk.log_s, blk.cols, tw);
+    if constexpr (LDE) {
+        lde_scale_reversed<F>(p, blk, sm);
+        const F* fwd = reinterpret_cast<const F*>(p.pre.lo);
+        if (NARROW_BLOCK) {
+            // The inverse's staged twiddles are read (dit_in_shared ended with a barrier): the
+            // forward's take their place.
+            F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
+            if (threadIdx.x < blk.S / 2) F::load(fwd + threadIdx.x).store(staged + threadIdx.x);
+            __syncthreads();
+            fwd = staged;
+        }
+        if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK, HYBRID>(sm, blk.log_s, blk.cols, fwd);
+    }
     allow_dependent_launch();
 
     F post_const;
@@ -215,7 +252,8 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 // with NARROW, at least half the block's elements; dynamic shared memory 32 * padded_slots(S * cols)
 // bytes, plus 32 * S / 2 with NARROW (the staged twiddles). In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
-// i*R + c with R = N / S). The `_hybrid` symbols: wide blocks only (no NARROW).
+// i*R + c with R = N / S). The `_hybrid` symbols: wide blocks only (no NARROW). The `_lde` symbol:
+// natural order, the launch of the inverse's last column stage (shared memory, threads, grid).
 #define ZKNTT_COLUMN(FIELD)                                                                        \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_##FIELD(                          \
         const zkntt::ntt::NttStageParams p) {                                                            \
@@ -231,6 +269,12 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true, true>(p);   \
         else zkntt::ntt::column_stage<zkntt::FIELD, true, false, true>(p);                               \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_lde_##FIELD(                      \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        if (p.flags & zkntt::ntt::NARROW)                                                                \
+            zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, true>(p);                  \
+        else zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, false, true>(p);                \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_hybrid_##FIELD(                   \
         const zkntt::ntt::NttStageParams p) {                                                            \

@@ -22,6 +22,8 @@ constexpr uint32_t MID_TWIDDLES = 256;  // TWIDDLE_IN/OUT read w_M^e from mid_tw
 constexpr uint32_t NARROW = 512;        // at most 2 elements per thread: radix-2 layers, a butterfly
                                         // per thread; sub-NTT twiddles staged in shared memory
 constexpr uint32_t FP64_HYBRID = 1024;  // host only: the launch runs a `_hybrid` column symbol
+constexpr uint32_t LDE = 2048;          // the `_lde` column symbol: a coset LDE's inverse last and
+                                        // forward first column launches in one (column.cu)
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.

@@ -4,7 +4,8 @@
 //! assignment (a, b, c, on the host, as ark does), three inverse transforms on the subgroup,
 //! three forward transforms on the coset `F::GENERATOR * H`, `(a * b - c) / Z_H(g)` point by point,
 //! and one inverse transform from the coset. Here the vectors go to the device once each, every
-//! step after runs there on the engine's stream, and h comes back once. Field arithmetic is exact,
+//! step after runs there on the engine's stream (each inverse and its coset forward as one coset
+//! LDE, `NttEngine::coset_lde_in_place`), and h comes back once. Field arithmetic is exact,
 //! so the result is ark's bit for bit, and so are the proofs.
 
 use crate::backend::{self, CpuReason, Placement};
@@ -222,7 +223,6 @@ fn on_gpu<F: PrimeField, K: GpuField>(
     let (g, z_inv) = (scalar(F::GENERATOR)?, scalar(z_inv)?);
     let engine = pipeline.engine();
     let gpu = engine.gpu();
-    let inverse = NttConfig::inverse();
     let coset = NttConfig::forward().with_coset(g);
     let to_coset = |m: usize| -> zkntt_gpu::Result<DeviceVec<K>> {
         let mut d = pipeline.upload_with::<K>(n, |out| {
@@ -230,8 +230,8 @@ fn on_gpu<F: PrimeField, K: GpuField>(
             let out = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<F>(), n) };
             witness.evaluate_into(m, out)
         })?;
-        engine.ntt_in_place(&mut d, &inverse)?;
-        engine.ntt_in_place(&mut d, &coset)?;
+        // The inverse transform and the coset forward one, fused where they meet.
+        engine.coset_lde_in_place(&mut d, &coset)?;
         Ok(d)
     };
     let mut ab = to_coset(0)?;

@@ -25,6 +25,12 @@ pub enum Error {
         log_n1: u32,
         log_n2: u32,
     },
+    /// A coset low-degree extension is described by its forward half: a forward transform in
+    /// natural order (NN) with a coset offset.
+    #[error(
+        "a coset LDE takes a forward, natural-order (NN) configuration with a coset offset ({0})"
+    )]
+    NotAnLde(&'static str),
     /// An ordering a model does not implement (the distributed model does natural order only).
     #[error("ordering {ordering:?} is not modelled here: natural order (NN) only")]
     OrderingNotModelled { ordering: crate::Ordering },

@@ -105,6 +105,10 @@ pub mod flags {
     /// independent pair on the FP64 pipe ([`Product::Hybrid`]). Read by the host to choose the
     /// kernel symbol, not by the kernel.
     pub const FP64_HYBRID: u32 = 1024;
+    /// A coset LDE's fused column launch ([`fused_lde_launch`], the `ntt_column_lde_*` symbol):
+    /// the inverse's last column launch and the coset forward's first on the same columns, one
+    /// pass over memory.
+    pub const LDE: u32 = 2048;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -518,6 +522,34 @@ pub fn ordered_launches(
         .collect()
 }
 
+/// The launch that fuses a coset low-degree extension's two transforms where they meet: `last`,
+/// the inverse transform's last launch, and `first`, the coset forward transform's first, both
+/// natural order (NN) of the same size. In natural order both are column launches down the same
+/// columns (element i*R + c of column c), so one launch does both: the inverse's column NTT, each
+/// element times g^j / N at its index j, the forward's column NTT and its stage twiddles
+/// (`first`'s TWIDDLE_OUT). Its geometry is theirs. None where they differ (the seed's stage1
+/// forced, a bit-reversed ordering): the caller then runs both.
+pub fn fused_lde_launch(last: &Launch, first: &Launch) -> Option<Launch> {
+    let geometry = |l: &Launch| {
+        (
+            l.kernel, l.layers, l.log_m, l.blocks, l.threads, l.smem, l.log_cols,
+        )
+    };
+    let order = flags::IN_BITREV | flags::OUT_BITREV;
+    if last.kernel != Kernel::Column
+        || geometry(last) != geometry(first)
+        || (last.flags | first.flags) & order != 0
+        || last.flags & flags::NARROW != first.flags & flags::NARROW
+    {
+        return None;
+    }
+    let keep = flags::TWIDDLE_OUT | flags::OMEGA_FULL | flags::NARROW;
+    Some(Launch {
+        flags: first.flags & keep | flags::LDE,
+        ..*last
+    })
+}
+
 /// The scaling flags of a call: (first launch's, last launch's).
 fn scale_flags(form: Form) -> (u32, u32) {
     let pre = if form.coset && form.direction == Direction::Forward {
@@ -903,6 +935,69 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The fused LDE launch exists for every natural-order size and geometry the column kernel
+    /// runs, carries the forward's stage twiddles and nothing of either transform's scaling, and
+    /// is refused where the launches differ (the seed's stage1, bit-reversed orderings).
+    #[test]
+    fn fused_lde_launch_of_every_size() {
+        let bn = FieldId::Bn254Fr;
+        for log_n in 1..=28 {
+            let plan = Plan::for_size(log_n).unwrap();
+            let full_omega = log_n <= 22;
+            let inverse = Form {
+                direction: Direction::Inverse,
+                full_omega,
+                ..Form::default()
+            };
+            let forward = Form {
+                coset: true,
+                full_omega,
+                ..Form::default()
+            };
+            for blocks in [Blocks::Auto, Blocks::Wide, Blocks::Narrow] {
+                let k = Kernels {
+                    blocks,
+                    ..Kernels::default()
+                }
+                .resolve(bn, &plan);
+                let inv = plan.launches(inverse, k);
+                let fwd = plan.launches(forward, k);
+                let fused = fused_lde_launch(inv.last().unwrap(), &fwd[0])
+                    .unwrap_or_else(|| panic!("2^{log_n} {blocks:?}"));
+                assert_eq!(fused.kernel, Kernel::Column);
+                assert_eq!(fused.flags & flags::LDE, flags::LDE);
+                let scaling = flags::PRE_SCALE | flags::POST_SCALE | flags::POST_CONST;
+                assert_eq!(fused.flags & scaling, 0, "2^{log_n}");
+                assert_eq!(
+                    fused.flags & (flags::TWIDDLE_OUT | flags::NARROW),
+                    fwd[0].flags & (flags::TWIDDLE_OUT | flags::NARROW)
+                );
+                assert_eq!(
+                    (fused.layers, fused.blocks, fused.smem),
+                    (fwd[0].layers, fwd[0].blocks, fwd[0].smem)
+                );
+            }
+            if log_n >= 12 {
+                let seed = Kernels {
+                    stage1: Stage1::Shuffle,
+                    ..SHARED
+                };
+                let (inv, fwd) = (plan.launches(inverse, seed), plan.launches(forward, seed));
+                let stage1 = fwd[0].kernel == Kernel::Stage1;
+                assert_eq!(
+                    fused_lde_launch(inv.last().unwrap(), &fwd[0]).is_none(),
+                    stage1
+                );
+            }
+            let nr = Form {
+                ordering: Ordering::NR,
+                ..forward
+            };
+            let (inv, fwd) = (plan.launches(inverse, SHARED), plan.launches(nr, SHARED));
+            assert!(fused_lde_launch(inv.last().unwrap(), &fwd[0]).is_none());
         }
     }
 

@@ -444,6 +444,56 @@ pub fn transform<F: FftField>(a: &mut [F], omega: F, plan: Plan) {
     }
 }
 
+/// Twin of the fused launch of a coset LDE (`ntt_column_lde_*`, [`plan::fused_lde_launch`]): down
+/// every column c of the P x R matrix, the inverse P-point NTT (`omega`^-1), entry k times
+/// g^(k*R + c) / N, the forward P-point NTT, then `a[k1*R + c] *= w^(c*k1)` where `twiddle`
+/// (`omega` the N-th root).
+pub fn lde_column_stage<F: FftField>(a: &mut [F], log_p: u32, omega: F, g: F, twiddle: bool) {
+    let n = a.len();
+    let (p, r) = (1usize << log_p, n >> log_p);
+    let omega_p = omega.pow([r as u64]);
+    let omega_p_inv = omega_p.inverse().expect("root of unity is non-zero");
+    let n_inv = F::from(n as u64).inverse().expect("n < p");
+    let mut col = vec![F::zero(); p];
+    for c in 0..r {
+        for (i, v) in col.iter_mut().enumerate() {
+            *v = a[i * r + c];
+        }
+        radix2_nn(&mut col, omega_p_inv);
+        for (k, v) in col.iter_mut().enumerate() {
+            *v *= g.pow([(k * r + c) as u64]) * n_inv;
+        }
+        radix2_nn(&mut col, omega_p);
+        for (k1, v) in col.iter().enumerate() {
+            let t = if twiddle {
+                omega.pow([(c * k1) as u64])
+            } else {
+                F::one()
+            };
+            a[k1 * r + c] = *v * t;
+        }
+    }
+}
+
+/// A coset low-degree extension `a <- FFT on gH (IFFT on H (a))` (ark's
+/// `coset_fft(ifft(a))`, the evaluations at g·w^k of the polynomial a interpolates on H) as the
+/// GPU runs it under `plan`: the inverse transform's first launches, the fused launch
+/// ([`lde_column_stage`]), the coset forward transform's last launches.
+pub fn coset_lde<F: FftField>(a: &mut [F], g: F, plan: Plan) {
+    let omega = reference::root_of_unity::<F>(plan.log_n());
+    let omega_inv = omega.inverse().expect("root of unity is non-zero");
+    match plan {
+        Plan::Single { log_n } => lde_column_stage(a, log_n, omega, g, false),
+        Plan::ThreeStage { log_p, log_q, .. } => {
+            column_stage(a, log_p, omega_inv, true);
+            middle_stage(a, log_p, log_q, omega_inv);
+            lde_column_stage(a, log_p, omega, g, true);
+            middle_stage(a, log_p, log_q, omega);
+            column_stage(a, log_p, omega, false);
+        }
+    }
+}
+
 /// Twin of a column launch of `cuda/ntt/column.cu` with sub-transforms ([`plan::Launch::log_m`]):
 /// S-point NTTs (S = 2^log_s) down the M/S columns of every sub-transform of M = 2^log_m
 /// contiguous elements (column c: rows i at i * M/S + c), with the launch's ordering and twiddle
@@ -593,6 +643,24 @@ mod tests {
                     assert!(got == want, "log_p {log_p}, log_cols {log_cols}");
                 }
             }
+        }
+    }
+
+    /// The fused LDE's plan (inverse launches, the fused one, forward launches) against ark's
+    /// order of work: an inverse transform, then a coset forward one.
+    #[test]
+    fn coset_lde_is_an_inverse_then_a_coset_forward() {
+        let mut rng = ark_std::test_rng();
+        let g = Fr::from(7u64);
+        for log_n in 0..=13u32 {
+            let plan = Plan::for_size(log_n).unwrap();
+            let input: Vec<Fr> = (0..1usize << log_n).map(|_| Fr::rand(&mut rng)).collect();
+            let mut want = input.clone();
+            reference::ntt(&mut want, &NttConfig::inverse()).unwrap();
+            reference::ntt(&mut want, &NttConfig::forward().with_coset(g)).unwrap();
+            let mut got = input;
+            coset_lde(&mut got, g, plan);
+            assert!(got == want, "2^{log_n}");
         }
     }
 

@@ -36,6 +36,12 @@ pub mod ntt {
         bn254_fr: "ntt_column_rn_bn254_fr",
         bls12_381_fr: "ntt_column_rn_bls12_381_fr",
     };
+    /// A coset LDE's fused column launch (flag LDE): the inverse's last column NTT, g^j / N, the
+    /// forward's first column NTT and its stage twiddles, in one pass.
+    pub const COLUMN_LDE: PerField = PerField {
+        bn254_fr: "ntt_column_lde_bn254_fr",
+        bls12_381_fr: "ntt_column_lde_bls12_381_fr",
+    };
     /// The column launches of wide blocks with the hybrid product (flag FP64_HYBRID: one product
     /// of each independent pair on the FP64 pipe), natural order ...
     pub const COLUMN_HYBRID: PerField = PerField {
@@ -142,7 +148,7 @@ pub mod pipe {
 pub const ALL_PLAIN: [&str; 2] = [pipe::DFMA, pipe::IMAD_WIDE];
 
 /// Every per-field name above, for the build's check.
-pub const ALL: [PerField; 21] = [
+pub const ALL: [PerField; 22] = [
     ntt::COLUMN,
     ntt::SPLIT_PACK,
     ntt::MIDDLE,
@@ -151,6 +157,7 @@ pub const ALL: [PerField; 21] = [
     ntt::STAGE1_EL8,
     ntt::COLUMN_NR,
     ntt::COLUMN_RN,
+    ntt::COLUMN_LDE,
     ntt::COLUMN_HYBRID,
     ntt::COLUMN_NR_HYBRID,
     ntt::COLUMN_RN_HYBRID,

@@ -6,7 +6,7 @@ use crate::{DeviceVec, Error, Gpu, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use zkntt_core::plan::Kernels;
-use zkntt_core::{Direction, FieldId, GpuField, NttConfig, Plan};
+use zkntt_core::{Direction, FieldId, GpuField, NttConfig, Ordering, Plan};
 
 /// `ZKNTT_KERNELS` (see [`Kernels::parse`]); an unreadable value is reported once and ignored.
 fn kernels_from_env() -> Kernels {
@@ -183,6 +183,84 @@ impl NttEngine {
         for batch in call.batch_chunks() {
             for index in 0..call.launches().len() {
                 self.launch(&call, index, batch.clone(), None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A coset low-degree extension of each transform `cfg` describes, on device data, in place,
+    /// asynchronously on the GPU's stream: the values of a polynomial on the subgroup H of 2^k
+    /// points become its values on the coset g·H (ark's `domain.coset_fft(&domain.ifft(v))`, g
+    /// the coset offset), as an inverse transform and a coset forward one whose launches where
+    /// they meet are one ([`zkntt_core::plan::fused_lde_launch`]: one pass over memory and one
+    /// launch fewer than [`Self::ntt_in_place`] twice). `cfg` is the forward half: forward,
+    /// natural order, a coset offset; its batch and layout apply to both halves. Bad input is an
+    /// error before anything is launched; the data is then untouched.
+    ///
+    /// ```no_run
+    /// use ark_bn254::Fr;
+    /// use ark_ff::FftField;
+    /// use zkntt_gpu::{DeviceVec, Gpu, NttConfig, NttEngine};
+    ///
+    /// let engine = NttEngine::new(Gpu::new(0)?);
+    /// let mut v = DeviceVec::from_host(engine.gpu(), &vec![Fr::from(3u64); 1 << 16])?;
+    /// engine.coset_lde_in_place(&mut v, &NttConfig::forward().with_coset(Fr::GENERATOR))?;
+    /// # Ok::<(), zkntt_gpu::Error>(())
+    /// ```
+    pub fn coset_lde_in_place<F: GpuField>(
+        &self,
+        data: &mut DeviceVec<F>,
+        cfg: &NttConfig<F>,
+    ) -> Result<()> {
+        let not = |what| Err(Error::Config(zkntt_core::Error::NotAnLde(what)));
+        let g = match (cfg.direction, cfg.ordering, cfg.coset) {
+            (Direction::Forward, Ordering::NN, Some(g)) => g,
+            (Direction::Inverse, _, _) => return not("the direction is inverse"),
+            (_, Ordering::NN, None) => return not("no coset offset"),
+            _ => return not("the ordering is not NN"),
+        };
+        let inverse = NttConfig {
+            direction: Direction::Inverse,
+            coset: None,
+            ..*cfg
+        };
+        // Both halves validated (length, size, offset) and their tables built before any launch.
+        let Some(fwd) = self.prepare(data, cfg)? else {
+            return Ok(()); // one point: the inverse and the coset forward are both the identity
+        };
+        let inv = self
+            .prepare(data, &inverse)?
+            .ok_or_else(|| Error::Internal("a coset LDE's inverse half is empty".into()))?;
+        let fused = zkntt_core::plan::fused_lde_launch(
+            inv.launches().last().expect("a transform has launches"),
+            &fwd.launches()[0],
+        );
+        let scale = match fused {
+            Some(_) => Some(self.coset_powers(g, fwd.log_n(), true)?),
+            None => None,
+        };
+        data.order_on(&self.gpu)?;
+        for batch in fwd.batch_chunks() {
+            match (&fused, &scale) {
+                (Some(fused), Some(scale)) => {
+                    let last = inv.launches().len() - 1;
+                    for index in 0..last {
+                        self.launch(&inv, index, batch.clone(), None)?;
+                    }
+                    self.launch_lde(&inv, &fwd, fused, scale, batch.clone())?;
+                    for index in 1..fwd.launches().len() {
+                        self.launch(&fwd, index, batch.clone(), None)?;
+                    }
+                }
+                // The launches differ (a stage generation forced): both transforms in full.
+                _ => {
+                    for index in 0..inv.launches().len() {
+                        self.launch(&inv, index, batch.clone(), None)?;
+                    }
+                    for index in 0..fwd.launches().len() {
+                        self.launch(&fwd, index, batch.clone(), None)?;
+                    }
+                }
             }
         }
         Ok(())

@@ -2,7 +2,7 @@
 //! its parameters and geometry, plain or as a dependent launch.
 
 use super::NttEngine;
-use super::params::NttStageParams;
+use super::params::{NttStageParams, PowerTable};
 use super::twiddles::{SplitPowers, Twiddles, lo_bits};
 use crate::{Error, Result};
 use cudarc::driver::{CudaFunction, LaunchConfig};
@@ -115,6 +115,11 @@ impl Prepared {
             .map(move |first| first..(first + MAX_GRID_Y).min(batch))
     }
 
+    /// log2 of the transform's size.
+    pub(crate) fn log_n(&self) -> u32 {
+        self.plan.log_n()
+    }
+
     /// log2 of the plan's P (the rows of the matrix the column launches work down).
     pub(crate) fn log_rows(&self) -> u32 {
         self.base.log_p
@@ -179,6 +184,33 @@ impl NttEngine {
         self.launch_as(call, index, 0..1, Some(columns), false)
     }
 
+    /// The fused launch of a coset LDE ([`zkntt_core::plan::fused_lde_launch`]) on transforms
+    /// `batch`, in place of `inv`'s last launch and `fwd`'s first: the inverse's parameters and
+    /// sub-NTT twiddles, the forward's sub-NTT twiddles at `pre.lo` and its stage twiddles,
+    /// g^j / N (`scale`) as `post`.
+    pub(crate) fn launch_lde(
+        &self,
+        inv: &Prepared,
+        fwd: &Prepared,
+        fused: &Launch,
+        scale: &SplitPowers,
+        batch: Range<usize>,
+    ) -> Result<()> {
+        let mut p = inv.params(inv.launches.len() - 1, batch.start);
+        p.flags = fused.flags;
+        p.omega = fwd.base.omega;
+        p.pre = PowerTable {
+            lo: fwd.subs[0],
+            hi: 0,
+        };
+        p.post = scale.table();
+        let f = self
+            .gpu()
+            .field_function(&names::ntt::COLUMN_LDE, inv.field)?;
+        let grid = (fused.blocks, batch.len() as u32);
+        self.launch_kernel(&f, &p, grid, fused, fused.dependent)
+    }
+
     fn launch_as(
         &self,
         call: &Prepared,
@@ -200,6 +232,7 @@ impl NttEngine {
         }
         let hybrid = l.flags & flags::FP64_HYBRID != 0;
         let kernel = match l.kernel {
+            Kernel::Column if l.flags & flags::LDE != 0 => &names::ntt::COLUMN_LDE,
             Kernel::Column if hybrid && l.flags & flags::IN_BITREV != 0 => {
                 &names::ntt::COLUMN_RN_HYBRID
             }

@@ -637,3 +637,109 @@ fn coset_tables_cached_and_evicted() {
         "coset cache holds at most 8 tables: {cosets} bytes, {per_table} per table"
     );
 }
+
+/// The coset LDE (an inverse transform and a coset forward one, with the fused launch between
+/// them) against ark-poly's `coset_fft(ifft(x))`: every size 2^0..2^max for BN254 (2^0..2^18 and
+/// 2^max for BLS12-381), offsets the generator and a random one, a row batch and a column batch,
+/// the unfused path (the seed's stage1 forced, whose launches do not fuse), and the configurations
+/// that are not an LDE (errors, the data untouched).
+#[test]
+fn coset_lde_matches_ark() {
+    let Some(e) = engine("coset_lde_matches_ark") else {
+        return;
+    };
+    fn lde_ark<F: GpuField>(x: &[F], g: F) -> Vec<F> {
+        let domain = Radix2EvaluationDomain::<F>::new(x.len()).unwrap();
+        domain.get_coset(g).unwrap().fft(&domain.ifft(x))
+    }
+    fn check<F: GpuField>(e: &NttEngine, log_n: u32, rng: &mut StdRng) {
+        let n = 1usize << log_n;
+        let x: Vec<F> = input(rng, n);
+        for g in [F::GENERATOR, F::rand(rng)] {
+            let mut d = DeviceVec::from_host(e.gpu(), &x).unwrap();
+            e.coset_lde_in_place(&mut d, &NttConfig::forward().with_coset(g))
+                .unwrap();
+            assert_same(
+                &d.to_host(e.gpu()).unwrap(),
+                &lde_ark(&x, g),
+                &format!("LDE 2^{log_n}"),
+            );
+        }
+    }
+    fn batches<F: GpuField>(e: &NttEngine, log_n: u32, batch: usize, rng: &mut StdRng) {
+        let n = 1usize << log_n;
+        let g = F::GENERATOR;
+        let rows: Vec<Vec<F>> = (0..batch).map(|_| input(rng, n)).collect();
+        let want: Vec<Vec<F>> = rows.iter().map(|r| lde_ark(r, g)).collect();
+        let flat: Vec<F> = rows.concat();
+        let mut d = DeviceVec::from_host(e.gpu(), &flat).unwrap();
+        let cfg = NttConfig::forward().with_coset(g).with_batch(batch);
+        e.coset_lde_in_place(&mut d, &cfg).unwrap();
+        assert_same(
+            &d.to_host(e.gpu()).unwrap(),
+            &want.concat(),
+            &format!("LDE {batch} x 2^{log_n} rows"),
+        );
+        // Column layout: element j of transform b at j * batch + b.
+        let cols: Vec<F> = (0..n * batch).map(|i| rows[i % batch][i / batch]).collect();
+        let want_cols: Vec<F> = (0..n * batch).map(|i| want[i % batch][i / batch]).collect();
+        let mut d = DeviceVec::from_host(e.gpu(), &cols).unwrap();
+        e.coset_lde_in_place(&mut d, &cfg.with_layout(BatchLayout::Columns))
+            .unwrap();
+        assert_same(
+            &d.to_host(e.gpu()).unwrap(),
+            &want_cols,
+            &format!("LDE {batch} x 2^{log_n} columns"),
+        );
+    }
+    let mut rng = StdRng::seed_from_u64(0x1de);
+    let max = max_log();
+    for log_n in 0..=max {
+        check::<ark_bn254::Fr>(&e, log_n, &mut rng);
+        if log_n <= 18 || log_n == max {
+            check::<ark_bls12_381::Fr>(&e, log_n, &mut rng);
+        }
+    }
+    for (log_n, batch) in [(6, 3), (12, 4), (16, 8), (19, 2)] {
+        batches::<ark_bn254::Fr>(&e, log_n, batch, &mut rng);
+        batches::<ark_bls12_381::Fr>(&e, log_n, batch, &mut rng);
+    }
+    // The seed's stage1 forced: its column launches do not fuse, the call runs both transforms.
+    e.set_kernels(Kernels {
+        stage1: Stage1::Shuffle,
+        ..Kernels::default()
+    });
+    for log_n in [12, 20] {
+        check::<ark_bn254::Fr>(&e, log_n, &mut rng);
+    }
+    e.set_kernels(Kernels::default());
+    // Not an LDE: an error before any launch, the data as it was.
+    type Fr = ark_bn254::Fr;
+    let x: Vec<Fr> = input(&mut rng, 1 << 10);
+    let mut d = DeviceVec::from_host(e.gpu(), &x).unwrap();
+    for cfg in [
+        NttConfig::<Fr>::forward(),
+        NttConfig::inverse().with_coset(Fr::GENERATOR),
+        NttConfig::forward()
+            .with_coset(Fr::GENERATOR)
+            .with_ordering(Ordering::NR),
+    ] {
+        let err = e.coset_lde_in_place(&mut d, &cfg).unwrap_err();
+        assert!(
+            matches!(err, Error::Config(zkntt_core::Error::NotAnLde(_))),
+            "{err}"
+        );
+    }
+    assert!(matches!(
+        e.coset_lde_in_place(&mut d, &NttConfig::forward().with_coset(Fr::zero())),
+        Err(Error::Config(zkntt_core::Error::ZeroCosetOffset))
+    ));
+    assert!(matches!(
+        e.coset_lde_in_place(
+            &mut d,
+            &NttConfig::forward().with_coset(Fr::GENERATOR).with_batch(3)
+        ),
+        Err(Error::Config(zkntt_core::Error::BadLength { .. }))
+    ));
+    assert_same(&d.to_host(e.gpu()).unwrap(), &x, "untouched after errors");
+}
