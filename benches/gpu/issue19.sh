@@ -5,8 +5,11 @@
 # 2^16, 2^18, 2^20 for BN254 and 2^18 for BLS12-381: the phases of a Groth16 proof with ark's
 # witness map and with GpuQap's, a JSON per run; `maps`: the witness maps alone
 # (`--witness-map-only`, no setup) at ZKNTT_MAP_CASES (default BN254 2^16..2^22 and BLS12-381
-# 2^20), 3 repeats each. Logs into $OUT.
-#   .gpu/issue19.sh [tests] [prove] [maps]   (default: tests prove)
+# 2^20), 3 repeats each; `lde`: the fused coset LDE's test against ark (every size, batches, the
+# unfused path, bad configurations), memcheck and racecheck on it to 2^12, and the `lde` bench
+# (fused against both unfused pairs and sppark's, 2^ZKNTT_BENCH_MIN_LOG..MAX_LOG, default 16..26).
+# Logs into $OUT.
+#   .gpu/issue19.sh [tests] [prove] [maps] [lde]   (default: tests prove)
 #   ZKNTT_PROVE_CASES="bn254:20 bls12-381:18" picks the prove runs; keys are cached under
 #   ZKNTT_KEYS (default $TMPDIR/zkntt-groth16-keys), so a second call skips the setups.
 set -uo pipefail
@@ -48,8 +51,24 @@ for s in $steps; do
       grep -q "ran on the GPU" "$log" || { echo "GpuQap did not run on the GPU"; rc=1; }
     done
     ;;
+  lde)
+    step "coset LDE against ark (zkntt-gpu tests/gpu coset_lde_matches_ark)"
+    timeout 240 "$bin"/tests/zkntt-gpu-gpu coset_lde > "$out/lde_tests.log" 2>&1 || rc=1
+    grep -E "test result|FAILED|panicked" "$out/lde_tests.log"
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in memcheck racecheck; do
+      step "$tool on coset_lde_matches_ark to 2^12"
+      ZKNTT_TEST_MAX_LOG=12 timeout 150 "$cs" --tool "$tool" --error-exitcode 9 \
+        "$bin"/tests/zkntt-gpu-gpu coset_lde > "$out/lde_$tool.log" 2>&1
+      echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$out/lde_$tool.log" | tr '\n' ' ')"
+    done
+    step "lde bench: fused against two transforms, beside sppark"
+    ZKNTT_BENCH_MIN_LOG=${ZKNTT_BENCH_MIN_LOG:-16} ZKNTT_BENCH_MAX_LOG=${ZKNTT_BENCH_MAX_LOG:-26} \
+      timeout 200 "$bin"/benches/zkntt-benches-lde > "$out/lde.md" 2>&1 || rc=1
+    grep -E "^\| [0-9]+ \||rror|panick" "$out/lde.md"
+    ;;
   *)
-    echo "issue19.sh: unknown step $s (tests, prove, maps)" >&2
+    echo "issue19.sh: unknown step $s (tests, prove, maps, lde)" >&2
     rc=2
     ;;
   esac
