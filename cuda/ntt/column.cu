@@ -103,22 +103,24 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
 }
 
 // The middle of a fused coset LDE launch (LDE): entry k of column t (natural order, after the
-// inverse's layers) times post(j) = g^j / N at its element's index j, moved to slot rev(k) where
-// the forward's layers want row k. A thread takes the pair (k, rev k), k <= rev k, so the swap is
-// in place; ends with a barrier.
+// inverse's layers) times post(j) = g^j / N at its element's index j, in place, each thread its
+// own slots, two in flight. Ends with a barrier.
 template <class F>
-__device__ __forceinline__ void lde_scale_reversed(const NttStageParams& p, const ColumnBlock& b,
-                                                   const SmemElements<F>& sm) {
-    for (uint32_t e = threadIdx.x; e < b.E; e += blockDim.x) {
-        const uint32_t t = e >> b.log_s, k = e & (b.S - 1), r = bit_reverse(k, b.log_s);
-        if (r < k) continue;
-        const uint32_t base = t << b.log_s;
-        F x[2] = {sm.get(base + k), sm.get(base + r)};
-        const uint64_t j[2] = {element_index<false>(b.c0 + t, k, b.log_r, b.log_m),
-                               element_index<false>(b.c0 + t, r, b.log_r, b.log_m)};
+__device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnBlock& b, const SmemElements<F>& sm) {
+    for (uint32_t e0 = threadIdx.x; e0 < b.E; e0 += 2 * blockDim.x) {
+        F x[2];
+        uint64_t j[2];
+        uint32_t slot[2];
+#pragma unroll
+        for (uint32_t u = 0; u < 2; u++) {
+            slot[u] = min(e0 + u * blockDim.x, b.E - 1);
+            x[u] = sm.get(slot[u]);
+            j[u] = element_index<false>(b.c0 + (slot[u] >> b.log_s), slot[u] & (b.S - 1), b.log_r, b.log_m);
+        }
         mul_lookups<F, 2>(x, p.post, p.lo_bits, j);
-        sm.set(base + r, x[0]);
-        sm.set(base + k, x[1]);
+#pragma unroll
+        for (uint32_t u = 0; u < 2; u++)
+            if (e0 + u * blockDim.x < b.E) sm.set(slot[u], x[u]);
     }
     __syncthreads();
 }
@@ -134,8 +136,9 @@ __device__ __forceinline__ void lde_scale_reversed(const NttStageParams& p, cons
 // HYBRID (wide blocks only; the `_hybrid` symbols, flag FP64_HYBRID on the host): one product of
 // each independent pair on the FP64 pipe (dit_in_shared, mul_lookups, mul_table).
 // LDE (natural order; the `_lde` symbol, flag LDE): a coset LDE's inverse last column launch and
-// its forward first one on the same columns in one pass: the inverse sub-NTT (sub_twiddles),
-// lde_scale_reversed (post: g^j / N), the forward sub-NTT (its twiddles at pre.lo), TWIDDLE_OUT.
+// its forward first one on the same columns in one pass: the inverse sub-NTT (DIT, sub_twiddles),
+// lde_scale (post: g^j / N), the forward sub-NTT as a DIF (its twiddles at pre.lo: natural order in,
+// so no reordering between the two; entry k is then read from slot rev(k)), TWIDDLE_OUT.
 template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
@@ -187,7 +190,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     __syncthreads();
     if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK, HYBRID>(sm, blk.log_s, blk.cols, tw);
     if constexpr (LDE) {
-        lde_scale_reversed<F>(p, blk, sm);
+        lde_scale<F>(p, blk, sm);
         const F* fwd = reinterpret_cast<const F*>(p.pre.lo);
         if (NARROW_BLOCK) {
             // The inverse's staged twiddles are read (dit_in_shared ended with a barrier): the
@@ -197,7 +200,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             __syncthreads();
             fwd = staged;
         }
-        if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK, HYBRID>(sm, blk.log_s, blk.cols, fwd);
+        dif_in_shared<F, NARROW_BLOCK>(sm, blk.log_s, blk.cols, fwd);
     }
     allow_dependent_launch();
 
@@ -215,7 +218,8 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             const uint32_t k = out_entry(blk, o);
             idx[u] = element_index<ORDERED>(blk.c0 + o.t, o.i, blk.log_r, blk.log_m);
             ck[u] = out_exponent<ORDERED>(blk, o.t, k);
-            x[u] = sm.get((o.t << blk.log_s) + k);
+            // After the LDE's DIF, entry k is in slot rev(k).
+            x[u] = sm.get((o.t << blk.log_s) + (LDE ? bit_reverse(k, blk.log_s) : k));
         }
         if (prefetch) {
             // Narrow blocks have one store round: this thread's two elements, read above.

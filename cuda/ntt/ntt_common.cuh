@@ -226,5 +226,82 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
     }
 }
 
+// In-place DIF (Gentleman-Sande) over `count` independent sub-transforms of 2^log_s slots each,
+// held in natural order at slots [g << log_s, (g+1) << log_s); bit-reversed order afterwards
+// (slot k holds entry rev(k)). The mirror of dit_in_shared (the fused coset LDE's forward half,
+// whose input the inverse half leaves in natural order): layers from the widest span down, each
+// butterfly (u + v, (u - v) * w_(2h)^pos); wide blocks two layers at a time in radix-4 groups,
+// an odd layer count ending with one radix-2 layer of twiddle 1; narrow blocks radix-2, a
+// butterfly per thread. The same trivial twiddles are skipped. `tw` holds w_S^t, t < S/2 (in
+// shared memory in narrow blocks). Lazy range in and out; called by the whole block; ends with a
+// barrier. CPU twin: zkntt_core::self_sort::dif_in_slots.
+template <class F, bool NARROW_BLOCK>
+__device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
+                                              const F* __restrict__ tw) {
+    using L = lazy<typename F::params>;
+    if (log_s == 0) return;
+    if (NARROW_BLOCK) {
+        __builtin_assume(__isShared(tw));
+        const uint32_t log_half = log_s - 1, pairs = count << log_half;
+        for (int32_t s = (int32_t)log_s - 1; s >= 0; s--) {
+            const uint32_t h = 1u << s;
+            for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
+                const uint32_t g = i >> log_half, j = i & ((1u << log_half) - 1), pos = j & (h - 1);
+                const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
+                const F u = sm.get(i0), v = sm.get(i0 + h);
+                F d = L::sub(u, v);
+                if (s > 0) d = L::mul(d, F::load(tw + (pos << (log_s - 1 - s))));
+                sm.set(i0, L::add(u, v));
+                sm.set(i0 + h, d);
+            }
+            __syncthreads();
+        }
+        return;
+    }
+    const uint32_t log_quarter = log_s - 2;
+    const uint32_t groups = log_s >= 2 ? count << log_quarter : 0;
+    // Layers s+1 and s on the slots base + pos + {0, h, 2h, 3h}, h = 2^s, from the top.
+    for (int32_t s = (int32_t)log_s - 2; s >= 0; s -= 2) {
+        const uint32_t h = 1u << s;
+        for (uint32_t i = threadIdx.x; i < groups; i += blockDim.x) {
+            const uint32_t g = i >> log_quarter;
+            const uint32_t j = i & ((1u << log_quarter) - 1);
+            const uint32_t pos = j & (h - 1);
+            const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 2)) + pos;
+            const F x0 = sm.get(i0), x1 = sm.get(i0 + h), x2 = sm.get(i0 + 2 * h), x3 = sm.get(i0 + 3 * h);
+            F a2, a3, y1, y3;
+            const F a0 = L::add(x0, x2), a1 = L::add(x1, x3);
+            if (s == 0) {
+                // pos == 0: layer 1's twiddles 1 and w_4 (= w_S^(S/4)), layer 0's 1.
+                a2 = L::sub(x0, x2);
+                a3 = L::mul(L::sub(x1, x3), F::load(tw + (1u << log_quarter)));
+                y1 = L::sub(a0, a1);
+                y3 = L::sub(a2, a3);
+            } else {
+                a2 = L::mul(L::sub(x0, x2), F::load(tw + (pos << (log_s - 2 - s))));
+                a3 = L::mul(L::sub(x1, x3), F::load(tw + ((pos + h) << (log_s - 2 - s))));
+                const F w1 = F::load(tw + (pos << (log_s - 1 - s)));
+                y1 = L::mul(L::sub(a0, a1), w1);
+                y3 = L::mul(L::sub(a2, a3), w1);
+            }
+            sm.set(i0, L::add(a0, a1));
+            sm.set(i0 + h, y1);
+            sm.set(i0 + 2 * h, L::add(a2, a3));
+            sm.set(i0 + 3 * h, y3);
+        }
+        __syncthreads();
+    }
+    if (log_s & 1) {
+        // Layer 0 alone: pairs of neighbouring slots, twiddle 1.
+        const uint32_t pairs = count << (log_s - 1);
+        for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
+            const F u = sm.get(2 * i), v = sm.get(2 * i + 1);
+            sm.set(2 * i, L::add(u, v));
+            sm.set(2 * i + 1, L::sub(u, v));
+        }
+        __syncthreads();
+    }
+}
+
 }  // namespace ntt
 }  // namespace zkntt

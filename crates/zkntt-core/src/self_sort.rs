@@ -444,16 +444,81 @@ pub fn transform<F: FftField>(a: &mut [F], omega: F, plan: Plan) {
     }
 }
 
+/// Twin of `dif_in_shared` (`cuda/ntt/ntt_common.cuh`): an in-place DIF over the 2^log_s slots of
+/// `a` (natural order in, slot k holding entry rev(k) out) with `tw[t] = w_S^t`, t < S/2, layer by
+/// layer from the widest span: two layers at a time in radix-4 groups and a last radix-2 layer of
+/// twiddle 1 where the count is odd (`radix4`, wide blocks), or radix-2 layers (narrow blocks);
+/// the same butterflies, twiddle indices and skipped trivial products as the kernel.
+pub fn dif_in_slots<F: FftField>(a: &mut [F], log_s: u32, tw: &[F], radix4: bool) {
+    if log_s == 0 {
+        return;
+    }
+    if !radix4 {
+        for s in (0..log_s).rev() {
+            let h = 1usize << s;
+            for j in 0..1usize << (log_s - 1) {
+                let pos = j & (h - 1);
+                let i0 = ((j >> s) << (s + 1)) + pos;
+                let (u, v) = (a[i0], a[i0 + h]);
+                let mut d = u - v;
+                if s > 0 {
+                    d *= tw[pos << (log_s - 1 - s)];
+                }
+                a[i0] = u + v;
+                a[i0 + h] = d;
+            }
+        }
+        return;
+    }
+    let mut s = log_s as i64 - 2;
+    while s >= 0 {
+        let su = s as u32;
+        let h = 1usize << su;
+        for j in 0..1usize << (log_s - 2) {
+            let pos = j & (h - 1);
+            let i0 = ((j >> su) << (su + 2)) + pos;
+            let (x0, x1, x2, x3) = (a[i0], a[i0 + h], a[i0 + 2 * h], a[i0 + 3 * h]);
+            let (a0, a1) = (x0 + x2, x1 + x3);
+            let (a2, a3, y1, y3);
+            if su == 0 {
+                a2 = x0 - x2;
+                a3 = (x1 - x3) * tw[1 << (log_s - 2)];
+                y1 = a0 - a1;
+                y3 = a2 - a3;
+            } else {
+                a2 = (x0 - x2) * tw[pos << (log_s - 2 - su)];
+                a3 = (x1 - x3) * tw[(pos + h) << (log_s - 2 - su)];
+                let w1 = tw[pos << (log_s - 1 - su)];
+                y1 = (a0 - a1) * w1;
+                y3 = (a2 - a3) * w1;
+            }
+            a[i0] = a0 + a1;
+            a[i0 + h] = y1;
+            a[i0 + 2 * h] = a2 + a3;
+            a[i0 + 3 * h] = y3;
+        }
+        s -= 2;
+    }
+    if log_s & 1 == 1 {
+        for i in 0..1usize << (log_s - 1) {
+            let (u, v) = (a[2 * i], a[2 * i + 1]);
+            a[2 * i] = u + v;
+            a[2 * i + 1] = u - v;
+        }
+    }
+}
+
 /// Twin of the fused launch of a coset LDE (`ntt_column_lde_*`, [`plan::fused_lde_launch`]): down
 /// every column c of the P x R matrix, the inverse P-point NTT (`omega`^-1), entry k times
-/// g^(k*R + c) / N, the forward P-point NTT, then `a[k1*R + c] *= w^(c*k1)` where `twiddle`
-/// (`omega` the N-th root).
+/// g^(k*R + c) / N, the forward P-point NTT (as the kernel runs it: [`dif_in_slots`], then entry
+/// k1 from slot rev(k1)), then `a[k1*R + c] *= w^(c*k1)` where `twiddle` (`omega` the N-th root).
 pub fn lde_column_stage<F: FftField>(a: &mut [F], log_p: u32, omega: F, g: F, twiddle: bool) {
     let n = a.len();
     let (p, r) = (1usize << log_p, n >> log_p);
     let omega_p = omega.pow([r as u64]);
     let omega_p_inv = omega_p.inverse().expect("root of unity is non-zero");
     let n_inv = F::from(n as u64).inverse().expect("n < p");
+    let tw = reference::powers(omega_p, p / 2);
     let mut col = vec![F::zero(); p];
     for c in 0..r {
         for (i, v) in col.iter_mut().enumerate() {
@@ -463,14 +528,16 @@ pub fn lde_column_stage<F: FftField>(a: &mut [F], log_p: u32, omega: F, g: F, tw
         for (k, v) in col.iter_mut().enumerate() {
             *v *= g.pow([(k * r + c) as u64]) * n_inv;
         }
-        radix2_nn(&mut col, omega_p);
-        for (k1, v) in col.iter().enumerate() {
+        // The forward half as the kernel runs it: a DIF on the natural order the inverse left,
+        // entry k1 read from slot rev(k1).
+        dif_in_slots(&mut col, log_p, &tw, true);
+        for k1 in 0..p {
             let t = if twiddle {
                 omega.pow([(c * k1) as u64])
             } else {
                 F::one()
             };
-            a[k1 * r + c] = *v * t;
+            a[k1 * r + c] = col[bit_reverse_index(k1, log_p)] * t;
         }
     }
 }
@@ -642,6 +709,27 @@ mod tests {
                     stage1_block(&mut got, log_p, log_cols, omega, twiddle);
                     assert!(got == want, "log_p {log_p}, log_cols {log_cols}");
                 }
+            }
+        }
+    }
+
+    /// The DIF of the fused LDE launch, both block paths, every column size: the natural-order
+    /// transform, bit-reversed.
+    #[test]
+    fn dif_in_slots_is_a_bit_reversed_transform() {
+        let mut rng = ark_std::test_rng();
+        for log_s in 0..=11u32 {
+            let s = 1usize << log_s;
+            let omega = reference::root_of_unity::<Fr>(log_s);
+            let tw = reference::powers(omega, s / 2);
+            let input: Vec<Fr> = (0..s).map(|_| Fr::rand(&mut rng)).collect();
+            let mut want = input.clone();
+            radix2_nn(&mut want, omega);
+            reference::bit_reverse_permute(&mut want);
+            for radix4 in [true, false] {
+                let mut got = input.clone();
+                dif_in_slots(&mut got, log_s, &tw, radix4);
+                assert!(got == want, "2^{log_s} radix4 {radix4}");
             }
         }
     }
