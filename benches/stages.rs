@@ -9,7 +9,7 @@
 
 use ark_bn254::Fr;
 use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
-use zkntt_core::plan::{Blocks, Chain, Kernels, Product, Stage1, Stage2};
+use zkntt_core::plan::{Blocks, Chain, Kernels, Lde, Product, Stage1, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
@@ -61,6 +61,7 @@ fn main() {
         blocks,
         chain: Chain::Auto,
         product: Product::Auto,
+        lde: Lde::Auto,
     };
     let all = [
         (
@@ -95,6 +96,7 @@ fn main() {
             "hybrid",
             Kernels {
                 product: Product::Hybrid,
+                lde: Lde::Auto,
                 ..Kernels::default()
             },
         ),

@@ -58,7 +58,7 @@ for s in $steps; do
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck; do
       step "$tool on coset_lde_matches_ark to 2^12"
-      ZKNTT_TEST_MAX_LOG=12 timeout 150 "$cs" --tool "$tool" --error-exitcode 9 \
+      ZKNTT_TEST_MAX_LOG=12 timeout 240 "$cs" --tool "$tool" --error-exitcode 9 \
         "$bin"/tests/zkntt-gpu-gpu coset_lde > "$out/lde_$tool.log" 2>&1
       echo "$tool rc=$? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$out/lde_$tool.log" | tr '\n' ' ')"
     done

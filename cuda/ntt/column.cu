@@ -103,9 +103,11 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
 }
 
 // The middle of a fused coset LDE launch (LDE): entry k of column t (natural order, after the
-// inverse's layers) times post(j) = g^j / N at its element's index j, in place, each thread its
-// own slots, two in flight. Ends with a barrier.
-template <class F>
+// inverse's layers) times post(e) = g^e / N, in place, each thread its own slots, two in flight.
+// Natural order: e is the index j the entry belongs at. ORDERED (an inverse NR's last launch
+// fused with a coset RN's first): the inverse would store entry k at row rev(k), whose index j
+// the coset forward reads as coefficient rev_N(j), so e = rev_N(j). Ends with a barrier.
+template <class F, bool ORDERED>
 __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnBlock& b, const SmemElements<F>& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < b.E; e0 += 2 * blockDim.x) {
         F x[2];
@@ -115,7 +117,10 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
         for (uint32_t u = 0; u < 2; u++) {
             slot[u] = min(e0 + u * blockDim.x, b.E - 1);
             x[u] = sm.get(slot[u]);
-            j[u] = element_index<false>(b.c0 + (slot[u] >> b.log_s), slot[u] & (b.S - 1), b.log_r, b.log_m);
+            const uint32_t t = slot[u] >> b.log_s, k = slot[u] & (b.S - 1);
+            j[u] = ORDERED ? bit_reverse64(element_index<true>(b.c0 + t, bit_reverse(k, b.log_s), b.log_r, b.log_m),
+                                           p.log_n)
+                           : element_index<false>(b.c0 + t, k, b.log_r, b.log_m);
         }
         mul_lookups<F, 2>(x, p.post, p.lo_bits, j);
 #pragma unroll
@@ -135,7 +140,8 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // (OUT_BITREV); one kernel symbol each, so neither's index arithmetic or registers are the other's.
 // HYBRID (wide blocks only; the `_hybrid` symbols, flag FP64_HYBRID on the host): one product of
 // each independent pair on the FP64 pipe (dit_in_shared, mul_lookups, mul_table).
-// LDE (natural order; the `_lde` symbol, flag LDE): a coset LDE's inverse last column launch and
+// LDE (the `_lde` symbol, flag LDE; `_lde_ordered` with ORDERED: an inverse NR's last launch and a
+// coset RN's first, on the same segments): a coset LDE's inverse last column launch and
 // its forward first one on the same columns in one pass: the inverse sub-NTT (DIT, sub_twiddles),
 // lde_scale (post: g^j / N), the forward sub-NTT as a DIF (its twiddles at pre.lo: natural order in,
 // so no reordering between the two; entry k is then read from slot rev(k)), TWIDDLE_OUT.
@@ -158,8 +164,9 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     blk.c0 = p.col_base + ((uint64_t)blockIdx.x << blk.log_cols);
     blk.base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     blk.rows_fast = ORDERED && blk.log_r == 0;
-    blk.in_rev = ORDERED && IN_REV;
-    blk.out_rev = ORDERED && !IN_REV;
+    // An ordered LDE launch loads as its inverse NR half and stores as its coset RN half.
+    blk.in_rev = ORDERED && IN_REV && !LDE;
+    blk.out_rev = ORDERED && !IN_REV && !LDE;
     const uint32_t E = blk.E;
     const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
     const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
@@ -190,7 +197,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     __syncthreads();
     if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK, HYBRID>(sm, blk.log_s, blk.cols, tw);
     if constexpr (LDE) {
-        lde_scale<F>(p, blk, sm);
+        lde_scale<F, ORDERED>(p, blk, sm);
         const F* fwd = reinterpret_cast<const F*>(p.pre.lo);
         if (NARROW_BLOCK) {
             // The inverse's staged twiddles are read (dit_in_shared ended with a barrier): the
@@ -279,6 +286,12 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         if (p.flags & zkntt::ntt::NARROW)                                                                \
             zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, true>(p);                  \
         else zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, false, true>(p);                \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_lde_ordered_##FIELD(              \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        if (p.flags & zkntt::ntt::NARROW)                                                                \
+            zkntt::ntt::column_stage<zkntt::FIELD, true, true, false, false, true>(p);                   \
+        else zkntt::ntt::column_stage<zkntt::FIELD, true, false, false, false, true>(p);                 \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_hybrid_##FIELD(                   \
         const zkntt::ntt::NttStageParams p) {                                                            \

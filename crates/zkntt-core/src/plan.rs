@@ -215,9 +215,26 @@ pub enum Product {
     Hybrid,
 }
 
+/// The orderings a coset LDE (`NttEngine::coset_lde_in_place`: natural order in and out) runs its
+/// two transforms in; either way the launches where they meet are one ([`fused_lde_launch`]).
+/// Every choice gives identical results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lde {
+    /// Whichever measured faster on the H100 for the size ([`Kernels::resolve`]).
+    Auto,
+    /// An inverse NN and a coset forward NN (self-sorting stages: 3 + 3 - 1 launches).
+    Natural,
+    /// An inverse NR (bit-reversed coefficients) and a coset forward RN: no reordering either,
+    /// and 2 + 2 - 1 launches up to 2^20 (3 + 3 - 1 above).
+    BitReversed,
+}
+
+/// Largest log2 size whose coset LDE [`Lde::Auto`] runs as [`Lde::BitReversed`].
+pub const LDE_BIT_REVERSED_MAX_LOG: u32 = 20;
+
 /// The kernel generation of every stage (see [`Stage2`]), the block geometry ([`Blocks`]), how
-/// launches follow each other ([`Chain`]) and the pipe of the column launches' products
-/// ([`Product`]). [`Kernels::default`] is what measured fastest on
+/// launches follow each other ([`Chain`]), the pipe of the column launches' products
+/// ([`Product`]) and the orderings of a coset LDE's transforms ([`Lde`]). [`Kernels::default`] is what measured fastest on
 /// the H100 (benches/NOTES.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernels {
@@ -226,6 +243,7 @@ pub struct Kernels {
     pub blocks: Blocks,
     pub chain: Chain,
     pub product: Product,
+    pub lde: Lde,
 }
 
 impl Default for Kernels {
@@ -236,6 +254,7 @@ impl Default for Kernels {
             blocks: Blocks::Auto,
             chain: Chain::Auto,
             product: Product::Auto,
+            lde: Lde::Auto,
         }
     }
 }
@@ -297,18 +316,24 @@ impl Kernels {
             Product::Auto => Product::Integer,
             chosen => chosen,
         };
+        let lde = match self.lde {
+            Lde::Auto if plan.log_n() <= LDE_BIT_REVERSED_MAX_LOG => Lde::BitReversed,
+            Lde::Auto => Lde::Natural,
+            chosen => chosen,
+        };
         Kernels {
             stage1,
             stage2,
             blocks,
             chain,
             product,
+            lde,
         }
     }
 
     /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow,
-    /// chain=auto|plain|dependent,product=auto|integer|hybrid` (`ZKNTT_KERNELS`'s syntax, in any
-    /// order; empty is the default).
+    /// chain=auto|plain|dependent,product=auto|integer|hybrid,lde=auto|natural|bitreversed`
+    /// (`ZKNTT_KERNELS`'s syntax, in any order; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -328,11 +353,15 @@ impl Kernels {
                 "product=auto" => k.product = Product::Auto,
                 "product=integer" => k.product = Product::Integer,
                 "product=hybrid" => k.product = Product::Hybrid,
+                "lde=auto" => k.lde = Lde::Auto,
+                "lde=natural" => k.lde = Lde::Natural,
+                "lde=bitreversed" => k.lde = Lde::BitReversed,
                 other => {
                     return Err(format!(
                         "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle, \
                          stage2=auto|shared|warp, blocks=auto|wide|narrow, \
-                         chain=auto|plain|dependent or product=auto|integer|hybrid)"
+                         chain=auto|plain|dependent, product=auto|integer|hybrid or \
+                         lde=auto|natural|bitreversed)"
                     ));
                 }
             }
@@ -523,27 +552,37 @@ pub fn ordered_launches(
 }
 
 /// The launch that fuses a coset low-degree extension's two transforms where they meet: `last`,
-/// the inverse transform's last launch, and `first`, the coset forward transform's first, both
-/// natural order (NN) of the same size. In natural order both are column launches down the same
-/// columns (element i*R + c of column c), so one launch does both: the inverse's column NTT, each
-/// element times g^j / N at its index j, the forward's column NTT and its stage twiddles
-/// (`first`'s TWIDDLE_OUT). Its geometry is theirs. None where they differ (the seed's stage1
-/// forced, a bit-reversed ordering): the caller then runs both.
+/// the inverse transform's last launch, and `first`, the coset forward transform's first, of the
+/// same size, either both natural order (NN) or an inverse NR and a coset RN ([`Lde`]). Both are
+/// then column launches on the same elements: in NN down the same columns (element i*R + c of
+/// column c); in NR/RN the same contiguous segments, which the inverse NR leaves bit-reversed
+/// and the coset RN reads bit-reversed. So one launch does both: the inverse's column NTT, each
+/// element times g^e / N (e its index j, or rev_N(j) in NR/RN, where the coset RN reads position
+/// j as coefficient rev_N(j)), the forward's column NTT and, in NN, its stage twiddles (`first`'s
+/// TWIDDLE_OUT). Its geometry is theirs; an ordered one carries IN_BITREV (the
+/// `ntt_column_lde_ordered_*` symbol). None where they differ (the seed's stage1 forced, other
+/// orderings): the caller then runs both.
 pub fn fused_lde_launch(last: &Launch, first: &Launch) -> Option<Launch> {
     let geometry = |l: &Launch| {
         (
             l.kernel, l.layers, l.log_m, l.blocks, l.threads, l.smem, l.log_cols,
         )
     };
-    let order = flags::IN_BITREV | flags::OUT_BITREV;
+    let order = |l: &Launch| l.flags & (flags::IN_BITREV | flags::OUT_BITREV);
+    let ordered = match (order(last), order(first)) {
+        (0, 0) => false,
+        (flags::OUT_BITREV, flags::IN_BITREV) => true,
+        _ => return None,
+    };
+    let stage_twiddles = flags::TWIDDLE_IN | flags::TWIDDLE_OUT;
     if last.kernel != Kernel::Column
         || geometry(last) != geometry(first)
-        || (last.flags | first.flags) & order != 0
         || last.flags & flags::NARROW != first.flags & flags::NARROW
+        || (ordered && (last.flags | first.flags) & stage_twiddles != 0)
     {
         return None;
     }
-    let keep = flags::TWIDDLE_OUT | flags::OMEGA_FULL | flags::NARROW;
+    let keep = flags::TWIDDLE_OUT | flags::OMEGA_FULL | flags::NARROW | flags::IN_BITREV;
     Some(Launch {
         flags: first.flags & keep | flags::LDE,
         ..*last
@@ -882,6 +921,7 @@ mod tests {
         blocks: Blocks::Wide,
         chain: Chain::Dependent,
         product: Product::Integer,
+        lde: Lde::Natural,
     };
 
     /// The hybrid product marks the wide column launches of every size and ordering, nothing else;
@@ -998,6 +1038,34 @@ mod tests {
             };
             let (inv, fwd) = (plan.launches(inverse, SHARED), plan.launches(nr, SHARED));
             assert!(fused_lde_launch(inv.last().unwrap(), &fwd[0]).is_none());
+            // An inverse NR and a coset RN fuse on their segments, every size and geometry.
+            let inverse_nr = Form {
+                ordering: Ordering::NR,
+                ..inverse
+            };
+            let rn = Form {
+                ordering: Ordering::RN,
+                ..forward
+            };
+            for blocks in [Blocks::Wide, Blocks::Narrow] {
+                let k = Kernels { blocks, ..SHARED };
+                let (inv, fwd) = (plan.launches(inverse_nr, k), plan.launches(rn, k));
+                let fused = fused_lde_launch(inv.last().unwrap(), &fwd[0])
+                    .unwrap_or_else(|| panic!("NR/RN 2^{log_n} {blocks:?}"));
+                let keep = flags::IN_BITREV | flags::LDE | flags::NARROW;
+                assert_eq!(fused.flags & !keep, 0, "2^{log_n}: {fused:?}");
+                assert_eq!(fused.flags & flags::IN_BITREV, flags::IN_BITREV);
+                assert_eq!(
+                    inv.len() + fwd.len() - 1,
+                    if log_n <= 8 {
+                        1
+                    } else if log_n <= 20 {
+                        3
+                    } else {
+                        5
+                    }
+                );
+            }
         }
     }
 
@@ -1204,22 +1272,29 @@ mod tests {
             "Q = 2^9 stays in shared memory"
         );
         assert_eq!(
-            Kernels::parse("stage1=shared,stage2=warp,blocks=wide,chain=dependent,product=integer")
-                .unwrap(),
+            Kernels::parse(
+                "stage1=shared,stage2=warp,blocks=wide,chain=dependent,product=integer,lde=natural"
+            )
+            .unwrap(),
             warp
         );
         // Auto: the warp kernel for BN254 at Q = 8 only.
         let auto = Kernels::default();
         let shared = SHARED;
-        // Narrow blocks to 2^17, and dependent launches with them.
+        // Narrow blocks to 2^17, and dependent launches with them; the LDE bit-reversed to 2^20.
         let narrow = |k: Kernels| Kernels {
             blocks: Blocks::Narrow,
+            lde: Lde::BitReversed,
             ..k
+        };
+        let warp_br = Kernels {
+            lde: Lde::BitReversed,
+            ..warp
         };
         let bn = FieldId::Bn254Fr;
         for (log_n, want) in [
             (17, narrow(warp)),
-            (19, warp),
+            (19, warp_br),
             (23, warp),
             (13, narrow(shared)),
             (15, narrow(shared)),
@@ -1318,6 +1393,7 @@ mod tests {
                 blocks: Blocks::Auto,
                 chain: Chain::Auto,
                 product: Product::Auto,
+                lde: Lde::Auto,
             }
         );
         assert_eq!(

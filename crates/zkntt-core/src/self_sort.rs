@@ -561,6 +561,52 @@ pub fn coset_lde<F: FftField>(a: &mut [F], g: F, plan: Plan) {
     }
 }
 
+/// Twin of the ordered fused LDE launch (`ntt_column_lde_ordered_*`): the inverse NR's last launch
+/// (S-point columns of sub-transforms of 2^log_m, `omega`^-1, entry k bound for row rev(k)) and
+/// the coset RN's first on the same columns: entry k times g^(rev_N(j)) / N, j the index of row
+/// rev(k), then the forward S-point NTT ([`dif_in_slots`], entry k from slot rev(k)), entry k to
+/// row k.
+pub fn lde_ordered_launch<F: FftField>(a: &mut [F], log_s: u32, log_m: u32, omega: F, g: F) {
+    let n = a.len();
+    let log_n = n.trailing_zeros();
+    let (s, r) = (1usize << log_s, 1usize << (log_m - log_s));
+    let omega_s = omega.pow([(n >> log_s) as u64]);
+    let omega_s_inv = omega_s.inverse().expect("root of unity is non-zero");
+    let n_inv = F::from(n as u64).inverse().expect("n < p");
+    let tw = reference::powers(omega_s, s / 2);
+    let mut col = vec![F::zero(); s];
+    for sub in 0..n >> log_m {
+        for c in 0..r {
+            let pos = |row: usize| (sub << log_m) + row * r + c;
+            for (i, v) in col.iter_mut().enumerate() {
+                *v = a[pos(i)];
+            }
+            radix2_nn(&mut col, omega_s_inv);
+            for (k, v) in col.iter_mut().enumerate() {
+                let e = bit_reverse_index(pos(bit_reverse_index(k, log_s)), log_n);
+                *v *= g.pow([e as u64]) * n_inv;
+            }
+            dif_in_slots(&mut col, log_s, &tw, true);
+            for k in 0..s {
+                a[pos(k)] = col[bit_reverse_index(k, log_s)];
+            }
+        }
+    }
+}
+
+/// [`coset_lde`] as an inverse NR and a coset forward RN (`plan::Lde::BitReversed`): the inverse
+/// NR's launches but its last, [`lde_ordered_launch`], the coset RN's launches but its first.
+pub fn coset_lde_bit_reversed<F: FftField>(a: &mut [F], g: F, plan: Plan) {
+    let omega = reference::root_of_unity::<F>(plan.log_n());
+    let omega_inv = omega.inverse().expect("root of unity is non-zero");
+    let inv = plan.launches(ordered(Ordering::NR), Kernels::default());
+    let fwd = plan.launches(ordered(Ordering::RN), Kernels::default());
+    let last = *inv.last().expect("a transform has launches");
+    run_column_launches(a, omega_inv, inv[..inv.len() - 1].to_vec());
+    lde_ordered_launch(a, last.layers, last.log_m, omega, g);
+    run_column_launches(a, omega, fwd[1..].to_vec());
+}
+
 /// Twin of a column launch of `cuda/ntt/column.cu` with sub-transforms ([`plan::Launch::log_m`]):
 /// S-point NTTs (S = 2^log_s) down the M/S columns of every sub-transform of M = 2^log_m
 /// contiguous elements (column c: rows i at i * M/S + c), with the launch's ordering and twiddle
@@ -746,9 +792,12 @@ mod tests {
             let mut want = input.clone();
             reference::ntt(&mut want, &NttConfig::inverse()).unwrap();
             reference::ntt(&mut want, &NttConfig::forward().with_coset(g)).unwrap();
-            let mut got = input;
+            let mut got = input.clone();
             coset_lde(&mut got, g, plan);
             assert!(got == want, "2^{log_n}");
+            let mut got = input;
+            coset_lde_bit_reversed(&mut got, g, plan);
+            assert!(got == want, "2^{log_n} NR/RN");
         }
     }
 

@@ -42,6 +42,12 @@ pub mod ntt {
         bn254_fr: "ntt_column_lde_bn254_fr",
         bls12_381_fr: "ntt_column_lde_bls12_381_fr",
     };
+    /// ... the same for an inverse NR's last launch and a coset RN's first (flags LDE and
+    /// IN_BITREV: contiguous segments, the coset's exponents bit-reversed).
+    pub const COLUMN_LDE_ORDERED: PerField = PerField {
+        bn254_fr: "ntt_column_lde_ordered_bn254_fr",
+        bls12_381_fr: "ntt_column_lde_ordered_bls12_381_fr",
+    };
     /// The column launches of wide blocks with the hybrid product (flag FP64_HYBRID: one product
     /// of each independent pair on the FP64 pipe), natural order ...
     pub const COLUMN_HYBRID: PerField = PerField {
@@ -148,7 +154,7 @@ pub mod pipe {
 pub const ALL_PLAIN: [&str; 2] = [pipe::DFMA, pipe::IMAD_WIDE];
 
 /// Every per-field name above, for the build's check.
-pub const ALL: [PerField; 22] = [
+pub const ALL: [PerField; 23] = [
     ntt::COLUMN,
     ntt::SPLIT_PACK,
     ntt::MIDDLE,
@@ -158,6 +164,7 @@ pub const ALL: [PerField; 22] = [
     ntt::COLUMN_NR,
     ntt::COLUMN_RN,
     ntt::COLUMN_LDE,
+    ntt::COLUMN_LDE_ORDERED,
     ntt::COLUMN_HYBRID,
     ntt::COLUMN_NR_HYBRID,
     ntt::COLUMN_RN_HYBRID,

@@ -5,7 +5,7 @@ use super::twiddles::{SplitPowers, Twiddles};
 use crate::{DeviceVec, Error, Gpu, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use zkntt_core::plan::Kernels;
+use zkntt_core::plan::{Kernels, Lde};
 use zkntt_core::{Direction, FieldId, GpuField, NttConfig, Ordering, Plan};
 
 /// `ZKNTT_KERNELS` (see [`Kernels::parse`]); an unreadable value is reported once and ignored.
@@ -193,7 +193,8 @@ impl NttEngine {
     /// points become its values on the coset g·H (ark's `domain.coset_fft(&domain.ifft(v))`, g
     /// the coset offset), as an inverse transform and a coset forward one whose launches where
     /// they meet are one ([`zkntt_core::plan::fused_lde_launch`]: one pass over memory and one
-    /// launch fewer than [`Self::ntt_in_place`] twice). `cfg` is the forward half: forward,
+    /// launch fewer than [`Self::ntt_in_place`] twice); in NN and NN, or NR and RN (bit-reversed
+    /// coefficients in between, fewer launches up to 2^20), as [`Kernels`]' `lde` says. `cfg` is the forward half: forward,
     /// natural order, a coset offset; its batch and layout apply to both halves. Bad input is an
     /// error before anything is launched; the data is then untouched.
     ///
@@ -219,13 +220,25 @@ impl NttEngine {
             (_, Ordering::NN, None) => return not("no coset offset"),
             _ => return not("the ordering is not NN"),
         };
+        // The orderings of the two halves (Kernels::lde): NN and NN, or NR and RN.
+        let plan = Plan::for_size(cfg.log_size(data.len())?)?;
+        let (inverse_order, forward_order) =
+            match self.kernels().resolve_batch(F::ID, &plan, cfg.batch).lde {
+                Lde::BitReversed => (Ordering::NR, Ordering::RN),
+                Lde::Natural | Lde::Auto => (Ordering::NN, Ordering::NN),
+            };
+        let forward = NttConfig {
+            ordering: forward_order,
+            ..*cfg
+        };
         let inverse = NttConfig {
             direction: Direction::Inverse,
             coset: None,
+            ordering: inverse_order,
             ..*cfg
         };
         // Both halves validated (length, size, offset) and their tables built before any launch.
-        let Some(fwd) = self.prepare(data, cfg)? else {
+        let Some(fwd) = self.prepare(data, &forward)? else {
             return Ok(()); // one point: the inverse and the coset forward are both the identity
         };
         let inv = self

@@ -204,9 +204,11 @@ impl NttEngine {
             hi: 0,
         };
         p.post = scale.table();
-        let f = self
-            .gpu()
-            .field_function(&names::ntt::COLUMN_LDE, inv.field)?;
+        let kernel = match fused.flags & flags::IN_BITREV {
+            0 => &names::ntt::COLUMN_LDE,
+            _ => &names::ntt::COLUMN_LDE_ORDERED,
+        };
+        let f = self.gpu().field_function(kernel, inv.field)?;
         let grid = (fused.blocks, batch.len() as u32);
         self.launch_kernel(&f, &p, grid, fused, fused.dependent)
     }
@@ -232,7 +234,6 @@ impl NttEngine {
         }
         let hybrid = l.flags & flags::FP64_HYBRID != 0;
         let kernel = match l.kernel {
-            Kernel::Column if l.flags & flags::LDE != 0 => &names::ntt::COLUMN_LDE,
             Kernel::Column if hybrid && l.flags & flags::IN_BITREV != 0 => {
                 &names::ntt::COLUMN_RN_HYBRID
             }

@@ -254,7 +254,7 @@ impl Twiddles {
 mod tests {
     use super::*;
     use zkntt_core::Ordering;
-    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Product, Stage1, Stage2};
+    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Lde, Product, Stage1, Stage2};
 
     /// Every launch of every size, ordering and kernel generation finds its sub-NTT table.
     #[test]
@@ -276,6 +276,7 @@ mod tests {
                                 blocks,
                                 chain: Chain::Auto,
                                 product: Product::Hybrid,
+                                lde: Lde::Auto,
                             };
                             for l in plan.launches(form, kernels) {
                                 assert!(sizes.contains(&l.layers), "2^{log_n} {ordering:?} {l:?}");

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
-    BatchLayout, Blocks, Chain, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels,
+    BatchLayout, Blocks, Chain, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels, Lde,
     NttConfig, NttEngine, Ordering, Product, Stage1, Stage2,
 };
 
@@ -415,6 +415,7 @@ fn each_plan_once() {
             blocks,
             chain,
             product: Product::Auto,
+            lde: Lde::Auto,
         });
         // 2^22: the first P = 2^10 plan (blocks of one 2^10 column: the seed's stage1 in two phases).
         let sizes = (1..=max_log().min(19)).chain((max_log() >= 22).then_some(22));
@@ -457,6 +458,7 @@ fn stage2_warp_every_three_stage_size() {
             blocks: Blocks::Auto,
             chain: Chain::Auto,
             product: Product::Auto,
+            lde: Lde::Auto,
         },
     );
 }
@@ -475,6 +477,7 @@ fn narrow_and_wide_blocks_every_three_stage_size() {
                 blocks,
                 chain: Chain::Auto,
                 product: Product::Auto,
+                lde: Lde::Auto,
             },
         );
     }
@@ -493,6 +496,7 @@ fn hybrid_product_every_three_stage_size() {
             blocks: Blocks::Wide,
             chain: Chain::Auto,
             product: Product::Hybrid,
+            lde: Lde::Auto,
         },
     );
 }
@@ -509,6 +513,7 @@ fn stage1_shuffle_every_three_stage_size() {
             blocks: Blocks::Auto,
             chain: Chain::Auto,
             product: Product::Auto,
+            lde: Lde::Auto,
         },
     );
 }
@@ -639,8 +644,9 @@ fn coset_tables_cached_and_evicted() {
 }
 
 /// The coset LDE (an inverse transform and a coset forward one, with the fused launch between
-/// them) against ark-poly's `coset_fft(ifft(x))`: every size 2^0..2^max for BN254 (2^0..2^18 and
-/// 2^max for BLS12-381), offsets the generator and a random one, a row batch and a column batch,
+/// them, in NN/NN and in NR/RN) against ark-poly's `coset_fft(ifft(x))`: every size 2^0..2^max
+/// for BN254 (2^0..2^18 and 2^max for BLS12-381), offsets the generator and a random one, a row
+/// batch and a column batch,
 /// the unfused path (the seed's stage1 forced, whose launches do not fuse), and the configurations
 /// that are not an LDE (errors, the data untouched).
 #[test]
@@ -694,19 +700,28 @@ fn coset_lde_matches_ark() {
     }
     let mut rng = StdRng::seed_from_u64(0x1de);
     let max = max_log();
-    for log_n in 0..=max {
-        check::<ark_bn254::Fr>(&e, log_n, &mut rng);
-        if log_n <= 18 || log_n == max {
-            check::<ark_bls12_381::Fr>(&e, log_n, &mut rng);
+    // Both forms: inverse NN + coset NN, inverse NR + coset RN (2^21 and up: three launches each).
+    for lde in [Lde::Natural, Lde::BitReversed] {
+        e.set_kernels(Kernels {
+            lde,
+            ..Kernels::default()
+        });
+        for log_n in 0..=max {
+            check::<ark_bn254::Fr>(&e, log_n, &mut rng);
+            if log_n <= 18 || log_n == max {
+                check::<ark_bls12_381::Fr>(&e, log_n, &mut rng);
+            }
+        }
+        for (log_n, batch) in [(6, 3), (12, 4), (16, 8), (19, 2)] {
+            batches::<ark_bn254::Fr>(&e, log_n, batch, &mut rng);
+            batches::<ark_bls12_381::Fr>(&e, log_n, batch, &mut rng);
         }
     }
-    for (log_n, batch) in [(6, 3), (12, 4), (16, 8), (19, 2)] {
-        batches::<ark_bn254::Fr>(&e, log_n, batch, &mut rng);
-        batches::<ark_bls12_381::Fr>(&e, log_n, batch, &mut rng);
-    }
-    // The seed's stage1 forced: its column launches do not fuse, the call runs both transforms.
+    // The seed's stage1 forced in natural order: its column launches do not fuse, the call runs
+    // both transforms.
     e.set_kernels(Kernels {
         stage1: Stage1::Shuffle,
+        lde: Lde::Natural,
         ..Kernels::default()
     });
     for log_n in [12, 20] {
