@@ -229,8 +229,10 @@ pub enum Lde {
     BitReversed,
 }
 
-/// Largest log2 size whose coset LDE [`Lde::Auto`] runs as [`Lde::BitReversed`].
-pub const LDE_BIT_REVERSED_MAX_LOG: u32 = 20;
+/// Largest log2 size whose coset LDE [`Lde::Auto`] runs as [`Lde::BitReversed`]: on the H100 it
+/// measured 5-13% faster at 2^16/2^17 (three launches instead of five), within 2% either way from
+/// 2^18, and 2% slower at 2^20 for both fields (benches/NOTES.md, "The coset LDE in NR/RN form").
+pub const LDE_BIT_REVERSED_MAX_LOG: u32 = 19;
 
 /// The kernel generation of every stage (see [`Stage2`]), the block geometry ([`Blocks`]), how
 /// launches follow each other ([`Chain`]), the pipe of the column launches' products
