@@ -19,15 +19,8 @@ use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use std::time::Duration;
 use zkntt_ark::{Backend, GpuDomain, Placement, last_placement, with_backend};
-use zkntt_benches::random_elements;
+use zkntt_benches::{env_log, random_elements};
 use zkntt_gpu::NttConfig;
-
-fn env_log(name: &str, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn log_sizes() -> Vec<u32> {
     let min = env_log("ZKNTT_BENCH_MIN_LOG", 6);

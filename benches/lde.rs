@@ -10,18 +10,11 @@
 //! sppark is compiled in with `--features sppark` (what `make gpu-build` does); without it the
 //! sppark columns say n/a.
 
-use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
+use zkntt_benches::{env_log, median_f32, random_elements, sppark_bn254_ms};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
 use zkntt_gpu::{DeviceVec, GpuField, Kernels, Lde, NttEngine};
-
-fn env_log(name: &str, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// Median ms of the fused LDE in NN/NN and in NR/RN (`Lde::Natural`, `Lde::BitReversed`), of
 /// inverse NN + coset NN and of inverse NR + coset RN on `d`.

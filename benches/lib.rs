@@ -10,6 +10,15 @@ pub fn random_elements<F: UniformRand>(n: usize, seed: u64) -> Vec<F> {
     (0..n).map(|_| F::rand(&mut rng)).collect()
 }
 
+/// The log2 size in environment variable `name` (ZKNTT_BENCH_MIN_LOG and the like), or `default`
+/// where it is unset or not a number.
+pub fn env_log(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// sppark's BN254 NTT on `d` (2^log_n elements), in place: `reps` runs after a warm-up, each
 /// one's milliseconds (CUDA events, inside the bridge). `None` without the `sppark` feature or
 /// when sppark fails. The benches' one way to time sppark's big-field NTT.

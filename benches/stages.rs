@@ -8,19 +8,12 @@
 //! sppark columns say n/a.
 
 use ark_bn254::Fr;
-use zkntt_benches::{median_f32, random_elements, sppark_bn254_ms};
+use zkntt_benches::{env_log, median_f32, random_elements, sppark_bn254_ms};
 use zkntt_core::plan::{Blocks, Chain, Kernels, Lde, Product, Stage1, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
 use zkntt_gpu::{DeviceVec, GpuField, NttEngine};
-
-fn env_log(name: &str, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// Median milliseconds of `cfg` on `d` with each generation in turn.
 fn time_each<F: GpuField>(

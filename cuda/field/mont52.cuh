@@ -66,17 +66,19 @@ __host__ __device__ constexpr uint64_t folded_start(int c) {
     return 0 - 2 * (pairs_at(c) * LO_BITS + pairs_at(c - 1) * HI_BITS);
 }
 
-// Eight 32-bit words (ark's limbs) as five 52-bit limbs, and back.
-template <class P>
+// Eight 32-bit words (ark's limbs) as five 52-bit limbs, and back. to52<P, SHIFT> regroups the
+// value times 2^SHIFT, not reduced (the words' bits moved up by SHIFT).
+template <class P, int SHIFT = 0>
 __device__ __forceinline__ limbs52 to52(const mont<P>& a) {
+    static_assert(SHIFT >= 0 && SHIFT <= 4, "below 2^256 times 2^SHIFT: under 2^260, five limbs");
     limbs52 r;
     const uint64_t w0 = a.l[0] | (uint64_t)a.l[1] << 32, w1 = a.l[2] | (uint64_t)a.l[3] << 32;
     const uint64_t w2 = a.l[4] | (uint64_t)a.l[5] << 32, w3 = a.l[6] | (uint64_t)a.l[7] << 32;
-    r.l[0] = w0 & MASK;
-    r.l[1] = (w0 >> 52 | w1 << 12) & MASK;
-    r.l[2] = (w1 >> 40 | w2 << 24) & MASK;
-    r.l[3] = (w2 >> 28 | w3 << 36) & MASK;
-    r.l[4] = w3 >> 16;
+    r.l[0] = (w0 << SHIFT) & MASK;
+    r.l[1] = (w0 >> (52 - SHIFT) | w1 << (12 + SHIFT)) & MASK;
+    r.l[2] = (w1 >> (40 - SHIFT) | w2 << (24 + SHIFT)) & MASK;
+    r.l[3] = (w2 >> (28 - SHIFT) | w3 << (36 + SHIFT)) & MASK;
+    r.l[4] = w3 >> (16 - SHIFT);
     return r;
 }
 
@@ -212,21 +214,6 @@ __device__ __forceinline__ limbs52 canonical(const limbs52& x) {
     return borrow < 0 ? x : d;
 }
 
-// 16·w as five 52-bit limbs, not reduced (w < 2^256, so 16w < 2^260): w's bits moved up by four.
-// The multiplier that makes mul_folded return ark's product, a·(16w)·2^-260 = a·w·2^-256.
-template <class P>
-__device__ __forceinline__ limbs52 to52_times16(const mont<P>& w) {
-    limbs52 r;
-    const uint64_t w0 = w.l[0] | (uint64_t)w.l[1] << 32, w1 = w.l[2] | (uint64_t)w.l[3] << 32;
-    const uint64_t w2 = w.l[4] | (uint64_t)w.l[5] << 32, w3 = w.l[6] | (uint64_t)w.l[7] << 32;
-    r.l[0] = (w0 << 4) & MASK;
-    r.l[1] = (w0 >> 48 | w1 << 16) & MASK;
-    r.l[2] = (w1 >> 36 | w2 << 28) & MASK;
-    r.l[3] = (w2 >> 24 | w3 << 40) & MASK;
-    r.l[4] = w3 >> 12;
-    return r;
-}
-
 // ark's Montgomery product a·w·2^-256 mod p on the FP64 pipe (the NTT's hybrid butterflies: one
 // product of each independent pair here, the other on the integer pipe). a and w in lazy<P>'s
 // range: the result is below (a·16w)/2^260 + p, under 2p while a·w < 2^256·p/16, which holds for
@@ -235,7 +222,8 @@ __device__ __forceinline__ limbs52 to52_times16(const mont<P>& w) {
 // Twin: zkntt_core::fp64::Mont52::mul_ark.
 template <class P>
 __device__ __forceinline__ mont<P> mul_ark(const mont<P>& a, const mont<P>& w) {
-    limbs52 r = mul_folded<P>(to52<P>(a), to52_times16<P>(w));
+    // 16w (R'/R = 16) as the multiplier: a·16w·2^-260 = a·w·2^-256, no pre-scaled table.
+    limbs52 r = mul_folded<P>(to52<P>(a), to52<P, 4>(w));
     if constexpr (!lazy<P>::enabled) r = canonical<P>(r);
     return from52<P>(r);
 }

@@ -140,6 +140,19 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
     for (uint32_t u = 0; u < B; u++) x[u] = HYBRID && (u & 1) ? mul_on<F, true>(x[u], w[u]) : mul_on<F, false>(x[u], w[u]);
 }
 
+// Layer 0 alone, in DIT and DIF alike: each of `pairs` pairs of neighbouring slots (2i, 2i+1),
+// twiddle 1. Called by the whole block; ends with a barrier.
+template <class F>
+__device__ __forceinline__ void neighbour_layer(const SmemElements<F>& sm, uint32_t pairs) {
+    using L = lazy<typename F::params>;
+    for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
+        const F u = sm.get(2 * i), v = sm.get(2 * i + 1);
+        sm.set(2 * i, L::add(u, v));
+        sm.set(2 * i + 1, L::sub(u, v));
+    }
+    __syncthreads();
+}
+
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
 // bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards.
 // Wide blocks take layers two at a time (radix-4 groups of four slots in registers: half the
@@ -177,14 +190,7 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
     }
     uint32_t s = 0;
     if (log_s & 1) {
-        // Layer 0 alone: pairs of neighbouring slots, twiddle 1.
-        const uint32_t pairs = count << (log_s - 1);
-        for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
-            const F u = sm.get(2 * i), v = sm.get(2 * i + 1);
-            sm.set(2 * i, L::add(u, v));
-            sm.set(2 * i + 1, L::sub(u, v));
-        }
-        __syncthreads();
+        neighbour_layer(sm, count << (log_s - 1));
         s = 1;
     }
     const uint32_t log_quarter = log_s - 2;
@@ -291,16 +297,7 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_
         }
         __syncthreads();
     }
-    if (log_s & 1) {
-        // Layer 0 alone: pairs of neighbouring slots, twiddle 1.
-        const uint32_t pairs = count << (log_s - 1);
-        for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
-            const F u = sm.get(2 * i), v = sm.get(2 * i + 1);
-            sm.set(2 * i, L::add(u, v));
-            sm.set(2 * i + 1, L::sub(u, v));
-        }
-        __syncthreads();
-    }
+    if (log_s & 1) neighbour_layer(sm, count << (log_s - 1));
 }
 
 }  // namespace ntt

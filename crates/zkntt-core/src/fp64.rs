@@ -100,8 +100,20 @@ const FOLDED_START: [u64; 2 * LIMBS] = {
 
 /// Eight little-endian 32-bit words (ark's limbs) as five 52-bit limbs.
 pub fn to_limbs52(words: &[u32; 8]) -> [u64; LIMBS] {
+    to_limbs52_shifted(words, 0)
+}
+
+/// The words' value times 2^`shift` (not reduced; `shift` at most 4, so below 2^260) as five
+/// 52-bit limbs: the bits moved up by `shift` (`to52<P, SHIFT>` in `cuda/field/mont52.cuh`).
+/// With `shift` 4, a multiplier of [`Mont52::mul_folded`] that gives ark's product (R'/R = 16)
+/// without a pre-scaled table: [`Mont52::mul_ark`].
+pub fn to_limbs52_shifted(words: &[u32; 8], shift: u32) -> [u64; LIMBS] {
+    assert!(
+        shift <= 4,
+        "below 2^256 times 2^{shift} must stay under 2^260"
+    );
     let mut x = 0u128;
-    let mut bits = 0;
+    let mut bits = shift;
     let mut out = [0u64; LIMBS];
     let mut k = 0;
     for &w in words {
@@ -114,23 +126,11 @@ pub fn to_limbs52(words: &[u32; 8]) -> [u64; LIMBS] {
             k += 1;
         }
     }
-    out[k] = x as u64; // the last 48 bits
+    // The last 48 + shift bits: a partial limb, or (shift 4) the fifth limb filled in the loop.
+    if k < LIMBS {
+        out[k] = x as u64;
+    }
     out
-}
-
-/// 16·w (not reduced; below 2^260 for any `w` below 2^256) as five 52-bit limbs: `w`'s bits
-/// moved up by four. As a multiplier of [`Mont52::mul_folded`] it gives ark's product
-/// (R'/R = 16) without a pre-scaled table: [`Mont52::mul_ark`].
-pub fn times16_limbs(words: &[u32; 8]) -> [u64; LIMBS] {
-    let w = |i: usize| words[2 * i] as u64 | (words[2 * i + 1] as u64) << 32;
-    let (w0, w1, w2, w3) = (w(0), w(1), w(2), w(3));
-    [
-        (w0 << 4) & MASK,
-        (w0 >> 48 | w1 << 16) & MASK,
-        (w1 >> 36 | w2 << 28) & MASK,
-        (w2 >> 24 | w3 << 40) & MASK,
-        w3 >> 12,
-    ]
 }
 
 /// Five 52-bit limbs (value below 2^256) as eight 32-bit words.
@@ -265,12 +265,12 @@ impl Mont52 {
 
     /// ark's Montgomery product `a·w·2^-256 mod p` of two elements given as ark's words, as the
     /// NTT's hybrid kernels take it on the FP64 pipe (`fp64::mul_ark` in `cuda/field/mont52.cuh`):
-    /// [`Self::mul_folded`] of `a`'s limbs and [`times16_limbs`]`(w)` (16·w not reduced, so no
-    /// table is pre-scaled), canonical when `canonical` (fields without a lazy range). The result
+    /// [`Self::mul_folded`] of `a`'s limbs and [`to_limbs52_shifted`]`(w, 4)` (16·w not reduced,
+    /// so no table is pre-scaled), canonical when `canonical` (fields without a lazy range). The result
     /// is below `a·16w/2^260 + p`: under 2p while `a·w < 2^256·p/16`, e.g. `a, w < 2p` with
     /// `p < 2^254` (BN254 Fr's lazy range) or `a, w < p` with `p < 2^255` (BLS12-381 Fr).
     pub fn mul_ark(&self, a: &[u32; 8], w: &[u32; 8], canonical: bool) -> [u32; 8] {
-        let r = self.mul_folded(&to_limbs52(a), &times16_limbs(w));
+        let r = self.mul_folded(&to_limbs52(a), &to_limbs52_shifted(w, 4));
         from_limbs52(&if canonical { self.canonical(&r) } else { r })
     }
 

@@ -238,41 +238,47 @@ impl NttEngine {
             ..*cfg
         };
         // Both halves validated (length, size, offset) and their tables built before any launch.
-        let Some(fwd) = self.prepare(data, &forward)? else {
+        // The forward half is prepared without its coset: the fused launch scales by g^j / N
+        // itself, so the coset forward's own g^j table is built only where the halves do not fuse.
+        let plain = NttConfig {
+            coset: None,
+            ..forward
+        };
+        let Some(fwd) = self.prepare(data, &plain)? else {
             return Ok(()); // one point: the inverse and the coset forward are both the identity
         };
-        let inv = self
-            .prepare(data, &inverse)?
-            .ok_or_else(|| Error::Internal("a coset LDE's inverse half is empty".into()))?;
+        let empty = || Error::Internal("a coset LDE's half is empty".into());
+        let inv = self.prepare(data, &inverse)?.ok_or_else(empty)?;
         let fused = zkntt_core::plan::fused_lde_launch(
             inv.launches().last().expect("a transform has launches"),
             &fwd.launches()[0],
         );
-        let scale = match fused {
-            Some(_) => Some(self.coset_powers(g, fwd.log_n(), true)?),
-            None => None,
+        // Where they do not fuse (a stage generation forced): both transforms in full.
+        let (fwd, fused) = match fused {
+            Some(l) => {
+                let scale = self.coset_powers(g, fwd.log_n(), true)?;
+                (fwd, Some((l, scale)))
+            }
+            None => (self.prepare(data, &forward)?.ok_or_else(empty)?, None),
         };
         data.order_on(&self.gpu)?;
+        let run =
+            |call: &Prepared, launches: std::ops::Range<usize>, batch: &std::ops::Range<usize>| {
+                launches
+                    .into_iter()
+                    .try_for_each(|index| self.launch(call, index, batch.clone(), None))
+            };
+        let (n_inv, n_fwd) = (inv.launches().len(), fwd.launches().len());
         for batch in fwd.batch_chunks() {
-            match (&fused, &scale) {
-                (Some(fused), Some(scale)) => {
-                    let last = inv.launches().len() - 1;
-                    for index in 0..last {
-                        self.launch(&inv, index, batch.clone(), None)?;
-                    }
-                    self.launch_lde(&inv, &fwd, fused, scale, batch.clone())?;
-                    for index in 1..fwd.launches().len() {
-                        self.launch(&fwd, index, batch.clone(), None)?;
-                    }
+            match &fused {
+                Some((l, scale)) => {
+                    run(&inv, 0..n_inv - 1, &batch)?;
+                    self.launch_lde(&inv, &fwd, l, scale, batch.clone())?;
+                    run(&fwd, 1..n_fwd, &batch)?;
                 }
-                // The launches differ (a stage generation forced): both transforms in full.
-                _ => {
-                    for index in 0..inv.launches().len() {
-                        self.launch(&inv, index, batch.clone(), None)?;
-                    }
-                    for index in 0..fwd.launches().len() {
-                        self.launch(&fwd, index, batch.clone(), None)?;
-                    }
+                None => {
+                    run(&inv, 0..n_inv, &batch)?;
+                    run(&fwd, 0..n_fwd, &batch)?;
                 }
             }
         }
