@@ -193,12 +193,12 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2-D above 2^12 as two panel passes), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters, otherwise and above 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
-        "| field | log2 N | batch | zkntt in place | zkntt out of place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place |"
+        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let cases: Vec<(u32, usize)> = (12..=24)
         .map(|l| (l, 1))
         .chain([(12, 256), (16, 64), (20, 16), (22, 4)])
@@ -217,6 +217,16 @@ fn summary(gpu: &Gpu) {
                 ntt.run_into(&mut input, &mut out, log_n, Direction::Forward, Kernel::Wsx)
             })
             .unwrap();
+            // The same call with the cluster kernel switched off, where it is the default.
+            let panels = ntt.takes_cluster(log_n, Kernel::Wsx).then(|| {
+                ntt.set_clusters(false);
+                let ms = median_ms(s, 3, 20, || {
+                    ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
+                })
+                .unwrap();
+                ntt.set_clusters(true);
+                ms
+            });
             let sp = |order| {
                 sppark_ms(gpu, &input, log_n, order, 20).map(|mut v| median(&mut v) * batch as f64)
             };
@@ -224,8 +234,9 @@ fn summary(gpu: &Gpu) {
             let best = orders.iter().flatten().copied().reduce(f64::min);
             let cell = |v: Option<f64>| v.map_or("not built".into(), |v| format!("{v:.4}"));
             println!(
-                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {} | {} | {} |",
+                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {} | {} | {} | {} |",
                 field.name(),
+                panels.map_or("-".into(), |v| format!("{v:.4}")),
                 cell(orders[0]),
                 cell(orders[1]),
                 cell(orders[2]),

@@ -6,8 +6,9 @@
 # `coset_lde_batch` of 2^20 x 256 columns host in and out beside Radix2DitParallel on all cores,
 # with the PCIe floor (benches/plonky3.rs). Logs into $OUT.
 # `ntt`: BabyBear and KoalaBear transforms 2^12..2^24, single and batched, beside sppark
-# (benches/small.rs's summary; the 2-D path is the panel kernel); `sanitize`: the panel
-# passes under compute-sanitizer memcheck, racecheck and synccheck.
+# (benches/small.rs's summary: 2^13..2^16 in one cluster launch, beside the panel passes forced);
+# `sanitize`: the panel passes and the cluster kernel under compute-sanitizer memcheck, racecheck
+# and synccheck.
 #   .gpu/issue20.sh [tests] [bench] [ntt] [sanitize]   (default: tests bench)
 #   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case.
 set -uo pipefail
@@ -44,10 +45,12 @@ for s in $steps; do
   sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck synccheck; do
-      step "$tool: the panel passes (zkntt-small tests/gpu.rs panel_small_sizes)"
-      timeout 200 "$cs" --tool "$tool" --error-exitcode 99 "$bin"/tests/zkntt-small-gpu --test-threads=1 panel_small_sizes \
-        > "$out/$tool.txt" 2>&1 || rc=1
-      tail -n 4 "$out/$tool.txt"
+      step "$tool: the panel passes and the cluster kernel (zkntt-small tests/gpu.rs panel_small_sizes, cluster_kernel)"
+      for t in panel_small_sizes cluster_kernel; do
+        timeout 200 "$cs" --tool "$tool" --error-exitcode 99 "$bin"/tests/zkntt-small-gpu --test-threads=1 $t \
+          > "$out/$tool-$t.txt" 2>&1 || rc=1
+        tail -n 3 "$out/$tool-$t.txt"
+      done
     done
     ;;
   *)

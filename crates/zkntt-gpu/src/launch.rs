@@ -1,11 +1,13 @@
 //! One kernel launch with what the NTT kernels need beyond cudarc's builder: dynamic shared
 //! memory above the default 48 KiB, and programmatic dependent launch (sm_90+, the kernel side in
-//! `cuda/launch_dependent.cuh`). Used by the engine and by zkntt-small's panel kernel.
+//! `cuda/launch_dependent.cuh`), and thread-block clusters (sm_90+). Used by the engine and by
+//! zkntt-small's panel and cluster kernels.
 
 use crate::Result;
 use crate::error::DriverContext;
 use cudarc::driver::sys::{
     CUfunction_attribute, CUlaunchAttribute, CUlaunchAttributeID, CUlaunchConfig, cuLaunchKernelEx,
+    cuOccupancyMaxActiveClusters,
 };
 use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 
@@ -66,4 +68,93 @@ pub unsafe fn launch<P: DeviceRepr>(
     // SAFETY: the caller's contract.
     unsafe { b.launch(cfg) }.during("kernel launch")?;
     Ok(())
+}
+
+/// The driver's launch description of `cfg` on `stream` with clusters of `cluster` blocks
+/// (1-D). `attr` must outlive the returned value's use.
+fn cluster_config(
+    stream: &CudaStream,
+    cfg: LaunchConfig,
+    cluster: u32,
+    attr: &mut CUlaunchAttribute,
+) -> CUlaunchConfig {
+    attr.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    CUlaunchConfig {
+        gridDimX: cfg.grid_dim.0,
+        gridDimY: cfg.grid_dim.1,
+        gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0,
+        blockDimY: cfg.block_dim.1,
+        blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: attr,
+        numAttrs: 1,
+    }
+}
+
+fn cluster_attribute() -> CUlaunchAttribute {
+    CUlaunchAttribute {
+        id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        // SAFETY: plain data, filled in by `cluster_config`.
+        value: unsafe { std::mem::zeroed() },
+    }
+}
+
+/// How many clusters of `cluster` blocks of `cfg`'s shape the GPU runs at once
+/// (`cuOccupancyMaxActiveClusters`); 0 where such a cluster cannot run at all. Cluster sizes
+/// above the portable 8 are allowed on `f` first (sm_90 runs 16). An error where the driver has
+/// no clusters (before sm_90): callers treat it as "not available".
+pub fn max_active_clusters(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    cfg: LaunchConfig,
+    cluster: u32,
+) -> Result<u32> {
+    if cluster > 8 {
+        // SAFETY: a valid function handle of this context; the attribute only allows a size.
+        unsafe {
+            cudarc::driver::result::function::set_function_attribute(
+                f.cu_function(),
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                1,
+            )
+        }
+        .during("cuFuncSetAttribute (non-portable cluster size)")?;
+    }
+    let mut attr = cluster_attribute();
+    let ex = cluster_config(stream, cfg, cluster, &mut attr);
+    let mut n: std::ffi::c_int = 0;
+    // SAFETY: `ex` and its attribute live across the call; `n` is written by the driver.
+    unsafe { cuOccupancyMaxActiveClusters(&mut n, f.cu_function(), &ex) }
+        .result()
+        .during("cuOccupancyMaxActiveClusters")?;
+    Ok(n.max(0) as u32)
+}
+
+/// Launches `f` on `stream` as clusters of `cluster` blocks (1-D; sm_90+, `cfg.grid_dim.0` a
+/// multiple of `cluster`) with the one by-value parameter `p`. Ask [`max_active_clusters`] first:
+/// it also allows sizes above 8 on `f`.
+///
+/// # Safety
+/// As for [`launch`].
+pub unsafe fn launch_cluster<P: DeviceRepr>(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    cfg: LaunchConfig,
+    p: &P,
+    cluster: u32,
+) -> Result<()> {
+    let mut attr = cluster_attribute();
+    let ex = cluster_config(stream, cfg, cluster, &mut attr);
+    let mut arg = p as *const P as *mut std::ffi::c_void;
+    // SAFETY: the caller's contract; `arg` points at the one by-value parameter, alive for the
+    // call (the driver copies parameters at launch).
+    unsafe { cuLaunchKernelEx(&ex, f.cu_function(), &mut arg, std::ptr::null_mut()) }
+        .result()
+        .during("kernel launch (cluster)")
 }

@@ -431,6 +431,90 @@ pub fn two_d_panels(
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
 }
 
+/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N =
+/// C x 4096, each transform's C blocks exchanging through distributed shared memory. Block `me`
+/// loads segment me; thread tid of block me takes the columns n2 = me 4096 / C + tid + 256 i
+/// (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on the register bits
+/// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then
+/// runs the WSX tile on its 4096 entries and stores X[me + C k2]. `data` holds whole transforms.
+pub fn cluster(
+    field: SmallField,
+    form: ModMulForm,
+    direction: crate::Direction,
+    log_n: u32,
+    data: &mut [u32],
+) -> Result<()> {
+    field.check_log_n(log_n)?;
+    let log_c = log_n.checked_sub(TILE_LOG).unwrap_or(0);
+    if !(1..=crate::ntt::MAX_LOG_CLUSTER).contains(&log_c) {
+        return Err(Error::SizeUnsupported {
+            field: field.name(),
+            log_n,
+            max: TILE_LOG + crate::ntt::MAX_LOG_CLUSTER,
+        });
+    }
+    if data.len() % (1usize << log_n) != 0 {
+        return Err(Error::NotWholeTransforms {
+            len: data.len(),
+            log_n,
+        });
+    }
+    let twiddles = crate::tables::dif_twiddles(field, form, direction)?;
+    let (lo, hi) = crate::tables::post_twiddles(field, form, direction, log_n)?;
+    let scale = match direction {
+        crate::Direction::Inverse => Some(crate::tables::inverse_scale(field, form, log_n)?),
+        crate::Direction::Forward => None,
+    };
+    let args = |scale, post| KernelArgs {
+        field,
+        form,
+        log_n: TILE_LOG,
+        twiddles: &twiddles,
+        scale,
+        post,
+    };
+    let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
+    let rows = setup(args(scale, None), TILE)?;
+    let c = 1usize << log_c;
+    for x in data.chunks_mut(1 << log_n) {
+        // Block k1's `col` after the column phase.
+        let mut col = vec![vec![0u32; TILE]; c];
+        for me in 0..c {
+            for tid in 0..THREADS {
+                let n2_0 = (me << (TILE_LOG - log_c)) + tid;
+                let n2 = |r: usize| n2_0 + ((r >> log_c) << 8);
+                let mut y: [u32; PER_THREAD] =
+                    std::array::from_fn(|r| x[((r & (c - 1)) << TILE_LOG) + n2(r)]);
+                for b in (0..log_c).rev() {
+                    let h = 1usize << b;
+                    for r in (0..PER_THREAD).filter(|r| r & h == 0) {
+                        (y[r], y[r | h]) = if b == 0 {
+                            columns.butterfly_unit(y[r], y[r | h])
+                        } else {
+                            columns.butterfly(
+                                y[r],
+                                y[r | h],
+                                columns.tw((h | (r & (h - 1))) as u32),
+                            )
+                        };
+                    }
+                }
+                for (r, &v) in y.iter().enumerate() {
+                    let k1 = bitrev((r & (c - 1)) as u32, log_c);
+                    col[k1 as usize][n2(r)] = columns.finish(v, n2(r) as u64, k1);
+                }
+            }
+        }
+        for (me, row) in col.iter().enumerate() {
+            let res = tile_layers(&rows, true, |g| row[g as usize]);
+            for (k2, &v) in res.iter().enumerate() {
+                x[me + (k2 << log_c)] = rows.finish(v, 0, k2 as u32);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The block-synchronous baseline kernel on `data`.
 pub fn block(args: KernelArgs<'_>, data: &mut [u32]) -> Result<()> {
     let c = setup(args, data.len())?;
@@ -542,6 +626,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn cluster_twin_matches_reference() {
+        // Every cluster size (2..16 blocks), both directions, a batch of two at one size; forms
+        // of each kind (Montgomery, Shoup, lazy on a Harvey field and on the others).
+        for field in SmallField::ALL {
+            for (form, log_n, batch) in [
+                (ModMulForm::Montgomery, 13, 2),
+                (ModMulForm::ShoupLazy, 14, 1),
+                (ModMulForm::MontgomeryLazy, 15, 1),
+                (ModMulForm::Barrett, 16, 1),
+                (ModMulForm::ShoupLazy, 16, 1),
+            ] {
+                for dir in [Direction::Forward, Direction::Inverse] {
+                    let x = random(field, batch << log_n, 7 + log_n as u64);
+                    let mut want = x.clone();
+                    reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                    let mut got = x;
+                    cluster(field, form, dir, log_n, &mut got).unwrap();
+                    assert_eq!(got, want, "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}");
+                }
+            }
+        }
+        assert!(
+            cluster(
+                SmallField::BabyBear,
+                ModMulForm::Montgomery,
+                Direction::Forward,
+                12,
+                &mut [0; 4096]
+            )
+            .is_err()
+        );
+        assert!(
+            cluster(
+                SmallField::BabyBear,
+                ModMulForm::Montgomery,
+                Direction::Forward,
+                17,
+                &mut [0; 1 << 17]
+            )
+            .is_err()
+        );
     }
 
     /// Panel words in the order of a row load or store (elements fastest) hit 32 banks per warp;

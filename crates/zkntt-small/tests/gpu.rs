@@ -271,7 +271,9 @@ fn panel_small_sizes_match_twin() {
     let field = SmallField::BabyBear;
     for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
         let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+        ntt.set_clusters(false);
         for (log_n, batch) in [(13u32, 3usize), (14, 1), (16, 2)] {
+            assert!(!ntt.takes_cluster(log_n, Kernel::Wsx));
             let x = inputs(field, batch << log_n, log_n as u64);
             for dir in [Direction::Forward, Direction::Inverse] {
                 let mut want = x.clone();
@@ -288,8 +290,51 @@ fn panel_small_sizes_match_twin() {
     }
 }
 
+/// The cluster kernel (2^13..2^16 in one launch, sm_90) against its CPU twin, bit for bit: every
+/// cluster size, field and form, both directions, batches of one and three, in place (`run`) and
+/// out of place (`run_into`). On sm_90 it must be the path `run` takes.
+#[test]
+fn cluster_kernel_matches_twin() {
+    let Some(gpu) = gpu_or_skip("cluster_kernel_matches_twin") else {
+        return;
+    };
+    let sm90 = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
+    for field in SmallField::ALL {
+        for form in ModMulForm::ALL {
+            let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+            if !sm90 {
+                assert_eq!(ntt.cluster_max_log_n(), 12);
+                continue;
+            }
+            assert_eq!(
+                ntt.cluster_max_log_n(),
+                16,
+                "{field:?} {form:?}: cluster sizes"
+            );
+            for log_n in 13..=16u32 {
+                assert!(ntt.takes_cluster(log_n, Kernel::Wsx));
+                let batch = if log_n == 14 { 3 } else { 1 };
+                let x = inputs(field, batch << log_n, 300 + log_n as u64);
+                for dir in [Direction::Forward, Direction::Inverse] {
+                    let mut want = x.clone();
+                    zkntt_small::twin::cluster(field, form, dir, log_n, &mut want).unwrap();
+                    let what = format!("{field:?} {form:?} {dir:?} cluster");
+                    assert_same(
+                        &on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx),
+                        &want,
+                        log_n,
+                        &what,
+                    );
+                    let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                    assert_same(&got, &want, log_n, &format!("{what} run_into"));
+                }
+            }
+        }
+    }
+}
+
 /// The WSX kernel's 2-D path (two panel passes) at every size above one tile, in place (`run`)
-/// and out of place (`run_into`), batches of one and two.
+/// and out of place (`run_into`), batches of one and two; the cluster kernel switched off.
 #[test]
 fn panel_passes_at_every_size_match_reference() {
     let Some(gpu) = gpu_or_skip("panel_passes_at_every_size_match_reference") else {
@@ -297,6 +342,7 @@ fn panel_passes_at_every_size_match_reference() {
     };
     for field in SmallField::ALL {
         let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
+        ntt.set_clusters(false);
         for log_n in 13..=field.max_log_n() {
             let batch = if log_n <= 20 { 2 } else { 1 };
             let x = inputs(field, batch << log_n, 100 + log_n as u64);

@@ -1,11 +1,14 @@
 //! The host API of the small-word NTT kernels: device-resident batches on the GPU's stream (here),
-//! the 2-D decomposition beyond one tile (`two_d.rs`), and host-to-host batches over several CUDA
-//! streams (`host.rs`).
+//! one cluster launch for 2^13..2^16 on sm_90 (`cluster.rs`), the 2-D decomposition beyond one
+//! tile (`two_d.rs`), and host-to-host batches over several CUDA streams (`host.rs`).
 
+mod cluster;
 mod host;
 mod panel;
 mod two_d;
 
+pub(crate) use cluster::MAX_LOG_CLUSTER;
+pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
 pub use panel::panel_kernel_name;
 pub(crate) use panel::{panel_stride, panel_tiles};
@@ -69,7 +72,7 @@ pub fn kernel_name(kernel: Kernel, field: SmallField, form: ModMulForm) -> Strin
 }
 
 /// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
-/// and the 2-D panel kernel of each field and form.
+/// and the 2-D panel and cluster kernels of each field and form.
 pub fn kernel_names() -> impl Iterator<Item = String> {
     let tiles = Kernel::ALL
         .into_iter()
@@ -85,7 +88,7 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
     let panels = SmallField::ALL.into_iter().flat_map(|f| {
         ModMulForm::ALL
             .into_iter()
-            .map(move |m| panel_kernel_name(f, m))
+            .flat_map(move |m| [panel_kernel_name(f, m), cluster_kernel_name(f, m)])
     });
     tiles.chain(panels)
 }
@@ -138,6 +141,10 @@ pub struct SmallNtt {
     dependent_launch: bool,
     /// Blocks of one full wave of the tile kernels on this GPU.
     max_grid: u64,
+    /// log2 of the largest transform the cluster kernel takes on this GPU (12: none).
+    cluster_max_log_n: u32,
+    /// Whether sizes up to `cluster_max_log_n` take the cluster kernel ([`SmallNtt::set_clusters`]).
+    clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
     scratch: Mutex<Option<CudaSlice<u32>>>,
     lanes: Mutex<Vec<host::Lane>>,
@@ -169,6 +176,7 @@ impl SmallNtt {
             gpu.function(&kernel_name(k, field, form))?;
         }
         gpu.function(&panel_kernel_name(field, form))?;
+        let cluster_f = gpu.function(&cluster_kernel_name(field, form))?;
         let sms = gpu
             .context()
             .attribute(
@@ -176,6 +184,7 @@ impl SmallNtt {
             )
             .during("multiprocessor count")?;
         let dependent_launch = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
+        let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -184,6 +193,8 @@ impl SmallNtt {
             sms: sms.max(1) as u64,
             dependent_launch,
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
+            cluster_max_log_n,
+            clusters: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
             lanes: Mutex::new(Vec::new()),
@@ -292,10 +303,11 @@ impl SmallNtt {
 
     /// Transforms every consecutive 2^log_n elements of `data` in place, asynchronously on the
     /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
-    /// [0, 2q)); others give unspecified values, never memory errors. Sizes above 2^12 use the
-    /// 2-D decomposition with an internal scratch buffer: with [`Kernel::Wsx`] two panel passes
-    /// (into the scratch and back), with the others five passes and a final copy back
-    /// ([`SmallNtt::run_into`] avoids the copy).
+    /// [0, 2q)); others give unspecified values, never memory errors. With [`Kernel::Wsx`],
+    /// 2^13..2^16 take one cluster launch on sm_90 ([`SmallNtt::takes_cluster`]). Other sizes
+    /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
+    /// [`Kernel::Wsx`] two panel passes (into the scratch and back), with the others five passes
+    /// and a final copy back ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
         &self,
         data: &mut CudaSlice<u32>,
@@ -317,6 +329,10 @@ impl SmallNtt {
                 (direction == Direction::Inverse).then_some(log_n),
                 None,
             );
+        }
+        if self.takes_cluster(log_n, kernel) {
+            let (d, _g) = data.device_ptr_mut(&stream);
+            return self.cluster(&stream, d, d, log_n, batch, direction);
         }
         let mut scratch = self.scratch(data.len())?;
         let out = scratch.as_mut().ok_or(Error::LengthMismatch {
@@ -356,6 +372,11 @@ impl SmallNtt {
         if log_n <= TILE_LOG {
             stream.memcpy_dtod(input, output).during("copy")?;
             return self.run(output, log_n, direction, kernel);
+        }
+        if self.takes_cluster(log_n, kernel) {
+            let (i, _g1) = input.device_ptr(&stream);
+            let (o, _g2) = output.device_ptr_mut(&stream);
+            return self.cluster(&stream, i, o, log_n, batch, direction);
         }
         if kernel == Kernel::Wsx {
             // Columns in place in `input`, rows into `output`.
@@ -399,7 +420,8 @@ mod tests {
                 form == ModMulForm::MontgomeryLazy
             );
         }
-        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the panels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 3 * 7);
+        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the panel and
+        // cluster kernels.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 2 * 3 * 7);
     }
 }

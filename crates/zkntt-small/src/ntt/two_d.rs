@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 impl SmallNtt {
     /// The 2-D twiddles of one size and direction, uploaded on first use.
-    fn post_tables<'a>(
+    pub(super) fn post_tables<'a>(
         &self,
         post: &'a mut std::collections::HashMap<(u32, Direction), PostTables>,
         stream: &Arc<CudaStream>,

@@ -1,0 +1,135 @@
+//! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
+//! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
+//! memory (sm_90+), where the panel path takes two launches through global memory.
+
+use super::{NttParams, SmallNtt, THREADS};
+use crate::field::TILE_LOG;
+use crate::{Direction, Result, SmallField};
+use cudarc::driver::{CudaFunction, CudaStream, DevicePtr, DeviceRepr, LaunchConfig};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// log2 of the largest cluster the kernel takes (16 blocks: sm_90's non-portable maximum).
+pub(crate) const MAX_LOG_CLUSTER: u32 = 4;
+
+/// `small_ntt_cluster_{field}_{form}` (the macro `ZKNTT_SMALL_CLUSTER` of `cuda/small/ntt_cluster.cu`).
+pub fn cluster_kernel_name(field: SmallField, form: crate::ModMulForm) -> String {
+    format!("small_ntt_cluster_{}_{}", field.name(), form.name())
+}
+
+/// `ClusterParams` of `cuda/small/ntt_cluster.cu`, byte for byte.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ClusterParams {
+    pub ntt: NttParams,
+    pub out: u64,
+}
+
+// SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
+unsafe impl DeviceRepr for ClusterParams {}
+
+fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((batch << log_cluster) as u32, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// log2 N of the largest transform the cluster kernel `f` runs on this GPU: 12 + the largest
+/// log2 cluster size (up to [`MAX_LOG_CLUSTER`]) of which the driver schedules at least one
+/// cluster; `TILE_LOG` (no cluster sizes) before sm_90 or where the driver refuses.
+pub(super) fn max_log_n(stream: &CudaStream, f: &CudaFunction, sm90: bool) -> u32 {
+    let mut max = TILE_LOG;
+    if !sm90 {
+        return max;
+    }
+    for log_c in 1..=MAX_LOG_CLUSTER {
+        let fits = zkntt_gpu::launch::max_active_clusters(stream, f, config(1, log_c), 1 << log_c)
+            .is_ok_and(|n| n >= 1);
+        if !fits {
+            break;
+        }
+        max = TILE_LOG + log_c;
+    }
+    max
+}
+
+impl SmallNtt {
+    /// Whether [`SmallNtt::run`] and [`SmallNtt::run_into`] take the cluster kernel for 2^log_n
+    /// with `kernel`: the WSX kernel, a size above one tile that this GPU's clusters hold, and
+    /// clusters not switched off ([`SmallNtt::set_clusters`]).
+    pub fn takes_cluster(&self, log_n: u32, kernel: super::Kernel) -> bool {
+        kernel == super::Kernel::Wsx
+            && log_n > TILE_LOG
+            && log_n <= self.cluster_max_log_n
+            && self.clusters.load(Ordering::Relaxed)
+    }
+
+    /// log2 of the largest transform the cluster kernel takes on this GPU (12 where it takes
+    /// none: before sm_90).
+    pub fn cluster_max_log_n(&self) -> u32 {
+        self.cluster_max_log_n
+    }
+
+    /// Switches the cluster kernel on (the default where the GPU has clusters) or off (sizes
+    /// 2^13..2^16 then take the two panel passes, as above 2^16): for comparisons.
+    pub fn set_clusters(&self, on: bool) {
+        self.clusters.store(on, Ordering::Relaxed);
+    }
+
+    /// `batch` transforms of 2^log_n (13..=cluster_max_log_n) from `src` to `dst` (may be
+    /// equal), one cluster of 2^(log_n - 12) blocks each.
+    pub(super) fn cluster(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        dst: u64,
+        log_n: u32,
+        batch: u64,
+        direction: Direction,
+    ) -> Result<()> {
+        let log_c = log_n - TILE_LOG;
+        debug_assert!((1..=MAX_LOG_CLUSTER).contains(&log_c));
+        if batch == 0 {
+            return Ok(());
+        }
+        let f = self
+            .gpu
+            .function(&cluster_kernel_name(self.field, self.form))?;
+        let mut post = super::lock(&self.post);
+        let (lo, hi) = self.post_tables(&mut post, stream, log_n, direction)?;
+        let (lo_ptr, _g1) = lo.device_ptr(stream);
+        let (hi_ptr, _g2) = hi.device_ptr(stream);
+        let (tw, _g3) = self.twiddle_table(direction).device_ptr(stream);
+        let scale = (direction == Direction::Inverse).then_some(log_n);
+        let ntt = self.params(
+            tw,
+            src,
+            batch,
+            log_n,
+            scale,
+            Some((lo_ptr, hi_ptr, TILE_LOG)),
+        )?;
+        let p = ClusterParams { ntt, out: dst };
+        // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`
+        // to `batch` transforms of 2^log_n, the tables hold the entries it indexes, and
+        // `cluster_max_log_n` allowed this cluster size on `f`.
+        unsafe {
+            zkntt_gpu::launch::launch_cluster(stream, &f, config(batch, log_c), &p, 1 << log_c)
+        }?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_match_the_c_struct() {
+        // NttParams (64 bytes) and a pointer.
+        assert_eq!(std::mem::size_of::<ClusterParams>(), 72);
+        assert_eq!(std::mem::align_of::<ClusterParams>(), 8);
+    }
+}

@@ -1,0 +1,176 @@
+// The cluster kernel: one transform of N = C x 4096 (C = 2..16, so 2^13..2^16) in one launch,
+// on a thread-block cluster of C blocks (sm_90) that exchange through distributed shared memory
+// instead of global memory and a second launch (the panel kernel's two passes).
+//
+// N = C x 4096, x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
+//   sum_n2 w_4096^(n2 k2) w_N^(n2 k1) sum_n1 x[4096 n1 + n2] w_C^(n1 k1).
+// Block `me` (cluster rank) of transform u:
+//   1. loads its segment x[4096 me + n2] into `seg`; cluster barrier;
+//   2. takes the 4096 / C columns n2 = me 4096 / C + tid + 256 i (i < 16 / C), each column's C
+//      values from the C blocks' `seg` (register r = i C + n1), runs the C-point DIF in
+//      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
+//      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
+//      cluster barrier;
+//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
+//      (stride C; `finish` with the inverse's scale).
+// Every remote access lies between the two barriers, so no block exits while another reads it.
+#include "small/wsx_tile.cuh"
+
+namespace zkntt {
+namespace small {
+namespace cluster {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ uint32_t rank() {
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+// Every thread of every block of the cluster; orders shared (local and remote) and global memory.
+__device__ __forceinline__ void barrier() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// The shared::cluster address of shared-memory address `local` in block `block` of the cluster.
+__device__ __forceinline__ uint32_t remote(uint32_t local, uint32_t block) {
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(block));
+    return r;
+}
+__device__ __forceinline__ uint32_t load_remote(uint32_t addr) {
+    uint32_t v;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+__device__ __forceinline__ void store_remote(uint32_t addr, uint32_t v) {
+    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+#endif
+
+// Mirrored by `ClusterParams` in crates/zkntt-small/src/ntt/cluster.rs. ntt: the transforms
+// (log_n 13..16, input at data, the 4096-entry DIF table), the 2-D tables w_N^i and w_N^(4096 i)
+// in post_lo / post_hi, the inverse's scale. out: where the outputs go (may be ntt.data).
+struct ClusterParams {
+    NttParams ntt;
+    uint32_t* out;
+};
+
+template <class F, class Form>
+__device__ __forceinline__ void kernel(const ClusterParams& cp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using W = typename Form::W;
+    const NttParams& p = cp.ntt;
+    __shared__ uint32_t seg[TILE];  // this block's segment; then the tile's exchange buffer
+    __shared__ uint32_t col[TILE];  // the columns' entries k1 = me
+    const Form f(p);
+    const uint32_t tid = threadIdx.x;
+    const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
+    const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
+    const uint32_t* data = p.data + first;
+    uint32_t* out = cp.out + first;
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG);
+    NttParams columns = p;  // the 2-D twiddle, no scale
+    columns.has_scale = 0;
+    columns.post_log_rows = TILE_LOG;
+    NttParams rows = p;  // the scale, no 2-D twiddle
+    rows.post_lo = nullptr;
+
+    // 1. Segment me, coalesced.
+    {
+        uint32_t v[PER_THREAD];
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = data[(me << TILE_LOG) | tid | r << 8];
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) seg[tid | r << 8] = v[r];
+    }
+    barrier();
+
+    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i.
+    const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
+    const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
+    const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
+    const uint32_t n1_mask = (1u << log_c) - 1;
+    uint32_t y[PER_THREAD];
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
+        y[r] = load_remote(remote(seg_at + 4 * n2, r & n1_mask));
+    }
+    // The C-point DIF on register bits below log_c: layer b pairs r and r | 2^b with twiddle
+    // entry 2^b + (r mod 2^b) (w_(2^(b+1))^(n1 mod 2^b)); layer 0's twiddle is 1.
+#pragma unroll
+    for (int b = 3; b >= 0; b--) {
+        if ((uint32_t)b >= log_c) continue;
+        const uint32_t h = 1u << b;
+        if (b == 0) {
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r += 2) dif_butterfly_unit<F, Form>(y[r], y[r + 1]);
+            continue;
+        }
+        W w[8];  // the first h used
+#pragma unroll
+        for (uint32_t k = 0; k < 8; k++) {
+            if (k < h) w[k] = Form::load(p.twiddles, h + k);
+        }
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            if (r & h) continue;
+            dif_butterfly<F>(f, y[r], y[r | h], w[r & (h - 1)]);
+        }
+    }
+    // Register r now holds entry k1 = rev(n1) of its column: times w_N^(n2 k1), to block k1.
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
+        const uint32_t k1 = bitrev(r & n1_mask, log_c);
+        store_remote(remote(col_at + 4 * n2, k1), finish<F>(f, columns, y[r], n2, k1));
+    }
+    barrier();
+
+    // 3. The 4096-point row k1 = me: in M1 order from `col`, out natural in `seg`.
+    uint32_t v[PER_THREAD];
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
+    wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t k2 = tid | r << 8;
+        const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
+        out[me + (k2 << log_c)] = finish<F>(f, rows, x, 0, k2);
+    }
+#endif
+}
+
+}  // namespace cluster
+}  // namespace small
+}  // namespace zkntt
+
+// Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
+// cluster per transform (grid = batch x C); static shared memory 32 KiB. Natural order, in place
+// or not (every block's reads precede the cluster's first barrier, its writes follow the second).
+#define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
+    extern "C" __global__ void __launch_bounds__(256)                                               \
+        small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                                  \
+        zkntt::small::cluster::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>>(p); \
+    }
+
+ZKNTT_SMALL_CLUSTER(FieldQ28, FormDynamic, q28_dynamic)
+ZKNTT_SMALL_CLUSTER(FieldQ28, FormConstMod, q28_const_mod)
+ZKNTT_SMALL_CLUSTER(FieldQ28, FormBarrett, q28_barrett)
+ZKNTT_SMALL_CLUSTER(FieldQ28, FormShoup, q28_shoup)
+ZKNTT_SMALL_CLUSTER(FieldQ28, FormShoupLazy, q28_shoup_lazy)
+ZKNTT_SMALL_CLUSTER(FieldQ28, FormMont, q28_montgomery)
+ZKNTT_SMALL_CLUSTER(FieldQ28, FormMontLazy, q28_montgomery_lazy)
+ZKNTT_SMALL_CLUSTER(FieldBabyBear, FormDynamic, babybear_dynamic)
+ZKNTT_SMALL_CLUSTER(FieldBabyBear, FormConstMod, babybear_const_mod)
+ZKNTT_SMALL_CLUSTER(FieldBabyBear, FormBarrett, babybear_barrett)
+ZKNTT_SMALL_CLUSTER(FieldBabyBear, FormShoup, babybear_shoup)
+ZKNTT_SMALL_CLUSTER(FieldBabyBear, FormShoupLazy, babybear_shoup_lazy)
+ZKNTT_SMALL_CLUSTER(FieldBabyBear, FormMont, babybear_montgomery)
+ZKNTT_SMALL_CLUSTER(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
+ZKNTT_SMALL_CLUSTER(FieldKoalaBear, FormDynamic, koalabear_dynamic)
+ZKNTT_SMALL_CLUSTER(FieldKoalaBear, FormConstMod, koalabear_const_mod)
+ZKNTT_SMALL_CLUSTER(FieldKoalaBear, FormBarrett, koalabear_barrett)
+ZKNTT_SMALL_CLUSTER(FieldKoalaBear, FormShoup, koalabear_shoup)
+ZKNTT_SMALL_CLUSTER(FieldKoalaBear, FormShoupLazy, koalabear_shoup_lazy)
+ZKNTT_SMALL_CLUSTER(FieldKoalaBear, FormMont, koalabear_montgomery)
+ZKNTT_SMALL_CLUSTER(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
