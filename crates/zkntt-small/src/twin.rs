@@ -445,7 +445,7 @@ pub fn cluster(
     data: &mut [u32],
 ) -> Result<()> {
     field.check_log_n(log_n)?;
-    let log_c = log_n.checked_sub(TILE_LOG).unwrap_or(0);
+    let log_c = log_n.saturating_sub(TILE_LOG);
     if !(1..=crate::ntt::MAX_LOG_CLUSTER).contains(&log_c) {
         return Err(Error::SizeUnsupported {
             field: field.name(),
