@@ -193,7 +193,7 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters, otherwise and above 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters and the batch's clusters take at most a block per SM, otherwise and above 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
         "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place |"
@@ -201,7 +201,7 @@ fn summary(gpu: &Gpu) {
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let cases: Vec<(u32, usize)> = (12..=24)
         .map(|l| (l, 1))
-        .chain([(12, 256), (16, 64), (20, 16), (22, 4)])
+        .chain([(12, 256), (13, 64), (16, 8), (16, 64), (20, 16), (22, 4)])
         .collect();
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         let ntt = SmallNtt::new(gpu, field, ModMulForm::ShoupLazy).unwrap();
@@ -218,15 +218,17 @@ fn summary(gpu: &Gpu) {
             })
             .unwrap();
             // The same call with the cluster kernel switched off, where it is the default.
-            let panels = ntt.takes_cluster(log_n, Kernel::Wsx).then(|| {
-                ntt.set_clusters(false);
-                let ms = median_ms(s, 3, 20, || {
-                    ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
-                })
-                .unwrap();
-                ntt.set_clusters(true);
-                ms
-            });
+            let panels = ntt
+                .takes_cluster(log_n, batch as u64, Kernel::Wsx)
+                .then(|| {
+                    ntt.set_clusters(false);
+                    let ms = median_ms(s, 3, 20, || {
+                        ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
+                    })
+                    .unwrap();
+                    ntt.set_clusters(true);
+                    ms
+                });
             let sp = |order| {
                 sppark_ms(gpu, &input, log_n, order, 20).map(|mut v| median(&mut v) * batch as f64)
             };

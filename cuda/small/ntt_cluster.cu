@@ -11,9 +11,13 @@
 //      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
 //      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
 //      cluster barrier;
-//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
-//      (stride C; `finish` with the inverse's scale).
-// Every remote access lies between the two barriers, so no block exits while another reads it.
+//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me; `finish` with the
+//      inverse's scale) and sends X[me + C k2] into `col` of the block whose output segment
+//      holds it (once every block has read its `col`: a split barrier around the tile); cluster
+//      barrier; stores its segment, contiguous.
+// The DIF table is staged in shared memory with the segment: each layer's twiddles are then
+// shared-memory reads, not a first touch of L2 per layer. No block exits while another can
+// still access its shared memory (every remote access precedes a barrier all blocks pass).
 #include "small/wsx_tile.cuh"
 
 namespace zkntt {
@@ -27,8 +31,12 @@ __device__ __forceinline__ uint32_t rank() {
     return r;
 }
 // Every thread of every block of the cluster; orders shared (local and remote) and global memory.
+// arrive / wait split it: wait returns once every thread of the cluster has arrived.
+__device__ __forceinline__ void arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 __device__ __forceinline__ void barrier() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+    arrive();
+    wait();
 }
 // The shared::cluster address of shared-memory address `local` in block `block` of the cluster.
 __device__ __forceinline__ uint32_t remote(uint32_t local, uint32_t block) {
@@ -49,46 +57,76 @@ __device__ __forceinline__ void store_remote(uint32_t addr, uint32_t v) {
 // Mirrored by `ClusterParams` in crates/zkntt-small/src/ntt/cluster.rs. ntt: the transforms
 // (log_n 13..16, input at data, the 4096-entry DIF table), the 2-D tables w_N^i and w_N^(4096 i)
 // in post_lo / post_hi, the inverse's scale. out: where the outputs go (may be ntt.data).
+// strided: 1 stores X[me + C k2] from each block directly (stride C); 0 sends them through the
+// owners' shared memory first, so that every block stores one contiguous segment.
 struct ClusterParams {
     NttParams ntt;
     uint32_t* out;
+    uint32_t strided;
+    uint32_t pad;
 };
+
+// Shared-memory word of output-segment position s: the low five bits XOR the next five, so the
+// remote writes at stride C and the contiguous read-back both spread over the banks.
+__device__ __forceinline__ uint32_t out_slot(uint32_t s) { return s ^ ((s >> 5) & 31u); }
+
+// Dynamic shared memory: seg and col (4096 words each), then the DIF table (4096 entries).
+template <class Form>
+constexpr uint32_t smem_bytes() {
+    return 2 * TILE * 4 + TILE * (uint32_t)sizeof(typename Form::W);
+}
 
 template <class F, class Form>
 __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
+    extern __shared__ uint4 smem[];
+    uint32_t* seg = reinterpret_cast<uint32_t*>(smem);  // this block's segment; then the tile's buffer
+    uint32_t* col = seg + TILE;  // the columns' entries k1 = me; then the output segment me
+    W* table = reinterpret_cast<W*>(col + TILE);  // the DIF table, read by every layer
     const NttParams& p = cp.ntt;
-    __shared__ uint32_t seg[TILE];  // this block's segment; then the tile's exchange buffer
-    __shared__ uint32_t col[TILE];  // the columns' entries k1 = me
     const Form f(p);
     const uint32_t tid = threadIdx.x;
     const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
     const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
     const uint32_t* data = p.data + first;
     uint32_t* out = cp.out + first;
-    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG);
-    NttParams columns = p;  // the 2-D twiddle, no scale
-    columns.has_scale = 0;
-    columns.post_log_rows = TILE_LOG;
+    const auto c = wsx::Consts<W>::template make<true>(table, TILE_LOG);
     NttParams rows = p;  // the scale, no 2-D twiddle
     rows.post_lo = nullptr;
 
-    // 1. Segment me, coalesced.
+    // Column n2 = n2_0 + 256 (r >> log_c) of register r; its entry k1 = rev(r mod C) takes
+    // w_N^(n2 k1), whose two table entries are read here, with the segment and the DIF table,
+    // so that their latencies overlap.
+    const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
+    const uint32_t n1_mask = (1u << log_c) - 1;
+    W w_lo[PER_THREAD], w_hi[PER_THREAD];
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t e = (n2_0 + ((r >> log_c) << 8)) * bitrev(r & n1_mask, log_c);
+        w_lo[r] = Form::load(p.post_lo, e & (TILE - 1));
+        w_hi[r] = Form::load(p.post_hi, e >> TILE_LOG);
+    }
+    // 1. Segment me and the table, coalesced.
     {
         uint32_t v[PER_THREAD];
+        W t[PER_THREAD];
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = data[(me << TILE_LOG) | tid | r << 8];
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            v[r] = data[(me << TILE_LOG) | tid | r << 8];
+            t[r] = Form::load(p.twiddles, tid | r << 8);
+        }
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) seg[tid | r << 8] = v[r];
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            seg[tid | r << 8] = v[r];
+            table[tid | r << 8] = t[r];
+        }
     }
     barrier();
 
-    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i.
+    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2].
     const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
     const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
-    const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
-    const uint32_t n1_mask = (1u << log_c) - 1;
     uint32_t y[PER_THREAD];
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
@@ -109,7 +147,7 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
         W w[8];  // the first h used
 #pragma unroll
         for (uint32_t k = 0; k < 8; k++) {
-            if (k < h) w[k] = Form::load(p.twiddles, h + k);
+            if (k < h) w[k] = wsx::tw_load<Form, true>(table, h + k);
         }
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) {
@@ -117,12 +155,13 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
             dif_butterfly<F>(f, y[r], y[r | h], w[r & (h - 1)]);
         }
     }
-    // Register r now holds entry k1 = rev(n1) of its column: times w_N^(n2 k1), to block k1.
+    // Entry k1 times w_N^(n2 k1), in canonical form, to block k1.
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
-        const uint32_t k1 = bitrev(r & n1_mask, log_c);
-        store_remote(remote(col_at + 4 * n2, k1), finish<F>(f, columns, y[r], n2, k1));
+        uint32_t x = post_twiddle<F>(f, y[r], w_lo[r], w_hi[r]);
+        if (Form::LAZY) x = reduce_once(x, F::Q);
+        store_remote(remote(col_at + 4 * n2, bitrev(r & n1_mask, log_c)), x);
     }
     barrier();
 
@@ -130,12 +169,30 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
     uint32_t v[PER_THREAD];
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
-    wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
+    arrive();  // this block's `col` is free: the output exchange below may write it
+    wsx::layers<F, Form, true, true>(f, c, v, seg, 1, TILE_LOG);
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t k2 = tid | r << 8;
-        const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
-        out[me + (k2 << log_c)] = finish<F>(f, rows, x, 0, k2);
+        v[r] = finish<F>(f, rows, seg[c.s_m1 ^ wsx::slot(r << 8)], 0, k2);
+    }
+    wait();
+    if (cp.strided) {
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) out[me + ((tid | r << 8) << log_c)] = v[r];
+        return;
+    }
+    // X[me + C k2] is word w of the transform: position w mod 4096 of block w / 4096's segment.
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t w = me + ((tid | r << 8) << log_c);
+        store_remote(remote(col_at + 4 * out_slot(w & (TILE - 1)), w >> TILE_LOG), v[r]);
+    }
+    barrier();
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t i = tid | r << 8;
+        out[(me << TILE_LOG) | i] = col[out_slot(i)];
     }
 #endif
 }
@@ -145,8 +202,9 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 }  // namespace zkntt
 
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
-// cluster per transform (grid = batch x C); static shared memory 32 KiB. Natural order, in place
-// or not (every block's reads precede the cluster's first barrier, its writes follow the second).
+// cluster per transform (grid = batch x C); dynamic shared memory 32 KiB + 4096 twiddle entries
+// (48 KiB, or 64 KiB for the Shoup forms). Natural order, in place or not (every block's reads
+// precede the cluster's first barrier, its writes follow the last).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                                  \

@@ -25,17 +25,7 @@ pub unsafe fn launch<P: DeviceRepr>(
     p: &P,
     dependent: bool,
 ) -> Result<()> {
-    if cfg.shared_mem_bytes > 48 * 1024 {
-        // SAFETY: a valid function handle of this context; the attribute only raises a limit.
-        unsafe {
-            cudarc::driver::result::function::set_function_attribute(
-                f.cu_function(),
-                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                cfg.shared_mem_bytes as i32,
-            )
-        }
-        .during("cuFuncSetAttribute")?;
-    }
+    allow_shared_memory(f, cfg)?;
     if dependent {
         let mut attr = CUlaunchAttribute {
             id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
@@ -67,6 +57,22 @@ pub unsafe fn launch<P: DeviceRepr>(
     b.arg(p);
     // SAFETY: the caller's contract.
     unsafe { b.launch(cfg) }.during("kernel launch")?;
+    Ok(())
+}
+
+/// Raises `f`'s dynamic shared memory limit to `cfg`'s where it is above the default 48 KiB.
+fn allow_shared_memory(f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
+    if cfg.shared_mem_bytes > 48 * 1024 {
+        // SAFETY: a valid function handle of this context; the attribute only raises a limit.
+        unsafe {
+            cudarc::driver::result::function::set_function_attribute(
+                f.cu_function(),
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                cfg.shared_mem_bytes as i32,
+            )
+        }
+        .during("cuFuncSetAttribute")?;
+    }
     Ok(())
 }
 
@@ -126,6 +132,7 @@ pub fn max_active_clusters(
         }
         .during("cuFuncSetAttribute (non-portable cluster size)")?;
     }
+    allow_shared_memory(f, cfg)?;
     let mut attr = cluster_attribute();
     let ex = cluster_config(stream, cfg, cluster, &mut attr);
     let mut n: std::ffi::c_int = 0;
@@ -149,6 +156,7 @@ pub unsafe fn launch_cluster<P: DeviceRepr>(
     p: &P,
     cluster: u32,
 ) -> Result<()> {
+    allow_shared_memory(f, cfg)?;
     let mut attr = cluster_attribute();
     let ex = cluster_config(stream, cfg, cluster, &mut attr);
     let mut arg = p as *const P as *mut std::ffi::c_void;

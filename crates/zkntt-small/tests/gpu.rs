@@ -273,7 +273,7 @@ fn panel_small_sizes_match_twin() {
         let ntt = SmallNtt::new(&gpu, field, form).unwrap();
         ntt.set_clusters(false);
         for (log_n, batch) in [(13u32, 3usize), (14, 1), (16, 2)] {
-            assert!(!ntt.takes_cluster(log_n, Kernel::Wsx));
+            assert!(!ntt.takes_cluster(log_n, batch as u64, Kernel::Wsx));
             let x = inputs(field, batch << log_n, log_n as u64);
             for dir in [Direction::Forward, Direction::Inverse] {
                 let mut want = x.clone();
@@ -312,8 +312,8 @@ fn cluster_kernel_matches_twin() {
                 "{field:?} {form:?}: cluster sizes"
             );
             for log_n in 13..=16u32 {
-                assert!(ntt.takes_cluster(log_n, Kernel::Wsx));
                 let batch = if log_n == 14 { 3 } else { 1 };
+                assert!(ntt.takes_cluster(log_n, batch as u64, Kernel::Wsx));
                 let x = inputs(field, batch << log_n, 300 + log_n as u64);
                 for dir in [Direction::Forward, Direction::Inverse] {
                     let mut want = x.clone();

@@ -23,29 +23,44 @@ pub fn cluster_kernel_name(field: SmallField, form: crate::ModMulForm) -> String
 pub(super) struct ClusterParams {
     pub ntt: NttParams,
     pub out: u64,
+    pub strided: u32,
+    pub pad: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
 unsafe impl DeviceRepr for ClusterParams {}
 
-fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
+/// Dynamic shared memory of a block (`smem_bytes` of the kernel): two 4096-word buffers and
+/// the 4096-entry DIF table (two words an entry in the Shoup forms).
+fn smem_bytes(form: crate::ModMulForm) -> u32 {
+    let entry = if form.has_companion() { 8 } else { 4 };
+    (2 * 4 + entry) << TILE_LOG
+}
+
+fn config(batch: u64, log_cluster: u32, form: crate::ModMulForm) -> LaunchConfig {
     LaunchConfig {
         grid_dim: ((batch << log_cluster) as u32, 1, 1),
         block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: 0,
+        shared_mem_bytes: smem_bytes(form),
     }
 }
 
 /// log2 N of the largest transform the cluster kernel `f` runs on this GPU: 12 + the largest
 /// log2 cluster size (up to [`MAX_LOG_CLUSTER`]) of which the driver schedules at least one
 /// cluster; `TILE_LOG` (no cluster sizes) before sm_90 or where the driver refuses.
-pub(super) fn max_log_n(stream: &CudaStream, f: &CudaFunction, sm90: bool) -> u32 {
+pub(super) fn max_log_n(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    form: crate::ModMulForm,
+    sm90: bool,
+) -> u32 {
     let mut max = TILE_LOG;
     if !sm90 {
         return max;
     }
     for log_c in 1..=MAX_LOG_CLUSTER {
-        let fits = zkntt_gpu::launch::max_active_clusters(stream, f, config(1, log_c), 1 << log_c)
+        let cfg = config(1, log_c, form);
+        let fits = zkntt_gpu::launch::max_active_clusters(stream, f, cfg, 1 << log_c)
             .is_ok_and(|n| n >= 1);
         if !fits {
             break;
@@ -56,13 +71,16 @@ pub(super) fn max_log_n(stream: &CudaStream, f: &CudaFunction, sm90: bool) -> u3
 }
 
 impl SmallNtt {
-    /// Whether [`SmallNtt::run`] and [`SmallNtt::run_into`] take the cluster kernel for 2^log_n
-    /// with `kernel`: the WSX kernel, a size above one tile that this GPU's clusters hold, and
-    /// clusters not switched off ([`SmallNtt::set_clusters`]).
-    pub fn takes_cluster(&self, log_n: u32, kernel: super::Kernel) -> bool {
+    /// Whether [`SmallNtt::run`] and [`SmallNtt::run_into`] take the cluster kernel for `batch`
+    /// transforms of 2^log_n with `kernel`: the WSX kernel, a size above one tile that this
+    /// GPU's clusters hold, a batch whose clusters take at most one block per multiprocessor
+    /// (a larger batch fills the GPU, where the panel passes measured faster), and clusters not
+    /// switched off ([`SmallNtt::set_clusters`]).
+    pub fn takes_cluster(&self, log_n: u32, batch: u64, kernel: super::Kernel) -> bool {
         kernel == super::Kernel::Wsx
             && log_n > TILE_LOG
             && log_n <= self.cluster_max_log_n
+            && (batch << (log_n - TILE_LOG)) <= self.sms
             && self.clusters.load(Ordering::Relaxed)
     }
 
@@ -111,12 +129,25 @@ impl SmallNtt {
             scale,
             Some((lo_ptr, hi_ptr, TILE_LOG)),
         )?;
-        let p = ClusterParams { ntt, out: dst };
+        // Experiment switch (this session's A/B): the direct stride-C stores.
+        let strided = std::env::var("ZKNTT_SMALL_CLUSTER_STORE").is_ok_and(|v| v == "strided");
+        let p = ClusterParams {
+            ntt,
+            out: dst,
+            strided: strided as u32,
+            pad: 0,
+        };
         // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`
         // to `batch` transforms of 2^log_n, the tables hold the entries it indexes, and
         // `cluster_max_log_n` allowed this cluster size on `f`.
         unsafe {
-            zkntt_gpu::launch::launch_cluster(stream, &f, config(batch, log_c), &p, 1 << log_c)
+            zkntt_gpu::launch::launch_cluster(
+                stream,
+                &f,
+                config(batch, log_c, self.form),
+                &p,
+                1 << log_c,
+            )
         }?;
         Ok(())
     }
@@ -128,8 +159,8 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // NttParams (64 bytes) and a pointer.
-        assert_eq!(std::mem::size_of::<ClusterParams>(), 72);
+        // NttParams (64 bytes), a pointer and two u32.
+        assert_eq!(std::mem::size_of::<ClusterParams>(), 80);
         assert_eq!(std::mem::align_of::<ClusterParams>(), 8);
     }
 }

@@ -184,7 +184,8 @@ impl SmallNtt {
             )
             .during("multiprocessor count")?;
         let dependent_launch = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
-        let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
+        let cluster_max_log_n =
+            cluster::max_log_n(gpu.stream(), &cluster_f, form, dependent_launch);
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -330,7 +331,7 @@ impl SmallNtt {
                 None,
             );
         }
-        if self.takes_cluster(log_n, kernel) {
+        if self.takes_cluster(log_n, batch, kernel) {
             let (d, _g) = data.device_ptr_mut(&stream);
             return self.cluster(&stream, d, d, log_n, batch, direction);
         }
@@ -373,7 +374,7 @@ impl SmallNtt {
             stream.memcpy_dtod(input, output).during("copy")?;
             return self.run(output, log_n, direction, kernel);
         }
-        if self.takes_cluster(log_n, kernel) {
+        if self.takes_cluster(log_n, batch, kernel) {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             return self.cluster(&stream, i, o, log_n, batch, direction);
