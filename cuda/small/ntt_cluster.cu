@@ -1,24 +1,21 @@
 // The cluster kernel: one transform of N = C x 4096 (C = 2..16, so 2^13..2^16) in one launch,
 // on a thread-block cluster of C blocks (sm_90) that exchange through distributed shared memory
-// instead of global memory and a second launch (the panel kernel's two passes).
+// instead of global memory and a second launch (the panel kernel's two passes). Its blocks are
+// 1024 threads running the quad tile's rounds (quad_tile.cuh): a lone transform is one chain of
+// dependent layers, which 32 warps per SM shorten.
 //
 // N = C x 4096, x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
 //   sum_n2 w_4096^(n2 k2) w_N^(n2 k1) sum_n1 x[4096 n1 + n2] w_C^(n1 k1).
 // Block `me` (cluster rank) of transform u:
-//   1. loads its segment x[4096 me + n2] into `seg`; cluster barrier;
-//   2. takes the 4096 / C columns n2 = me 4096 / C + tid + 256 i (i < 16 / C), each column's C
-//      values from the C blocks' `seg` (register r = i C + n1), runs the C-point DIF in
-//      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
-//      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
+//   1. loads its segment x[4096 me + n2] into `seg` and the DIF table into `table`; cluster barrier;
+//   2. gathers its 4096 / C columns n2 = me 4096 / C + j from the C blocks' `seg` into `col`
+//      (column j's C words at j C ..), runs their C-point DIFs (the quad rounds on 2^log C-word
+//      transforms), multiplies entry k1 by w_N^(n2 k1) and sends it to block k1's `row[n2]`;
 //      cluster barrier;
-//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me; `finish` with the
-//      inverse's scale) and sends X[me + C k2] into `col` of the block whose output segment
-//      holds it (once every block has read its `col`: a split barrier around the tile); cluster
-//      barrier; stores its segment, contiguous.
-// The DIF table is staged in shared memory with the segment: each layer's twiddles are then
-// shared-memory reads, not a first touch of L2 per layer. No block exits while another can
-// still access its shared memory (every remote access precedes a barrier all blocks pass).
-#include "small/wsx_tile.cuh"
+//   3. runs the 4096-point DIF on `row` (output row k1 = me; `finish` with the inverse's scale)
+//      and stores X[me + C k2] (stride C).
+// Every remote access precedes the second barrier, which every block passes before it exits.
+#include "small/quad_tile.cuh"
 
 namespace zkntt {
 namespace small {
@@ -31,12 +28,8 @@ __device__ __forceinline__ uint32_t rank() {
     return r;
 }
 // Every thread of every block of the cluster; orders shared (local and remote) and global memory.
-// arrive / wait split it: wait returns once every thread of the cluster has arrived.
-__device__ __forceinline__ void arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
-__device__ __forceinline__ void wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 __device__ __forceinline__ void barrier() {
-    arrive();
-    wait();
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 // The shared::cluster address of shared-memory address `local` in block `block` of the cluster.
 __device__ __forceinline__ uint32_t remote(uint32_t local, uint32_t block) {
@@ -57,142 +50,99 @@ __device__ __forceinline__ void store_remote(uint32_t addr, uint32_t v) {
 // Mirrored by `ClusterParams` in crates/zkntt-small/src/ntt/cluster.rs. ntt: the transforms
 // (log_n 13..16, input at data, the 4096-entry DIF table), the 2-D tables w_N^i and w_N^(4096 i)
 // in post_lo / post_hi, the inverse's scale. out: where the outputs go (may be ntt.data).
-// strided: 1 stores X[me + C k2] from each block directly (stride C); 0 sends them through the
-// owners' shared memory first, so that every block stores one contiguous segment.
 struct ClusterParams {
     NttParams ntt;
     uint32_t* out;
-    uint32_t strided;
-    uint32_t pad;
 };
 
-// Shared-memory word of output-segment position s: the low five bits XOR the next five, so the
-// remote writes at stride C and the contiguous read-back both spread over the banks.
-__device__ __forceinline__ uint32_t out_slot(uint32_t s) { return s ^ ((s >> 5) & 31u); }
-
-// Dynamic shared memory: seg and col (4096 words each), then the DIF table (4096 entries).
+// Dynamic shared memory: seg (4096 words), col and row (padded tiles), the DIF table.
 template <class Form>
 constexpr uint32_t smem_bytes() {
-    return 2 * TILE * 4 + TILE * (uint32_t)sizeof(typename Form::W);
+    return TILE * 4 + quad::smem_bytes<Form>(2);
 }
 
 template <class F, class Form>
 __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
+    using quad::pad;
     extern __shared__ uint4 smem[];
-    uint32_t* seg = reinterpret_cast<uint32_t*>(smem);  // this block's segment; then the tile's buffer
-    uint32_t* col = seg + TILE;  // the columns' entries k1 = me; then the output segment me
-    W* table = reinterpret_cast<W*>(col + TILE);  // the DIF table, read by every layer
+    uint32_t* seg = reinterpret_cast<uint32_t*>(smem);
+    uint32_t* col = seg + TILE;
+    uint32_t* row = col + quad::PADDED;
+    W* table = reinterpret_cast<W*>(row + quad::PADDED);
     const NttParams& p = cp.ntt;
     const Form f(p);
-    const uint32_t tid = threadIdx.x;
+    const uint32_t i = threadIdx.x;
     const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
+    const uint32_t log_cols = TILE_LOG - log_c;  // columns per block
     const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
     const uint32_t* data = p.data + first;
     uint32_t* out = cp.out + first;
-    const auto c = wsx::Consts<W>::template make<true>(table, TILE_LOG);
     NttParams rows = p;  // the scale, no 2-D twiddle
     rows.post_lo = nullptr;
 
-    // Column n2 = n2_0 + 256 (r >> log_c) of register r; its entry k1 = rev(r mod C) takes
-    // w_N^(n2 k1), whose two table entries are read here, with the segment and the DIF table,
-    // so that their latencies overlap.
-    const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
-    const uint32_t n1_mask = (1u << log_c) - 1;
-    W w_lo[PER_THREAD], w_hi[PER_THREAD];
+    // Word q = i + 1024 k of the column phase: column j = q mod 2^log_cols, entry s = q >> log_cols
+    // (word n1 = s of the gather, slot s of the DIF's output, entry k1 = rev(s)). The 2-D
+    // twiddles of its entries are read here, with the segment and the table, so that their
+    // latencies overlap.
+    W w_lo[4], w_hi[4];
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t e = (n2_0 + ((r >> log_c) << 8)) * bitrev(r & n1_mask, log_c);
-        w_lo[r] = Form::load(p.post_lo, e & (TILE - 1));
-        w_hi[r] = Form::load(p.post_hi, e >> TILE_LOG);
+    for (uint32_t k = 0; k < 4; k++) {
+        const uint32_t q = i + k * quad::THREADS;
+        const uint32_t n2 = (me << log_cols) + (q & ((1u << log_cols) - 1));
+        const uint32_t e = n2 * bitrev(q >> log_cols, log_c);
+        w_lo[k] = Form::load(p.post_lo, e & (TILE - 1));
+        w_hi[k] = Form::load(p.post_hi, e >> TILE_LOG);
     }
     // 1. Segment me and the table, coalesced.
+    quad::stage_table<Form>(table, p.twiddles);
     {
-        uint32_t v[PER_THREAD];
-        W t[PER_THREAD];
+        uint32_t x[4];
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            v[r] = data[(me << TILE_LOG) | tid | r << 8];
-            t[r] = Form::load(p.twiddles, tid | r << 8);
-        }
+        for (uint32_t k = 0; k < 4; k++) x[k] = data[(me << TILE_LOG) | (i + k * quad::THREADS)];
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            seg[tid | r << 8] = v[r];
-            table[tid | r << 8] = t[r];
-        }
+        for (uint32_t k = 0; k < 4; k++) seg[i + k * quad::THREADS] = x[k];
     }
     barrier();
 
-    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2].
+    // 2. Columns: a warp reads 32 consecutive n2 of one block's segment.
     const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
-    const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
-    uint32_t y[PER_THREAD];
+    const uint32_t row_at = (uint32_t)__cvta_generic_to_shared(row);
+    {
+        uint32_t x[4];
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
-        y[r] = load_remote(remote(seg_at + 4 * n2, r & n1_mask));
-    }
-    // The C-point DIF on register bits below log_c: layer b pairs r and r | 2^b with twiddle
-    // entry 2^b + (r mod 2^b) (w_(2^(b+1))^(n1 mod 2^b)); layer 0's twiddle is 1.
-#pragma unroll
-    for (int b = 3; b >= 0; b--) {
-        if ((uint32_t)b >= log_c) continue;
-        const uint32_t h = 1u << b;
-        if (b == 0) {
-#pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r += 2) dif_butterfly_unit<F, Form>(y[r], y[r + 1]);
-            continue;
-        }
-        W w[8];  // the first h used
-#pragma unroll
-        for (uint32_t k = 0; k < 8; k++) {
-            if (k < h) w[k] = wsx::tw_load<Form, true>(table, h + k);
+        for (uint32_t k = 0; k < 4; k++) {
+            const uint32_t q = i + k * quad::THREADS;
+            const uint32_t n2 = (me << log_cols) + (q & ((1u << log_cols) - 1));
+            x[k] = load_remote(remote(seg_at + 4 * n2, q >> log_cols));
         }
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            if (r & h) continue;
-            dif_butterfly<F>(f, y[r], y[r | h], w[r & (h - 1)]);
+        for (uint32_t k = 0; k < 4; k++) {
+            const uint32_t q = i + k * quad::THREADS;
+            col[pad(((q & ((1u << log_cols) - 1)) << log_c) | (q >> log_cols))] = x[k];
         }
     }
-    // Entry k1 times w_N^(n2 k1), in canonical form, to block k1.
+    __syncthreads();
+    quad::layers<F, Form>(f, col, table, log_c);
+    // Entry k1 = rev(s) of column j times w_N^(n2 k1), in canonical form, to block k1.
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
-        uint32_t x = post_twiddle<F>(f, y[r], w_lo[r], w_hi[r]);
+    for (uint32_t k = 0; k < 4; k++) {
+        const uint32_t q = i + k * quad::THREADS;
+        const uint32_t j = q & ((1u << log_cols) - 1), s = q >> log_cols;
+        uint32_t x = post_twiddle<F>(f, col[pad((j << log_c) | s)], w_lo[k], w_hi[k]);
         if (Form::LAZY) x = reduce_once(x, F::Q);
-        store_remote(remote(col_at + 4 * n2, bitrev(r & n1_mask, log_c)), x);
+        store_remote(remote(row_at + 4 * pad((me << log_cols) + j), bitrev(s, log_c)), x);
     }
     barrier();
 
-    // 3. The 4096-point row k1 = me: in M1 order from `col`, out natural in `seg`.
-    uint32_t v[PER_THREAD];
+    // 3. The 4096-point row k1 = me, natural order in `row`, out at stride C.
+    quad::layers<F, Form>(f, row, table, TILE_LOG);
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
-    arrive();  // this block's `col` is free: the output exchange below may write it
-    wsx::layers<F, Form, true, true>(f, c, v, seg, 1, TILE_LOG);
-#pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t k2 = tid | r << 8;
-        v[r] = finish<F>(f, rows, seg[c.s_m1 ^ wsx::slot(r << 8)], 0, k2);
-    }
-    wait();
-    if (cp.strided) {
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) out[me + ((tid | r << 8) << log_c)] = v[r];
-        return;
-    }
-    // X[me + C k2] is word w of the transform: position w mod 4096 of block w / 4096's segment.
-#pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t w = me + ((tid | r << 8) << log_c);
-        store_remote(remote(col_at + 4 * out_slot(w & (TILE - 1)), w >> TILE_LOG), v[r]);
-    }
-    barrier();
-#pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t i = tid | r << 8;
-        out[(me << TILE_LOG) | i] = col[out_slot(i)];
+    for (uint32_t k = 0; k < 4; k++) {
+        const uint32_t k2 = i + k * quad::THREADS;
+        const uint32_t x = row[pad(bitrev(k2, TILE_LOG))];
+        out[me + (k2 << log_c)] = finish<F>(f, rows, x, 0, k2);
     }
 #endif
 }
@@ -201,12 +151,12 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 }  // namespace small
 }  // namespace zkntt
 
-// Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
-// cluster per transform (grid = batch x C); dynamic shared memory 32 KiB + 4096 twiddle entries
-// (48 KiB, or 64 KiB for the Shoup forms). Natural order, in place or not (every block's reads
-// precede the cluster's first barrier, its writes follow the last).
+// Launch (sm_90+ only): 1024 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
+// cluster per transform (grid = batch x C); dynamic shared memory cluster::smem_bytes<Form>() (49
+// KiB + the table: 65 KiB, 81 KiB for the Shoup forms). Natural order, in place or not (every
+// block's reads precede the cluster's first barrier, its writes follow the second).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
-    extern "C" __global__ void __launch_bounds__(256)                                               \
+    extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                                  \
         zkntt::small::cluster::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>>(p); \
     }

@@ -74,22 +74,10 @@ struct Consts {
     }
 };
 
-// Twiddle-table entry i: from global memory through the read-only cache, or (SHARED) from a copy
-// of the table the block staged in shared memory.
-template <class Form, bool SHARED>
-__device__ __forceinline__ typename Form::W tw_load(const typename Form::W* t, uint32_t i) {
-    if constexpr (SHARED) {
-        __builtin_assume(__isShared(t));
-        return t[i];
-    } else {
-        return Form::load(t, i);
-    }
-}
-
 // Four layers inside each thread's registers: register bit rb is tile bit rb + LO (layers
 // LO + 3 .. LO). `tw` is this thread's table entry for register 0 (its tile bits below LO); the
 // layer of stride 2^b reads entries (1 << b) + (lo mod 2^rb) << LO: 2^rb distinct twiddles.
-template <class F, class Form, uint32_t LO, bool SHARED>
+template <class F, class Form, uint32_t LO>
 __device__ __forceinline__ void register_layers(const Form& f, uint32_t (&v)[PER_THREAD],
                                                 const typename Form::W* tw, uint32_t log_n) {
     using W = typename Form::W;
@@ -100,7 +88,7 @@ __device__ __forceinline__ void register_layers(const Form& f, uint32_t (&v)[PER
         W w[8];  // the first 2^rb used
 #pragma unroll
         for (uint32_t k = 0; k < 8; k++) {
-            if (k < (1u << rb)) w[k] = tw_load<Form, SHARED>(tw, (1u << b) + (k << LO));
+            if (k < (1u << rb)) w[k] = Form::load(tw, (1u << b) + (k << LO));
         }
 #pragma unroll
         for (uint32_t lo = 0; lo < PER_THREAD; lo++) {
@@ -113,8 +101,8 @@ __device__ __forceinline__ void register_layers(const Form& f, uint32_t (&v)[PER
 // The layers of one tile. In: v in M1 (log_n > 8) or M2 (log_n <= 8). Out, after a
 // __syncthreads: buf[slot(g) * stride] holds output g in natural order, every slot written. The caller
 // must not let another thread still read `buf` when this starts (the M1 -> M2 exchange and the
-// output exchange write it). SHARED: `c`'s table pointers address a copy in shared memory.
-template <class F, class Form, bool EXCHANGE, bool SHARED = false>
+// output exchange write it).
+template <class F, class Form, bool EXCHANGE>
 __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form::W>& c,
                                        uint32_t (&v)[PER_THREAD], uint32_t* buf, uint32_t stride,
                                        uint32_t log_n) {
@@ -123,7 +111,7 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
     const uint32_t lane = threadIdx.x & 31;
     if (log_n > 8) {
         // Layers 11..8 in registers; twiddle offset tid + (lo mod 2^rb) * 256.
-        register_layers<F, Form, 8, SHARED>(f, v, c.tw_m1, log_n);
+        register_layers<F, Form, 8>(f, v, c.tw_m1, log_n);
         // M1 -> M2 through shared memory.
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) buf[(c.s_m1 ^ slot(r << 8)) * S] = v[r];
@@ -134,13 +122,13 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
     }
 
     // Layers 7..4 in registers; twiddle offset (lane & 15) + (lo mod 2^rb) * 16.
-    register_layers<F, Form, 4, SHARED>(f, v, c.tw_m2, log_n);
+    register_layers<F, Form, 4>(f, v, c.tw_m2, log_n);
 
     // Layers 3..0 across lanes. Twiddle offset g mod 2^b: lane bits below b, which stay in
     // place (layer 0's twiddle is 1). Loaded first so the loads overlap the exchanges.
     W w_x[4];
 #pragma unroll
-    for (uint32_t b = 1; b < 4; b++) w_x[b] = tw_load<Form, SHARED>(c.tw, (1u << b) + (lane & ((1u << b) - 1)));
+    for (uint32_t b = 1; b < 4; b++) w_x[b] = Form::load(c.tw, (1u << b) + (lane & ((1u << b) - 1)));
 #pragma unroll
     for (int b = 3; b >= 0; b--) {
         const uint32_t mask = 1u << b;
@@ -174,7 +162,7 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
         } else {
             if ((uint32_t)b >= log_n) continue;
             // One twiddle per lane; the lower lane multiplies by entry mask + 0 = w^0 = 1.
-            const W w = tw_load<Form, SHARED>(c.tw, mask + (upper ? lane & (mask - 1) : 0));
+            const W w = Form::load(c.tw, mask + (upper ? lane & (mask - 1) : 0));
 #pragma unroll
             for (uint32_t r = 0; r < PER_THREAD; r++) {
                 uint32_t other = __shfl_xor_sync(0xffffffffu, v[r], mask);
