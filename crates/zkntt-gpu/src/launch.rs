@@ -60,9 +60,20 @@ pub unsafe fn launch<P: DeviceRepr>(
     Ok(())
 }
 
-/// Raises `f`'s dynamic shared memory limit to `cfg`'s where it is above the default 48 KiB.
+/// Raises `f`'s dynamic shared memory limit to `cfg`'s where it is above the default 48 KiB,
+/// once per function and size: the driver call is host time that a short launch would pay on
+/// every call with its GPU idle.
 fn allow_shared_memory(f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static RAISED: Mutex<Option<HashMap<usize, u32>>> = Mutex::new(None);
     if cfg.shared_mem_bytes > 48 * 1024 {
+        let key = f.cu_function() as usize;
+        let mut raised = RAISED.lock().unwrap_or_else(|p| p.into_inner());
+        let raised = raised.get_or_insert_with(HashMap::new);
+        if raised.get(&key).is_some_and(|&b| b >= cfg.shared_mem_bytes) {
+            return Ok(());
+        }
         // SAFETY: a valid function handle of this context; the attribute only raises a limit.
         unsafe {
             cudarc::driver::result::function::set_function_attribute(
@@ -72,6 +83,7 @@ fn allow_shared_memory(f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
             )
         }
         .during("cuFuncSetAttribute")?;
+        raised.insert(key, cfg.shared_mem_bytes);
     }
     Ok(())
 }

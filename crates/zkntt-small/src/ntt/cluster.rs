@@ -8,7 +8,7 @@
 use super::{NttParams, SmallNtt};
 use crate::field::TILE_LOG;
 use crate::{Direction, Result, SmallField};
-use cudarc::driver::{CudaFunction, CudaStream, DevicePtr, DeviceRepr, LaunchConfig};
+use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr, LaunchConfig};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -136,16 +136,14 @@ impl SmallNtt {
         if tiles == 0 {
             return Ok(());
         }
-        let f = self
-            .gpu
-            .function(&quad_kernel_name(self.field, self.form))?;
-        let (tw, _g) = self.twiddle_table(direction).device_ptr(stream);
+        let f = &self.quad_f;
+        let tw = self.twiddle_table(direction);
         let scale = (direction == Direction::Inverse).then_some(log_n);
         let p = self.params(tw, data, batch, log_n, scale, None)?;
         let cfg = config(tiles, smem_bytes(self.form, 1, 0));
         // SAFETY: the kernel takes one NttParams by value; `data` holds batch << log_n words
         // (checked by the callers) and the table holds the 4096 entries it stages.
-        unsafe { zkntt_gpu::launch::launch(stream, &f, cfg, &p, false) }?;
+        unsafe { zkntt_gpu::launch::launch(stream, f, cfg, &p, false) }?;
         Ok(())
     }
 
@@ -165,14 +163,9 @@ impl SmallNtt {
         if batch == 0 {
             return Ok(());
         }
-        let f = self
-            .gpu
-            .function(&cluster_kernel_name(self.field, self.form))?;
-        let mut post = super::lock(&self.post);
-        let (lo, hi) = self.post_tables(&mut post, stream, log_n, direction)?;
-        let (lo_ptr, _g1) = lo.device_ptr(stream);
-        let (hi_ptr, _g2) = hi.device_ptr(stream);
-        let (tw, _g3) = self.twiddle_table(direction).device_ptr(stream);
+        let f = &self.cluster_f;
+        let (lo_ptr, hi_ptr) = self.post_tables(stream, log_n, direction)?;
+        let tw = self.twiddle_table(direction);
         let scale = (direction == Direction::Inverse).then_some(log_n);
         let ntt = self.params(
             tw,
@@ -189,7 +182,7 @@ impl SmallNtt {
         unsafe {
             zkntt_gpu::launch::launch_cluster(
                 stream,
-                &f,
+                f,
                 cluster_config(batch, log_c, self.form),
                 &p,
                 1 << log_c,

@@ -18,7 +18,8 @@ use crate::field::TILE_LOG;
 use crate::tables;
 use crate::{Direction, Error, ModMulForm, Result, SmallField};
 use cudarc::driver::{
-    CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg,
+    CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
+    PushKernelArg,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -122,13 +123,33 @@ const THREADS: u32 = 256;
 /// wave of them, each looping over tiles, so per-block setup is paid once per block, not per tile.
 const BLOCKS_PER_SM: u64 = 4;
 
+/// A table on the device and its address. Written once, by an upload that is complete before
+/// the address is handed out, and only read afterwards: launches pass the address without
+/// cudarc's per-access event calls (a wait and a record each, which a lone small transform
+/// would otherwise pay in host time, its GPU idle).
+#[derive(Debug)]
+struct Table {
+    _buf: CudaSlice<u32>,
+    ptr: u64,
+}
+
+impl Table {
+    /// Uploads `words` on `stream` and waits for the copy.
+    fn upload(stream: &Arc<CudaStream>, words: &[u32], what: &'static str) -> Result<Self> {
+        let buf = stream.clone_htod(words).during(what)?;
+        stream.synchronize().during(what)?;
+        let ptr = buf.device_ptr(stream).0;
+        Ok(Self { _buf: buf, ptr })
+    }
+}
+
 /// The 2-D twiddles (lo, hi) of one size and direction, on the device.
-type PostTables = (CudaSlice<u32>, CudaSlice<u32>);
+type PostTables = (Table, Table);
 
 #[derive(Debug)]
 struct Twiddles {
-    forward: CudaSlice<u32>,
-    inverse: CudaSlice<u32>,
+    forward: Table,
+    inverse: Table,
 }
 
 /// Small-word NTTs of one field in one modmul form on one GPU. Twiddle tables are built once;
@@ -147,6 +168,9 @@ pub struct SmallNtt {
     max_grid: u64,
     /// log2 of the largest transform the cluster kernel takes on this GPU (12: none).
     cluster_max_log_n: u32,
+    /// The latency kernels, resolved once (a lone small transform pays its host time).
+    quad_f: CudaFunction,
+    cluster_f: CudaFunction,
     /// Whether single transforms and small batches take the quad and cluster kernels
     /// ([`SmallNtt::set_latency_kernels`]).
     latency_kernels: std::sync::atomic::AtomicBool,
@@ -168,9 +192,9 @@ impl SmallNtt {
             }
             .into());
         }
-        let upload = |dir| -> Result<CudaSlice<u32>> {
+        let upload = |dir| -> Result<Table> {
             let words = tables::dif_twiddles(field, form, dir)?.device_words();
-            gpu.stream().clone_htod(&words).during("twiddle upload")
+            Table::upload(gpu.stream(), &words, "twiddle upload")
         };
         let twiddles = Twiddles {
             forward: upload(Direction::Forward)?,
@@ -181,7 +205,7 @@ impl SmallNtt {
             gpu.function(&kernel_name(k, field, form))?;
         }
         gpu.function(&panel_kernel_name(field, form))?;
-        gpu.function(&quad_kernel_name(field, form))?;
+        let quad_f = gpu.function(&quad_kernel_name(field, form))?;
         let cluster_f = gpu.function(&cluster_kernel_name(field, form))?;
         let sms = gpu
             .context()
@@ -201,6 +225,8 @@ impl SmallNtt {
             dependent_launch,
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             cluster_max_log_n,
+            quad_f,
+            cluster_f,
             latency_kernels: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
@@ -228,10 +254,11 @@ impl SmallNtt {
         Ok((len >> log_n) as u64)
     }
 
-    fn twiddle_table(&self, direction: Direction) -> &CudaSlice<u32> {
+    /// The DIF table's address for `direction`.
+    fn twiddle_table(&self, direction: Direction) -> u64 {
         match direction {
-            Direction::Forward => &self.twiddles.forward,
-            Direction::Inverse => &self.twiddles.inverse,
+            Direction::Forward => self.twiddles.forward.ptr,
+            Direction::Inverse => self.twiddles.inverse.ptr,
         }
     }
 
@@ -289,7 +316,7 @@ impl SmallNtt {
         let f = self
             .gpu
             .function(&kernel_name(kernel, self.field, self.form))?;
-        let (tw_ptr, _tw_guard) = self.twiddle_table(direction).device_ptr(stream);
+        let tw_ptr = self.twiddle_table(direction);
         let params = self.params(tw_ptr, data, batch, log_n, scale_log_n, post)?;
         let tiles = ((batch << log_n) + (1 << TILE_LOG) - 1) >> TILE_LOG;
         if tiles == 0 {

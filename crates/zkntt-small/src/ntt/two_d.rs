@@ -3,32 +3,33 @@
 //! passes: three transposes and the one-tile kernels.
 
 use super::panel::Layout;
-use super::{Kernel, PostTables, SmallNtt, lock};
-use crate::error::DriverContext;
+use super::{Kernel, SmallNtt, Table, lock};
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
 use crate::{Direction, Result};
-use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut};
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 impl SmallNtt {
-    /// The 2-D twiddles of one size and direction, uploaded on first use.
-    pub(super) fn post_tables<'a>(
+    /// The addresses (lo, hi) of the 2-D twiddles of one size and direction, uploaded on first
+    /// use.
+    pub(super) fn post_tables(
         &self,
-        post: &'a mut std::collections::HashMap<(u32, Direction), PostTables>,
         stream: &Arc<CudaStream>,
         log_n: u32,
         direction: Direction,
-    ) -> Result<&'a PostTables> {
-        Ok(match post.entry((log_n, direction)) {
+    ) -> Result<(u64, u64)> {
+        let mut post = lock(&self.post);
+        let (lo, hi) = match post.entry((log_n, direction)) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(e) => {
                 let (lo, hi) = tables::post_twiddles(self.field, self.form, direction, log_n)?;
-                let up = |t: &Encoded| stream.clone_htod(&t.device_words()).during("2-D twiddles");
+                let up = |t: &Encoded| Table::upload(stream, &t.device_words(), "2-D twiddles");
                 e.insert((up(&lo)?, up(&hi)?))
             }
-        })
+        };
+        Ok((lo.ptr, hi.ptr))
     }
 
     /// N = N1 x N2 (x[n1 N2 + n2]); X[k1 + N1 k2] from two panel passes: the N1-point columns
@@ -48,11 +49,8 @@ impl SmallNtt {
     ) -> Result<()> {
         let log1 = log_n / 2;
         let log2 = log_n - log1;
-        let mut post = lock(&self.post);
-        let (lo, hi) = self.post_tables(&mut post, stream, log_n, direction)?;
-        let (lo_ptr, _g1) = lo.device_ptr(stream);
-        let (hi_ptr, _g2) = hi.device_ptr(stream);
-        let (tw, _g3) = self.twiddle_table(direction).device_ptr(stream);
+        let (lo_ptr, hi_ptr) = self.post_tables(stream, log_n, direction)?;
+        let tw = self.twiddle_table(direction);
         let scale = (direction == Direction::Inverse).then_some(log_n);
         // Columns: transform n2 of a matrix, element n1 at word n1 N2 + n2.
         let columns = Layout { t: 0, e: log2 };
@@ -87,10 +85,7 @@ impl SmallNtt {
     ) -> Result<()> {
         let log1 = log_n / 2;
         let log2 = log_n - log1;
-        let mut post = lock(&self.post);
-        let (lo, hi) = self.post_tables(&mut post, stream, log_n, direction)?;
-        let (lo_ptr, _g1) = lo.device_ptr(stream);
-        let (hi_ptr, _g2) = hi.device_ptr(stream);
+        let (lo_ptr, hi_ptr) = self.post_tables(stream, log_n, direction)?;
         let (d, _g3) = data.device_ptr_mut(stream);
         let (o, _g4) = out.device_ptr_mut(stream);
         let (n1, n2) = (1u32 << log1, 1u32 << log2);
