@@ -179,18 +179,6 @@ __device__ __forceinline__ uint32_t dif_half_butterfly(const Form& f, uint32_t o
     }
 }
 
-// x times the 2-D twiddle w_M^e given as its table entries lo = w_M^(e mod 4096) and
-// hi = w_M^(4096 (e / 4096)), in that order.
-template <class F, class Form>
-__device__ __forceinline__ uint32_t post_twiddle(const Form& f, uint32_t x, typename Form::W lo,
-                                                 typename Form::W hi) {
-    x = f.mul(x, lo);
-    if (Form::LAZY && !F::HARVEY) x = reduce_once(x, F::Q);
-    x = f.mul(x, hi);
-    if (Form::LAZY && !F::HARVEY) x = reduce_once(x, F::Q);
-    return x;
-}
-
 // What leaves a kernel: the optional 2-D twiddle w_M^(t*k) and scale, then canonical form.
 template <class F, class Form>
 __device__ __forceinline__ uint32_t finish(const Form& f, const NttParams& p, uint32_t x,
@@ -198,7 +186,10 @@ __device__ __forceinline__ uint32_t finish(const Form& f, const NttParams& p, ui
     if (p.post_lo != nullptr) {
         // t*k < M <= 2^24: split the exponent into 12-bit halves.
         uint32_t e = (uint32_t)(t & ((1u << p.post_log_rows) - 1)) * k;
-        x = post_twiddle<F>(f, x, Form::load(p.post_lo, e & (TILE - 1)), Form::load(p.post_hi, e >> TILE_LOG));
+        x = f.mul(x, Form::load(p.post_lo, e & (TILE - 1)));
+        if (Form::LAZY && !F::HARVEY) x = reduce_once(x, F::Q);
+        x = f.mul(x, Form::load(p.post_hi, e >> TILE_LOG));
+        if (Form::LAZY && !F::HARVEY) x = reduce_once(x, F::Q);
     }
     if (p.has_scale) {
         x = f.mul(x, Form::scalar(p));

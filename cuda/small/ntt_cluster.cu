@@ -1,21 +1,20 @@
 // The cluster kernel: one transform of N = C x 4096 (C = 2..16, so 2^13..2^16) in one launch,
 // on a thread-block cluster of C blocks (sm_90) that exchange through distributed shared memory
-// instead of global memory and a second launch (the panel kernel's two passes). Its blocks are
-// 1024 threads running the quad tile's rounds (quad_tile.cuh): a lone transform is one chain of
-// dependent layers, which 32 warps per SM shorten.
+// instead of global memory and a second launch (the panel kernel's two passes).
 //
 // N = C x 4096, x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
 //   sum_n2 w_4096^(n2 k2) w_N^(n2 k1) sum_n1 x[4096 n1 + n2] w_C^(n1 k1).
 // Block `me` (cluster rank) of transform u:
-//   1. loads its segment x[4096 me + n2] into `seg` and the DIF table into `table`; cluster barrier;
-//   2. gathers its 4096 / C columns n2 = me 4096 / C + j from the C blocks' `seg` into `col`
-//      (column j's C words at j C ..), runs their C-point DIFs (the quad rounds on 2^log C-word
-//      transforms), multiplies entry k1 by w_N^(n2 k1) and sends it to block k1's `row[n2]`;
+//   1. loads its segment x[4096 me + n2] into `seg`; cluster barrier;
+//   2. takes the 4096 / C columns n2 = me 4096 / C + tid + 256 i (i < 16 / C), each column's C
+//      values from the C blocks' `seg` (register r = i C + n1), runs the C-point DIF in
+//      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
+//      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
 //      cluster barrier;
-//   3. runs the 4096-point DIF on `row` (output row k1 = me; `finish` with the inverse's scale)
-//      and stores X[me + C k2] (stride C).
-// Every remote access precedes the second barrier, which every block passes before it exits.
-#include "small/quad_tile.cuh"
+//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
+//      (stride C; `finish` with the inverse's scale).
+// Every remote access lies between the two barriers, so no block exits while another reads it.
+#include "small/wsx_tile.cuh"
 
 namespace zkntt {
 namespace small {
@@ -55,93 +54,87 @@ struct ClusterParams {
     uint32_t* out;
 };
 
-// Dynamic shared memory: seg (4096 words), col and row (padded tiles), the DIF table.
-template <class Form>
-constexpr uint32_t smem_bytes() {
-    return TILE * 4 + quad::smem_bytes<Form>(2);
-}
-
 template <class F, class Form>
 __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
-    using quad::pad;
-    extern __shared__ uint4 smem[];
-    uint32_t* seg = reinterpret_cast<uint32_t*>(smem);
-    uint32_t* col = seg + TILE;
-    uint32_t* row = col + quad::PADDED;
-    W* table = reinterpret_cast<W*>(row + quad::PADDED);
     const NttParams& p = cp.ntt;
+    __shared__ uint32_t seg[TILE];  // this block's segment; then the tile's exchange buffer
+    __shared__ uint32_t col[TILE];  // the columns' entries k1 = me
     const Form f(p);
-    const uint32_t i = threadIdx.x;
+    const uint32_t tid = threadIdx.x;
     const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
-    const uint32_t log_cols = TILE_LOG - log_c;  // columns per block
     const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
     const uint32_t* data = p.data + first;
     uint32_t* out = cp.out + first;
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG);
+    NttParams columns = p;  // the 2-D twiddle, no scale
+    columns.has_scale = 0;
+    columns.post_log_rows = TILE_LOG;
     NttParams rows = p;  // the scale, no 2-D twiddle
     rows.post_lo = nullptr;
 
-    // Word q = i + 1024 k of the column phase: column j = q mod 2^log_cols, entry s = q >> log_cols
-    // (word n1 = s of the gather, slot s of the DIF's output, entry k1 = rev(s)). The 2-D
-    // twiddles of its entries are read here, with the segment and the table, so that their
-    // latencies overlap.
-    W w_lo[4], w_hi[4];
-#pragma unroll
-    for (uint32_t k = 0; k < 4; k++) {
-        const uint32_t q = i + k * quad::THREADS;
-        const uint32_t n2 = (me << log_cols) + (q & ((1u << log_cols) - 1));
-        const uint32_t e = n2 * bitrev(q >> log_cols, log_c);
-        w_lo[k] = Form::load(p.post_lo, e & (TILE - 1));
-        w_hi[k] = Form::load(p.post_hi, e >> TILE_LOG);
-    }
-    // 1. Segment me and the table, coalesced.
-    quad::stage_table<Form>(table, p.twiddles);
+    // 1. Segment me, coalesced.
     {
-        uint32_t x[4];
+        uint32_t v[PER_THREAD];
 #pragma unroll
-        for (uint32_t k = 0; k < 4; k++) x[k] = data[(me << TILE_LOG) | (i + k * quad::THREADS)];
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = data[(me << TILE_LOG) | tid | r << 8];
 #pragma unroll
-        for (uint32_t k = 0; k < 4; k++) seg[i + k * quad::THREADS] = x[k];
+        for (uint32_t r = 0; r < PER_THREAD; r++) seg[tid | r << 8] = v[r];
     }
     barrier();
 
-    // 2. Columns: a warp reads 32 consecutive n2 of one block's segment.
+    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i.
     const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
-    const uint32_t row_at = (uint32_t)__cvta_generic_to_shared(row);
-    {
-        uint32_t x[4];
+    const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
+    const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
+    const uint32_t n1_mask = (1u << log_c) - 1;
+    uint32_t y[PER_THREAD];
 #pragma unroll
-        for (uint32_t k = 0; k < 4; k++) {
-            const uint32_t q = i + k * quad::THREADS;
-            const uint32_t n2 = (me << log_cols) + (q & ((1u << log_cols) - 1));
-            x[k] = load_remote(remote(seg_at + 4 * n2, q >> log_cols));
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
+        y[r] = load_remote(remote(seg_at + 4 * n2, r & n1_mask));
+    }
+    // The C-point DIF on register bits below log_c: layer b pairs r and r | 2^b with twiddle
+    // entry 2^b + (r mod 2^b) (w_(2^(b+1))^(n1 mod 2^b)); layer 0's twiddle is 1.
+#pragma unroll
+    for (int b = 3; b >= 0; b--) {
+        if ((uint32_t)b >= log_c) continue;
+        const uint32_t h = 1u << b;
+        if (b == 0) {
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r += 2) dif_butterfly_unit<F, Form>(y[r], y[r + 1]);
+            continue;
+        }
+        W w[8];  // the first h used
+#pragma unroll
+        for (uint32_t k = 0; k < 8; k++) {
+            if (k < h) w[k] = Form::load(p.twiddles, h + k);
         }
 #pragma unroll
-        for (uint32_t k = 0; k < 4; k++) {
-            const uint32_t q = i + k * quad::THREADS;
-            col[pad(((q & ((1u << log_cols) - 1)) << log_c) | (q >> log_cols))] = x[k];
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            if (r & h) continue;
+            dif_butterfly<F>(f, y[r], y[r | h], w[r & (h - 1)]);
         }
     }
-    __syncthreads();
-    quad::layers<F, Form>(f, col, table, log_c);
-    // Entry k1 = rev(s) of column j times w_N^(n2 k1), in canonical form, to block k1.
+    // Register r now holds entry k1 = rev(n1) of its column: times w_N^(n2 k1), to block k1.
 #pragma unroll
-    for (uint32_t k = 0; k < 4; k++) {
-        const uint32_t q = i + k * quad::THREADS;
-        const uint32_t j = q & ((1u << log_cols) - 1), s = q >> log_cols;
-        uint32_t x = post_twiddle<F>(f, col[pad((j << log_c) | s)], w_lo[k], w_hi[k]);
-        if (Form::LAZY) x = reduce_once(x, F::Q);
-        store_remote(remote(row_at + 4 * pad((me << log_cols) + j), bitrev(s, log_c)), x);
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
+        const uint32_t k1 = bitrev(r & n1_mask, log_c);
+        store_remote(remote(col_at + 4 * n2, k1), finish<F>(f, columns, y[r], n2, k1));
     }
     barrier();
 
-    // 3. The 4096-point row k1 = me, natural order in `row`, out at stride C.
-    quad::layers<F, Form>(f, row, table, TILE_LOG);
+    // 3. The 4096-point row k1 = me: in M1 order from `col`, out natural in `seg`.
+    uint32_t v[PER_THREAD];
 #pragma unroll
-    for (uint32_t k = 0; k < 4; k++) {
-        const uint32_t k2 = i + k * quad::THREADS;
-        const uint32_t x = row[pad(bitrev(k2, TILE_LOG))];
+    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
+    wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t k2 = tid | r << 8;
+        const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
         out[me + (k2 << log_c)] = finish<F>(f, rows, x, 0, k2);
     }
 #endif
@@ -151,12 +144,11 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 }  // namespace small
 }  // namespace zkntt
 
-// Launch (sm_90+ only): 1024 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
-// cluster per transform (grid = batch x C); dynamic shared memory cluster::smem_bytes<Form>() (49
-// KiB + the table: 65 KiB, 81 KiB for the Shoup forms). Natural order, in place or not (every
-// block's reads precede the cluster's first barrier, its writes follow the second).
+// Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
+// cluster per transform (grid = batch x C); static shared memory 32 KiB. Natural order, in place
+// or not (every block's reads precede the cluster's first barrier, its writes follow the second).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
-    extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
+    extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                                  \
         zkntt::small::cluster::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>>(p); \
     }

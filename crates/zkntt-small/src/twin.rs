@@ -433,12 +433,10 @@ pub fn two_d_panels(
 
 /// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N =
 /// C x 4096, each transform's C blocks exchanging through distributed shared memory. Block `me`
-/// takes the columns n2 = me 4096 / C + j, runs their C-point DIFs (the quad rounds: the layers
-/// below log2 C, the twiddle-1 butterfly at layer 0), and sends entry k1 = rev(s) of slot s times
-/// w_N^(n2 k1) to block k1; each block then runs the 4096-point DIF on its entries (the layers
-/// of the WSX tile, which the quad rounds repeat butterfly for butterfly) and stores
-/// X[me + C k2]. The butterflies here are the kernel's in the kernel's order; the words move as
-/// plain arrays. `data` holds whole transforms.
+/// loads segment me; thread tid of block me takes the columns n2 = me 4096 / C + tid + 256 i
+/// (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on the register bits
+/// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then
+/// runs the WSX tile on its 4096 entries and stores X[me + C k2]. `data` holds whole transforms.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
@@ -482,7 +480,6 @@ pub fn cluster(
         // Block k1's `col` after the column phase.
         let mut col = vec![vec![0u32; TILE]; c];
         for me in 0..c {
-            // Sixteen words a step: 16 / C columns of C (the arithmetic is per column).
             for tid in 0..THREADS {
                 let n2_0 = (me << (TILE_LOG - log_c)) + tid;
                 let n2 = |r: usize| n2_0 + ((r >> log_c) << 8);

@@ -115,8 +115,6 @@ fn every_size_kernel_and_form_matches_reference() {
     for field in SmallField::ALL {
         for form in ModMulForm::ALL {
             let ntt = SmallNtt::new(&gpu, field, form).unwrap();
-            // The tile kernels themselves, not the quad kernel a batch this small would take.
-            ntt.set_latency_kernels(false);
             for log_n in 0..=12u32 {
                 // Two whole tiles and a partial one.
                 let batch = ((2usize << 12) >> log_n) + 1 + (log_n % 3) as usize;
@@ -273,7 +271,7 @@ fn panel_small_sizes_match_twin() {
     let field = SmallField::BabyBear;
     for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
         let ntt = SmallNtt::new(&gpu, field, form).unwrap();
-        ntt.set_latency_kernels(false);
+        ntt.set_clusters(false);
         for (log_n, batch) in [(13u32, 3usize), (14, 1), (16, 2)] {
             assert!(!ntt.takes_cluster(log_n, batch as u64, Kernel::Wsx));
             let x = inputs(field, batch << log_n, log_n as u64);
@@ -287,55 +285,6 @@ fn panel_small_sizes_match_twin() {
                     log_n,
                     &format!("{form:?} {dir:?} panels vs twin"),
                 );
-            }
-        }
-    }
-}
-
-/// The quad kernel (up to 2^12, a 1024-thread block per tile) against the WSX kernel's CPU twin
-/// (the same layers, butterfly for butterfly) and the reference: every size, field and form,
-/// both directions, one transform and a batch of two tiles and a part, in place and out of place.
-#[test]
-fn quad_kernel_matches_twin() {
-    let Some(gpu) = gpu_or_skip("quad_kernel_matches_twin") else {
-        return;
-    };
-    for field in SmallField::ALL {
-        for form in ModMulForm::ALL {
-            let ntt = SmallNtt::new(&gpu, field, form).unwrap();
-            for log_n in 0..=12u32 {
-                for batch in [1usize, ((2usize << 12) >> log_n) + 1] {
-                    assert!(ntt.takes_quad(log_n, batch as u64, Kernel::Wsx));
-                    let x = inputs(field, batch << log_n, 500 + log_n as u64);
-                    for dir in [Direction::Forward, Direction::Inverse] {
-                        let mut want = x.clone();
-                        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-                        let tables = zkntt_small::tables::dif_twiddles(field, form, dir).unwrap();
-                        let scale = (dir == Direction::Inverse).then(|| {
-                            zkntt_small::tables::inverse_scale(field, form, log_n).unwrap()
-                        });
-                        let mut twin = x.clone();
-                        let args = zkntt_small::twin::KernelArgs {
-                            field,
-                            form,
-                            log_n,
-                            twiddles: &tables,
-                            scale,
-                            post: None,
-                        };
-                        zkntt_small::twin::wsx(args, &mut twin).unwrap();
-                        assert_same(&twin, &want, log_n, "twin");
-                        let what = format!("{field:?} {form:?} {dir:?} quad x {batch}");
-                        assert_same(
-                            &on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx),
-                            &want,
-                            log_n,
-                            &what,
-                        );
-                        let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
-                        assert_same(&got, &want, log_n, &format!("{what} run_into"));
-                    }
-                }
             }
         }
     }
@@ -393,7 +342,7 @@ fn panel_passes_at_every_size_match_reference() {
     };
     for field in SmallField::ALL {
         let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
-        ntt.set_latency_kernels(false);
+        ntt.set_clusters(false);
         for log_n in 13..=field.max_log_n() {
             let batch = if log_n <= 20 { 2 } else { 1 };
             let x = inputs(field, batch << log_n, 100 + log_n as u64);

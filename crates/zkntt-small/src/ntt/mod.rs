@@ -8,7 +8,7 @@ mod panel;
 mod two_d;
 
 pub(crate) use cluster::MAX_LOG_CLUSTER;
-pub use cluster::{cluster_kernel_name, quad_kernel_name};
+pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
 pub use panel::panel_kernel_name;
 pub(crate) use panel::{panel_stride, panel_tiles};
@@ -73,7 +73,7 @@ pub fn kernel_name(kernel: Kernel, field: SmallField, form: ModMulForm) -> Strin
 }
 
 /// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
-/// and the 2-D panel, quad and cluster kernels of each field and form.
+/// and the 2-D panel and cluster kernels of each field and form.
 pub fn kernel_names() -> impl Iterator<Item = String> {
     let tiles = Kernel::ALL
         .into_iter()
@@ -87,13 +87,9 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
             })
         });
     let panels = SmallField::ALL.into_iter().flat_map(|f| {
-        ModMulForm::ALL.into_iter().flat_map(move |m| {
-            [
-                panel_kernel_name(f, m),
-                quad_kernel_name(f, m),
-                cluster_kernel_name(f, m),
-            ]
-        })
+        ModMulForm::ALL
+            .into_iter()
+            .flat_map(move |m| [panel_kernel_name(f, m), cluster_kernel_name(f, m)])
     });
     tiles.chain(panels)
 }
@@ -168,12 +164,10 @@ pub struct SmallNtt {
     max_grid: u64,
     /// log2 of the largest transform the cluster kernel takes on this GPU (12: none).
     cluster_max_log_n: u32,
-    /// The latency kernels, resolved once (a lone small transform pays its host time).
-    quad_f: CudaFunction,
+    /// The cluster kernel, resolved once (a lone small transform pays its host time).
     cluster_f: CudaFunction,
-    /// Whether single transforms and small batches take the quad and cluster kernels
-    /// ([`SmallNtt::set_latency_kernels`]).
-    latency_kernels: std::sync::atomic::AtomicBool,
+    /// Whether sizes up to `cluster_max_log_n` take the cluster kernel ([`SmallNtt::set_clusters`]).
+    clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
     scratch: Mutex<Option<CudaSlice<u32>>>,
     lanes: Mutex<Vec<host::Lane>>,
@@ -205,7 +199,6 @@ impl SmallNtt {
             gpu.function(&kernel_name(k, field, form))?;
         }
         gpu.function(&panel_kernel_name(field, form))?;
-        let quad_f = gpu.function(&quad_kernel_name(field, form))?;
         let cluster_f = gpu.function(&cluster_kernel_name(field, form))?;
         let sms = gpu
             .context()
@@ -214,8 +207,7 @@ impl SmallNtt {
             )
             .during("multiprocessor count")?;
         let dependent_launch = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
-        let cluster_max_log_n =
-            cluster::max_log_n(gpu.stream(), &cluster_f, form, dependent_launch);
+        let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -225,9 +217,8 @@ impl SmallNtt {
             dependent_launch,
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             cluster_max_log_n,
-            quad_f,
             cluster_f,
-            latency_kernels: std::sync::atomic::AtomicBool::new(true),
+            clusters: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
             lanes: Mutex::new(Vec::new()),
@@ -338,8 +329,7 @@ impl SmallNtt {
     /// Transforms every consecutive 2^log_n elements of `data` in place, asynchronously on the
     /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
     /// [0, 2q)); others give unspecified values, never memory errors. With [`Kernel::Wsx`],
-    /// single transforms and small batches take the latency kernels: the quad kernel up to 2^12
-    /// ([`SmallNtt::takes_quad`]) and one cluster launch at 2^13..2^16 on sm_90
+    /// single transforms and small batches of 2^13..2^16 take one cluster launch on sm_90
     /// ([`SmallNtt::takes_cluster`]). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
     /// [`Kernel::Wsx`] two panel passes (into the scratch and back), with the others five passes
@@ -353,10 +343,6 @@ impl SmallNtt {
     ) -> Result<()> {
         let batch = self.check(data.len(), log_n)?;
         let stream = self.gpu.stream().clone();
-        if self.takes_quad(log_n, batch, kernel) {
-            let (ptr, _g) = data.device_ptr_mut(&stream);
-            return self.quad(&stream, ptr, log_n, batch, direction);
-        }
         if log_n <= TILE_LOG {
             let (ptr, _g) = data.device_ptr_mut(&stream);
             return self.launch(
@@ -460,8 +446,8 @@ mod tests {
                 form == ModMulForm::MontgomeryLazy
             );
         }
-        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the panel, quad
-        // and cluster kernels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 3 * 3 * 7);
+        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the panel and
+        // cluster kernels.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 2 * 3 * 7);
     }
 }
