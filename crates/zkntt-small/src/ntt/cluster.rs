@@ -28,6 +28,15 @@ pub(super) struct ClusterParams {
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
 unsafe impl DeviceRepr for ClusterParams {}
 
+/// Whether a batch of `batch` transforms in clusters of 2^log_c blocks is small enough for the
+/// cluster kernel: batch x C^2 <= 256, so up to 64 transforms of 2^13 and a single one of 2^16.
+/// Measured on an H100 (benches/NOTES.md, 2026-11-26): 2^13 x 64 12.2 us against the panels'
+/// 20.2, 2^16 x 1 17.5 against 20.6, but 2^16 x 8 24.1 against 21.3 and 2^16 x 64 90 against 65;
+/// the bound between (C = 4, 8) is interpolated, not measured.
+pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64) -> bool {
+    batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
+}
+
 fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
     LaunchConfig {
         grid_dim: ((batch << log_cluster) as u32, 1, 1),
@@ -58,14 +67,13 @@ pub(super) fn max_log_n(stream: &CudaStream, f: &CudaFunction, sm90: bool) -> u3
 impl SmallNtt {
     /// Whether [`SmallNtt::run`] and [`SmallNtt::run_into`] take the cluster kernel for `batch`
     /// transforms of 2^log_n with `kernel`: the WSX kernel, a size above one tile that this
-    /// GPU's clusters hold, a batch whose clusters take at most one block per multiprocessor
-    /// (a larger batch fills the GPU, where the panel passes measured faster), and clusters not
+    /// GPU's clusters hold, a batch small enough (`cluster_batch_fits`), and clusters not
     /// switched off ([`SmallNtt::set_clusters`]).
     pub fn takes_cluster(&self, log_n: u32, batch: u64, kernel: super::Kernel) -> bool {
         kernel == super::Kernel::Wsx
             && log_n > TILE_LOG
             && log_n <= self.cluster_max_log_n
-            && (batch << (log_n - TILE_LOG)) <= self.sms
+            && cluster_batch_fits(log_n - TILE_LOG, batch)
             && self.clusters.load(Ordering::Relaxed)
     }
 
@@ -121,6 +129,13 @@ impl SmallNtt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cluster_batches_as_measured() {
+        assert!(cluster_batch_fits(1, 64) && !cluster_batch_fits(1, 65));
+        assert!(cluster_batch_fits(4, 1) && !cluster_batch_fits(4, 8));
+        assert!(cluster_batch_fits(2, 3) && !cluster_batch_fits(4, u64::MAX));
+    }
 
     #[test]
     fn params_match_the_c_struct() {
