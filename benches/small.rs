@@ -37,26 +37,13 @@ fn device_time(gpu: &Gpu, iters: u64, mut f: impl FnMut()) -> Duration {
 /// Milliseconds per call of 20 calls queued back to back between two events, after 3: what a
 /// call costs inside a pipeline, where the host's time per call hides behind the GPU's unless it
 /// is the larger (the single-call medians also count the host's time while the GPU idles).
-fn queued_ms(
-    s: &std::sync::Arc<cudarc::driver::CudaStream>,
-    mut f: impl FnMut() -> zkntt_small::Result<()>,
-) -> f64 {
-    const CALLS: usize = 20;
+fn queued_ms(gpu: &Gpu, mut f: impl FnMut() -> zkntt_small::Result<()>) -> f64 {
+    const CALLS: u64 = 20;
     for _ in 0..3 {
         f().unwrap();
     }
-    s.synchronize().unwrap();
-    let start = s
-        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-        .unwrap();
-    for _ in 0..CALLS {
-        f().unwrap();
-    }
-    let end = s
-        .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-        .unwrap();
-    end.synchronize().unwrap();
-    start.elapsed_ms(&end).unwrap() as f64 / CALLS as f64
+    gpu.synchronize().unwrap();
+    device_time(gpu, CALLS, || f().unwrap()).as_secs_f64() * 1e3 / CALLS as f64
 }
 
 fn random(q: u32, n: usize, seed: u64) -> Vec<u32> {
@@ -254,7 +241,7 @@ fn summary(gpu: &Gpu) {
                     ntt.set_clusters(true);
                     ms
                 });
-            let queued = queued_ms(s, || {
+            let queued = queued_ms(gpu, || {
                 ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
             });
             let sp = |order| {

@@ -27,37 +27,75 @@ pub unsafe fn launch<P: DeviceRepr>(
 ) -> Result<()> {
     allow_shared_memory(f, cfg)?;
     if dependent {
-        let mut attr = CUlaunchAttribute {
-            id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-            pad: [0; 4],
-            // SAFETY: plain data; the attribute's value is this one int.
-            value: unsafe { std::mem::zeroed() },
-        };
+        let mut attr =
+            attribute(CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
         attr.value.programmaticStreamSerializationAllowed = 1;
-        let ex = CUlaunchConfig {
-            gridDimX: cfg.grid_dim.0,
-            gridDimY: cfg.grid_dim.1,
-            gridDimZ: cfg.grid_dim.2,
-            blockDimX: cfg.block_dim.0,
-            blockDimY: cfg.block_dim.1,
-            blockDimZ: cfg.block_dim.2,
-            sharedMemBytes: cfg.shared_mem_bytes,
-            hStream: stream.cu_stream(),
-            attrs: &mut attr,
-            numAttrs: 1,
-        };
-        let mut arg = p as *const P as *mut std::ffi::c_void;
-        // SAFETY: the caller's contract; `arg` points at the one by-value parameter, alive for
-        // the call (the driver copies parameters at launch).
-        return unsafe { cuLaunchKernelEx(&ex, f.cu_function(), &mut arg, std::ptr::null_mut()) }
-            .result()
-            .during("kernel launch (dependent)");
+        // SAFETY: the caller's contract.
+        return unsafe { launch_ex(stream, f, cfg, p, attr) }.during("kernel launch (dependent)");
     }
     let mut b = stream.launch_builder(f);
     b.arg(p);
     // SAFETY: the caller's contract.
     unsafe { b.launch(cfg) }.during("kernel launch")?;
     Ok(())
+}
+
+/// A launch attribute `id` with its value zeroed, for the caller to fill in.
+fn attribute(id: CUlaunchAttributeID) -> CUlaunchAttribute {
+    CUlaunchAttribute {
+        id,
+        pad: [0; 4],
+        // SAFETY: plain data (a union of ints and small structs).
+        value: unsafe { std::mem::zeroed() },
+    }
+}
+
+/// The attribute for 1-D clusters of `cluster` blocks.
+fn cluster_attribute(cluster: u32) -> CUlaunchAttribute {
+    let mut attr = attribute(CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+    attr.value.clusterDim.x = cluster;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    attr
+}
+
+/// The driver's launch description of `cfg` on `stream` with the one attribute `attr`, which
+/// must outlive the returned value's use.
+fn ex_config(
+    stream: &CudaStream,
+    cfg: LaunchConfig,
+    attr: &mut CUlaunchAttribute,
+) -> CUlaunchConfig {
+    CUlaunchConfig {
+        gridDimX: cfg.grid_dim.0,
+        gridDimY: cfg.grid_dim.1,
+        gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0,
+        blockDimY: cfg.block_dim.1,
+        blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: attr,
+        numAttrs: 1,
+    }
+}
+
+/// `cuLaunchKernelEx` of `f` with the one by-value parameter `p` and the one attribute `attr`.
+///
+/// # Safety
+/// As for [`launch`].
+unsafe fn launch_ex<P: DeviceRepr>(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    cfg: LaunchConfig,
+    p: &P,
+    mut attr: CUlaunchAttribute,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    let ex = ex_config(stream, cfg, &mut attr);
+    let mut arg = p as *const P as *mut std::ffi::c_void;
+    // SAFETY: the caller's contract; `arg` points at the one by-value parameter, alive for the
+    // call (the driver copies parameters at launch); `attr` outlives `ex`'s use.
+    unsafe { cuLaunchKernelEx(&ex, f.cu_function(), &mut arg, std::ptr::null_mut()) }.result()
 }
 
 /// Raises `f`'s dynamic shared memory limit to `cfg`'s where it is above the default 48 KiB,
@@ -88,41 +126,6 @@ fn allow_shared_memory(f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
     Ok(())
 }
 
-/// The driver's launch description of `cfg` on `stream` with clusters of `cluster` blocks
-/// (1-D). `attr` must outlive the returned value's use.
-fn cluster_config(
-    stream: &CudaStream,
-    cfg: LaunchConfig,
-    cluster: u32,
-    attr: &mut CUlaunchAttribute,
-) -> CUlaunchConfig {
-    attr.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = cluster;
-    attr.value.clusterDim.y = 1;
-    attr.value.clusterDim.z = 1;
-    CUlaunchConfig {
-        gridDimX: cfg.grid_dim.0,
-        gridDimY: cfg.grid_dim.1,
-        gridDimZ: cfg.grid_dim.2,
-        blockDimX: cfg.block_dim.0,
-        blockDimY: cfg.block_dim.1,
-        blockDimZ: cfg.block_dim.2,
-        sharedMemBytes: cfg.shared_mem_bytes,
-        hStream: stream.cu_stream(),
-        attrs: attr,
-        numAttrs: 1,
-    }
-}
-
-fn cluster_attribute() -> CUlaunchAttribute {
-    CUlaunchAttribute {
-        id: CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-        pad: [0; 4],
-        // SAFETY: plain data, filled in by `cluster_config`.
-        value: unsafe { std::mem::zeroed() },
-    }
-}
-
 /// How many clusters of `cluster` blocks of `cfg`'s shape the GPU runs at once
 /// (`cuOccupancyMaxActiveClusters`); 0 where such a cluster cannot run at all. Cluster sizes
 /// above the portable 8 are allowed on `f` first (sm_90 runs 16). An error where the driver has
@@ -145,8 +148,8 @@ pub fn max_active_clusters(
         .during("cuFuncSetAttribute (non-portable cluster size)")?;
     }
     allow_shared_memory(f, cfg)?;
-    let mut attr = cluster_attribute();
-    let ex = cluster_config(stream, cfg, cluster, &mut attr);
+    let mut attr = cluster_attribute(cluster);
+    let ex = ex_config(stream, cfg, &mut attr);
     let mut n: std::ffi::c_int = 0;
     // SAFETY: `ex` and its attribute live across the call; `n` is written by the driver.
     unsafe { cuOccupancyMaxActiveClusters(&mut n, f.cu_function(), &ex) }
@@ -169,12 +172,7 @@ pub unsafe fn launch_cluster<P: DeviceRepr>(
     cluster: u32,
 ) -> Result<()> {
     allow_shared_memory(f, cfg)?;
-    let mut attr = cluster_attribute();
-    let ex = cluster_config(stream, cfg, cluster, &mut attr);
-    let mut arg = p as *const P as *mut std::ffi::c_void;
-    // SAFETY: the caller's contract; `arg` points at the one by-value parameter, alive for the
-    // call (the driver copies parameters at launch).
-    unsafe { cuLaunchKernelEx(&ex, f.cu_function(), &mut arg, std::ptr::null_mut()) }
-        .result()
+    // SAFETY: the caller's contract.
+    unsafe { launch_ex(stream, f, cfg, p, cluster_attribute(cluster)) }
         .during("kernel launch (cluster)")
 }

@@ -396,6 +396,36 @@ pub fn panel(
     Ok(())
 }
 
+/// What a 2-D transform of 2^log_n gives its launches: the DIF table, the 2-D twiddles w_N^i
+/// and w_N^(4096 i), and the inverse's 1/N.
+struct TwoDTables {
+    twiddles: Encoded,
+    lo: Encoded,
+    hi: Encoded,
+    scale: Option<[u32; 2]>,
+}
+
+impl TwoDTables {
+    fn new(
+        field: SmallField,
+        form: ModMulForm,
+        direction: crate::Direction,
+        log_n: u32,
+    ) -> Result<Self> {
+        let (lo, hi) = crate::tables::post_twiddles(field, form, direction, log_n)?;
+        let scale = match direction {
+            crate::Direction::Inverse => Some(crate::tables::inverse_scale(field, form, log_n)?),
+            crate::Direction::Forward => None,
+        };
+        Ok(Self {
+            twiddles: crate::tables::dif_twiddles(field, form, direction)?,
+            lo,
+            hi,
+            scale,
+        })
+    }
+}
+
 /// The 2-D transform of `SmallNtt::run` with the WSX kernel above one tile (`two_d_panels`): N =
 /// N1 x N2, the N1-point columns times w_N^(n2 k1) in place, then the N2-point rows out at
 /// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n.
@@ -408,12 +438,12 @@ pub fn two_d_panels(
 ) -> Result<()> {
     field.check_log_n(log_n)?;
     let (log1, log2) = (log_n / 2, log_n - log_n / 2);
-    let twiddles = crate::tables::dif_twiddles(field, form, direction)?;
-    let (lo, hi) = crate::tables::post_twiddles(field, form, direction, log_n)?;
-    let scale = match direction {
-        crate::Direction::Inverse => Some(crate::tables::inverse_scale(field, form, log_n)?),
-        crate::Direction::Forward => None,
-    };
+    let TwoDTables {
+        twiddles,
+        lo,
+        hi,
+        scale,
+    } = TwoDTables::new(field, form, direction, log_n)?;
     let args = |log_n, scale, post| KernelArgs {
         field,
         form,
@@ -459,12 +489,12 @@ pub fn cluster(
             log_n,
         });
     }
-    let twiddles = crate::tables::dif_twiddles(field, form, direction)?;
-    let (lo, hi) = crate::tables::post_twiddles(field, form, direction, log_n)?;
-    let scale = match direction {
-        crate::Direction::Inverse => Some(crate::tables::inverse_scale(field, form, log_n)?),
-        crate::Direction::Forward => None,
-    };
+    let TwoDTables {
+        twiddles,
+        lo,
+        hi,
+        scale,
+    } = TwoDTables::new(field, form, direction, log_n)?;
     let args = |scale, post| KernelArgs {
         field,
         form,
@@ -601,18 +631,14 @@ mod tests {
         }
     }
 
-    #[test]
-    fn panel_twin_matches_reference() {
-        // Sizes whose passes cover panels of one tile per transform (2^12 columns at 2^24 is
-        // too slow here; the GPU tests run it), several transforms per tile, and panels that
-        // span matrices (2^13: 256 columns of 2^6 per panel, 128 per matrix).
+    /// `twin` on random batches equals the reference, both directions, for each field and each
+    /// (form, log_n, batch) the field holds.
+    fn two_d_twin_matches_reference(
+        cases: &[(ModMulForm, u32, usize)],
+        twin: fn(SmallField, ModMulForm, Direction, u32, &mut [u32]) -> Result<()>,
+    ) {
         for field in SmallField::ALL {
-            for (form, log_n, batch) in [
-                (ModMulForm::Montgomery, 13, 3),
-                (ModMulForm::ShoupLazy, 14, 1),
-                (ModMulForm::MontgomeryLazy, 15, 2),
-                (ModMulForm::Barrett, 16, 1),
-            ] {
+            for &(form, log_n, batch) in cases {
                 if log_n > field.max_log_n() {
                     continue;
                 }
@@ -621,7 +647,7 @@ mod tests {
                     let mut want = x.clone();
                     reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
                     let mut got = x;
-                    two_d_panels(field, form, dir, log_n, &mut got).unwrap();
+                    twin(field, form, dir, log_n, &mut got).unwrap();
                     assert_eq!(got, want, "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}");
                 }
             }
@@ -629,27 +655,31 @@ mod tests {
     }
 
     #[test]
+    fn panel_twin_matches_reference() {
+        // Sizes whose passes cover panels of one tile per transform (2^12 columns at 2^24 is
+        // too slow here; the GPU tests run it), several transforms per tile, and panels that
+        // span matrices (2^13: 256 columns of 2^6 per panel, 128 per matrix).
+        let cases = [
+            (ModMulForm::Montgomery, 13, 3),
+            (ModMulForm::ShoupLazy, 14, 1),
+            (ModMulForm::MontgomeryLazy, 15, 2),
+            (ModMulForm::Barrett, 16, 1),
+        ];
+        two_d_twin_matches_reference(&cases, two_d_panels);
+    }
+
+    #[test]
     fn cluster_twin_matches_reference() {
         // Every cluster size (2..16 blocks), both directions, a batch of two at one size; forms
         // of each kind (Montgomery, Shoup, lazy on a Harvey field and on the others).
-        for field in SmallField::ALL {
-            for (form, log_n, batch) in [
-                (ModMulForm::Montgomery, 13, 2),
-                (ModMulForm::ShoupLazy, 14, 1),
-                (ModMulForm::MontgomeryLazy, 15, 1),
-                (ModMulForm::Barrett, 16, 1),
-                (ModMulForm::ShoupLazy, 16, 1),
-            ] {
-                for dir in [Direction::Forward, Direction::Inverse] {
-                    let x = random(field, batch << log_n, 7 + log_n as u64);
-                    let mut want = x.clone();
-                    reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-                    let mut got = x;
-                    cluster(field, form, dir, log_n, &mut got).unwrap();
-                    assert_eq!(got, want, "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}");
-                }
-            }
-        }
+        let cases = [
+            (ModMulForm::Montgomery, 13, 2),
+            (ModMulForm::ShoupLazy, 14, 1),
+            (ModMulForm::MontgomeryLazy, 15, 1),
+            (ModMulForm::Barrett, 16, 1),
+            (ModMulForm::ShoupLazy, 16, 1),
+        ];
+        two_d_twin_matches_reference(&cases, cluster);
         assert!(
             cluster(
                 SmallField::BabyBear,
