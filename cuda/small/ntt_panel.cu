@@ -44,21 +44,25 @@ struct PanelParams {
 // the transforms fastest (layout t = 0, columns) uo = i mod tp and e = i / tp, so a thread keeps
 // one transform and its element steps by blockDim / tp; with the elements fastest (t = log_n,
 // e_shift = 0, rows) uo = i / N and e = i mod N, and the panel is one run of contiguous words.
-// Both are a per-thread base plus k times a constant, in global memory and (by the swizzle's
-// linearity, slot(a | b) = slot(a) ^ slot(b)) in shared memory: no index arithmetic per word.
+// Both are a per-thread pointer plus k times a constant in global memory and, by the swizzle's
+// linearity (slot(a | b) = slot(a) ^ slot(b)), a per-thread slot XOR a part that depends on k
+// alone in shared memory: with k unrolled, an address is one or two instructions.
 // A panel lies inside one matrix (tp <= 2^log_g), which the host guarantees.
 struct Walk {
-    uint64_t base;   // global word of k = 0
+    uint32_t* ptr;   // global word of k = 0
     uint32_t step;   // global words per k
     uint32_t s0;     // slot of k = 0's tile position
+    uint32_t j;      // transforms fastest: this thread's tile in the panel (0 for rows)
     uint32_t uo, e;  // k = 0's transform offset and element
     uint32_t de;     // transforms fastest: element step per k
+    uint32_t limit;  // rows: words i = tid + k * blockDim of the panel that exist are i < limit
+    uint32_t kb[4];  // slot part of k's bit b (uniform): the k part of a slot is their XOR
     bool fast;
 };
 
-__device__ __forceinline__ Walk walk(const PanelParams& pp, bool fast, uint32_t t, uint32_t e_shift,
-                                     uint32_t tid, uint64_t u0, uint32_t log_tp) {
-    const uint32_t log_n = pp.ntt.log_n;
+__device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool fast, uint32_t t,
+                                     uint32_t e_shift, uint32_t tid, uint64_t u0, uint32_t log_n,
+                                     uint32_t log_tp, uint32_t avail) {
     const uint64_t matrix = (u0 >> pp.log_g) << pp.log_m;
     const uint64_t row0 = u0 & ((1ull << pp.log_g) - 1);
     Walk w;
@@ -67,19 +71,32 @@ __device__ __forceinline__ Walk walk(const PanelParams& pp, bool fast, uint32_t 
         w.uo = tid & ((1u << log_tp) - 1);
         w.e = tid >> log_tp;
         w.de = blockDim.x >> log_tp;
-        w.base = matrix + row0 + w.uo + ((uint64_t)w.e << e_shift);
+        w.ptr = data + (matrix + row0 + w.uo + ((uint64_t)w.e << e_shift));
         w.step = w.de << e_shift;
         const uint32_t log_tpt = TILE_LOG - log_n;
         w.s0 = wsx::slot(((w.uo & ((1u << log_tpt) - 1)) << log_n) | w.e);
+        w.j = w.uo >> log_tpt;
+        w.limit = w.uo < avail ? ~0u : 0u;  // one transform per thread: all or nothing
+#pragma unroll
+        for (uint32_t b = 0; b < 4; b++) w.kb[b] = wsx::slot(1u << (log_n - 4 + b));
     } else {
         w.uo = tid >> log_n;
         w.e = tid & ((1u << log_n) - 1);
         w.de = 0;
-        w.base = matrix + (row0 << t) + tid;
+        w.ptr = data + ((matrix + (row0 << t)) + tid);
         w.step = blockDim.x;
         w.s0 = wsx::slot(tid & (TILE - 1));
+        w.j = 0;
+        w.limit = avail << log_n;
+#pragma unroll
+        for (uint32_t b = 0; b < 4; b++) w.kb[b] = wsx::slot((blockDim.x << b) & (TILE - 1));
     }
     return w;
+}
+
+// Whether word k exists (the last panel may be short).
+__device__ __forceinline__ bool exists(const Walk& w, uint32_t k) {
+    return w.fast ? w.limit != 0 : threadIdx.x + k * blockDim.x < w.limit;
 }
 
 // (transform offset, element) of word k.
@@ -97,14 +114,110 @@ __device__ __forceinline__ void at(const Walk& w, uint32_t k, uint32_t log_n, ui
 // Shared-memory word of word k: tile uo / (4096 / N), tile position (uo mod (4096 / N)) * N + e.
 // Transforms fastest: k moves the element's top 4 bits (de = N / 16), the tile stays. Elements
 // fastest: k moves i = tid + k * blockDim, whose low 12 bits are the tile position and the rest
-// the tile.
-__device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t log_n, uint32_t stride) {
-    if (w.fast) {
-        const uint32_t j = w.uo >> (TILE_LOG - log_n);
-        return (w.s0 ^ wsx::slot(k << (log_n - 4))) * stride + j;
+// the tile. The k part depends on k, log_n and blockDim only (uniform).
+template <bool FAST>
+__device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t stride) {
+    uint32_t x = w.s0;
+#pragma unroll
+    for (uint32_t b = 0; b < 4; b++) {
+        if (k & (1u << b)) x ^= w.kb[b];
     }
-    const uint32_t hi = k * blockDim.x;  // disjoint from tid's bits
-    return (w.s0 ^ wsx::slot(hi & (TILE - 1))) * stride + (hi >> TILE_LOG);
+    if (FAST) return x * stride + w.j;
+    return x * stride + ((k * blockDim.x) >> TILE_LOG);  // k * blockDim is disjoint from tid's bits
+}
+
+// R^2 mod Q for R = 2^32: mul_mont(a, R2) = a R mod Q, a value's Montgomery form.
+template <uint32_t Q>
+__device__ __forceinline__ constexpr uint32_t mont_r2() {
+    return (uint32_t)((0xffffffffffffffffull % Q + 1) % Q);
+}
+
+// w_M^e as a canonical value from the 2-D tables (the exponent split in 12-bit halves).
+template <class F, class Form>
+__device__ __forceinline__ uint32_t post_twiddle(const Form& f, const NttParams& p, uint32_t e) {
+    uint32_t x = f.mul(1u, Form::load(p.post_lo, e & (TILE - 1)));
+    if (Form::LAZY) x = reduce_once(x, F::Q);
+    x = f.mul(x, Form::load(p.post_hi, e >> TILE_LOG));
+    return Form::LAZY ? reduce_once(x, F::Q) : x;
+}
+
+// What a store does to the word it reads from the panel, by what the launch asks.
+enum class Leave { Plain, Scale, Chain, Any };
+
+// Store: word k of the thread's walk, read from the panel, transformed, written; ROUND panel
+// reads in flight, then their products and stores, so that no store waits on its own read alone.
+// Plain, Scale and Chain take the transforms-fastest walk (columns out, the 2-D path's both
+// passes): a thread's 16 words are one transform, at elements e + k de. Chain (2-D twiddles):
+// their twiddles w^(n2 (e + k de)) are A S^k with A = w^(n2 e) (times the scale) and S =
+// w^(n2 de), so two table lookups a thread and a running Montgomery product replace two table
+// reads and two products a word. Any: every layout and parameter, word by word.
+template <class F, class Form, Leave L>
+__device__ __forceinline__ void store(const Form& f, const NttParams& p, const Walk& out,
+                                      const uint32_t* panel, uint32_t stride, uint32_t log_n,
+                                      uint64_t u0, uint32_t post_n2) {
+    constexpr uint32_t Q = F::Q;
+    constexpr bool FAST = L != Leave::Any;
+    if (FAST && out.limit == 0) return;  // this thread's transform is past the batch
+    uint32_t c = 0, s = 0;
+    if constexpr (L == Leave::Chain) {
+        uint32_t a = post_twiddle<F, Form>(f, p, post_n2 * out.e);
+        if (p.has_scale) {
+            a = f.mul(a, Form::scalar(p));
+            if (Form::LAZY) a = reduce_once(a, Q);
+        }
+        c = mul_mont<Q>(a, mont_r2<Q>());
+        s = mul_mont<Q>(post_twiddle<F, Form>(f, p, post_n2 * out.de), mont_r2<Q>());
+    }
+    typename Form::W scale{};
+    if constexpr (L == Leave::Scale) scale = Form::scalar(p);
+    uint32_t* dst = out.ptr;
+#pragma unroll
+    for (uint32_t k0 = 0; k0 < LOADS; k0 += ROUND) {
+        uint32_t y[ROUND];
+#pragma unroll
+        for (uint32_t k = 0; k < ROUND; k++) y[k] = panel[smem_at<FAST>(out, k0 + k, stride)];
+#pragma unroll
+        for (uint32_t k = 0; k < ROUND; k++) {
+            uint32_t z = y[k];
+            if constexpr (L == Leave::Plain) {
+                if (Form::LAZY) z = reduce_once(z, Q);
+            } else if constexpr (L == Leave::Scale) {
+                z = f.mul(z, scale);
+                if (Form::LAZY) z = reduce_once(z, Q);
+            } else if constexpr (L == Leave::Chain) {
+                z = mul_mont<Q>(z, c);
+                c = mul_mont<Q>(c, s);
+            } else {
+                uint32_t uo, e;
+                at(out, k0 + k, log_n, uo, e);
+                z = finish<F>(f, p, z, u0 + uo, e);
+            }
+            if (FAST) {
+                *dst = z;
+                dst += out.step;
+            } else if (exists(out, k0 + k)) {
+                out.ptr[(k0 + k) * out.step] = z;
+            }
+        }
+    }
+}
+
+// Load: ROUND loads in flight, then their shared-memory stores; words past the batch are 0.
+template <bool FAST>
+__device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t stride) {
+    constexpr uint32_t ROUND = LOADS;  // every load in flight: nothing else holds registers yet
+    const uint32_t* src = in.ptr;
+#pragma unroll
+    for (uint32_t k0 = 0; k0 < LOADS; k0 += ROUND) {
+        uint32_t x[ROUND];
+#pragma unroll
+        for (uint32_t k = 0; k < ROUND; k++) {
+            x[k] = exists(in, k0 + k) ? *src : 0;
+            src += in.step;
+        }
+#pragma unroll
+        for (uint32_t k = 0; k < ROUND; k++) panel[smem_at<FAST>(in, k0 + k, stride)] = x[k];
+    }
 }
 
 template <class F, class Form>
@@ -120,8 +233,11 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     const uint64_t panels = (count + (1u << log_tp) - 1) >> log_tp;
     const auto c = wsx::Consts<typename Form::W>::template make<true>(p.twiddles, log_n);
     const bool out_fast = pp.out_t == 0;
-    const bool plain = p.post_lo == nullptr && !p.has_scale;
     const bool in_fast = pp.in_t == 0;
+    // What the store does, decided once (uniform).
+    const Leave leave = !out_fast ? Leave::Any
+                        : p.post_lo == nullptr ? (p.has_scale ? Leave::Scale : Leave::Plain)
+                                               : Leave::Chain;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
 
     // Twiddles and slots above are set up before the previous kernel's writes are waited for.
@@ -133,19 +249,11 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         // Recomputed per panel: hoisting the index maps out of the loop would spill.
         uint32_t tid = threadIdx.x;
         asm volatile("" : "+r"(tid));
-        const Walk in = walk(pp, in_fast, pp.in_t, pp.in_e, tid, u0, log_tp);
-        // Load: ROUND loads in flight, then their shared-memory stores.
-#pragma unroll
-        for (uint32_t k0 = 0; k0 < LOADS; k0 += ROUND) {
-            uint32_t x[ROUND];
-#pragma unroll
-            for (uint32_t k = 0; k < ROUND; k++) {
-                uint32_t uo, e;
-                at(in, k0 + k, log_n, uo, e);
-                x[k] = uo < avail ? p.data[in.base + (uint64_t)(k0 + k) * in.step] : 0;
-            }
-#pragma unroll
-            for (uint32_t k = 0; k < ROUND; k++) panel[smem_at(in, k0 + k, log_n, stride)] = x[k];
+        const Walk in = walk(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail);
+        if (in_fast) {
+            load<true>(in, panel, stride);
+        } else {
+            load<false>(in, panel, stride);
         }
         if (pi + gridDim.x >= panels) allow_dependent_launch();  // this block's reads are done
         __syncthreads();
@@ -162,16 +270,13 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         wsx::layers<F, Form, true>(f, c, v, col, stride, log_n);
 
         // Store, with the 2-D twiddle and scale of output element e of transform u.
-        const Walk out = walk(pp, out_fast, pp.out_t, pp.out_e, tid, u0, log_tp);
-#pragma unroll 4
-        for (uint32_t k = 0; k < LOADS; k++) {
-            uint32_t uo, e;
-            at(out, k, log_n, uo, e);
-            const uint32_t y = panel[smem_at(out, k, log_n, stride)];
-            if (uo < avail) {
-                pp.out[out.base + (uint64_t)k * out.step] =
-                    plain ? (Form::LAZY ? reduce_once(y, F::Q) : y) : finish<F>(f, p, y, u0 + uo, e);
-            }
+        const Walk out = walk(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail);
+        const uint32_t n2 = (uint32_t)((u0 + out.uo) & ((1ull << p.post_log_rows) - 1));
+        switch (leave) {
+            case Leave::Plain: store<F, Form, Leave::Plain>(f, p, out, panel, stride, log_n, u0, n2); break;
+            case Leave::Scale: store<F, Form, Leave::Scale>(f, p, out, panel, stride, log_n, u0, n2); break;
+            case Leave::Chain: store<F, Form, Leave::Chain>(f, p, out, panel, stride, log_n, u0, n2); break;
+            default: store<F, Form, Leave::Any>(f, p, out, panel, stride, log_n, u0, n2); break;
         }
         __syncthreads();  // the next panel's load overwrites the panel
     }

@@ -77,13 +77,7 @@ impl SmallNtt {
         let f = self
             .gpu
             .function(&panel_kernel_name(self.field, self.form))?;
-        // EXPERIMENT (this session): ZKNTT_SMALL_PANEL_TILES caps the tiles per panel.
-        let cap = std::env::var("ZKNTT_SMALL_PANEL_TILES")
-            .ok()
-            .and_then(|v| v.parse::<u32>().ok())
-            .filter(|t| [1, 2, 4].contains(t))
-            .unwrap_or(4);
-        let tiles = panel_tiles(params.log_n).min(cap);
+        let tiles = panel_tiles(params.log_n);
         // The kernel's walks (`cuda/small/ntt_panel.cu`): columns or whole rows, panels inside
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
