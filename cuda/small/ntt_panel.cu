@@ -2,15 +2,15 @@
 // transposes folded into its loads and stores, so a 2-D transform is two passes over memory, not
 // five (transpose, tiles, transpose, tiles, transpose).
 //
-// A block of 256 x T threads stages a panel of T tiles (T x 4096 words) in shared memory, loading
-// it in the order that is contiguous in global memory (consecutive transforms when the transforms
-// are columns, consecutive elements when they are rows), runs the WSX layers (wsx_tile.cuh) on
-// its T tiles side by side, one per 256 threads, and stores it in the order contiguous at the
-// destination, applying the 2-D twiddle and scale on the way out. Tile j of the panel is column j
-// of `panel[slot(p) * stride]`, stride T + 1 (odd) for T > 1. T (1, 2 or 4, from blockDim) is
-// chosen by the host so that a panel holds at least 4 transforms: a column load or store then
-// moves 16 contiguous bytes or more. The second pass is a programmatic dependent launch of the
-// first on sm_90+.
+// A block of 256 x min(T, 4) threads stages a panel of T tiles (T x 4096 words) in shared memory,
+// loading it in the order that is contiguous in global memory (consecutive transforms when the
+// transforms are columns, consecutive elements when they are rows), runs the WSX layers
+// (wsx_tile.cuh) on its tiles side by side, one per 256 threads (T = 8: two groups of 4, one after
+// the other), and stores it in the order contiguous at the destination, applying the 2-D twiddle
+// and scale on the way out. Tile j of the panel is column j of `panel[slot(p) * stride]`, stride
+// T + 1 (odd) for T > 1. The host chooses T (1, 2, 4 or 8) so that a panel holds at least 8
+// transforms where the size allows: a column load or store then moves a 32-byte sector a row.
+// The second pass is a programmatic dependent launch of the first on sm_90+.
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -18,10 +18,12 @@ namespace zkntt {
 namespace small {
 namespace panel {
 
-constexpr uint32_t MAX_TILES = 4;  // 1024 threads, 80 KiB
-static_assert(MAX_TILES * THREADS <= 1024, "a block of MAX_TILES tiles");
-constexpr uint32_t LOADS = TILE / THREADS;  // words each thread moves per panel, any T
-constexpr uint32_t ROUND = 8;               // loads in flight per thread (64 registers)
+constexpr uint32_t GROUP_TILES = 4;  // tiles side by side: 1024 threads
+static_assert(GROUP_TILES * THREADS <= 1024, "a block of GROUP_TILES tiles");
+// Words each thread moves per panel: 16 for T up to 4, 32 for two groups.
+template <uint32_t GROUPS>
+constexpr uint32_t LOADS = GROUPS * TILE / THREADS;
+constexpr uint32_t ROUND = 8;   // panel reads in flight per thread in a store (64 registers)
 
 // Mirrored by `PanelParams` in crates/zkntt-small/src/ntt/panel.rs. Transform u (of ntt.batch)
 // has elements e < 2^ntt.log_n; its element e is word
@@ -36,7 +38,7 @@ struct PanelParams {
     uint32_t in_t, in_e;
     uint32_t out_t, out_e;
     uint32_t dependent;  // 1: launched as a programmatic dependent of the previous kernel
-    uint32_t pad;
+    uint32_t tiles;      // T: 1, 2, 4 (blockDim 256 T) or 8 (blockDim 1024, two groups)
 };
 
 // Where a thread's k-th word of a panel lies (k < LOADS), in global and shared memory. The panel's
@@ -56,7 +58,6 @@ struct Walk {
     uint32_t uo, e;  // k = 0's transform offset and element
     uint32_t de;     // transforms fastest: element step per k
     uint32_t limit;  // rows: words i = tid + k * blockDim of the panel that exist are i < limit
-    uint32_t kb[4];  // slot part of k's bit b (uniform): the k part of a slot is their XOR
     bool fast;
 };
 
@@ -77,8 +78,6 @@ __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool
         w.s0 = wsx::slot(((w.uo & ((1u << log_tpt) - 1)) << log_n) | w.e);
         w.j = w.uo >> log_tpt;
         w.limit = w.uo < avail ? ~0u : 0u;  // one transform per thread: all or nothing
-#pragma unroll
-        for (uint32_t b = 0; b < 4; b++) w.kb[b] = wsx::slot(1u << (log_n - 4 + b));
     } else {
         w.uo = tid >> log_n;
         w.e = tid & ((1u << log_n) - 1);
@@ -88,8 +87,6 @@ __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool
         w.s0 = wsx::slot(tid & (TILE - 1));
         w.j = 0;
         w.limit = avail << log_n;
-#pragma unroll
-        for (uint32_t b = 0; b < 4; b++) w.kb[b] = wsx::slot((blockDim.x << b) & (TILE - 1));
     }
     return w;
 }
@@ -115,15 +112,13 @@ __device__ __forceinline__ void at(const Walk& w, uint32_t k, uint32_t log_n, ui
 // Transforms fastest: k moves the element's top 4 bits (de = N / 16), the tile stays. Elements
 // fastest: k moves i = tid + k * blockDim, whose low 12 bits are the tile position and the rest
 // the tile. The k part depends on k, log_n and blockDim only (uniform).
-template <bool FAST>
-__device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t stride) {
-    uint32_t x = w.s0;
-#pragma unroll
-    for (uint32_t b = 0; b < 4; b++) {
-        if (k & (1u << b)) x ^= w.kb[b];
-    }
-    if (FAST) return x * stride + w.j;
-    return x * stride + ((k * blockDim.x) >> TILE_LOG);  // k * blockDim is disjoint from tid's bits
+template <bool FAST, uint32_t GROUPS>
+__device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t log_n, uint32_t stride) {
+    // k * de (k * blockDim) is disjoint from the thread's bits: its slot XORs onto s0. de =
+    // N / LOADS (uniform).
+    const uint32_t hi = FAST ? k << (log_n - 3 - GROUPS) : k * blockDim.x;
+    const uint32_t x = w.s0 ^ wsx::slot(hi & (TILE - 1));
+    return FAST ? x * stride + w.j : x * stride + (hi >> TILE_LOG);
 }
 
 // R^2 mod Q for R = 2^32: mul_mont(a, R2) = a R mod Q, a value's Montgomery form.
@@ -147,11 +142,11 @@ enum class Leave { Plain, Scale, Chain, Any };
 // Store: word k of the thread's walk, read from the panel, transformed, written; ROUND panel
 // reads in flight, then their products and stores, so that no store waits on its own read alone.
 // Plain, Scale and Chain take the transforms-fastest walk (columns out, the 2-D path's both
-// passes): a thread's 16 words are one transform, at elements e + k de. Chain (2-D twiddles):
+// passes): a thread's 16 (32) words are one transform, at elements e + k de. Chain (2-D twiddles):
 // their twiddles w^(n2 (e + k de)) are A S^k with A = w^(n2 e) (times the scale) and S =
 // w^(n2 de), so two table lookups a thread and a running Montgomery product replace two table
 // reads and two products a word. Any: every layout and parameter, word by word.
-template <class F, class Form, Leave L>
+template <class F, class Form, Leave L, uint32_t GROUPS>
 __device__ __forceinline__ void store(const Form& f, const NttParams& p, const Walk& out,
                                       const uint32_t* panel, uint32_t stride, uint32_t log_n,
                                       uint64_t u0, uint32_t post_n2) {
@@ -172,10 +167,10 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
     if constexpr (L == Leave::Scale) scale = Form::scalar(p);
     uint32_t* dst = out.ptr;
 #pragma unroll
-    for (uint32_t k0 = 0; k0 < LOADS; k0 += ROUND) {
+    for (uint32_t k0 = 0; k0 < LOADS<GROUPS>; k0 += ROUND) {
         uint32_t y[ROUND];
 #pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) y[k] = panel[smem_at<FAST>(out, k0 + k, stride)];
+        for (uint32_t k = 0; k < ROUND; k++) y[k] = panel[smem_at<FAST, GROUPS>(out, k0 + k, log_n, stride)];
 #pragma unroll
         for (uint32_t k = 0; k < ROUND; k++) {
             uint32_t z = y[k];
@@ -203,12 +198,12 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
 }
 
 // Load: ROUND loads in flight, then their shared-memory stores; words past the batch are 0.
-template <bool FAST>
-__device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t stride) {
-    constexpr uint32_t ROUND = LOADS;  // every load in flight: nothing else holds registers yet
+template <bool FAST, uint32_t GROUPS>
+__device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t log_n, uint32_t stride) {
+    constexpr uint32_t ROUND = 16;  // 16 loads in flight: nothing else holds registers yet
     const uint32_t* src = in.ptr;
 #pragma unroll
-    for (uint32_t k0 = 0; k0 < LOADS; k0 += ROUND) {
+    for (uint32_t k0 = 0; k0 < LOADS<GROUPS>; k0 += ROUND) {
         uint32_t x[ROUND];
 #pragma unroll
         for (uint32_t k = 0; k < ROUND; k++) {
@@ -216,18 +211,18 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t s
             src += in.step;
         }
 #pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) panel[smem_at<FAST>(in, k0 + k, stride)] = x[k];
+        for (uint32_t k = 0; k < ROUND; k++) panel[smem_at<FAST, GROUPS>(in, k0 + k, log_n, stride)] = x[k];
     }
 }
 
-template <class F, class Form>
+template <class F, class Form, uint32_t GROUPS>
 __device__ __forceinline__ void kernel(const PanelParams& pp) {
     extern __shared__ uint32_t panel[];
     const NttParams& p = pp.ntt;
     const Form f(p);
     const uint32_t log_n = p.log_n;
     const uint64_t count = p.batch;
-    const uint32_t tiles = blockDim.x / THREADS;
+    const uint32_t tiles = GROUPS * blockDim.x / THREADS;  // pp.tiles
     const uint32_t stride = tiles == 1 ? 1 : tiles + 1;
     const uint32_t log_tp = TILE_LOG + (31 - __clz(tiles)) - log_n;  // transforms per panel
     const uint64_t panels = (count + (1u << log_tp) - 1) >> log_tp;
@@ -251,32 +246,37 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         asm volatile("" : "+r"(tid));
         const Walk in = walk(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail);
         if (in_fast) {
-            load<true>(in, panel, stride);
+            load<true, GROUPS>(in, panel, log_n, stride);
         } else {
-            load<false>(in, panel, stride);
+            load<false, GROUPS>(in, panel, log_n, stride);
         }
         if (pi + gridDim.x >= panels) allow_dependent_launch();  // this block's reads are done
         __syncthreads();
 
-        uint32_t v[PER_THREAD];
-        if (log_n > 8) {
+#pragma unroll 1
+        for (uint32_t g = 0; g < GROUPS; g++) {
+            // Group g's tiles: columns g * 4 .. g * 4 + 3; the other group's stay untouched.
+            uint32_t* tile = col + g * GROUP_TILES;
+            uint32_t v[PER_THREAD];
+            if (log_n > 8) {
 #pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[(c.s_m1 ^ wsx::slot(r << 8)) * stride];
-        } else {
+                for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[(c.s_m1 ^ wsx::slot(r << 8)) * stride];
+            } else {
 #pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[(c.s_m2 ^ wsx::slot(r << 4)) * stride];
-            __syncthreads();  // the output exchange overwrites slots other threads read
+                for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[(c.s_m2 ^ wsx::slot(r << 4)) * stride];
+                __syncthreads();  // the output exchange overwrites slots other threads read
+            }
+            wsx::layers<F, Form, true>(f, c, v, tile, stride, log_n);
         }
-        wsx::layers<F, Form, true>(f, c, v, col, stride, log_n);
 
         // Store, with the 2-D twiddle and scale of output element e of transform u.
         const Walk out = walk(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail);
         const uint32_t n2 = (uint32_t)((u0 + out.uo) & ((1ull << p.post_log_rows) - 1));
         switch (leave) {
-            case Leave::Plain: store<F, Form, Leave::Plain>(f, p, out, panel, stride, log_n, u0, n2); break;
-            case Leave::Scale: store<F, Form, Leave::Scale>(f, p, out, panel, stride, log_n, u0, n2); break;
-            case Leave::Chain: store<F, Form, Leave::Chain>(f, p, out, panel, stride, log_n, u0, n2); break;
-            default: store<F, Form, Leave::Any>(f, p, out, panel, stride, log_n, u0, n2); break;
+            case Leave::Plain: store<F, Form, Leave::Plain, GROUPS>(f, p, out, panel, stride, log_n, u0, n2); break;
+            case Leave::Scale: store<F, Form, Leave::Scale, GROUPS>(f, p, out, panel, stride, log_n, u0, n2); break;
+            case Leave::Chain: store<F, Form, Leave::Chain, GROUPS>(f, p, out, panel, stride, log_n, u0, n2); break;
+            default: store<F, Form, Leave::Any, GROUPS>(f, p, out, panel, stride, log_n, u0, n2); break;
         }
         __syncthreads();  // the next panel's load overwrites the panel
     }
@@ -286,14 +286,20 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 }  // namespace small
 }  // namespace zkntt
 
-// Launch: 256 x T threads per block, T in {1, 2, 4}; 4096 x (T == 1 ? 1 : T + 1) words of
-// dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n transforms).
+// Launch: 256 x min(T, 4) threads per block, T (p.tiles) in {1, 2, 4, 8}; 4096 x (T == 1 ? 1 :
+// T + 1) words of dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n
+// transforms).
 // log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
 // transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g).
 #define ZKNTT_SMALL_PANEL(FIELD, FORM, NAME)                                                          \
     extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
         small_ntt_panel_##NAME(const zkntt::small::panel::PanelParams p) {                          \
-        zkntt::small::panel::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>>(p); \
+        using F = zkntt::small::FIELD;                                                               \
+        if (p.tiles > zkntt::small::panel::GROUP_TILES) {                                           \
+            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 2>(p);                            \
+        } else {                                                                                    \
+            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 1>(p);                            \
+        }                                                                                           \
     }
 
 ZKNTT_SMALL_PANEL(FieldQ28, FormDynamic, q28_dynamic)

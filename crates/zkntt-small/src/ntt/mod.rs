@@ -162,6 +162,9 @@ pub struct SmallNtt {
     dependent_launch: bool,
     /// Blocks of one full wave of the tile kernels on this GPU.
     max_grid: u64,
+    /// Most tiles a panel may hold on this GPU (8 where a block may opt into 144 KiB of shared
+    /// memory: sm_80, sm_90; 4 elsewhere).
+    max_panel_tiles: u32,
     /// log2 of the largest transform the cluster kernel takes on this GPU (12: none).
     cluster_max_log_n: u32,
     /// The cluster kernel, resolved once (a lone small transform pays its host time).
@@ -207,6 +210,16 @@ impl SmallNtt {
             )
             .during("multiprocessor count")?;
         let dependent_launch = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
+        let smem_optin = gpu
+            .context()
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .unwrap_or(0);
+        let max_panel_tiles = (1..=panel::MAX_PANEL_TILES)
+            .rev()
+            .find(|&t| {
+                t.is_power_of_two() && panel::panel_smem_bytes(t) as i64 <= smem_optin as i64
+            })
+            .unwrap_or(1);
         let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
         Ok(Self {
             gpu: gpu.clone(),
@@ -215,6 +228,7 @@ impl SmallNtt {
             twiddles,
             sms: sms.max(1) as u64,
             dependent_launch,
+            max_panel_tiles,
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             cluster_max_log_n,
             cluster_f,

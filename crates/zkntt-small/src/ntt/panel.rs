@@ -9,10 +9,39 @@ use crate::{Result, SmallField};
 use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
 use std::sync::Arc;
 
-/// Tiles per panel for transforms of 2^log_n: the fewest (most blocks) that keep 4 transforms
-/// or more in a panel, so a column load or store moves 16 contiguous bytes or more.
+/// Tiles per panel for transforms of 2^log_n: the fewest (most blocks) that keep
+/// [`panel_transforms`] transforms or more in a panel, so a column load or store moves that many
+/// contiguous words. Up to 4 tiles a block of 256 x T threads runs side by side; 8 tiles are
+/// two groups of 4 on 1024 threads, one after the other.
 pub(crate) fn panel_tiles(log_n: u32) -> u32 {
-    ((1u32 << log_n) >> 10).clamp(1, 4)
+    (((panel_transforms() as u64) << log_n) >> TILE_LOG).clamp(1, MAX_PANEL_TILES as u64) as u32
+}
+
+/// Tiles a panel holds at most (`cuda/small/ntt_panel.cu`: two groups of 4 on 1024 threads).
+pub(crate) const MAX_PANEL_TILES: u32 = 8;
+
+/// Transforms a panel holds at least (where the size allows): 8, a 32-byte sector per row of
+/// a column load or store. EXPERIMENT (this session): `ZKNTT_SMALL_PANEL_TRANSFORMS=4` gives
+/// the previous rule (16-byte runs).
+pub(crate) fn panel_transforms() -> u32 {
+    static T: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *T.get_or_init(|| {
+        std::env::var("ZKNTT_SMALL_PANEL_TRANSFORMS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&t: &u32| [4, 8].contains(&t))
+            .unwrap_or(8)
+    })
+}
+
+/// Dynamic shared memory of a panel of `tiles` tiles: 4096 slots of `panel_stride` words.
+pub(crate) fn panel_smem_bytes(tiles: u32) -> u32 {
+    (1u32 << TILE_LOG) * panel_stride(tiles) * 4
+}
+
+/// Threads of a panel block: 256 per tile, at most 1024 (8 tiles run as two groups of 4).
+pub(crate) fn panel_threads(tiles: u32) -> u32 {
+    THREADS * tiles.min(4)
 }
 
 /// Words between a panel tile's consecutive slots: T + 1 (odd, so the tiles' slots fall on
@@ -39,7 +68,7 @@ pub(super) struct PanelParams {
     pub out_t: u32,
     pub out_e: u32,
     pub dependent: u32,
-    pub pad: u32,
+    pub tiles: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
@@ -47,7 +76,7 @@ unsafe impl DeviceRepr for PanelParams {}
 
 /// Panel blocks per multiprocessor: 1024 threads of 64 registers (`__launch_bounds__(1024, 1)`).
 pub(crate) fn panel_blocks_per_sm(tiles: u32) -> u32 {
-    4 / tiles
+    1024 / panel_threads(tiles)
 }
 
 /// Where element e of transform u lies: word `(u >> log_g) << log_m | (u mod 2^log_g) << t | e << e`.
@@ -77,7 +106,7 @@ impl SmallNtt {
         let f = self
             .gpu
             .function(&panel_kernel_name(self.field, self.form))?;
-        let tiles = panel_tiles(params.log_n);
+        let tiles = panel_tiles(params.log_n).min(self.max_panel_tiles);
         // The kernel's walks (`cuda/small/ntt_panel.cu`): columns or whole rows, panels inside
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
@@ -89,7 +118,7 @@ impl SmallNtt {
         if panels == 0 {
             return Ok(());
         }
-        let smem = (1u32 << TILE_LOG) * panel_stride(tiles) * 4;
+        let smem = panel_smem_bytes(tiles);
         let p = PanelParams {
             ntt: params,
             out,
@@ -100,12 +129,12 @@ impl SmallNtt {
             out_t: output.t,
             out_e: output.e,
             dependent: (dependent && self.dependent_launch) as u32,
-            pad: 0,
+            tiles,
         };
         let grid = panels.min(self.sms * panel_blocks_per_sm(tiles) as u64) as u32;
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
-            block_dim: (THREADS * tiles, 1, 1),
+            block_dim: (panel_threads(tiles), 1, 1),
             shared_mem_bytes: smem,
         };
         // SAFETY: the kernel takes one PanelParams by value; the callers size both buffers to
@@ -121,13 +150,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn panels_hold_four_transforms_or_more() {
+    fn panels_hold_eight_transforms_or_more() {
         for log_n in 1..=TILE_LOG {
             let tiles = panel_tiles(log_n);
-            assert!([1, 2, 4].contains(&tiles));
-            assert!((tiles << TILE_LOG) >> log_n >= 4, "2^{log_n}");
-            // 80 KiB at most: fits every sm_80..sm_90 block.
-            assert!((1u32 << TILE_LOG) * panel_stride(tiles) * 4 <= 80 * 1024);
+            assert!([1, 2, 4, 8].contains(&tiles));
+            assert!((tiles << TILE_LOG) >> log_n >= 8, "2^{log_n}");
+            // 4 tiles (80 KiB) fit every sm_80..sm_90 block; 8 (144 KiB) sm_80 and sm_90.
+            assert!(panel_smem_bytes(tiles.min(4)) <= 80 * 1024);
+            assert!(panel_smem_bytes(tiles) <= 144 * 1024);
+            assert!(panel_threads(tiles) <= 1024 && panel_blocks_per_sm(tiles) >= 1);
         }
     }
 
