@@ -1,7 +1,8 @@
 //! The panel kernel (`cuda/small/ntt_panel.cu`): one pass of the 2-D decomposition with the
-//! transposes folded into its loads and stores. A block of 256 x T threads stages T tiles in
-//! shared memory, loads them in the order contiguous in memory (rows or columns), runs the WSX
-//! layers on the T tiles side by side, and stores in the order contiguous at the destination.
+//! transposes folded into its loads and stores. A block stages a panel of T tiles in shared
+//! memory, loads them in the order contiguous in memory (rows or columns), runs the WSX layers on
+//! its tiles (256 threads each, up to 4 side by side; 8 as two groups of 4), and stores in the
+//! order contiguous at the destination.
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -10,29 +11,20 @@ use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
 use std::sync::Arc;
 
 /// Tiles per panel for transforms of 2^log_n: the fewest (most blocks) that keep
-/// [`panel_transforms`] transforms or more in a panel, so a column load or store moves that many
+/// [`PANEL_TRANSFORMS`] transforms or more in a panel, so a column load or store moves that many
 /// contiguous words. Up to 4 tiles a block of 256 x T threads runs side by side; 8 tiles are
 /// two groups of 4 on 1024 threads, one after the other.
 pub(crate) fn panel_tiles(log_n: u32) -> u32 {
-    (((panel_transforms() as u64) << log_n) >> TILE_LOG).clamp(1, MAX_PANEL_TILES as u64) as u32
+    (((PANEL_TRANSFORMS as u64) << log_n) >> TILE_LOG).clamp(1, MAX_PANEL_TILES as u64) as u32
 }
 
 /// Tiles a panel holds at most (`cuda/small/ntt_panel.cu`: two groups of 4 on 1024 threads).
 pub(crate) const MAX_PANEL_TILES: u32 = 8;
 
-/// Transforms a panel holds at least (where the size allows): 8, a 32-byte sector per row of
-/// a column load or store. EXPERIMENT (this session): `ZKNTT_SMALL_PANEL_TRANSFORMS=4` gives
-/// the previous rule (16-byte runs).
-pub(crate) fn panel_transforms() -> u32 {
-    static T: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *T.get_or_init(|| {
-        std::env::var("ZKNTT_SMALL_PANEL_TRANSFORMS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&t: &u32| [4, 8].contains(&t))
-            .unwrap_or(8)
-    })
-}
+/// Transforms a panel holds at least, where the size allows: 8, so a row of a column load or
+/// store is a whole 32-byte sector (measured: 4 transforms, half sectors, 1.5x slower at 2^24;
+/// benches/NOTES.md).
+pub(crate) const PANEL_TRANSFORMS: u32 = 8;
 
 /// Dynamic shared memory of a panel of `tiles` tiles: 4096 slots of `panel_stride` words.
 pub(crate) fn panel_smem_bytes(tiles: u32) -> u32 {
