@@ -18,7 +18,7 @@ namespace zkntt {
 namespace small {
 namespace panel {
 
-constexpr uint32_t GROUP_TILES = 4;  // tiles side by side: 1024 threads
+constexpr uint32_t GROUP_TILES = 4;  // tiles side by side at most: 1024 threads
 static_assert(GROUP_TILES * THREADS <= 1024, "a block of GROUP_TILES tiles");
 // Words each thread moves per panel: 16 for T up to 4, 32 for two groups.
 template <uint32_t GROUPS>
@@ -255,8 +255,8 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 
 #pragma unroll 1
         for (uint32_t g = 0; g < GROUPS; g++) {
-            // Group g's tiles: columns g * 4 .. g * 4 + 3; the other group's stay untouched.
-            uint32_t* tile = col + g * GROUP_TILES;
+            // Group g's tiles: the g-th blockDim / 256 columns; the other group's stay untouched.
+            uint32_t* tile = col + g * (blockDim.x / THREADS);
             uint32_t v[PER_THREAD];
             if (log_n > 8) {
 #pragma unroll
@@ -286,7 +286,8 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 }  // namespace small
 }  // namespace zkntt
 
-// Launch: 256 x min(T, 4) threads per block, T (p.tiles) in {1, 2, 4, 8}; 4096 x (T == 1 ? 1 :
+// Launch: 256 x T or 128 x T threads per block (one or two groups of tiles), T (p.tiles) in {1, 2,
+// 4, 8}, at most 1024 threads; 4096 x (T == 1 ? 1 :
 // T + 1) words of dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n
 // transforms).
 // log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
@@ -295,7 +296,7 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
         small_ntt_panel_##NAME(const zkntt::small::panel::PanelParams p) {                          \
         using F = zkntt::small::FIELD;                                                               \
-        if (p.tiles > zkntt::small::panel::GROUP_TILES) {                                           \
+        if (p.tiles * zkntt::small::THREADS > blockDim.x) {                                         \
             zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 2>(p);                            \
         } else {                                                                                    \
             zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 1>(p);                            \

@@ -165,6 +165,8 @@ pub struct SmallNtt {
     /// Most tiles a panel may hold on this GPU (8 where a block may opt into 144 KiB of shared
     /// memory: sm_80, sm_90; 4 elsewhere).
     max_panel_tiles: u32,
+    /// Shared memory of a multiprocessor, bytes (how many panels run side by side).
+    smem_per_sm: u32,
     /// log2 of the largest transform the cluster kernel takes on this GPU (12: none).
     cluster_max_log_n: u32,
     /// The cluster kernel, resolved once (a lone small transform pays its host time).
@@ -214,6 +216,10 @@ impl SmallNtt {
             .context()
             .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
             .unwrap_or(0);
+        let smem_per_sm = gpu
+            .context()
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+            .map_or(0, |b| b.max(0) as u32);
         let max_panel_tiles = (1..=panel::MAX_PANEL_TILES)
             .rev()
             .find(|&t| {
@@ -229,6 +235,7 @@ impl SmallNtt {
             sms: sms.max(1) as u64,
             dependent_launch,
             max_panel_tiles,
+            smem_per_sm,
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             cluster_max_log_n,
             cluster_f,

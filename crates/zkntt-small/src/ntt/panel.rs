@@ -31,9 +31,19 @@ pub(crate) fn panel_smem_bytes(tiles: u32) -> u32 {
     (1u32 << TILE_LOG) * panel_stride(tiles) * 4
 }
 
-/// Threads of a panel block: 256 per tile, at most 1024 (8 tiles run as two groups of 4).
+/// Threads of a panel block: 256 per tile side by side, at most 1024; the tiles run as one group,
+/// or as two groups one after the other (8 tiles; 4 tiles where `ZKNTT_SMALL_PANEL_SIDE=2`, an
+/// EXPERIMENT of this session: two 512-thread blocks per SM instead of one of 1024).
 pub(crate) fn panel_threads(tiles: u32) -> u32 {
-    THREADS * tiles.min(4)
+    static SIDE: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let side = *SIDE.get_or_init(|| {
+        std::env::var("ZKNTT_SMALL_PANEL_SIDE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&t: &u32| [2, 4].contains(&t))
+            .unwrap_or(4)
+    });
+    THREADS * if tiles <= 4 { tiles.min(side) } else { 4 }
 }
 
 /// Words between a panel tile's consecutive slots: T + 1 (odd, so the tiles' slots fall on
@@ -66,9 +76,12 @@ pub(super) struct PanelParams {
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
 unsafe impl DeviceRepr for PanelParams {}
 
-/// Panel blocks per multiprocessor: 1024 threads of 64 registers (`__launch_bounds__(1024, 1)`).
-pub(crate) fn panel_blocks_per_sm(tiles: u32) -> u32 {
-    1024 / panel_threads(tiles)
+/// Panel blocks per multiprocessor: 1024 threads of 64 registers (`__launch_bounds__(1024, 1)`),
+/// and as many panels as `smem_per_sm` bytes of shared memory hold (1 KiB reserved per block).
+pub(crate) fn panel_blocks_per_sm(tiles: u32, smem_per_sm: u32) -> u32 {
+    (1024 / panel_threads(tiles))
+        .min(smem_per_sm / (panel_smem_bytes(tiles) + 1024))
+        .max(1)
 }
 
 /// Where element e of transform u lies: word `(u >> log_g) << log_m | (u mod 2^log_g) << t | e << e`.
@@ -123,7 +136,8 @@ impl SmallNtt {
             dependent: (dependent && self.dependent_launch) as u32,
             tiles,
         };
-        let grid = panels.min(self.sms * panel_blocks_per_sm(tiles) as u64) as u32;
+        let grid =
+            panels.min(self.sms * panel_blocks_per_sm(tiles, self.smem_per_sm) as u64) as u32;
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (panel_threads(tiles), 1, 1),
@@ -150,7 +164,11 @@ mod tests {
             // 4 tiles (80 KiB) fit every sm_80..sm_90 block; 8 (144 KiB) sm_80 and sm_90.
             assert!(panel_smem_bytes(tiles.min(4)) <= 80 * 1024);
             assert!(panel_smem_bytes(tiles) <= 144 * 1024);
-            assert!(panel_threads(tiles) <= 1024 && panel_blocks_per_sm(tiles) >= 1);
+            assert!(panel_threads(tiles) <= 1024 && (tiles * THREADS) / panel_threads(tiles) <= 2);
+            // H100: 228 KiB a multiprocessor.
+            let blocks = panel_blocks_per_sm(tiles, 228 * 1024);
+            assert!(blocks >= 1 && blocks * panel_threads(tiles) <= 1024);
+            assert!(blocks * (panel_smem_bytes(tiles) + 1024) <= 228 * 1024);
         }
     }
 
