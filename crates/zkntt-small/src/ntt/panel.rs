@@ -31,19 +31,11 @@ pub(crate) fn panel_smem_bytes(tiles: u32) -> u32 {
     (1u32 << TILE_LOG) * panel_stride(tiles) * 4
 }
 
-/// Threads of a panel block: 256 per tile side by side, at most 1024; the tiles run as one group,
-/// or as two groups one after the other (8 tiles; 4 tiles where `ZKNTT_SMALL_PANEL_SIDE=2`, an
-/// EXPERIMENT of this session: two 512-thread blocks per SM instead of one of 1024).
+/// Threads of a panel block: 256 per tile side by side, at most 1024 (8 tiles run as two groups
+/// of 4, one after the other). Measured: 4-tile panels as two groups on 512 threads (two blocks a
+/// multiprocessor) gained 4% at 2^22 and lost 27% at 2^21 (benches/NOTES.md).
 pub(crate) fn panel_threads(tiles: u32) -> u32 {
-    static SIDE: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    let side = *SIDE.get_or_init(|| {
-        std::env::var("ZKNTT_SMALL_PANEL_SIDE")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .filter(|&t: &u32| [2, 4].contains(&t))
-            .unwrap_or(4)
-    });
-    THREADS * if tiles <= 4 { tiles.min(side) } else { 4 }
+    THREADS * tiles.min(4)
 }
 
 /// Words between a panel tile's consecutive slots: T + 1 (odd, so the tiles' slots fall on
