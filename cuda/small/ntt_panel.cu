@@ -109,13 +109,12 @@ __device__ __forceinline__ void at(const Walk& w, uint32_t k, uint32_t log_n, ui
 }
 
 // Shared-memory word of word k: tile uo / (4096 / N), tile position (uo mod (4096 / N)) * N + e.
-// Transforms fastest: k moves the element's top 4 bits (de = N / 16), the tile stays. Elements
-// fastest: k moves i = tid + k * blockDim, whose low 12 bits are the tile position and the rest
-// the tile. The k part depends on k, log_n and blockDim only (uniform).
+// Transforms fastest: k moves the element's top 4 bits (5 with two groups: de = N / LOADS), the
+// tile stays. Elements fastest: k moves i = tid + k * blockDim, whose low 12 bits are the tile
+// position and the rest the tile. The k part depends on k, log_n and blockDim only (uniform), and
+// is disjoint from the thread's bits, so its slot XORs onto s0.
 template <bool FAST, uint32_t GROUPS>
 __device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t log_n, uint32_t stride) {
-    // k * de (k * blockDim) is disjoint from the thread's bits: its slot XORs onto s0. de =
-    // N / LOADS (uniform).
     const uint32_t hi = FAST ? k << (log_n - 3 - GROUPS) : k * blockDim.x;
     const uint32_t x = w.s0 ^ wsx::slot(hi & (TILE - 1));
     return FAST ? x * stride + w.j : x * stride + (hi >> TILE_LOG);
@@ -286,10 +285,9 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 }  // namespace small
 }  // namespace zkntt
 
-// Launch: 256 x T or 128 x T threads per block (one or two groups of tiles), T (p.tiles) in {1, 2,
-// 4, 8}, at most 1024 threads; 4096 x (T == 1 ? 1 :
-// T + 1) words of dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n
-// transforms).
+// Launch: 256 x T threads per block for T (p.tiles) in {1, 2, 4}, 1024 for T = 8 (two groups; the
+// kernel takes a second group wherever T x 256 > blockDim); 4096 x (T == 1 ? 1 : T + 1) words of
+// dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n transforms).
 // log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
 // transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g).
 #define ZKNTT_SMALL_PANEL(FIELD, FORM, NAME)                                                          \
