@@ -205,7 +205,7 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters and the batch's clusters take at most a block per SM, otherwise and above 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced in the same call), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced in the same call), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
         "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place |"

@@ -461,7 +461,7 @@ pub fn two_d_panels(
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
 }
 
-/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N =
+/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^15 on sm_90): N =
 /// C x 4096, each transform's C blocks exchanging through distributed shared memory. Block `me`
 /// loads segment me; thread tid of block me takes the columns n2 = me 4096 / C + tid + 256 i
 /// (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on the register bits

@@ -1,6 +1,7 @@
 //! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
 //! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
-//! memory (sm_90+), where the panel path takes two launches through global memory.
+//! memory (sm_90+), where the panel path takes two launches through global memory. Taken for
+//! 2^13..2^15 (`cluster_batch_fits`: at 2^16 the panel passes measure faster).
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -28,13 +29,14 @@ pub(super) struct ClusterParams {
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
 unsafe impl DeviceRepr for ClusterParams {}
 
-/// Whether a batch of `batch` transforms in clusters of 2^log_c blocks is small enough for the
-/// cluster kernel: batch x C^2 <= 256, so up to 64 transforms of 2^13 and a single one of 2^16.
-/// Measured on an H100 (benches/NOTES.md, 2026-11-26): 2^13 x 64 12.2 us against the panels'
-/// 20.2, 2^16 x 1 17.5 against 20.6, but 2^16 x 8 24.1 against 21.3 and 2^16 x 64 90 against 65;
-/// the bound between (C = 4, 8) is interpolated, not measured.
+/// Whether a batch of `batch` transforms in clusters of 2^log_c blocks goes to the cluster kernel
+/// rather than the panel passes: clusters of up to 8 blocks (2^15) and batch x C^2 <= 256, so up
+/// to 64 transforms of 2^13 and a single one of 2^15. Measured on an H100 (benches/NOTES.md,
+/// 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; but 2^16 x
+/// 1 17.4 against 15.7 since the panels of 8 transforms, and 2^16 x 8, x 64 slower on clusters
+/// before that; the bound between (C = 4, 8) is interpolated, not measured.
 pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64) -> bool {
-    batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
+    log_c <= 3 && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
 fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
@@ -84,7 +86,7 @@ impl SmallNtt {
     }
 
     /// Switches the cluster kernel on (the default where the GPU has clusters) or off (sizes
-    /// 2^13..2^16 then take the two panel passes, as above 2^16): for comparisons.
+    /// 2^13..2^15 then take the two panel passes, as from 2^16): for comparisons.
     pub fn set_clusters(&self, on: bool) {
         self.clusters.store(on, Ordering::Relaxed);
     }
@@ -133,8 +135,10 @@ mod tests {
     #[test]
     fn cluster_batches_as_measured() {
         assert!(cluster_batch_fits(1, 64) && !cluster_batch_fits(1, 65));
-        assert!(cluster_batch_fits(4, 1) && !cluster_batch_fits(4, 8));
-        assert!(cluster_batch_fits(2, 3) && !cluster_batch_fits(4, u64::MAX));
+        assert!(cluster_batch_fits(3, 1) && !cluster_batch_fits(3, 8));
+        assert!(cluster_batch_fits(2, 3) && !cluster_batch_fits(3, u64::MAX));
+        // 2^16 (16 blocks) takes the panel passes at any batch.
+        assert!(!cluster_batch_fits(4, 1));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The host API of the small-word NTT kernels: device-resident batches on the GPU's stream (here),
-//! one cluster launch for 2^13..2^16 on sm_90 (`cluster.rs`), the 2-D decomposition beyond one
+//! one cluster launch for 2^13..2^15 on sm_90 (`cluster.rs`), the 2-D decomposition beyond one
 //! tile (`two_d.rs`), and host-to-host batches over several CUDA streams (`host.rs`).
 
 mod cluster;
@@ -350,7 +350,7 @@ impl SmallNtt {
     /// Transforms every consecutive 2^log_n elements of `data` in place, asynchronously on the
     /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
     /// [0, 2q)); others give unspecified values, never memory errors. With [`Kernel::Wsx`],
-    /// single transforms and small batches of 2^13..2^16 take one cluster launch on sm_90
+    /// single transforms and small batches of 2^13..2^15 take one cluster launch on sm_90
     /// ([`SmallNtt::takes_cluster`]). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
     /// [`Kernel::Wsx`] two panel passes (into the scratch and back), with the others five passes
