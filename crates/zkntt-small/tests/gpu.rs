@@ -261,6 +261,32 @@ fn two_d_sizes_match_reference() {
     }
 }
 
+/// Panels of 8 tiles (both passes of 2^24, two groups of 4 tiles on 1024 threads) in every form
+/// of both 31-bit fields, forward and inverse, in place and out of place, against one reference
+/// per field and direction.
+#[test]
+fn eight_tile_panels_in_every_form() {
+    let Some(gpu) = gpu_or_skip("eight_tile_panels_in_every_form") else {
+        return;
+    };
+    let log_n = 24;
+    for field in [SmallField::BabyBear, SmallField::KoalaBear] {
+        let x = inputs(field, 1 << log_n, 2400);
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let mut want = x.clone();
+            reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+            for form in ModMulForm::ALL {
+                let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+                let what = format!("{field:?} {form:?} {dir:?} 8-tile panels");
+                let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                assert_same(&got, &want, log_n, &what);
+                let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                assert_same(&got, &want, log_n, &format!("{what} run_into"));
+            }
+        }
+    }
+}
+
 /// The panel passes at a few small 2-D sizes (partial panels, panels spanning matrices): what
 /// `issue20.sh sanitize` runs under compute-sanitizer.
 #[test]
