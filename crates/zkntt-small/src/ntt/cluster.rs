@@ -79,8 +79,8 @@ impl SmallNtt {
             && self.clusters.load(Ordering::Relaxed)
     }
 
-    /// log2 of the largest transform the cluster kernel takes on this GPU (12 where it takes
-    /// none: before sm_90).
+    /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
+    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
     }

@@ -167,11 +167,12 @@ pub struct SmallNtt {
     max_panel_tiles: u32,
     /// Shared memory of a multiprocessor, bytes (how many panels run side by side).
     smem_per_sm: u32,
-    /// log2 of the largest transform the cluster kernel takes on this GPU (12: none).
+    /// log2 of the largest transform this GPU's clusters hold (12: none); `takes_cluster` also
+    /// asks `cluster_batch_fits`.
     cluster_max_log_n: u32,
     /// The cluster kernel, resolved once (a lone small transform pays its host time).
     cluster_f: CudaFunction,
-    /// Whether sizes up to `cluster_max_log_n` take the cluster kernel ([`SmallNtt::set_clusters`]).
+    /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
     clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
     scratch: Mutex<Option<CudaSlice<u32>>>,
@@ -220,12 +221,13 @@ impl SmallNtt {
             .context()
             .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
             .map_or(0, |b| b.max(0) as u32);
-        let max_panel_tiles = (1..=panel::MAX_PANEL_TILES)
-            .rev()
-            .find(|&t| {
-                t.is_power_of_two() && panel::panel_smem_bytes(t) as i64 <= smem_optin as i64
-            })
-            .unwrap_or(1);
+        // 8-tile panels where the block may opt into their shared memory, else 4 (80 KiB).
+        let max_panel_tiles =
+            if panel::panel_smem_bytes(panel::MAX_PANEL_TILES) as i64 <= smem_optin as i64 {
+                panel::MAX_PANEL_TILES
+            } else {
+                4
+            };
         let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
         Ok(Self {
             gpu: gpu.clone(),
