@@ -1,13 +1,15 @@
 //! `cargo bench --bench multi`: several GPUs of one host, against one GPU, in one process.
 //!
-//! - Batches, host memory in and out (8 x 2^22, 64 x 2^20): `GpuPool` over device 0 alone, then
-//!   over every GPU (a share each, through each GPU's own host pipeline).
+//! Every figure on 1, 2, 4, .. GPUs (the powers of two up to the visible count), one engine per
+//! device shared by all of them:
+//! - Batches, host memory in and out (8 x 2^22, 64 x 2^20): `GpuPool` over devices 0..k (a share
+//!   each, through each GPU's own host pipeline).
 //! - One transform 2^24..2^`ZKNTT_MULTI_MAX_LOG` (default 28), device-resident (wall clock to
-//!   the last rank's completion; inputs already in place): the engine on device 0; the split path
-//!   on device 0 alone (one NCCL rank: the split's own overhead); the split over every GPU.
-//! - One transform host to host at 2^24 and 2^26: the host pipeline on device 0 against the split
-//!   over every GPU.
-//! - The all-to-all alone at the sizes the splits exchange, in GB/s per GPU sent over links.
+//!   the last rank's completion; inputs already in place): the engine on device 0, the split over
+//!   k ranks (over one: the split path's own overhead), the all-to-all alone at the split's size
+//!   (GB/s per GPU sent over links), and the split's two local passes as one rank runs them.
+//! - One transform host to host at 2^24 and 2^26: the host pipeline on device 0 against the split,
+//!   with the split's time cut into scatter, device work and gather.
 //!
 //! BN254 forward. Prints markdown; `ZKNTT_OUT=dir` also writes `dir/multi.json`. Needs NCCL for
 //! the split rows (see `zkntt_gpu::multi::Nccl`); without it those rows say why.
@@ -19,7 +21,7 @@ use zkntt_benches::random_elements;
 use zkntt_gpu::multi::{GpuPool, SplitEngine, SplitPolicy};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_wall_ms;
-use zkntt_gpu::{Blocks, DeviceVec, Gpu, HostPipeline, Kernels, NttConfig, NttEngine};
+use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttConfig, NttEngine};
 
 const REPS: usize = 5;
 
@@ -43,93 +45,84 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(28);
     println!("{} ; {count} GPU(s) visible", gpu0.info().unwrap());
+    // One engine per device, shared by every pool and split below: 1, 2, 4, .. GPUs.
+    let engines: Vec<Arc<NttEngine>> = (0..count)
+        .map(|d| Arc::new(NttEngine::new(Gpu::new(d).unwrap())))
+        .collect();
+    let ks: Vec<usize> = (0..usize::BITS)
+        .map(|b| 1usize << b)
+        .take_while(|&k| k <= count)
+        .collect();
     let mut md = String::new();
     let mut json = Vec::<String>::new();
+    let head = |first: &str, per_k: &[&str]| {
+        let mut h = format!("| {first} |");
+        let mut rule = "|---|".to_string();
+        for &k in &ks {
+            for col in per_k {
+                let _ = write!(h, " {} |", col.replace("{k}", &k.to_string()));
+                rule.push_str("---|");
+            }
+        }
+        format!("{h}\n{rule}")
+    };
 
     // Batches through the pool.
-    let one = GpuPool::with_devices(&[0]).unwrap();
-    let all = GpuPool::all_devices().unwrap();
-    let k_all = all.devices().len();
     writeln!(md, "\n### Batches, host to host (GpuPool), ms\n").unwrap();
-    writeln!(
-        md,
-        "| batch | 1 GPU | {k_all} GPUs | speed-up |\n|---|---|---|---|"
-    )
-    .unwrap();
+    writeln!(md, "{}", head("batch", &["{k} GPU(s)", "x1 GPU"])).unwrap();
+    let pools: Vec<GpuPool> = ks
+        .iter()
+        .map(|&k| GpuPool::new(engines[..k].to_vec()).unwrap())
+        .collect();
     for (batch, log_n) in [(8usize, 22u32), (64, 20)] {
         let mut x: Vec<Fr> = random_elements(batch << log_n, 7);
         let cfg = NttConfig::forward().with_batch(batch);
-        let t1 = wall_ms(|| one.ntt(&mut x, &cfg).unwrap());
-        let tk = wall_ms(|| all.ntt(&mut x, &cfg).unwrap());
-        writeln!(
-            md,
-            "| {batch} x 2^{log_n} | {t1:.2} | {tk:.2} | {:.2} |",
-            t1 / tk
-        )
-        .unwrap();
-        json.push(format!(
-            r#"{{"kind":"batch","batch":{batch},"log_n":{log_n},"gpus":{k_all},"one_ms":{t1:.4},"all_ms":{tk:.4}}}"#
-        ));
-        eprintln!("batch {batch} x 2^{log_n}: {t1:.2} / {tk:.2} ms");
+        let ts: Vec<f64> = pools
+            .iter()
+            .map(|p| wall_ms(|| p.ntt(&mut x, &cfg).unwrap()))
+            .collect();
+        let mut row = format!("| {batch} x 2^{log_n} |");
+        for (&k, t) in ks.iter().zip(&ts) {
+            let _ = write!(row, " {t:.2} | {:.2} |", ts[0] / t);
+            json.push(format!(
+                r#"{{"kind":"batch","batch":{batch},"log_n":{log_n},"gpus":{k},"ms":{t:.4}}}"#
+            ));
+        }
+        writeln!(md, "{row}").unwrap();
+        eprintln!("batch {batch} x 2^{log_n}: {ts:.2?} ms on {ks:?} GPUs");
     }
-    drop((one, all));
+    drop(pools);
 
-    // A GPU's share of a batch, device-resident: the engine's row batches with Blocks::Auto
-    // (narrow only while the batch holds at most 2^17 elements) against narrow blocks forced
-    // (what Auto chose for any batch of transforms up to 2^17 points before).
-    let engine0 = NttEngine::new(gpu0.clone());
+    // Single transforms, device-resident: the engine on device 0, then the split over k ranks
+    // for every k (over 1 rank: the split path's own overhead).
+    let splits: Vec<Option<SplitEngine>> = ks
+        .iter()
+        .map(|&k| match SplitEngine::new(engines[..k].to_vec()) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                writeln!(md, "\nsplit over {k} GPU(s) not run: {e}").unwrap();
+                None
+            }
+        })
+        .collect();
     writeln!(
         md,
-        "\n### Row batches on one GPU, device-resident, ms (CUDA events)\n\n| batch | Blocks::Auto | narrow forced | narrow / auto |\n|---|---|---|---|"
-    )
-    .unwrap();
-    for (batch, log_n) in [(1024usize, 12u32), (256, 14), (64, 16), (16, 17), (4, 12)] {
-        let x: Vec<Fr> = random_elements(batch << log_n, 5);
-        let mut d = DeviceVec::from_host(&gpu0, &x).unwrap();
-        let cfg = NttConfig::forward().with_batch(batch);
-        let mut time = |k: Kernels| {
-            engine0.set_kernels(k);
-            zkntt_gpu::timing::median_ms(gpu0.stream(), 2, 20, || {
-                engine0.ntt_in_place(&mut d, &cfg)
-            })
-            .unwrap()
-        };
-        let auto = time(Kernels::default());
-        let narrow = time(Kernels {
-            blocks: Blocks::Narrow,
-            ..Kernels::default()
-        });
-        writeln!(
-            md,
-            "| {batch} x 2^{log_n} | {auto:.4} | {narrow:.4} | {:.2} |",
-            narrow / auto
-        )
-        .unwrap();
-        json.push(format!(
-            r#"{{"kind":"row_batch","batch":{batch},"log_n":{log_n},"auto_ms":{auto:.5},"narrow_ms":{narrow:.5}}}"#
-        ));
-    }
-    drop(engine0);
-
-    // Single transforms, device-resident.
-    let engine = Arc::new(NttEngine::new(gpu0.clone()));
-    let split1 = SplitEngine::new(vec![engine.clone()]);
-    let split_all = SplitEngine::all_devices();
-    let k = split_all.as_ref().map_or(0, |s| s.ranks());
-    if let Err(e) = &split1 {
-        writeln!(md, "\nsplit rows not run: {e}").unwrap();
-    }
-    writeln!(
-        md,
-        "\n### One transform, device-resident, ms (wall clock to the last GPU's completion)\n"
+        "\n### One transform, device-resident, ms (wall clock to the last GPU's completion)\n\n\
+         The engine on GPU 0; the split over k ranks (k = 1: the split path's own overhead); \
+         x engine = engine / split; GB/s: the all-to-all alone at the split's size, per GPU sent over links.\n"
     )
     .unwrap();
     writeln!(
         md,
-        "| log2 N | engine, 1 GPU | split, 1 rank | split overhead | split, {k} GPUs | {k} GPUs vs engine | all-to-all GB/s per GPU |\n|---|---|---|---|---|---|---|"
+        "{}",
+        head(
+            "log2 N | engine, 1 GPU",
+            &["split, {k}", "x engine", "GB/s"]
+        )
     )
     .unwrap();
     let cfg = NttConfig::<Fr>::forward();
+    let engine = &engines[0];
     let mut steps = Vec::new();
     for log_n in 24..=max_log {
         let n = 1usize << log_n;
@@ -140,123 +133,126 @@ fn main() {
             gpu0.synchronize().unwrap();
         });
         drop(d);
-        let run_split = |s: &SplitEngine| -> f64 {
+        let mut row = format!("| {log_n} | {te:.2} |");
+        for s in &splits {
+            let Some(s) = s else {
+                row.push_str(" — | — | — |");
+                continue;
+            };
             let mut blocks = s.scatter(&x).unwrap();
             let t = wall_ms(|| {
                 s.ntt_distributed(&mut blocks, log_n, &cfg).unwrap();
                 s.synchronize().unwrap();
             });
             drop(blocks);
-            s.engine(0).unwrap().clear_cache();
-            t
-        };
-        let t1 = split1.as_ref().ok().map(run_split);
-        let (tk, gbs) = match &split_all {
-            Ok(s) if s.ranks() > 1 => {
-                let t = run_split(s);
-                // Each rank exchanges its N/k elements: (k-1)/k of them cross links.
+            s.release_scratch();
+            // Each rank exchanges its N/k elements: (k-1)/k of them cross links.
+            let gbs = (s.ranks() > 1).then(|| {
                 let bytes = n / s.ranks() * 32;
                 let secs = s.time_all_to_all(bytes, REPS).unwrap();
-                let sent = bytes as f64 * (s.ranks() - 1) as f64 / s.ranks() as f64;
-                (Some(t), Some(sent / secs / 1e9))
-            }
-            _ => (None, None),
-        };
-        // The split's two local passes alone, as one rank runs them: the engine's column
-        // batches (c columns of N2 points, then r of N1), each on N/k elements.
-        let parts = match &split_all {
-            Ok(s) => {
-                let sp = s.split_for::<Fr>(log_n).unwrap();
-                let mut d = DeviceVec::from_host(&gpu0, &x[..n / s.ranks()]).unwrap();
-                let mut pass = |batch: usize| {
-                    let c = NttConfig::<Fr>::forward()
-                        .with_batch(batch)
-                        .with_layout(zkntt_gpu::BatchLayout::Columns);
-                    wall_ms(|| {
-                        engine.ntt_in_place(&mut d, &c).unwrap();
-                        gpu0.synchronize().unwrap();
-                    })
-                };
-                let p1 = pass(sp.columns_per_rank());
-                let p2 = pass(sp.k2_per_rank());
-                // The same with narrow blocks forced: what Blocks::Auto chose for these
-                // batches before it counted the batch (narrow up to 2^17 points per transform).
-                engine.set_kernels(Kernels {
-                    blocks: Blocks::Narrow,
-                    ..Kernels::default()
-                });
-                let n1 = pass(sp.columns_per_rank());
-                let n2 = pass(sp.k2_per_rank());
-                engine.set_kernels(Kernels::default());
-                Some((p1, p2, n1, n2))
-            }
-            Err(_) => None,
-        };
-        let f = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.2}"));
-        if let Some((p1, p2, n1, n2)) = parts {
+                bytes as f64 * (s.ranks() - 1) as f64 / s.ranks() as f64 / secs / 1e9
+            });
+            let g = gbs.map_or("—".into(), |v| format!("{v:.0}"));
+            let _ = write!(row, " {t:.2} | {:.2} | {g} |", te / t);
+            json.push(format!(
+                r#"{{"kind":"single","log_n":{log_n},"ranks":{},"engine_ms":{te:.4},"split_ms":{t:.4},"all_to_all_gbs":{}}}"#,
+                s.ranks(),
+                gbs.map_or("null".into(), |v| format!("{v:.2}"))
+            ));
+            eprintln!(
+                "single 2^{log_n}: engine {te:.2}, split over {} {t:.2} ms, {gbs:?} GB/s",
+                s.ranks()
+            );
+        }
+        writeln!(md, "{row}").unwrap();
+        // The split's two local passes alone, as one of the most ranks runs them: the engine's
+        // column batches (c columns of N2 points, then r of N1), each on N/k elements.
+        if let Some(s) = splits.last().and_then(|s| s.as_ref()) {
+            let sp = s.split_for::<Fr>(log_n).unwrap();
+            let mut d = DeviceVec::from_host(&gpu0, &x[..n / s.ranks()]).unwrap();
+            let mut pass = |batch: usize| {
+                let c = NttConfig::<Fr>::forward()
+                    .with_batch(batch)
+                    .with_layout(zkntt_gpu::BatchLayout::Columns);
+                wall_ms(|| {
+                    engine.ntt_in_place(&mut d, &c).unwrap();
+                    gpu0.synchronize().unwrap();
+                })
+            };
+            let p1 = pass(sp.columns_per_rank());
+            let p2 = pass(sp.k2_per_rank());
             steps.push(format!(
-                "| {log_n} | {p1:.2} | {p2:.2} | {:.2} | {n1:.2} | {n2:.2} | {:.2} |",
+                "| {log_n} | {p1:.2} | {p2:.2} | {:.2} | {:.2} |",
                 p1 + p2,
-                n1 + n2
+                (p1 + p2) / te
             ));
             json.push(format!(
-                r#"{{"kind":"passes","log_n":{log_n},"ranks":{k},"step1_ms":{p1:.4},"step2_ms":{p2:.4},"narrow_step1_ms":{n1:.4},"narrow_step2_ms":{n2:.4}}}"#
+                r#"{{"kind":"passes","log_n":{log_n},"ranks":{},"step1_ms":{p1:.4},"step2_ms":{p2:.4}}}"#,
+                s.ranks()
             ));
         }
-        writeln!(
-            md,
-            "| {log_n} | {te:.2} | {} | {} | {} | {} | {} |",
-            f(t1),
-            f(t1.map(|t| t / te)),
-            f(tk),
-            f(tk.map(|t| te / t)),
-            f(gbs)
-        )
-        .unwrap();
-        json.push(format!(
-            r#"{{"kind":"single","log_n":{log_n},"engine_ms":{te:.4},"split1_ms":{},"split_k_ms":{},"ranks":{k},"all_to_all_gbs":{}}}"#,
-            t1.map_or("null".into(), |v| format!("{v:.4}")),
-            tk.map_or("null".into(), |v| format!("{v:.4}")),
-            gbs.map_or("null".into(), |v| format!("{v:.2}")),
-        ));
-        eprintln!("single 2^{log_n}: engine {te:.2}, split1 {t1:?}, split{k} {tk:?}, {gbs:?} GB/s");
-        engine.clear_cache();
+        engines.iter().for_each(|e| e.clear_cache());
     }
-
+    let k_max = *ks.last().unwrap();
     writeln!(
         md,
-        "\n### The split's local passes on one of {k} ranks (engine column batches on N/{k} elements), ms\n"
-    )
-    .unwrap();
-    writeln!(
-        md,
-        "| log2 N | step 1 (c x N2) | step 2 (r x N1) | both | step 1, narrow forced | step 2, narrow forced | both, narrow |\n|---|---|---|---|---|---|---|"
+        "\n### The split's local passes on one of {k_max} ranks (engine column batches on N/{k_max} elements), ms\n\n\
+         | log2 N | step 1 (c x N2) | step 2 (r x N1) | both | both / engine's whole transform |\n|---|---|---|---|---|"
     )
     .unwrap();
     for row in &steps {
         writeln!(md, "{row}").unwrap();
     }
 
-    // Single transforms, host to host.
-    if let Ok(s) = &split_all {
-        writeln!(md, "\n### One transform, host to host, ms\n").unwrap();
-        writeln!(
-            md,
-            "| log2 N | host pipeline, 1 GPU | split, {k} GPUs | speed-up |\n|---|---|---|---|"
+    // Single transforms, host to host: the host pipeline on device 0 against the split
+    // (SplitPolicy::Always; Auto keeps these on one GPU), and where the split's time goes
+    // (scatter: host rows into each rank's block; the device work; gather back).
+    writeln!(
+        md,
+        "\n### One transform, host to host, ms (`SplitPolicy::Always`; `Auto` keeps these on one GPU)\n"
+    )
+    .unwrap();
+    writeln!(
+        md,
+        "{}",
+        head(
+            "log2 N | host pipeline, 1 GPU",
+            &["split, {k}", "x one GPU", "scatter / device / gather ({k})"]
         )
-        .unwrap();
-        let host = HostPipeline::new(engine.clone());
-        s.set_policy(SplitPolicy::Always);
-        for log_n in [24u32, 26].into_iter().filter(|&l| l <= max_log) {
-            let mut x: Vec<Fr> = random_elements(1 << log_n, 99);
-            let th = wall_ms(|| host.ntt(&mut x, &cfg).unwrap());
+    )
+    .unwrap();
+    let host = HostPipeline::new(engine.clone());
+    for log_n in [24u32, 26].into_iter().filter(|&l| l <= max_log) {
+        let mut x: Vec<Fr> = random_elements(1 << log_n, 99);
+        let th = wall_ms(|| host.ntt(&mut x, &cfg).unwrap());
+        let mut row = format!("| {log_n} | {th:.2} |");
+        for s in splits.iter().flatten() {
+            s.set_policy(SplitPolicy::Always);
             let ts = wall_ms(|| s.ntt(&mut x, &cfg).unwrap());
-            writeln!(md, "| {log_n} | {th:.2} | {ts:.2} | {:.2} |", th / ts).unwrap();
+            let mut blocks = s.scatter(&x).unwrap();
+            let scatter = wall_ms(|| blocks = s.scatter(&x).unwrap());
+            let device = wall_ms(|| {
+                s.ntt_distributed(&mut blocks, log_n, &cfg).unwrap();
+                s.synchronize().unwrap();
+            });
+            let gather = wall_ms(|| s.gather(&blocks, &mut x).unwrap());
+            drop(blocks);
+            s.release_scratch();
+            let _ = write!(
+                row,
+                " {ts:.2} | {:.2} | {scatter:.1} / {device:.1} / {gather:.1} |",
+                th / ts
+            );
             json.push(format!(
-                r#"{{"kind":"host","log_n":{log_n},"one_ms":{th:.4},"split_ms":{ts:.4},"ranks":{k}}}"#
+                r#"{{"kind":"host","log_n":{log_n},"ranks":{},"one_ms":{th:.4},"split_ms":{ts:.4},"scatter_ms":{scatter:.4},"device_ms":{device:.4},"gather_ms":{gather:.4}}}"#,
+                s.ranks()
             ));
-            eprintln!("host 2^{log_n}: {th:.2} / {ts:.2} ms");
+            eprintln!(
+                "host 2^{log_n}: one GPU {th:.2}, split over {} {ts:.2} ms",
+                s.ranks()
+            );
         }
+        writeln!(md, "{row}").unwrap();
     }
     println!("{md}");
     if let Ok(dir) = std::env::var("ZKNTT_OUT") {

@@ -3,18 +3,18 @@
 # image's PyTorch carries (the nvidia-nccl-cu13 wheel), found and named in $ZKNTT_NCCL; NVLink
 # multicast stays off (NCCL_NVLS_ENABLE=0, as the machine requires). Steps:
 #   tests   the zkntt-gpu GPU suite's multi-GPU tests (split over one rank and over every GPU,
-#           the batch pool, bad input) against ark-poly, with ZKNTT_REQUIRE_NCCL=1; then the
-#           engine's own GPU tests (ntt::) on device 0
+#           the batch pool, bad input) against ark-poly, with ZKNTT_REQUIRE_NCCL=1
+#   engine  the engine's own GPU tests (ntt::) on device 0
 #   domain  zkntt-ark's GpuDomain suite with ZKNTT_DEVICES=all: transforms from several threads take
 #           turns on the GPUs (several_devices_take_turns), every conformance test on that context
-#   bench   benches/multi.rs: batches and single transforms on 1 GPU and on every GPU, the split's
-#           overhead over one rank, the all-to-all's bandwidth (ZKNTT_MULTI_MAX_LOG, default 28)
+#   bench   benches/multi.rs: batches and single transforms on 1, 2, 4, .. GPUs in one process, the
+#           split's overhead over one rank, the all-to-all's bandwidth (ZKNTT_MULTI_MAX_LOG, default 28)
 #   topo    nvidia-smi topo -m (how the GPUs are linked)
-#   .gpu/issue22.sh [topo] [tests] [domain] [bench]   (default: all)
+#   .gpu/issue22.sh [topo] [tests] [engine] [domain] [bench]   (default: all)
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"
-steps=${*:-topo tests domain bench}
+steps=${*:-topo tests engine domain bench}
 rc=0
 export NCCL_NVLS_ENABLE=0
 if [ -z "${ZKNTT_NCCL:-}" ]; then
@@ -32,6 +32,8 @@ for s in $steps; do
     step "multi-GPU tests (zkntt-gpu tests/gpu/multi.rs)"
     ZKNTT_REQUIRE_NCCL=1 "$bin"/tests/zkntt-gpu-gpu multi --nocapture --test-threads=1 > "$out/multi_tests.log" 2>&1 || rc=1
     grep -E "^test |test result|split over|pool over|NCCL|FAILED|panicked|SKIP" "$out/multi_tests.log"
+    ;;
+  engine)
     step "engine tests on one GPU (zkntt-gpu tests/gpu/ntt.rs: every size, form, ordering, batch, geometry)"
     timeout 200 "$bin"/tests/zkntt-gpu-gpu ntt:: --test-threads=4 > "$out/ntt_tests.log" 2>&1 || rc=1
     grep -E "test result|FAILED|panicked" "$out/ntt_tests.log"
@@ -43,12 +45,12 @@ for s in $steps; do
     ;;
   bench)
     step "benches/multi.rs (1 GPU against every GPU)"
-    ZKNTT_OUT="$out" timeout 420 "$bin"/benches/zkntt-benches-multi --bench > "$out/multi_bench.md" 2> "$out/multi_bench.log" || rc=1
+    ZKNTT_OUT="$out" timeout 480 "$bin"/benches/zkntt-benches-multi --bench > "$out/multi_bench.md" 2> "$out/multi_bench.log" || rc=1
     cat "$out/multi_bench.md"
     tail -n 5 "$out/multi_bench.log"
     ;;
   *)
-    echo "issue22.sh: unknown step $s (topo, tests, domain, bench)" >&2
+    echo "issue22.sh: unknown step $s (topo, tests, engine, domain, bench)" >&2
     rc=2
     ;;
   esac
