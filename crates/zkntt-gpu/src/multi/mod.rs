@@ -9,8 +9,9 @@
 //!   fails, with the command that installs it).
 //!
 //! A split costs an all-to-all of (k-1)/k of the data per GPU and two local passes that cost more
-//! than the engine's own transform: on 2 H100s linked by NVLink it is 1.19-1.31x one GPU
-//! device-resident (2^24..2^28) and 0.3-0.4x host to host; `benches/results/h100.md` has the figures.
+//! than the engine's own transform: on H100s linked by NVLink it is 1.20-1.29x one GPU over 2 GPUs
+//! and 2.17-2.49x over 4, device-resident (2^24..2^28), and 0.1-0.4x host to host;
+//! `benches/results/h100.md` has the figures.
 
 mod nccl;
 mod pool;
