@@ -12,9 +12,9 @@
 use criterion::{BenchmarkId, Criterion, Throughput};
 use cudarc::driver::sys::CUevent_flags;
 use std::time::Duration;
-use zkntt_gpu::Gpu;
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::{median, median_ms};
+use zkntt_gpu::{Gpu, Ordering};
 use zkntt_small::modmul_gpu::{ChainInputs, launch_chain};
 use zkntt_small::{Direction, Kernel, ModMulForm, SmallField, SmallNtt};
 
@@ -205,12 +205,12 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced in the same call), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
-        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place |"
+        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let cases: Vec<(u32, usize)> = (12..=24)
         .map(|l| (l, 1))
         .chain([(12, 256), (13, 64), (16, 8), (16, 64), (20, 16), (22, 4)])
@@ -244,20 +244,34 @@ fn summary(gpu: &Gpu) {
             let queued = queued_ms(gpu, || {
                 ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
             });
+            let nr = median_ms(s, 3, 20, || {
+                ntt.run_ordered(
+                    &mut input,
+                    log_n,
+                    Direction::Forward,
+                    Kernel::Wsx,
+                    Ordering::NR,
+                )
+            })
+            .unwrap();
             let sp = |order| {
                 sppark_ms(gpu, &input, log_n, order, 20).map(|mut v| median(&mut v) * batch as f64)
             };
             let orders = [sp(Order::NN), sp(Order::NR), sp(Order::RN)];
             let best = orders.iter().flatten().copied().reduce(f64::min);
             let cell = |v: Option<f64>| v.map_or("not built".into(), |v| format!("{v:.4}"));
+            let ratio =
+                |a: Option<f64>, ours: f64| a.map_or("-".into(), |a| format!("{:.2}x", a / ours));
             println!(
-                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {} | {} | {} | {} |",
+                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {} | {} | {} | {} | {} | {} |",
                 field.name(),
                 panels.map_or("-".into(), |v| format!("{v:.4}")),
                 cell(orders[0]),
                 cell(orders[1]),
                 cell(orders[2]),
-                best.map_or("-".into(), |b| format!("{:.2}x", b / inplace)),
+                ratio(best, inplace),
+                ratio(orders[1], nr),
+                ratio(best, nr),
             );
         }
     }

@@ -8,7 +8,8 @@
 # `ntt`: BabyBear and KoalaBear transforms 2^12..2^24, single and batched, beside sppark
 # (benches/small.rs's summary: 2^13..2^16 in one cluster launch, beside the panel passes forced);
 # `sanitize`: the panel passes (every 2-D size to 2^24 under memcheck and synccheck) and the
-# cluster kernel under compute-sanitizer memcheck, racecheck and synccheck.
+# cluster kernel under compute-sanitizer memcheck, racecheck and synccheck, and the NR paths (every
+# size to 2^24) under memcheck and synccheck.
 #   .gpu/issue20.sh [tests] [bench] [ntt] [sanitize]   (default: tests bench)
 #   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case.
 set -uo pipefail
@@ -45,10 +46,10 @@ for s in $steps; do
   sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck synccheck; do
-      step "$tool: the panel passes and the cluster kernel (zkntt-small tests/gpu.rs panel_small_sizes, cluster_kernel, two_d_sizes)"
+      step "$tool: the panel passes and the cluster kernel (zkntt-small tests/gpu.rs panel_small_sizes, cluster_kernel, two_d_sizes, nr_matches)"
       # racecheck over every form of the cluster test, or over the 2-D sizes to 2^24 (8-tile
       # panels), takes over 200 s: memcheck and synccheck only there.
-      tests="panel_small_sizes cluster_kernel two_d_sizes"
+      tests="panel_small_sizes cluster_kernel two_d_sizes nr_matches"
       [ "$tool" = racecheck ] && tests=panel_small_sizes
       for t in $tests; do
         timeout 200 "$cs" --tool "$tool" --error-exitcode 99 "$bin"/tests/zkntt-small-gpu --test-threads=1 $t \

@@ -56,6 +56,8 @@ struct NttParams {
     uint32_t scale_w_shoup; //   and its Shoup companion
     uint32_t has_scale;
     uint32_t post_log_rows; // 2-D: t above is the transform index modulo 2^post_log_rows
+    uint32_t order;         // 0: each transform's output in natural order; 1: bit-reversed (NR)
+    uint32_t reserved;      // 0 (keeps the struct a multiple of 8 bytes)
 };
 
 // ---- forms as twiddle policies: how a twiddle is stored and how x * twiddle is computed ----

@@ -67,7 +67,8 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
     const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
     const uint32_t* data = p.data + first;
     uint32_t* out = cp.out + first;
-    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG);
+    // NR (p.order): row me's outputs stay in the DIF's order, which is where they go.
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, p.order == 0);
     NttParams columns = p;  // the 2-D twiddle, no scale
     columns.has_scale = 0;
     columns.post_log_rows = TILE_LOG;
@@ -126,16 +127,19 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
     }
     barrier();
 
-    // 3. The 4096-point row k1 = me: in M1 order from `col`, out natural in `seg`.
+    // 3. The 4096-point row k1 = me: in M1 order from `col`, out natural in `seg` (NR: out in
+    // the DIF's order, so X[me + C k2] at rev_N(me + C k2) = rev_C(me) 4096 + rev_4096(k2) is
+    // slot g = rev(k2) of a contiguous segment).
     uint32_t v[PER_THREAD];
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
+    uint32_t* dst = p.order ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
+    const uint32_t step = p.order ? 1u << 8 : 1u << (8 + log_c);
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t k2 = tid | r << 8;
         const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
-        out[me + (k2 << log_c)] = finish<F>(f, rows, x, 0, k2);
+        dst[r * step] = finish<F>(f, rows, x, 0, tid | r << 8);  // rows: no 2-D twiddle
     }
 #endif
 }
@@ -145,8 +149,8 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 }  // namespace zkntt
 
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
-// cluster per transform (grid = batch x C); static shared memory 32 KiB. Natural order, in place
-// or not (every block's reads precede the cluster's first barrier, its writes follow the second).
+// cluster per transform (grid = batch x C); static shared memory 32 KiB. Natural order in; out
+// natural, or bit-reversed where p.order is 1; in place (every block's reads precede the cluster's first barrier, its writes follow the second).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                                  \

@@ -11,6 +11,14 @@
 // T + 1 (odd) for T > 1. The host chooses T (1, 2, 4 or 8) so that a panel holds at least 8
 // transforms where the size allows: a column load or store then moves a 32-byte sector a row.
 // The second pass is a programmatic dependent launch of the first on sm_90+.
+//
+// Bit-reversed output (the NR kernel): transform u's output e goes to position rev(e) of the
+// output layout (the low log_n bits reversed). With the transforms fastest at the destination
+// (columns out) the tile stays natural and the store permutes whole rows (a thread's word k goes
+// to row rev(e + k de) = rev(e) + rev(k), so the same 32-byte runs as in natural order); with the
+// elements fastest (rows out) the tile's output exchange leaves it in the DIF's order and the
+// store is the natural one. The 2-D path's NR is these two: columns out (rows permuted), then
+// rows in and rows out, contiguous both ways.
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -61,9 +69,11 @@ struct Walk {
     bool fast;
 };
 
+// rev (transforms fastest only): the thread's rows are rev(e + k de) = rev(e) + rev(k), so ptr
+// is row rev(e)'s and word k's offset rev(k) * step (`store`).
 __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool fast, uint32_t t,
                                      uint32_t e_shift, uint32_t tid, uint64_t u0, uint32_t log_n,
-                                     uint32_t log_tp, uint32_t avail) {
+                                     uint32_t log_tp, uint32_t avail, bool rev = false) {
     const uint64_t matrix = (u0 >> pp.log_g) << pp.log_m;
     const uint64_t row0 = u0 & ((1ull << pp.log_g) - 1);
     Walk w;
@@ -72,8 +82,8 @@ __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool
         w.uo = tid & ((1u << log_tp) - 1);
         w.e = tid >> log_tp;
         w.de = blockDim.x >> log_tp;
-        w.ptr = data + (matrix + row0 + w.uo + ((uint64_t)w.e << e_shift));
-        w.step = w.de << e_shift;
+        w.ptr = data + (matrix + row0 + w.uo + ((uint64_t)(rev ? bitrev(w.e, log_n) : w.e) << e_shift));
+        w.step = (rev ? 1u : w.de) << e_shift;
         const uint32_t log_tpt = TILE_LOG - log_n;
         w.s0 = wsx::slot(((w.uo & ((1u << log_tpt) - 1)) << log_n) | w.e);
         w.j = w.uo >> log_tpt;
@@ -138,19 +148,32 @@ __device__ __forceinline__ uint32_t post_twiddle(const Form& f, const NttParams&
 // What a store does to the word it reads from the panel, by what the launch asks.
 enum class Leave { Plain, Scale, Chain, Any };
 
+// k's low BITS bits reversed (k a constant of an unrolled loop: folded at compile time).
+template <uint32_t BITS>
+__device__ __forceinline__ constexpr uint32_t rev_bits(uint32_t k) {
+    uint32_t r = 0;
+    for (uint32_t b = 0; b < BITS; b++) r |= (k >> b & 1u) << (BITS - 1 - b);
+    return r;
+}
+template <uint32_t GROUPS>
+constexpr uint32_t LOG_LOADS = GROUPS == 1 ? 4 : 5;
+static_assert(1u << LOG_LOADS<1> == LOADS<1> && 1u << LOG_LOADS<2> == LOADS<2>, "LOADS are 2^LOG_LOADS");
+
 // Store: word k of the thread's walk, read from the panel, transformed, written; ROUND panel
 // reads in flight, then their products and stores, so that no store waits on its own read alone.
-// Plain, Scale and Chain take the transforms-fastest walk (columns out, the 2-D path's both
-// passes): a thread's 16 (32) words are one transform, at elements e + k de. Chain (2-D twiddles):
+// FAST: the transforms-fastest walk (columns out, the 2-D path's both passes in natural order): a
+// thread's 16 (32) words are one transform, at elements e + k de (REV: at rows rev(e) + rev(k)).
+// Otherwise the elements-fastest walk (rows out), Plain, Scale or Any. Chain (2-D twiddles, FAST):
 // their twiddles w^(n2 (e + k de)) are A S^k with A = w^(n2 e) (times the scale) and S =
 // w^(n2 de), so two table lookups a thread and a running Montgomery product replace two table
 // reads and two products a word. Any: every layout and parameter, word by word.
-template <class F, class Form, Leave L, uint32_t GROUPS>
+template <class F, class Form, Leave L, bool FAST, bool REV, uint32_t GROUPS>
 __device__ __forceinline__ void store(const Form& f, const NttParams& p, const Walk& out,
                                       const uint32_t* panel, uint32_t stride, uint32_t log_n,
                                       uint64_t u0, uint32_t post_n2) {
     constexpr uint32_t Q = F::Q;
-    constexpr bool FAST = L != Leave::Any;
+    static_assert(FAST || (L != Leave::Chain && !REV), "Chain and REV walk the transforms");
+    static_assert(!FAST || L != Leave::Any, "Any walks the elements");
     if (FAST && out.limit == 0) return;  // this thread's transform is past the batch
     uint32_t c = 0, s = 0;
     if constexpr (L == Leave::Chain) {
@@ -186,7 +209,9 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
                 at(out, k0 + k, log_n, uo, e);
                 z = finish<F>(f, p, z, u0 + uo, e);
             }
-            if (FAST) {
+            if (FAST && REV) {
+                dst[rev_bits<LOG_LOADS<GROUPS>>(k0 + k) * out.step] = z;
+            } else if (FAST) {
                 *dst = z;
                 dst += out.step;
             } else if (exists(out, k0 + k)) {
@@ -214,7 +239,9 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t l
     }
 }
 
-template <class F, class Form, uint32_t GROUPS>
+// NR: the bit-reversed-output kernel (small_ntt_panel_nr_*; ntt.order is 1). A symbol of its own,
+// so the natural-order kernel's registers are allocated as before (its stores are fewer).
+template <class F, class Form, uint32_t GROUPS, bool NR>
 __device__ __forceinline__ void kernel(const PanelParams& pp) {
     extern __shared__ uint32_t panel[];
     const NttParams& p = pp.ntt;
@@ -225,11 +252,12 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     const uint32_t stride = tiles == 1 ? 1 : tiles + 1;
     const uint32_t log_tp = TILE_LOG + (31 - __clz(tiles)) - log_n;  // transforms per panel
     const uint64_t panels = (count + (1u << log_tp) - 1) >> log_tp;
-    const auto c = wsx::Consts<typename Form::W>::template make<true>(p.twiddles, log_n);
     const bool out_fast = pp.out_t == 0;
     const bool in_fast = pp.in_t == 0;
-    // What the store does, decided once (uniform).
-    const Leave leave = !out_fast ? Leave::Any
+    // NR with rows out: the tile's exchange leaves the DIF's order (see the top).
+    const auto c = wsx::Consts<typename Form::W>::template make<true>(p.twiddles, log_n, !NR || out_fast);
+    // What the store does, decided once (uniform). NR: 2-D twiddles only with columns out.
+    const Leave leave = !NR && !out_fast ? Leave::Any
                         : p.post_lo == nullptr ? (p.has_scale ? Leave::Scale : Leave::Plain)
                                                : Leave::Chain;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
@@ -269,14 +297,30 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         }
 
         // Store, with the 2-D twiddle and scale of output element e of transform u.
-        const Walk out = walk(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail);
+        const Walk out = walk(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail, NR && out_fast);
         const uint32_t n2 = (uint32_t)((u0 + out.uo) & ((1ull << p.post_log_rows) - 1));
-        switch (leave) {
-            case Leave::Plain: store<F, Form, Leave::Plain, GROUPS>(f, p, out, panel, stride, log_n, u0, n2); break;
-            case Leave::Scale: store<F, Form, Leave::Scale, GROUPS>(f, p, out, panel, stride, log_n, u0, n2); break;
-            case Leave::Chain: store<F, Form, Leave::Chain, GROUPS>(f, p, out, panel, stride, log_n, u0, n2); break;
-            default: store<F, Form, Leave::Any, GROUPS>(f, p, out, panel, stride, log_n, u0, n2); break;
+#define ZKNTT_PANEL_STORE(L, FAST, REV) store<F, Form, Leave::L, FAST, REV, GROUPS>(f, p, out, panel, stride, log_n, u0, n2)
+        if (NR && out_fast) {
+            switch (leave) {
+                case Leave::Plain: ZKNTT_PANEL_STORE(Plain, true, true); break;
+                case Leave::Scale: ZKNTT_PANEL_STORE(Scale, true, true); break;
+                default: ZKNTT_PANEL_STORE(Chain, true, true); break;
+            }
+        } else if (NR) {
+            // Rows out: the panel in the DIF's order is stored as it lies.
+            switch (leave) {
+                case Leave::Plain: ZKNTT_PANEL_STORE(Plain, false, false); break;
+                default: ZKNTT_PANEL_STORE(Scale, false, false); break;
+            }
+        } else {
+            switch (leave) {
+                case Leave::Plain: ZKNTT_PANEL_STORE(Plain, true, false); break;
+                case Leave::Scale: ZKNTT_PANEL_STORE(Scale, true, false); break;
+                case Leave::Chain: ZKNTT_PANEL_STORE(Chain, true, false); break;
+                default: ZKNTT_PANEL_STORE(Any, false, false); break;
+            }
         }
+#undef ZKNTT_PANEL_STORE
         __syncthreads();  // the next panel's load overwrites the panel
     }
 }
@@ -289,17 +333,22 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 // kernel takes a second group wherever T x 256 > blockDim); 4096 x (T == 1 ? 1 : T + 1) words of
 // dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n transforms).
 // log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
-// transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g).
-#define ZKNTT_SMALL_PANEL(FIELD, FORM, NAME)                                                          \
+// transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g). The NR kernel: 2-D twiddles only
+// where the output is columns.
+#define ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, NAME, NR)                                              \
     extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
-        small_ntt_panel_##NAME(const zkntt::small::panel::PanelParams p) {                          \
+        NAME(const zkntt::small::panel::PanelParams p) {                                            \
         using F = zkntt::small::FIELD;                                                               \
         if (p.tiles * zkntt::small::THREADS > blockDim.x) {                                         \
-            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 2>(p);                            \
+            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 2, NR>(p);                        \
         } else {                                                                                    \
-            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 1>(p);                            \
+            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 1, NR>(p);                        \
         }                                                                                           \
     }
+// small_ntt_panel_{NAME} (natural order out) and small_ntt_panel_nr_{NAME} (bit-reversed out).
+#define ZKNTT_SMALL_PANEL(FIELD, FORM, NAME)                                                          \
+    ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_##NAME, false)                             \
+    ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_nr_##NAME, true)
 
 ZKNTT_SMALL_PANEL(FieldQ28, FormDynamic, q28_dynamic)
 ZKNTT_SMALL_PANEL(FieldQ28, FormConstMod, q28_const_mod)

@@ -17,7 +17,8 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
     const uint32_t log_n = p.log_n;
     const uint64_t total = p.batch << log_n;
     const uint64_t tiles = (total + TILE - 1) >> TILE_LOG;
-    const auto c = Consts<typename Form::W>::template make<EXCHANGE>(p.twiddles, log_n);
+    // NR (p.order): the tile stays in the DIF's order, stored as it lies.
+    const auto c = Consts<typename Form::W>::template make<EXCHANGE>(p.twiddles, log_n, p.order == 0);
     const uint32_t low = (1u << log_n) - 1;
     // No 2-D twiddle and no scale: the output is only brought to canonical form.
     const bool plain = p.post_lo == nullptr && !p.has_scale;
@@ -76,7 +77,8 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
 }  // namespace zkntt
 
 // Launch: 256 threads per block (required), any grid (grid-stride over 4096-element tiles; a
-// tile of batch << log_n elements). In/out: natural order, in place, log_n in 0..12.
+// tile of batch << log_n elements). In: natural order; out: natural order, or bit-reversed where
+// p.order is 1 (then without 2-D twiddles); in place, log_n in 0..12.
 #define ZKNTT_SMALL_WSX(FIELD, FORM, NAME)                                                            \
     extern "C" __global__ void __launch_bounds__(256, 4)                                            \
         small_ntt_wsx_##NAME(const zkntt::small::NttParams p) {                                      \

@@ -56,8 +56,10 @@ struct Consts {
     uint32_t b_out[4];
     // Output slots: register r holds tile index t_out | sum of reg_bit[k] over the bits k of r;
     // out_pos and slot are linear, so its slot is s_out ^ (XOR of b_out[k] over those bits).
+    // natural: the output exchange leaves the tile in natural order (out_pos); otherwise in the
+    // DIF's bit-reversed order (slot g holds output rev(g)), which is also conflict-free.
     template <bool EXCHANGE>
-    __device__ static Consts make(const void* twiddles, uint32_t log_n) {
+    __device__ static Consts make(const void* twiddles, uint32_t log_n, bool natural = true) {
         const uint32_t tid = threadIdx.x % THREADS, lane = tid & 31, warp = tid >> 5;
         Consts c;
         c.tw = static_cast<const W*>(twiddles);
@@ -67,9 +69,10 @@ struct Consts {
         c.s_m1 = slot(tid);
         c.s_m2 = slot(c.m2);
         const uint32_t t_out = EXCHANGE ? ((lane & 15) << 4 | (lane >> 4) << 8 | warp << 9) : c.m2;
-        c.s_out = slot(out_pos(t_out, log_n));
+        const uint32_t log_out = natural ? log_n : 0;  // out_pos over no bits: the identity
+        c.s_out = slot(out_pos(t_out, log_out));
 #pragma unroll
-        for (uint32_t k = 0; k < 4; k++) c.b_out[k] = slot(out_pos(1u << (EXCHANGE ? k : k + 4), log_n));
+        for (uint32_t k = 0; k < 4; k++) c.b_out[k] = slot(out_pos(1u << (EXCHANGE ? k : k + 4), log_out));
         return c;
     }
 };
@@ -99,7 +102,8 @@ __device__ __forceinline__ void register_layers(const Form& f, uint32_t (&v)[PER
 }
 
 // The layers of one tile. In: v in M1 (log_n > 8) or M2 (log_n <= 8). Out, after a
-// __syncthreads: buf[slot(g) * stride] holds output g in natural order, every slot written. The caller
+// __syncthreads: buf[slot(g) * stride] holds output g in natural order (or output rev(g), as
+// Consts::make was asked), every slot written. The caller
 // must not let another thread still read `buf` when this starts (the M1 -> M2 exchange and the
 // output exchange write it).
 template <class F, class Form, bool EXCHANGE>

@@ -38,6 +38,12 @@ pub enum Error {
         form: &'static str,
         available: &'static str,
     },
+    /// The ordering is not built for this kernel or entry point.
+    #[error("{ordering:?} ordering unsupported here: {reason}")]
+    OrderingUnsupported {
+        ordering: zkntt_gpu::Ordering,
+        reason: &'static str,
+    },
     /// A stream count of zero (or too many).
     #[error("stream count {0} unsupported: use 1..=64")]
     Streams(usize),

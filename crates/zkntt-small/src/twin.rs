@@ -23,6 +23,9 @@ pub struct KernelArgs<'a> {
     pub scale: Option<[u32; 2]>,
     /// 2-D twiddles (lo, hi) and log2 of the rows per matrix: output (t, k) times w^(t*k).
     pub post: Option<(&'a Encoded, &'a Encoded, u32)>,
+    /// Each transform's output in bit-reversed order (`NttParams::order`; the WSX and panel
+    /// kernels): output k at position rev(k), the low log_n bits reversed.
+    pub bit_reversed: bool,
 }
 
 struct Ctx<'a> {
@@ -190,7 +193,13 @@ fn wsx_with(args: KernelArgs<'_>, data: &mut [u32], exchange: bool) -> Result<()
         let first = ((tile * TILE) >> log_n) as u64;
         for (g, out) in chunk.iter_mut().enumerate() {
             let g = g as u32;
-            *out = c.finish(res[g as usize], first + (g >> log_n) as u64, g & low);
+            // NR: the tile stays in the DIF's order, position g holding output rev(g).
+            let at = if args.bit_reversed {
+                (g & !low) | bitrev(g & low, log_n)
+            } else {
+                g
+            };
+            *out = c.finish(res[at as usize], first + (g >> log_n) as u64, g & low);
         }
     }
     Ok(())
@@ -331,6 +340,8 @@ pub struct PanelLayout {
 /// `out`'s, in matrices of 2^log_m words holding 2^log_g transforms each. The panel's words move
 /// as the kernel moves them: panels of `ntt::panel_tiles` tiles, loaded in the order contiguous
 /// in `input`, each tile through the WSX layers in place, stored in the order contiguous in `out`.
+/// With `args.bit_reversed` output e of transform u goes to position rev(e) of `out`'s layout
+/// (2-D twiddles only with columns out, as the NR kernel).
 #[allow(clippy::too_many_arguments)]
 pub fn panel(
     args: KernelArgs<'_>,
@@ -346,6 +357,12 @@ pub fn panel(
         return Err(Error::LengthMismatch {
             expected: input.len(),
             got: out.len(),
+        });
+    }
+    if args.bit_reversed && args.post.is_some() && out_layout.t != 0 {
+        return Err(Error::OrderingUnsupported {
+            ordering: zkntt_gpu::Ordering::NR,
+            reason: "the NR panel kernel takes 2-D twiddles only with columns out",
         });
     }
     let log_n = args.log_n;
@@ -389,7 +406,12 @@ pub fn panel(
             let (uo, e) = split(i, out_layout.t == 0);
             let u = u0 + uo as u64;
             if u < count {
-                out[word(u, e, out_layout)] = c.finish(smem[panel_word(uo, e)], u, e);
+                let at = if args.bit_reversed {
+                    bitrev(e, log_n)
+                } else {
+                    e
+                };
+                out[word(u, at, out_layout)] = c.finish(smem[panel_word(uo, e)], u, e);
             }
         }
     }
@@ -428,13 +450,15 @@ impl TwoDTables {
 
 /// The 2-D transform of `SmallNtt::run` with the WSX kernel above one tile (`two_d_panels`): N =
 /// N1 x N2, the N1-point columns times w_N^(n2 k1) in place, then the N2-point rows out at
-/// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n.
+/// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n. `bit_reversed`
+/// (NR): the columns' entry k1 to row rev(k1), then rows in and rows out, entry k2 at rev(k2).
 pub fn two_d_panels(
     field: SmallField,
     form: ModMulForm,
     direction: crate::Direction,
     log_n: u32,
     data: &mut [u32],
+    bit_reversed: bool,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
     let (log1, log2) = (log_n / 2, log_n - log_n / 2);
@@ -451,13 +475,18 @@ pub fn two_d_panels(
         twiddles: &twiddles,
         scale,
         post,
+        bit_reversed,
     };
     let columns = PanelLayout { t: 0, e: log2 };
     let mut mid = vec![0u32; data.len()];
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
     let rows = PanelLayout { t: log2, e: 0 };
-    let out = PanelLayout { t: 0, e: log1 };
+    let out = if bit_reversed {
+        rows
+    } else {
+        PanelLayout { t: 0, e: log1 }
+    };
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
 }
 
@@ -467,12 +496,14 @@ pub fn two_d_panels(
 /// (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on the register bits
 /// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then
 /// runs the WSX tile on its 4096 entries and stores X[me + C k2]. `data` holds whole transforms.
+/// `bit_reversed` (NR): X[k] at rev(k), so block me stores segment rev(me), its entry k2 at rev(k2).
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
     direction: crate::Direction,
     log_n: u32,
     data: &mut [u32],
+    bit_reversed: bool,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
     let log_c = log_n.saturating_sub(TILE_LOG);
@@ -502,6 +533,7 @@ pub fn cluster(
         twiddles: &twiddles,
         scale,
         post,
+        bit_reversed,
     };
     let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
     let rows = setup(args(scale, None), TILE)?;
@@ -538,7 +570,12 @@ pub fn cluster(
         for (me, row) in col.iter().enumerate() {
             let res = tile_layers(&rows, true, |g| row[g as usize]);
             for (k2, &v) in res.iter().enumerate() {
-                x[me + (k2 << log_c)] = rows.finish(v, 0, k2 as u32);
+                let at = if bit_reversed {
+                    (bitrev(me as u32, log_c) << TILE_LOG | bitrev(k2 as u32, TILE_LOG)) as usize
+                } else {
+                    me + (k2 << log_c)
+                };
+                x[at] = rows.finish(v, 0, k2 as u32);
             }
         }
     }
@@ -593,6 +630,18 @@ mod tests {
         batch: usize,
         twin: Twin,
     ) {
+        check_ordered(field, form, dir, log_n, batch, twin, false)
+    }
+
+    fn check_ordered(
+        field: SmallField,
+        form: ModMulForm,
+        dir: Direction,
+        log_n: u32,
+        batch: usize,
+        twin: Twin,
+        bit_reversed: bool,
+    ) {
         let q = field.modulus();
         let mut x = random(field, batch << log_n, (log_n as u64) << 8 | batch as u64);
         x[0] = 0;
@@ -611,9 +660,27 @@ mod tests {
             twiddles: &tw,
             scale,
             post: None,
+            bit_reversed,
         };
         twin(args, &mut x).unwrap();
-        assert_eq!(x, want, "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}");
+        if bit_reversed {
+            want = bit_reverse_each(&want, log_n);
+        }
+        assert_eq!(
+            x, want,
+            "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}, bit-reversed out: {bit_reversed}"
+        );
+    }
+
+    /// Each transform of 2^log_n reordered: output k to position rev(k).
+    fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
+        let mut y = x.to_vec();
+        for (t, chunk) in x.chunks(1 << log_n).enumerate() {
+            for (k, &v) in chunk.iter().enumerate() {
+                y[(t << log_n) + bitrev(k as u32, log_n) as usize] = v;
+            }
+        }
+        y
     }
 
     #[test]
@@ -625,17 +692,22 @@ mod tests {
                         let batch = if log_n >= 10 { 2 } else { 3 + (TILE >> log_n) };
                         check(field, form, dir, log_n, batch, wsx);
                         check(field, form, dir, log_n, batch, wsx_half);
+                        check_ordered(field, form, dir, log_n, batch, wsx, true);
                     }
                 }
             }
         }
     }
 
+    /// A 2-D twin: field, form, direction, log_n, data, bit-reversed output.
+    type TwoDTwin = fn(SmallField, ModMulForm, Direction, u32, &mut [u32], bool) -> Result<()>;
+
     /// `twin` on random batches equals the reference, both directions, for each field and each
     /// (form, log_n, batch) the field holds.
     fn two_d_twin_matches_reference(
         cases: &[(ModMulForm, u32, usize)],
-        twin: fn(SmallField, ModMulForm, Direction, u32, &mut [u32]) -> Result<()>,
+        twin: TwoDTwin,
+        bit_reversed: bool,
     ) {
         for field in SmallField::ALL {
             for &(form, log_n, batch) in cases {
@@ -646,9 +718,15 @@ mod tests {
                     let x = random(field, batch << log_n, log_n as u64);
                     let mut want = x.clone();
                     reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                    if bit_reversed {
+                        want = bit_reverse_each(&want, log_n);
+                    }
                     let mut got = x;
-                    twin(field, form, dir, log_n, &mut got).unwrap();
-                    assert_eq!(got, want, "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}");
+                    twin(field, form, dir, log_n, &mut got, bit_reversed).unwrap();
+                    assert_eq!(
+                        got, want,
+                        "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}, bit-reversed out: {bit_reversed}"
+                    );
                 }
             }
         }
@@ -665,7 +743,8 @@ mod tests {
             (ModMulForm::MontgomeryLazy, 15, 2),
             (ModMulForm::Barrett, 16, 1),
         ];
-        two_d_twin_matches_reference(&cases, two_d_panels);
+        two_d_twin_matches_reference(&cases, two_d_panels, false);
+        two_d_twin_matches_reference(&cases, two_d_panels, true);
     }
 
     #[test]
@@ -679,14 +758,16 @@ mod tests {
             (ModMulForm::Barrett, 16, 1),
             (ModMulForm::ShoupLazy, 16, 1),
         ];
-        two_d_twin_matches_reference(&cases, cluster);
+        two_d_twin_matches_reference(&cases, cluster, false);
+        two_d_twin_matches_reference(&cases, cluster, true);
         assert!(
             cluster(
                 SmallField::BabyBear,
                 ModMulForm::Montgomery,
                 Direction::Forward,
                 12,
-                &mut [0; 4096]
+                &mut [0; 4096],
+                false
             )
             .is_err()
         );
@@ -696,7 +777,8 @@ mod tests {
                 ModMulForm::Montgomery,
                 Direction::Forward,
                 17,
-                &mut [0; 1 << 17]
+                &mut [0; 1 << 17],
+                false
             )
             .is_err()
         );
@@ -772,6 +854,7 @@ mod tests {
                     twiddles: &tw,
                     scale: None,
                     post: None,
+                    bit_reversed: false,
                 };
                 wsx(args, &mut unreduced).unwrap();
                 block(args, &mut reduced).unwrap();
@@ -811,6 +894,9 @@ mod tests {
                         .collect();
                     assert_eq!(banks(out), 32, "output 2^{log_n} warp {warp} register {r}");
                 }
+                // The NR tiles' output exchange: the DIF's order, slot g for output rev(g).
+                let dif = lanes.clone().map(|l| slot(m3_index(l, warp, r))).collect();
+                assert_eq!(banks(dif), 32, "DIF-order output warp {warp} register {r}");
             }
         }
     }
@@ -826,6 +912,7 @@ mod tests {
             twiddles: &tw,
             scale: None,
             post: None,
+            bit_reversed: false,
         };
         assert!(matches!(
             wsx(args, &mut [0; 8192]),

@@ -2,8 +2,8 @@
 //! test skips with one line where no GPU is present and fails instead under ZKNTT_REQUIRE_GPU=1.
 
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use zkntt_gpu::Gpu;
 use zkntt_gpu::testing::gpu_or_skip;
+use zkntt_gpu::{Gpu, Ordering};
 use zkntt_small::coset;
 use zkntt_small::modmul::{BLOG_MODULI, Modulus};
 use zkntt_small::modmul_gpu::{ChainInputs, launch_chain};
@@ -303,7 +303,7 @@ fn panel_small_sizes_match_twin() {
             let x = inputs(field, batch << log_n, log_n as u64);
             for dir in [Direction::Forward, Direction::Inverse] {
                 let mut want = x.clone();
-                zkntt_small::twin::two_d_panels(field, form, dir, log_n, &mut want).unwrap();
+                zkntt_small::twin::two_d_panels(field, form, dir, log_n, &mut want, false).unwrap();
                 let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
                 assert_same(
                     &got,
@@ -346,7 +346,7 @@ fn cluster_kernel_matches_twin() {
                 let x = inputs(field, batch << log_n, 300 + log_n as u64);
                 for dir in [Direction::Forward, Direction::Inverse] {
                     let mut want = x.clone();
-                    zkntt_small::twin::cluster(field, form, dir, log_n, &mut want).unwrap();
+                    zkntt_small::twin::cluster(field, form, dir, log_n, &mut want, false).unwrap();
                     let what = format!("{field:?} {form:?} {dir:?} cluster");
                     assert_same(
                         &on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx),
@@ -472,6 +472,98 @@ fn host_to_host_over_streams() {
     }
 }
 
+/// Each transform of 2^log_n reordered: output k to position rev(k).
+fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
+    let mut y = x.to_vec();
+    for (t, chunk) in x.chunks(1 << log_n).enumerate() {
+        for (k, &v) in chunk.iter().enumerate() {
+            let r = if log_n == 0 {
+                0
+            } else {
+                k.reverse_bits() >> (usize::BITS - log_n)
+            };
+            y[(t << log_n) + r] = v;
+        }
+    }
+    y
+}
+
+/// NR (natural in, bit-reversed out) against the reference and a bit reversal, in place and out
+/// of place, forward and inverse, at every path's sizes: one tile (2^1..2^12, batches), the
+/// cluster kernel (2^13..2^15, on sm_90) and the panel passes forced there too, the 2-D panels
+/// to 2^24 (8-tile panels) and batches of them; the default form and a Montgomery one.
+#[test]
+fn nr_matches_reference_bit_reversed() {
+    let Some(gpu) = gpu_or_skip("nr_matches_reference_bit_reversed") else {
+        return;
+    };
+    let cases = [
+        (1u32, 5usize),
+        (4, 3),
+        (8, 2),
+        (11, 3),
+        (12, 2),
+        (13, 2),
+        (14, 1),
+        (15, 1),
+        (16, 2),
+        (17, 1),
+        (19, 1),
+        (20, 3),
+        (22, 1),
+        (23, 1),
+        (24, 1),
+    ];
+    for field in [SmallField::BabyBear, SmallField::KoalaBear] {
+        for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
+            let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+            for &(log_n, batch) in &cases {
+                if form == ModMulForm::Montgomery && log_n > 20 {
+                    continue;
+                }
+                let x = inputs(field, batch << log_n, 77 + log_n as u64);
+                for dir in [Direction::Forward, Direction::Inverse] {
+                    let mut want = x.clone();
+                    reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                    let want = bit_reverse_each(&want, log_n);
+                    let what = format!("{field:?} {form:?} {dir:?} NR 2^{log_n} x {batch}");
+                    for clusters in [true, false] {
+                        if !clusters && !(13..=15).contains(&log_n) {
+                            continue;
+                        }
+                        ntt.set_clusters(clusters);
+                        let mut d = gpu.stream().clone_htod(&x).unwrap();
+                        ntt.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::NR)
+                            .unwrap();
+                        let got = gpu.stream().clone_dtoh(&d).unwrap();
+                        assert_same(&got, &want, log_n, &format!("{what}, clusters {clusters}"));
+                        let mut input = gpu.stream().clone_htod(&x).unwrap();
+                        let mut out = gpu.stream().alloc_zeros::<u32>(x.len()).unwrap();
+                        ntt.run_into_ordered(
+                            &mut input,
+                            &mut out,
+                            log_n,
+                            dir,
+                            Kernel::Wsx,
+                            Ordering::NR,
+                        )
+                        .unwrap();
+                        let got = gpu.stream().clone_dtoh(&out).unwrap();
+                        assert_same(
+                            &got,
+                            &want,
+                            log_n,
+                            &format!("{what} run_into, clusters {clusters}"),
+                        );
+                    }
+                    ntt.set_clusters(true);
+                }
+            }
+            eprintln!("{field:?} {form:?}: NR equals the reference bit-reversed, every path");
+        }
+    }
+}
+
 #[test]
 fn bad_requests_are_errors() {
     let Some(gpu) = gpu_or_skip("bad_requests_are_errors") else {
@@ -502,4 +594,18 @@ fn bad_requests_are_errors() {
         ChainInputs::new(&gpu, 97, &a, &a),
         Err(Error::NoKernel { .. })
     ));
+    // Orderings not built: bit-reversed input anywhere, bit-reversed output off the WSX kernel.
+    let mut d = gpu.stream().alloc_zeros::<u32>(1 << 14).unwrap();
+    for (kernel, ordering) in [
+        (Kernel::Wsx, Ordering::RN),
+        (Kernel::BlockSync, Ordering::NR),
+        (Kernel::WsxHalf, Ordering::NR),
+    ] {
+        for log_n in [10, 14] {
+            assert!(matches!(
+                ntt.run_ordered(&mut d, log_n, Direction::Forward, kernel, ordering),
+                Err(Error::OrderingUnsupported { .. })
+            ));
+        }
+    }
 }

@@ -92,7 +92,8 @@ impl SmallNtt {
     }
 
     /// `batch` transforms of 2^log_n (13..=cluster_max_log_n) from `src` to `dst` (may be
-    /// equal), one cluster of 2^(log_n - 12) blocks each.
+    /// equal), one cluster of 2^(log_n - 12) blocks each; `nr`: bit-reversed output.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
         &self,
         stream: &Arc<CudaStream>,
@@ -101,6 +102,7 @@ impl SmallNtt {
         log_n: u32,
         batch: u64,
         direction: Direction,
+        nr: bool,
     ) -> Result<()> {
         let log_c = log_n - TILE_LOG;
         debug_assert!((1..=MAX_LOG_CLUSTER).contains(&log_c));
@@ -110,7 +112,10 @@ impl SmallNtt {
         let (lo, hi) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
         let scale = (direction == Direction::Inverse).then_some(log_n);
-        let ntt = self.params(tw, src, batch, log_n, scale, Some((lo, hi, TILE_LOG)))?;
+        let ntt = NttParams {
+            order: nr as u32,
+            ..self.params(tw, src, batch, log_n, scale, Some((lo, hi, TILE_LOG)))?
+        };
         let p = ClusterParams { ntt, out: dst };
         // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`
         // to `batch` transforms of 2^log_n, the tables hold the entries it indexes, and
@@ -143,8 +148,8 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // NttParams (64 bytes) and a pointer.
-        assert_eq!(std::mem::size_of::<ClusterParams>(), 72);
+        // NttParams (72 bytes) and a pointer.
+        assert_eq!(std::mem::size_of::<ClusterParams>(), 80);
         assert_eq!(std::mem::align_of::<ClusterParams>(), 8);
     }
 }

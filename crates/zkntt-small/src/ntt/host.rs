@@ -157,7 +157,9 @@ impl SmallNtt {
             .during("cuMemcpyHtoDAsync")?;
         let batch = (host.len() >> log_n) as u64;
         let scale = (direction == Direction::Inverse).then_some(log_n);
-        self.launch(stream, kernel, ptr, batch, log_n, direction, scale, None)?;
+        self.launch(
+            stream, kernel, ptr, batch, log_n, direction, scale, None, false,
+        )?;
         // SAFETY: as above.
         unsafe { cudarc::driver::result::memcpy_dtoh_async(host, ptr, stream.cu_stream()) }
             .during("cuMemcpyDtoHAsync")?;

@@ -10,7 +10,7 @@ mod two_d;
 pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
-pub use panel::panel_kernel_name;
+pub use panel::{panel_kernel_name, panel_nr_kernel_name};
 pub(crate) use panel::{panel_stride, panel_tiles};
 
 use crate::error::{DriverContext, oom};
@@ -23,7 +23,7 @@ use cudarc::driver::{
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use zkntt_gpu::Gpu;
+use zkntt_gpu::{Gpu, Ordering};
 
 /// Which kernel computes the transforms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -87,9 +87,13 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
             })
         });
     let panels = SmallField::ALL.into_iter().flat_map(|f| {
-        ModMulForm::ALL
-            .into_iter()
-            .flat_map(move |m| [panel_kernel_name(f, m), cluster_kernel_name(f, m)])
+        ModMulForm::ALL.into_iter().flat_map(move |m| {
+            [
+                panel_kernel_name(f, m),
+                panel_nr_kernel_name(f, m),
+                cluster_kernel_name(f, m),
+            ]
+        })
     });
     tiles.chain(panels)
 }
@@ -109,6 +113,9 @@ struct NttParams {
     scale_w_shoup: u32,
     has_scale: u32,
     post_log_rows: u32,
+    /// 1: each transform's output in bit-reversed order (NR).
+    order: u32,
+    reserved: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernels declare (checked by size in a test).
@@ -179,6 +186,22 @@ pub struct SmallNtt {
     lanes: Mutex<Vec<host::Lane>>,
 }
 
+/// Whether `ordering` asks for bit-reversed output, or why `kernel` cannot give it.
+fn check_ordering(kernel: Kernel, ordering: Ordering) -> Result<bool> {
+    match ordering {
+        Ordering::NN => Ok(false),
+        Ordering::NR if kernel == Kernel::Wsx => Ok(true),
+        Ordering::NR => Err(Error::OrderingUnsupported {
+            ordering,
+            reason: "bit-reversed output is built for the WSX kernel (Kernel::Wsx) only",
+        }),
+        Ordering::RN => Err(Error::OrderingUnsupported {
+            ordering,
+            reason: "bit-reversed input is not built for the small-word kernels: transform NN or NR",
+        }),
+    }
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -205,6 +228,7 @@ impl SmallNtt {
             gpu.function(&kernel_name(k, field, form))?;
         }
         gpu.function(&panel_kernel_name(field, form))?;
+        gpu.function(&panel_nr_kernel_name(field, form))?;
         let cluster_f = gpu.function(&cluster_kernel_name(field, form))?;
         let sms = gpu
             .context()
@@ -304,10 +328,13 @@ impl SmallNtt {
             scale_w_shoup: scale.map_or(0, |s| s[1]),
             has_scale: scale.is_some() as u32,
             post_log_rows,
+            order: 0,
+            reserved: 0,
         })
     }
 
-    /// One launch over `batch` transforms of 2^log_n (<= 2^12) at `data` on `stream`.
+    /// One launch over `batch` transforms of 2^log_n (<= 2^12) at `data` on `stream`; `nr`:
+    /// bit-reversed output (the WSX kernel, without `post`).
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
@@ -319,6 +346,7 @@ impl SmallNtt {
         direction: Direction,
         scale_log_n: Option<u32>,
         post: Option<(u64, u64, u32)>,
+        nr: bool,
     ) -> Result<()> {
         if !kernel.has_form(self.form) {
             return Err(Error::NoFormKernel {
@@ -331,7 +359,10 @@ impl SmallNtt {
             .gpu
             .function(&kernel_name(kernel, self.field, self.form))?;
         let tw_ptr = self.twiddle_table(direction);
-        let params = self.params(tw_ptr, data, batch, log_n, scale_log_n, post)?;
+        let params = NttParams {
+            order: nr as u32,
+            ..self.params(tw_ptr, data, batch, log_n, scale_log_n, post)?
+        };
         let tiles = ((batch << log_n) + (1 << TILE_LOG) - 1) >> TILE_LOG;
         if tiles == 0 {
             return Ok(());
@@ -364,7 +395,24 @@ impl SmallNtt {
         direction: Direction,
         kernel: Kernel,
     ) -> Result<()> {
+        self.run_ordered(data, log_n, direction, kernel, Ordering::NN)
+    }
+
+    /// [`SmallNtt::run`] in an ordering: [`Ordering::NN`], or [`Ordering::NR`] (natural order in,
+    /// bit-reversed out: output k of each transform at index rev(k), the low log_n bits
+    /// reversed), which the 2-D path computes with both passes' stores contiguous (faster than
+    /// NN from 2^16; `benches/results/h100.md`). NR needs [`Kernel::Wsx`]; [`Ordering::RN`]
+    /// (bit-reversed input) is not built: both are [`Error::OrderingUnsupported`].
+    pub fn run_ordered(
+        &self,
+        data: &mut CudaSlice<u32>,
+        log_n: u32,
+        direction: Direction,
+        kernel: Kernel,
+        ordering: Ordering,
+    ) -> Result<()> {
         let batch = self.check(data.len(), log_n)?;
+        let nr = check_ordering(kernel, ordering)?;
         let stream = self.gpu.stream().clone();
         if log_n <= TILE_LOG {
             let (ptr, _g) = data.device_ptr_mut(&stream);
@@ -377,11 +425,12 @@ impl SmallNtt {
                 direction,
                 (direction == Direction::Inverse).then_some(log_n),
                 None,
+                nr,
             );
         }
         if self.takes_cluster(log_n, batch, kernel) {
             let (d, _g) = data.device_ptr_mut(&stream);
-            return self.cluster(&stream, d, d, log_n, batch, direction);
+            return self.cluster(&stream, d, d, log_n, batch, direction, nr);
         }
         let mut scratch = self.scratch(data.len())?;
         let out = scratch.as_mut().ok_or(Error::LengthMismatch {
@@ -393,7 +442,7 @@ impl SmallNtt {
             // Columns from `data` into the scratch, rows back into `data`: no copy.
             let (d, _g1) = data.device_ptr_mut(&stream);
             let (m, _g2) = view.device_ptr_mut(&stream);
-            return self.two_d_panels(&stream, d, m, d, log_n, batch, direction);
+            return self.two_d_panels(&stream, d, m, d, log_n, batch, direction, nr);
         }
         self.two_d(&stream, data, &mut view, log_n, batch, direction, kernel)?;
         stream.memcpy_dtod(&view, data).during("copy back")?;
@@ -410,7 +459,21 @@ impl SmallNtt {
         direction: Direction,
         kernel: Kernel,
     ) -> Result<()> {
+        self.run_into_ordered(input, output, log_n, direction, kernel, Ordering::NN)
+    }
+
+    /// [`SmallNtt::run_into`] in an ordering, as [`SmallNtt::run_ordered`].
+    pub fn run_into_ordered(
+        &self,
+        input: &mut CudaSlice<u32>,
+        output: &mut CudaSlice<u32>,
+        log_n: u32,
+        direction: Direction,
+        kernel: Kernel,
+        ordering: Ordering,
+    ) -> Result<()> {
         let batch = self.check(input.len(), log_n)?;
+        let nr = check_ordering(kernel, ordering)?;
         if output.len() != input.len() {
             return Err(Error::LengthMismatch {
                 expected: input.len(),
@@ -420,18 +483,18 @@ impl SmallNtt {
         let stream = self.gpu.stream().clone();
         if log_n <= TILE_LOG {
             stream.memcpy_dtod(input, output).during("copy")?;
-            return self.run(output, log_n, direction, kernel);
+            return self.run_ordered(output, log_n, direction, kernel, ordering);
         }
         if self.takes_cluster(log_n, batch, kernel) {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
-            return self.cluster(&stream, i, o, log_n, batch, direction);
+            return self.cluster(&stream, i, o, log_n, batch, direction, nr);
         }
         if kernel == Kernel::Wsx {
             // Columns in place in `input`, rows into `output`.
             let (i, _g1) = input.device_ptr_mut(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
-            return self.two_d_panels(&stream, i, i, o, log_n, batch, direction);
+            return self.two_d_panels(&stream, i, i, o, log_n, batch, direction, nr);
         }
         let mut view = output.slice_mut(..);
         self.two_d(&stream, input, &mut view, log_n, batch, direction, kernel)
@@ -455,8 +518,8 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // 4 pointers + u64 + 6 x u32, no padding: 64 bytes, as in ntt.cuh.
-        assert_eq!(std::mem::size_of::<NttParams>(), 64);
+        // 4 pointers + u64 + 8 x u32, no padding: 72 bytes, as in ntt.cuh.
+        assert_eq!(std::mem::size_of::<NttParams>(), 72);
         assert_eq!(std::mem::align_of::<NttParams>(), 8);
     }
 
@@ -469,8 +532,8 @@ mod tests {
                 form == ModMulForm::MontgomeryLazy
             );
         }
-        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the panel and
-        // cluster kernels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 2 * 3 * 7);
+        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the panel (natural
+        // and NR) and cluster kernels.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 3 * 3 * 7);
     }
 }

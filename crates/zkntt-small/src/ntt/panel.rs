@@ -49,6 +49,12 @@ pub fn panel_kernel_name(field: SmallField, form: crate::ModMulForm) -> String {
     format!("small_ntt_panel_{}_{}", field.name(), form.name())
 }
 
+/// `small_ntt_panel_nr_{field}_{form}`: the panel kernel with bit-reversed output (the launch's
+/// `order` is 1), a symbol of its own so the natural-order kernel's registers stay as they were.
+pub fn panel_nr_kernel_name(field: SmallField, form: crate::ModMulForm) -> String {
+    format!("small_ntt_panel_nr_{}_{}", field.name(), form.name())
+}
+
 /// `PanelParams` of `cuda/small/ntt_panel.cu`, byte for byte.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
@@ -87,7 +93,9 @@ impl SmallNtt {
     /// One panel launch: `params.batch` transforms of 2^params.log_n from `params.data` (layout
     /// `input`) to `out` (layout `output`), matrices of 2^log_m words with 2^log_g transforms each.
     /// `dependent`: launched as a programmatic dependent of the stream's previous kernel (sm_90+),
-    /// so its blocks set up while that one drains.
+    /// so its blocks set up while that one drains. `params.order` 1 takes the NR kernel: output
+    /// element e of each transform at position rev(e) of `output` (2-D twiddles only with
+    /// columns out).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn panel(
         &self,
@@ -100,14 +108,18 @@ impl SmallNtt {
         output: Layout,
         dependent: bool,
     ) -> Result<()> {
-        let f = self
-            .gpu
-            .function(&panel_kernel_name(self.field, self.form))?;
+        let name = if params.order == 1 {
+            panel_nr_kernel_name(self.field, self.form)
+        } else {
+            panel_kernel_name(self.field, self.form)
+        };
+        let f = self.gpu.function(&name)?;
         let tiles = panel_tiles(params.log_n).min(self.max_panel_tiles);
         // The kernel's walks (`cuda/small/ntt_panel.cu`): columns or whole rows, panels inside
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
         debug_assert!(rows_or_columns(input) && rows_or_columns(output));
+        debug_assert!(params.order == 0 || params.post_lo == 0 || output.t == 0);
         debug_assert!(
             params.log_n >= 4 && TILE_LOG + tiles.trailing_zeros() - params.log_n <= log_g
         );
@@ -166,8 +178,8 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // NttParams (64 bytes), a pointer, 8 x u32: 104 bytes, no padding.
-        assert_eq!(std::mem::size_of::<PanelParams>(), 104);
+        // NttParams (72 bytes), a pointer, 8 x u32: 112 bytes, no padding.
+        assert_eq!(std::mem::size_of::<PanelParams>(), 112);
         assert_eq!(std::mem::align_of::<PanelParams>(), 8);
     }
 }

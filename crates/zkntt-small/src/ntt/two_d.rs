@@ -3,7 +3,7 @@
 //! passes: three transposes and the one-tile kernels.
 
 use super::panel::Layout;
-use super::{Kernel, SmallNtt, Table, lock};
+use super::{Kernel, NttParams, SmallNtt, Table, lock};
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
 use crate::{Direction, Result};
@@ -36,6 +36,11 @@ impl SmallNtt {
     /// (stride N2) from `src` into the same places of `mid`, times w_N^(n2 k1); then the
     /// N2-point rows of `mid` into `dst` at stride N1. `mid` may be `src`; `dst` must not be `mid`.
     /// Each buffer holds `batch` transforms of 2^log_n words.
+    ///
+    /// `nr`: bit-reversed output, X[k] at rev_N(k) = rev_N1(k1) N2 + rev_N2(k2). The columns'
+    /// entry k1 goes to row rev(k1) of `mid` instead of row k1; row j of `mid` (k1 = rev(j))
+    /// then transforms into row j of `dst`, its entry k2 at rev(k2): rows in and rows out, both
+    /// contiguous, where the natural order's second pass stores columns.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn two_d_panels(
         &self,
@@ -46,27 +51,35 @@ impl SmallNtt {
         log_n: u32,
         batch: u64,
         direction: Direction,
+        nr: bool,
     ) -> Result<()> {
         let log1 = log_n / 2;
         let log2 = log_n - log1;
         let (lo_ptr, hi_ptr) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
+        let order = nr as u32;
         let scale = (direction == Direction::Inverse).then_some(log_n);
         // Columns: transform n2 of a matrix, element n1 at word n1 N2 + n2.
         let columns = Layout { t: 0, e: log2 };
-        let first = self.params(
-            tw,
-            src,
-            batch << log2,
-            log1,
-            None,
-            Some((lo_ptr, hi_ptr, log2)),
-        )?;
+        let first = NttParams {
+            order,
+            ..self.params(
+                tw,
+                src,
+                batch << log2,
+                log1,
+                None,
+                Some((lo_ptr, hi_ptr, log2)),
+            )?
+        };
         self.panel(stream, first, mid, log_n, log2, columns, columns, false)?;
         // Rows k1 (word k1 N2 + n2) in, X[k1 + N1 k2] out.
-        let second = self.params(tw, mid, batch << log1, log2, scale, None)?;
+        let second = NttParams {
+            order,
+            ..self.params(tw, mid, batch << log1, log2, scale, None)?
+        };
         let rows = Layout { t: log2, e: 0 };
-        let out = Layout { t: 0, e: log1 };
+        let out = if nr { rows } else { Layout { t: 0, e: log1 } };
         self.panel(stream, second, dst, log_n, log1, rows, out, true)
     }
 
@@ -101,6 +114,7 @@ impl SmallNtt {
             direction,
             None,
             Some((lo_ptr, hi_ptr, log2)),
+            false,
         )?;
         transpose_words(&self.gpu, stream, o, d, n2, n1, batch)?;
         self.launch(
@@ -112,6 +126,7 @@ impl SmallNtt {
             direction,
             scale,
             None,
+            false,
         )?;
         transpose_words(&self.gpu, stream, d, o, n1, n2, batch)
     }
