@@ -367,7 +367,7 @@ pub fn panel(
     }
     let log_n = args.log_n;
     let count = (input.len() >> log_n) as u64;
-    let tiles = crate::ntt::panel_tiles(log_n);
+    let tiles = crate::ntt::pass_tiles(log_n, input_layout.t != 0, out_layout.t != 0);
     let stride = crate::ntt::panel_stride(tiles) as usize;
     let panel_log = TILE_LOG + tiles.trailing_zeros();
     let (log_tp, log_tpt) = (panel_log - log_n, TILE_LOG - log_n);
@@ -790,7 +790,8 @@ mod tests {
     #[test]
     fn panel_shared_memory_conflicts() {
         for log_n in 1..=TILE_LOG {
-            let tiles = crate::ntt::panel_tiles(log_n);
+            // A column pass's panel (the widest the 2-D path takes at this size).
+            let tiles = crate::ntt::pass_tiles(log_n, false, false);
             let stride = crate::ntt::panel_stride(tiles) as usize;
             let panel_log = TILE_LOG + tiles.trailing_zeros();
             let (log_tp, log_tpt) = (panel_log - log_n, TILE_LOG - log_n);

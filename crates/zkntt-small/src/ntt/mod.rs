@@ -11,7 +11,7 @@ pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
 pub use panel::{panel_kernel_name, panel_nr_kernel_name};
-pub(crate) use panel::{panel_stride, panel_tiles};
+pub(crate) use panel::{panel_stride, pass_tiles};
 
 use crate::error::{DriverContext, oom};
 use crate::field::TILE_LOG;

@@ -18,6 +18,18 @@ pub(crate) fn panel_tiles(log_n: u32) -> u32 {
     (((PANEL_TRANSFORMS as u64) << log_n) >> TILE_LOG).clamp(1, MAX_PANEL_TILES as u64) as u32
 }
 
+/// Tiles per panel of a pass: one where the transforms are rows both in and out (the NR second
+/// pass: every access contiguous whatever the panel's width, so the smallest panel, 256 threads
+/// and 16 KiB, and four blocks a multiprocessor whose loads, layers and stores overlap), else
+/// [`panel_tiles`].
+pub(crate) fn pass_tiles(log_n: u32, rows_in: bool, rows_out: bool) -> u32 {
+    if rows_in && rows_out {
+        1
+    } else {
+        panel_tiles(log_n)
+    }
+}
+
 /// Tiles a panel holds at most (`cuda/small/ntt_panel.cu`: two groups of 4 on 1024 threads).
 pub(crate) const MAX_PANEL_TILES: u32 = 8;
 
@@ -114,7 +126,8 @@ impl SmallNtt {
             panel_kernel_name(self.field, self.form)
         };
         let f = self.gpu.function(&name)?;
-        let tiles = panel_tiles(params.log_n).min(self.max_panel_tiles);
+        let tiles =
+            pass_tiles(params.log_n, input.t != 0, output.t != 0).min(self.max_panel_tiles);
         // The kernel's walks (`cuda/small/ntt_panel.cu`): columns or whole rows, panels inside
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
