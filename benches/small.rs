@@ -205,12 +205,12 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
-        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR |"
+        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let cases: Vec<(u32, usize)> = (12..=24)
         .map(|l| (l, 1))
         .chain([(12, 256), (13, 64), (16, 8), (16, 64), (20, 16), (22, 4)])
@@ -254,6 +254,24 @@ fn summary(gpu: &Gpu) {
                 )
             })
             .unwrap();
+            // NR with the cluster kernel switched off, where NR takes it.
+            let nr_panels = ntt
+                .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::NR)
+                .then(|| {
+                    ntt.set_clusters(false);
+                    let ms = median_ms(s, 3, 20, || {
+                        ntt.run_ordered(
+                            &mut input,
+                            log_n,
+                            Direction::Forward,
+                            Kernel::Wsx,
+                            Ordering::NR,
+                        )
+                    })
+                    .unwrap();
+                    ntt.set_clusters(true);
+                    ms
+                });
             let sp = |order| {
                 sppark_ms(gpu, &input, log_n, order, 20).map(|mut v| median(&mut v) * batch as f64)
             };
@@ -263,9 +281,10 @@ fn summary(gpu: &Gpu) {
             let ratio =
                 |a: Option<f64>, ours: f64| a.map_or("-".into(), |a| format!("{:.2}x", a / ours));
             println!(
-                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {} | {} | {} | {} | {} | {} | {} |",
                 field.name(),
                 panels.map_or("-".into(), |v| format!("{v:.4}")),
+                nr_panels.map_or("-".into(), |v| format!("{v:.4}")),
                 cell(orders[0]),
                 cell(orders[1]),
                 cell(orders[2]),

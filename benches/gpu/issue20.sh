@@ -11,7 +11,8 @@
 # cluster kernel under compute-sanitizer memcheck, racecheck and synccheck, and the NR paths (every
 # size to 2^24) under memcheck and synccheck.
 #   .gpu/issue20.sh [tests] [bench] [ntt] [sanitize]   (default: tests bench)
-#   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case.
+#   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case;
+#   ZKNTT_SANITIZE_TOOLS and ZKNTT_SANITIZE_TESTS narrow `sanitize`.
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"
@@ -45,12 +46,12 @@ for s in $steps; do
     ;;
   sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${ZKNTT_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
       step "$tool: the panel passes and the cluster kernel (zkntt-small tests/gpu.rs panel_small_sizes, cluster_kernel, two_d_sizes, nr_matches)"
       # racecheck over every form of the cluster test, or over the 2-D sizes to 2^24 (8-tile
       # panels), takes over 200 s: memcheck and synccheck only there.
-      tests="panel_small_sizes cluster_kernel two_d_sizes nr_matches"
-      [ "$tool" = racecheck ] && tests=panel_small_sizes
+      tests=${ZKNTT_SANITIZE_TESTS:-panel_small_sizes cluster_kernel two_d_sizes nr_matches}
+      [ "$tool" = racecheck ] && [ -z "${ZKNTT_SANITIZE_TESTS:-}" ] && tests=panel_small_sizes
       for t in $tests; do
         timeout 200 "$cs" --tool "$tool" --error-exitcode 99 "$bin"/tests/zkntt-small-gpu --test-threads=1 $t \
           > "$out/$tool-$t.txt" 2>&1 || rc=1

@@ -528,7 +528,7 @@ fn nr_matches_reference_bit_reversed() {
                     let want = bit_reverse_each(&want, log_n);
                     let what = format!("{field:?} {form:?} {dir:?} NR 2^{log_n} x {batch}");
                     for clusters in [true, false] {
-                        if !clusters && !(13..=15).contains(&log_n) {
+                        if !clusters && !(13..=16).contains(&log_n) {
                             continue;
                         }
                         ntt.set_clusters(clusters);

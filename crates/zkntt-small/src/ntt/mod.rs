@@ -414,6 +414,7 @@ impl SmallNtt {
         let batch = self.check(data.len(), log_n)?;
         let nr = check_ordering(kernel, ordering)?;
         let stream = self.gpu.stream().clone();
+        let cluster = self.takes_cluster_in(log_n, batch, kernel, ordering);
         if log_n <= TILE_LOG {
             let (ptr, _g) = data.device_ptr_mut(&stream);
             return self.launch(
@@ -428,7 +429,7 @@ impl SmallNtt {
                 nr,
             );
         }
-        if self.takes_cluster(log_n, batch, kernel) {
+        if cluster {
             let (d, _g) = data.device_ptr_mut(&stream);
             return self.cluster(&stream, d, d, log_n, batch, direction, nr);
         }
@@ -485,7 +486,7 @@ impl SmallNtt {
             stream.memcpy_dtod(input, output).during("copy")?;
             return self.run_ordered(output, log_n, direction, kernel, ordering);
         }
-        if self.takes_cluster(log_n, batch, kernel) {
+        if self.takes_cluster_in(log_n, batch, kernel, ordering) {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             return self.cluster(&stream, i, o, log_n, batch, direction, nr);

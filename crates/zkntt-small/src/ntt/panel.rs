@@ -126,8 +126,7 @@ impl SmallNtt {
             panel_kernel_name(self.field, self.form)
         };
         let f = self.gpu.function(&name)?;
-        let tiles =
-            pass_tiles(params.log_n, input.t != 0, output.t != 0).min(self.max_panel_tiles);
+        let tiles = pass_tiles(params.log_n, input.t != 0, output.t != 0).min(self.max_panel_tiles);
         // The kernel's walks (`cuda/small/ntt_panel.cu`): columns or whole rows, panels inside
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
