@@ -10,6 +10,7 @@
 //! `zkntt bench modmul` and `zkntt bench small-ntt` print the other experiments as tables.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use cudarc::driver::DevicePtrMut;
 use cudarc::driver::sys::CUevent_flags;
 use std::time::Duration;
 use zkntt_gpu::testing::gpu_or_skip;
@@ -208,9 +209,9 @@ fn summary(gpu: &Gpu) {
         "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
-        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR |"
+        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let cases: Vec<(u32, usize)> = (12..=24)
         .map(|l| (l, 1))
         .chain([(12, 256), (13, 64), (16, 8), (16, 64), (20, 16), (22, 4)])
@@ -254,6 +255,17 @@ fn summary(gpu: &Gpu) {
                 )
             })
             .unwrap();
+            // NR on the same buffer by its address (`run_raw`: no cudarc event calls, as sppark).
+            let nr_raw = {
+                let len = input.len();
+                let (ptr, _g) = input.device_ptr_mut(s);
+                median_ms(s, 3, 20, || {
+                    // SAFETY: `input` holds `len` words of this GPU and is used by nothing
+                    // else while the guard `_g` lives; all work is on stream `s`.
+                    unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::NR) }
+                })
+                .unwrap()
+            };
             // NR with the cluster kernel switched off, where NR takes it.
             let nr_panels = ntt
                 .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::NR)
@@ -281,7 +293,7 @@ fn summary(gpu: &Gpu) {
             let ratio =
                 |a: Option<f64>, ours: f64| a.map_or("-".into(), |a| format!("{:.2}x", a / ours));
             println!(
-                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {nr_raw:.4} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 field.name(),
                 panels.map_or("-".into(), |v| format!("{v:.4}")),
                 nr_panels.map_or("-".into(), |v| format!("{v:.4}")),
@@ -291,6 +303,7 @@ fn summary(gpu: &Gpu) {
                 ratio(best, inplace),
                 ratio(orders[1], nr),
                 ratio(best, nr),
+                ratio(best, nr_raw),
             );
         }
     }

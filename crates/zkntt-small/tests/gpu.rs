@@ -1,6 +1,7 @@
 //! GPU tests of the small-word kernels against their CPU references and twins, bit for bit. Each
 //! test skips with one line where no GPU is present and fails instead under ZKNTT_REQUIRE_GPU=1.
 
+use cudarc::driver::DevicePtrMut;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{Gpu, Ordering};
@@ -555,6 +556,21 @@ fn nr_matches_reference_bit_reversed() {
                             log_n,
                             &format!("{what} run_into, clusters {clusters}"),
                         );
+                        // The same by address (run_raw).
+                        let mut d = gpu.stream().clone_htod(&x).unwrap();
+                        {
+                            let (ptr, _g) = d.device_ptr_mut(gpu.stream());
+                            // SAFETY: `d` holds x.len() words of this GPU, used by nothing
+                            // else until the copy back below, on the same stream.
+                            unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, Ordering::NR) }.unwrap();
+                        }
+                        let got = gpu.stream().clone_dtoh(&d).unwrap();
+                        assert_same(
+                            &got,
+                            &want,
+                            log_n,
+                            &format!("{what} run_raw, clusters {clusters}"),
+                        );
                     }
                     ntt.set_clusters(true);
                 }
@@ -593,6 +609,12 @@ fn bad_requests_are_errors() {
     assert!(matches!(
         ChainInputs::new(&gpu, 97, &a, &a),
         Err(Error::NoKernel { .. })
+    ));
+    // run_raw: a null address, a length that is not whole transforms.
+    assert!(unsafe { ntt.run_raw(0, 1 << 10, 10, Direction::Forward, Ordering::NN) }.is_err());
+    assert!(matches!(
+        unsafe { ntt.run_raw(4096, 12, 3, Direction::Forward, Ordering::NN) },
+        Err(Error::NotWholeTransforms { .. })
     ));
     // Orderings not built: bit-reversed input anywhere, bit-reversed output off the WSX kernel.
     let mut d = gpu.stream().alloc_zeros::<u32>(1 << 14).unwrap();

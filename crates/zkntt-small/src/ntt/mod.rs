@@ -182,7 +182,7 @@ pub struct SmallNtt {
     /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
     clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
-    scratch: Mutex<Option<CudaSlice<u32>>>,
+    scratch: Mutex<Option<Scratch>>,
     lanes: Mutex<Vec<host::Lane>>,
 }
 
@@ -201,6 +201,9 @@ fn check_ordering(kernel: Kernel, ordering: Ordering) -> Result<bool> {
         }),
     }
 }
+
+/// The 2-D path's scratch buffer and its device address.
+type Scratch = (CudaSlice<u32>, u64);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -412,39 +415,19 @@ impl SmallNtt {
         ordering: Ordering,
     ) -> Result<()> {
         let batch = self.check(data.len(), log_n)?;
-        let nr = check_ordering(kernel, ordering)?;
+        check_ordering(kernel, ordering)?;
         let stream = self.gpu.stream().clone();
-        let cluster = self.takes_cluster_in(log_n, batch, kernel, ordering);
-        if log_n <= TILE_LOG {
-            let (ptr, _g) = data.device_ptr_mut(&stream);
-            return self.launch(
-                &stream,
-                kernel,
-                ptr,
-                batch,
-                log_n,
-                direction,
-                (direction == Direction::Inverse).then_some(log_n),
-                None,
-                nr,
-            );
-        }
-        if cluster {
+        if log_n <= TILE_LOG || kernel == Kernel::Wsx {
+            let len = data.len();
             let (d, _g) = data.device_ptr_mut(&stream);
-            return self.cluster(&stream, d, d, log_n, batch, direction, nr);
+            return self.run_at(&stream, d, len, log_n, batch, direction, kernel, ordering);
         }
         let mut scratch = self.scratch(data.len())?;
-        let out = scratch.as_mut().ok_or(Error::LengthMismatch {
+        let (out, _) = scratch.as_mut().ok_or(Error::LengthMismatch {
             expected: data.len(),
             got: 0,
         })?;
         let mut view = out.slice_mut(0..data.len());
-        if kernel == Kernel::Wsx {
-            // Columns from `data` into the scratch, rows back into `data`: no copy.
-            let (d, _g1) = data.device_ptr_mut(&stream);
-            let (m, _g2) = view.device_ptr_mut(&stream);
-            return self.two_d_panels(&stream, d, m, d, log_n, batch, direction, nr);
-        }
         self.two_d(&stream, data, &mut view, log_n, batch, direction, kernel)?;
         stream.memcpy_dtod(&view, data).during("copy back")?;
         Ok(())
@@ -461,6 +444,83 @@ impl SmallNtt {
         kernel: Kernel,
     ) -> Result<()> {
         self.run_into_ordered(input, output, log_n, direction, kernel, Ordering::NN)
+    }
+
+    /// [`SmallNtt::run_ordered`] with [`Kernel::Wsx`] on memory given by its address, as
+    /// sppark's API takes it: `len` words at `data` on this GPU, transformed in place on the GPU's
+    /// stream. The same kernels, without the event calls cudarc makes on a tracked `CudaSlice`
+    /// (a wait and a record, microseconds of host time in a lone small transform).
+    ///
+    /// # Safety
+    ///
+    /// `data` must be the address of at least `len` `u32` words of this GPU's memory, which no
+    /// other work reads or writes until the GPU's stream ([`Gpu::stream`]) has completed this
+    /// call's work.
+    pub unsafe fn run_raw(
+        &self,
+        data: u64,
+        len: usize,
+        log_n: u32,
+        direction: Direction,
+        ordering: Ordering,
+    ) -> Result<()> {
+        let batch = self.check(len, log_n)?;
+        check_ordering(Kernel::Wsx, ordering)?;
+        if data == 0 && len > 0 {
+            return Err(Error::Gpu(zkntt_gpu::Error::BadDevices(
+                "run_raw: null device address".into(),
+            )));
+        }
+        let stream = self.gpu.stream().clone();
+        self.run_at(
+            &stream,
+            data,
+            len,
+            log_n,
+            batch,
+            direction,
+            Kernel::Wsx,
+            ordering,
+        )
+    }
+
+    /// In place at device address `d` (`len` words, `batch` transforms): one tile launch, one
+    /// cluster launch, or (WSX) the two panel passes through the scratch.
+    #[allow(clippy::too_many_arguments)]
+    fn run_at(
+        &self,
+        stream: &Arc<CudaStream>,
+        d: u64,
+        len: usize,
+        log_n: u32,
+        batch: u64,
+        direction: Direction,
+        kernel: Kernel,
+        ordering: Ordering,
+    ) -> Result<()> {
+        let nr = check_ordering(kernel, ordering)?;
+        if log_n <= TILE_LOG {
+            return self.launch(
+                stream,
+                kernel,
+                d,
+                batch,
+                log_n,
+                direction,
+                (direction == Direction::Inverse).then_some(log_n),
+                None,
+                nr,
+            );
+        }
+        if self.takes_cluster_in(log_n, batch, kernel, ordering) {
+            return self.cluster(stream, d, d, log_n, batch, direction, nr);
+        }
+        debug_assert_eq!(kernel, Kernel::Wsx);
+        // Columns from `d` into the scratch, rows back into `d`: no copy. The guard is held
+        // while the passes are queued (a larger scratch replaces this one stream-ordered).
+        let scratch = self.scratch(len)?;
+        let m = scratch.as_ref().map_or(0, |(_, ptr)| *ptr);
+        self.two_d_panels(stream, d, m, d, log_n, batch, direction, nr)
     }
 
     /// [`SmallNtt::run_into`] in an ordering, as [`SmallNtt::run_ordered`].
@@ -501,13 +561,17 @@ impl SmallNtt {
         self.two_d(&stream, input, &mut view, log_n, batch, direction, kernel)
     }
 
-    fn scratch(&self, len: usize) -> Result<MutexGuard<'_, Option<CudaSlice<u32>>>> {
+    /// The scratch of at least `len` words and its address (taken once: the scratch is used on
+    /// the GPU's stream only, so it needs no event calls).
+    fn scratch(&self, len: usize) -> Result<MutexGuard<'_, Option<Scratch>>> {
         let mut s = lock(&self.scratch);
-        if s.as_ref().is_none_or(|b| b.len() < len) {
+        if s.as_ref().is_none_or(|(b, _)| b.len() < len) {
             *s = None;
+            let stream = self.gpu.stream();
             // SAFETY: scratch is always written (by a transpose) before it is read.
-            let buf = unsafe { self.gpu.stream().alloc::<u32>(len) }.map_err(|e| oom(e, len))?;
-            *s = Some(buf);
+            let buf = unsafe { stream.alloc::<u32>(len) }.map_err(|e| oom(e, len))?;
+            let ptr = buf.device_ptr(stream).0;
+            *s = Some((buf, ptr));
         }
         Ok(s)
     }
