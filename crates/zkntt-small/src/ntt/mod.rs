@@ -403,8 +403,9 @@ impl SmallNtt {
 
     /// [`SmallNtt::run`] in an ordering: [`Ordering::NN`], or [`Ordering::NR`] (natural order in,
     /// bit-reversed out: output k of each transform at index rev(k), the low log_n bits
-    /// reversed), which the 2-D path computes with both passes' stores contiguous (faster than
-    /// NN from 2^16; `benches/results/h100.md`). NR needs [`Kernel::Wsx`]; [`Ordering::RN`]
+    /// reversed): the cluster kernel stores whole segments and the 2-D path's stores are
+    /// contiguous in both passes, so NR is the faster order from 2^14 (measured on an H100:
+    /// `benches/results/h100.md`). NR needs [`Kernel::Wsx`]; [`Ordering::RN`]
     /// (bit-reversed input) is not built: both are [`Error::OrderingUnsupported`].
     pub fn run_ordered(
         &self,
