@@ -43,7 +43,7 @@ struct FieldKoalaBear {
     static constexpr bool HARVEY = false;
 };
 
-// Launch parameters, one struct (mirrored by `NttParams` in crates/zkntt-small/src/gpu.rs).
+// Launch parameters, one struct (mirrored by `NttParams` in crates/zkntt-small/src/ntt/mod.rs).
 struct NttParams {
     uint32_t* data;         // batch << log_n elements, transforms contiguous; in place
     const void* twiddles;   // 4096 entries: (1 << b) | j holds w_2^(b+1)^j, in the form's representation

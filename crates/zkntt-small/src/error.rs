@@ -38,6 +38,9 @@ pub enum Error {
         form: &'static str,
         available: &'static str,
     },
+    /// A device address that is null or not 4-byte aligned (`SmallNtt::run_raw`).
+    #[error("device address {address:#x} unusable: it must be non-null and 4-byte aligned")]
+    BadAddress { address: u64 },
     /// The ordering is not built for this kernel or entry point.
     #[error("{ordering:?} ordering unsupported here: {reason}")]
     OrderingUnsupported {

@@ -491,13 +491,14 @@ fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
 
 /// NR (natural in, bit-reversed out) against the reference and a bit reversal, in place and out
 /// of place, forward and inverse, at every path's sizes: one tile (2^1..2^12, batches), the
-/// cluster kernel (2^13..2^15, on sm_90) and the panel passes forced there too, the 2-D panels
+/// cluster kernel (2^13..2^16, on sm_90) and the panel passes forced there too, the 2-D panels
 /// to 2^24 (8-tile panels) and batches of them; the default form and a Montgomery one.
 #[test]
 fn nr_matches_reference_bit_reversed() {
     let Some(gpu) = gpu_or_skip("nr_matches_reference_bit_reversed") else {
         return;
     };
+    let sm90 = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
     let cases = [
         (1u32, 5usize),
         (4, 3),
@@ -507,6 +508,7 @@ fn nr_matches_reference_bit_reversed() {
         (13, 2),
         (14, 1),
         (15, 1),
+        (16, 1),
         (16, 2),
         (17, 1),
         (19, 1),
@@ -518,6 +520,11 @@ fn nr_matches_reference_bit_reversed() {
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
             let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+            // One NR transform of 2^16 takes a 16-block cluster where the GPU has them.
+            assert_eq!(
+                ntt.takes_cluster_in(16, 1, Kernel::Wsx, Ordering::NR),
+                sm90 && ntt.cluster_max_log_n() >= 16
+            );
             for &(log_n, batch) in &cases {
                 if form == ModMulForm::Montgomery && log_n > 20 {
                     continue;
@@ -610,8 +617,13 @@ fn bad_requests_are_errors() {
         ChainInputs::new(&gpu, 97, &a, &a),
         Err(Error::NoKernel { .. })
     ));
-    // run_raw: a null address, a length that is not whole transforms.
-    assert!(unsafe { ntt.run_raw(0, 1 << 10, 10, Direction::Forward, Ordering::NN) }.is_err());
+    // run_raw: a null or misaligned address, a length that is not whole transforms.
+    for address in [0, 4098] {
+        assert!(matches!(
+            unsafe { ntt.run_raw(address, 1 << 10, 10, Direction::Forward, Ordering::NN) },
+            Err(Error::BadAddress { .. })
+        ));
+    }
     assert!(matches!(
         unsafe { ntt.run_raw(4096, 12, 3, Direction::Forward, Ordering::NN) },
         Err(Error::NotWholeTransforms { .. })

@@ -1,7 +1,8 @@
 //! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
 //! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
 //! memory (sm_90+), where the panel path takes two launches through global memory. Taken for
-//! 2^13..2^15 (`cluster_batch_fits`: at 2^16 the panel passes measure faster).
+//! 2^13..2^15, and in NR for 2^16 too (`cluster_batch_fits`: at 2^16 in natural order the panel
+//! passes measure faster).
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -92,13 +93,14 @@ impl SmallNtt {
     }
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
-    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it (`cluster_batch_fits`).
+    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it, 2^16 too in NR
+    /// (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
     }
 
-    /// Switches the cluster kernel on (the default where the GPU has clusters) or off (sizes
-    /// 2^13..2^15 then take the two panel passes, as from 2^16): for comparisons.
+    /// Switches the cluster kernel on (the default where the GPU has clusters) or off (the sizes
+    /// it takes then take the two panel passes): for comparisons.
     pub fn set_clusters(&self, on: bool) {
         self.clusters.store(on, Ordering::Relaxed);
     }

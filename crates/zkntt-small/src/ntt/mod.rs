@@ -351,6 +351,7 @@ impl SmallNtt {
         post: Option<(u64, u64, u32)>,
         nr: bool,
     ) -> Result<()> {
+        debug_assert!(!nr || (kernel == Kernel::Wsx && post.is_none()));
         if !kernel.has_form(self.form) {
             return Err(Error::NoFormKernel {
                 kernel: kernel.name(),
@@ -404,8 +405,8 @@ impl SmallNtt {
     /// [`SmallNtt::run`] in an ordering: [`Ordering::NN`], or [`Ordering::NR`] (natural order in,
     /// bit-reversed out: output k of each transform at index rev(k), the low log_n bits
     /// reversed): the cluster kernel stores whole segments and the 2-D path's stores are
-    /// contiguous in both passes, so NR is the faster order from 2^14 (measured on an H100:
-    /// `benches/results/h100.md`). NR needs [`Kernel::Wsx`]; [`Ordering::RN`]
+    /// contiguous in both passes, so NR is the faster order at 2^14..2^19 and 2^21..2^24, level at
+    /// 2^12/2^13, 0-8% slower at 2^20 (measured on an H100: `benches/results/h100.md`). NR needs [`Kernel::Wsx`]; [`Ordering::RN`]
     /// (bit-reversed input) is not built: both are [`Error::OrderingUnsupported`].
     pub fn run_ordered(
         &self,
@@ -454,9 +455,10 @@ impl SmallNtt {
     ///
     /// # Safety
     ///
-    /// `data` must be the address of at least `len` `u32` words of this GPU's memory, which no
-    /// other work reads or writes until the GPU's stream ([`Gpu::stream`]) has completed this
-    /// call's work.
+    /// `data` must be the address of at least `len` `u32` words of this GPU's memory whose
+    /// earlier writes are complete or ordered before the GPU's stream ([`Gpu::stream`]; this call
+    /// waits for nothing), and which no other work reads or writes until that stream has
+    /// completed this call's work. A null or misaligned address is an error, not a launch.
     pub unsafe fn run_raw(
         &self,
         data: u64,
@@ -467,10 +469,8 @@ impl SmallNtt {
     ) -> Result<()> {
         let batch = self.check(len, log_n)?;
         check_ordering(Kernel::Wsx, ordering)?;
-        if data == 0 && len > 0 {
-            return Err(Error::Gpu(zkntt_gpu::Error::BadDevices(
-                "run_raw: null device address".into(),
-            )));
+        if data == 0 || data % 4 != 0 {
+            return Err(Error::BadAddress { address: data });
         }
         let stream = self.gpu.stream().clone();
         self.run_at(
@@ -500,6 +500,9 @@ impl SmallNtt {
         ordering: Ordering,
     ) -> Result<()> {
         let nr = check_ordering(kernel, ordering)?;
+        if batch == 0 {
+            return Ok(());
+        }
         if log_n <= TILE_LOG {
             return self.launch(
                 stream,
@@ -516,11 +519,23 @@ impl SmallNtt {
         if self.takes_cluster_in(log_n, batch, kernel, ordering) {
             return self.cluster(stream, d, d, log_n, batch, direction, nr);
         }
-        debug_assert_eq!(kernel, Kernel::Wsx);
+        if kernel != Kernel::Wsx {
+            return Err(Error::NoFormKernel {
+                kernel: kernel.name(),
+                form: "two panel passes",
+                available: Kernel::Wsx.name(),
+            });
+        }
         // Columns from `d` into the scratch, rows back into `d`: no copy. The guard is held
         // while the passes are queued (a larger scratch replaces this one stream-ordered).
         let scratch = self.scratch(len)?;
-        let m = scratch.as_ref().map_or(0, |(_, ptr)| *ptr);
+        let m = scratch
+            .as_ref()
+            .map(|(_, ptr)| *ptr)
+            .ok_or(Error::LengthMismatch {
+                expected: len,
+                got: 0,
+            })?;
         self.two_d_panels(stream, d, m, d, log_n, batch, direction, nr)
     }
 

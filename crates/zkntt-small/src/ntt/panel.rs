@@ -131,7 +131,12 @@ impl SmallNtt {
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
         debug_assert!(rows_or_columns(input) && rows_or_columns(output));
-        debug_assert!(params.order == 0 || params.post_lo == 0 || output.t == 0);
+        if params.order == 1 && params.post_lo != 0 && output.t != 0 {
+            return Err(crate::Error::OrderingUnsupported {
+                ordering: zkntt_gpu::Ordering::NR,
+                reason: "the NR panel kernel takes 2-D twiddles only with columns out",
+            });
+        }
         debug_assert!(
             params.log_n >= 4 && TILE_LOG + tiles.trailing_zeros() - params.log_n <= log_g
         );
