@@ -10,8 +10,8 @@
 //! `zkntt bench modmul` and `zkntt bench small-ntt` print the other experiments as tables.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use cudarc::driver::DevicePtrMut;
 use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaSlice, DevicePtrMut};
 use std::time::Duration;
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::{median, median_ms};
@@ -245,16 +245,13 @@ fn summary(gpu: &Gpu) {
             let queued = queued_ms(gpu, || {
                 ntt.run(&mut input, log_n, Direction::Forward, Kernel::Wsx)
             });
-            let nr = median_ms(s, 3, 20, || {
-                ntt.run_ordered(
-                    &mut input,
-                    log_n,
-                    Direction::Forward,
-                    Kernel::Wsx,
-                    Ordering::NR,
-                )
-            })
-            .unwrap();
+            let nr_ms = |input: &mut CudaSlice<u32>| {
+                median_ms(s, 3, 20, || {
+                    ntt.run_ordered(input, log_n, Direction::Forward, Kernel::Wsx, Ordering::NR)
+                })
+                .unwrap()
+            };
+            let nr = nr_ms(&mut input);
             // NR on the same buffer by its address (`run_raw`: no cudarc event calls, as sppark).
             let nr_raw = {
                 let len = input.len();
@@ -271,16 +268,7 @@ fn summary(gpu: &Gpu) {
                 .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::NR)
                 .then(|| {
                     ntt.set_clusters(false);
-                    let ms = median_ms(s, 3, 20, || {
-                        ntt.run_ordered(
-                            &mut input,
-                            log_n,
-                            Direction::Forward,
-                            Kernel::Wsx,
-                            Ordering::NR,
-                        )
-                    })
-                    .unwrap();
+                    let ms = nr_ms(&mut input);
                     ntt.set_clusters(true);
                     ms
                 });

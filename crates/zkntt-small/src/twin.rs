@@ -675,11 +675,8 @@ mod tests {
     /// Each transform of 2^log_n reordered: output k to position rev(k).
     fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
         let mut y = x.to_vec();
-        for (t, chunk) in x.chunks(1 << log_n).enumerate() {
-            for (k, &v) in chunk.iter().enumerate() {
-                y[(t << log_n) + bitrev(k as u32, log_n) as usize] = v;
-            }
-        }
+        y.chunks_mut(1 << log_n)
+            .for_each(zkntt_core::reference::bit_reverse_permute);
         y
     }
 

@@ -476,16 +476,8 @@ fn host_to_host_over_streams() {
 /// Each transform of 2^log_n reordered: output k to position rev(k).
 fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
     let mut y = x.to_vec();
-    for (t, chunk) in x.chunks(1 << log_n).enumerate() {
-        for (k, &v) in chunk.iter().enumerate() {
-            let r = if log_n == 0 {
-                0
-            } else {
-                k.reverse_bits() >> (usize::BITS - log_n)
-            };
-            y[(t << log_n) + r] = v;
-        }
-    }
+    y.chunks_mut(1 << log_n)
+        .for_each(zkntt_core::reference::bit_reverse_permute);
     y
 }
 

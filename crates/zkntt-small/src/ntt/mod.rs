@@ -486,7 +486,8 @@ impl SmallNtt {
     }
 
     /// In place at device address `d` (`len` words, `batch` transforms): one tile launch, one
-    /// cluster launch, or (WSX) the two panel passes through the scratch.
+    /// cluster launch, or (WSX) the two panel passes through the scratch. The callers have
+    /// checked `ordering` against `kernel` (`check_ordering`).
     #[allow(clippy::too_many_arguments)]
     fn run_at(
         &self,
@@ -499,7 +500,7 @@ impl SmallNtt {
         kernel: Kernel,
         ordering: Ordering,
     ) -> Result<()> {
-        let nr = check_ordering(kernel, ordering)?;
+        let nr = ordering == Ordering::NR;
         if batch == 0 {
             return Ok(());
         }
