@@ -5,7 +5,7 @@
 //! - `small/ntt/babybear-single/{wsx|block|sppark-nn}`: one transform of 2^16..2^24 (2-D beyond
 //!   2^12), beside sppark's BabyBear NTT when built with `--features sppark` (make gpu-build).
 //!
-//! After criterion, a table of BabyBear and KoalaBear transforms (2^12..2^24, single and batched)
+//! After criterion, a table of BabyBear (2^12..2^26) and KoalaBear (2^12..2^24) transforms, single and batched,
 //! beside sppark's BabyBear NTT in every order, with the ratio to its fastest.
 //! `zkntt bench modmul` and `zkntt bench small-ntt` print the other experiments as tables.
 
@@ -206,19 +206,23 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes; the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes, at 2^25/2^26 a panel pass and 2^13/2^14-point rows on clusters (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
         "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    let cases: Vec<(u32, usize)> = (12..=24)
+    let cases: Vec<(u32, usize)> = (12..=26)
         .map(|l| (l, 1))
         .chain([(12, 256), (13, 64), (16, 8), (16, 64), (20, 16), (22, 4)])
         .collect();
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         let ntt = SmallNtt::new(gpu, field, ModMulForm::ShoupLazy).unwrap();
         for &(log_n, batch) in &cases {
+            // BabyBear to 2^26 (rows on clusters above 2^24), KoalaBear to its two-adicity.
+            if log_n > ntt.max_log_n(Kernel::Wsx) {
+                continue;
+            }
             let x = random(field.modulus(), batch << log_n, log_n as u64);
             let mut input = s.clone_htod(&x).unwrap();
             let mut out = s.alloc_zeros::<u32>(x.len()).unwrap();

@@ -3,15 +3,17 @@
 # independent pair of the wide column launches on the FP64 pipe) in the NTT.
 #   tests     the engine's GPU suite with ZKNTT_KERNELS=product=hybrid (every suite on the hybrid
 #             column kernels), then the product microbenchmark's tests (chains against ark-ff)
+#   products  the product microbenchmark (benches/products.rs): raw DFMA / IMAD.WIDE rates and the
+#             G products/s of every form (integer, FP64, folded, hybrids), both fields
 #   bench     the `stages` bench, generations default and hybrid beside sppark (BN254 forward
 #             NN/NR/RN, ZKNTT_BENCH_MIN_LOG..MAX_LOG, default 16..26) and BLS12-381 NN
 #   ncu       the first column launch of a 2^23 NN, integer and hybrid: duration, issue, pipes
 #   sanitize  memcheck on each_plan_once with the hybrid product (2^1..2^ZKNTT_SANITIZE_MAX_LOG)
-#   .gpu/issue18.sh [tests] [bench] [ncu] [sanitize]   (default: all four)
+#   .gpu/issue18.sh [tests] [products] [bench] [ncu] [sanitize]   (default: all five)
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"
-steps=${*:-tests bench ncu sanitize}
+steps=${*:-tests products bench ncu sanitize}
 rc=0
 for s in $steps; do
   case "$s" in
@@ -23,6 +25,11 @@ for s in $steps; do
     step "product chains"
     timeout 120 "$bin"/tests/zkntt-gpu-gpu product --test-threads=1 > "$out/tests_products.log" 2>&1 || rc=1
     grep -E "test result|FAILED|panicked" "$out/tests_products.log" | head
+    ;;
+  products)
+    step "product microbenchmark (benches/products.rs: raw pipe rates, G products/s per form, checked against ark-ff)"
+    timeout 200 "$bin"/benches/zkntt-benches-products --bench > "$out/products.md" 2>&1 || rc=1
+    cat "$out/products.md"
     ;;
   bench)
     step "stages bench: default and hybrid beside sppark"
@@ -51,7 +58,7 @@ for s in $steps; do
     echo "memcheck rc=$? $(grep -E "ERROR SUMMARY|test result" "$out/memcheck.log" | tr '\n' ' ')"
     ;;
   *)
-    echo "issue18.sh: unknown step $s (tests, bench, ncu, sanitize)" >&2
+    echo "issue18.sh: unknown step $s (tests, products, bench, ncu, sanitize)" >&2
     rc=2
     ;;
   esac

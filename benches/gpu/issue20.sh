@@ -5,7 +5,7 @@
 # height 2^0..2^22 against Radix2DitParallel, each call asserted to have run on the GPU); then
 # `coset_lde_batch` of 2^20 x 256 columns host in and out beside Radix2DitParallel on all cores,
 # with the PCIe floor (benches/plonky3.rs). Logs into $OUT.
-# `ntt`: BabyBear and KoalaBear transforms 2^12..2^24, single and batched, beside sppark
+# `ntt`: BabyBear (2^12..2^26) and KoalaBear (2^12..2^24) transforms, single and batched, beside sppark
 # (benches/small.rs's summary: 2^13..2^16 in one cluster launch, beside the panel passes forced);
 # `sanitize`: the panel passes (every 2-D size to 2^24 under memcheck and synccheck) and the
 # cluster kernel under compute-sanitizer memcheck, racecheck and synccheck, and the NR paths (every

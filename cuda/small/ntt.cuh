@@ -48,7 +48,7 @@ struct NttParams {
     uint32_t* data;         // batch << log_n elements, transforms contiguous; in place
     const void* twiddles;   // 4096 entries: (1 << b) | j holds w_2^(b+1)^j, in the form's representation
     const void* post_lo;    // optional 2-D twiddles (null when unused): w_M^i, i < 4096
-    const void* post_hi;    //   and w_M^(4096 i), i < 4096; output (t, k) times w_M^(t * k)
+    const void* post_hi;    //   and w_M^(4096 i), i < max(4096, M / 4096); output (t, k) times w_M^(t * k)
     uint64_t batch;         // number of transforms
     uint32_t log_n;         // 1..12 (0 is a copy)
     uint32_t q;             // the modulus at run time (the dynamic form divides by it)
@@ -186,7 +186,7 @@ template <class F, class Form>
 __device__ __forceinline__ uint32_t finish(const Form& f, const NttParams& p, uint32_t x,
                                            uint64_t t, uint32_t k) {
     if (p.post_lo != nullptr) {
-        // t*k < M <= 2^24: split the exponent into 12-bit halves.
+        // t*k < M <= 2^26: split the exponent at bit 12.
         uint32_t e = (uint32_t)(t & ((1u << p.post_log_rows) - 1)) * k;
         x = f.mul(x, Form::load(p.post_lo, e & (TILE - 1)));
         if (Form::LAZY && !F::HARVEY) x = reduce_once(x, F::Q);

@@ -236,7 +236,7 @@ mod tests {
             Err(Error::SizeUnsupported { .. })
         ));
         assert!(matches!(
-            expand_twin(f, &[1, 2], 2, 1, 25),
+            expand_twin(f, &[1, 2], 2, 1, 27),
             Err(Error::SizeUnsupported { .. })
         ));
     }

@@ -43,11 +43,13 @@ impl SmallField {
     }
 
     /// log2 of the largest supported transform: the two-adicity for Q28 (2^16) and KoalaBear
-    /// (2^24), 2^24 for BabyBear (the 2-D decomposition of two tiles, 2^12 x 2^12).
+    /// (2^24), 2^26 for BabyBear (2^12-point columns, then 2^14-point rows on thread-block
+    /// clusters). What one GPU and kernel take can be less: `SmallNtt::max_log_n`.
     pub const fn max_log_n(self) -> u32 {
         match self {
             SmallField::Q28 => 16,
-            SmallField::BabyBear | SmallField::KoalaBear => 24,
+            SmallField::KoalaBear => 24,
+            SmallField::BabyBear => 26,
         }
     }
 

@@ -58,8 +58,9 @@ pub fn dif_twiddles(field: SmallField, form: ModMulForm, direction: Direction) -
     Ok(Encoded::new(&m, form, entries))
 }
 
-/// The 2-D twiddles of a transform of 2^log_m: `lo[i] = w^i` and `hi[i] = w^(4096 i)`, i < 4096,
-/// so that w^e = lo[e mod 4096] * hi[e / 4096] for e < 2^24.
+/// The 2-D twiddles of a transform of 2^log_m: `lo[i] = w^i` (i < 4096) and `hi[i] = w^(4096 i)`
+/// (i < max(4096, 2^(log_m - 12))), so that w^e = lo[e mod 4096] * hi[e / 4096] for every e < 2^log_m
+/// (and every e < 2^24).
 pub fn post_twiddles(
     field: SmallField,
     form: ModMulForm,
@@ -70,7 +71,8 @@ pub fn post_twiddles(
     let w = field.directed_root(log_m, direction)?;
     let lo = Encoded::new(&m, form, powers(field, w, 1 << TILE_LOG));
     let w_hi = field.pow(w, 1 << TILE_LOG);
-    let hi = Encoded::new(&m, form, powers(field, w_hi, 1 << TILE_LOG));
+    let hi_len = 1usize << log_m.saturating_sub(TILE_LOG).max(TILE_LOG);
+    let hi = Encoded::new(&m, form, powers(field, w_hi, hi_len));
     Ok((lo, hi))
 }
 

@@ -452,6 +452,9 @@ impl TwoDTables {
 /// N1 x N2, the N1-point columns times w_N^(n2 k1) in place, then the N2-point rows out at
 /// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n. `bit_reversed`
 /// (NR): the columns' entry k1 to row rev(k1), then rows in and rows out, entry k2 at rev(k2).
+///
+/// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) the rows run as the
+/// cluster kernel runs them, in place, then (natural order) a transpose into X's order.
 pub fn two_d_panels(
     field: SmallField,
     form: ModMulForm,
@@ -461,7 +464,29 @@ pub fn two_d_panels(
     bit_reversed: bool,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
-    let (log1, log2) = (log_n / 2, log_n - log_n / 2);
+    let (log1, log2) = crate::ntt::two_d_split(log_n);
+    two_d_panels_split(field, form, direction, log1, log2, data, bit_reversed)
+}
+
+/// [`two_d_panels`] for N = 2^log1 x 2^log2 chosen by the caller: rows above a tile (log2 13..16)
+/// take the cluster kernel's path, so tests run that path on a transform far smaller than 2^25.
+pub fn two_d_panels_split(
+    field: SmallField,
+    form: ModMulForm,
+    direction: crate::Direction,
+    log1: u32,
+    log2: u32,
+    data: &mut [u32],
+    bit_reversed: bool,
+) -> Result<()> {
+    let log_n = log1 + log2;
+    field.check_log_n(log_n)?;
+    if data.len() % (1usize << log_n) != 0 {
+        return Err(Error::NotWholeTransforms {
+            len: data.len(),
+            log_n,
+        });
+    }
     let TwoDTables {
         twiddles,
         lo,
@@ -481,6 +506,32 @@ pub fn two_d_panels(
     let mut mid = vec![0u32; data.len()];
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
+    if log2 > TILE_LOG {
+        let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
+        cluster_scaled(
+            field,
+            form,
+            direction,
+            log2,
+            &mut mid,
+            bit_reversed,
+            scale_log_n,
+        )?;
+        if bit_reversed {
+            data.copy_from_slice(&mid);
+        } else {
+            // Row k1 of each matrix holds X[k1 + N1 k2] at k2.
+            let (n1, n2) = (1usize << log1, 1usize << log2);
+            for (x, m) in data.chunks_mut(1 << log_n).zip(mid.chunks(1 << log_n)) {
+                for k1 in 0..n1 {
+                    for k2 in 0..n2 {
+                        x[k1 + n1 * k2] = m[k1 * n2 + k2];
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
     let rows = PanelLayout { t: log2, e: 0 };
     let out = if bit_reversed {
         rows
@@ -505,6 +556,29 @@ pub fn cluster(
     data: &mut [u32],
     bit_reversed: bool,
 ) -> Result<()> {
+    let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
+    cluster_scaled(
+        field,
+        form,
+        direction,
+        log_n,
+        data,
+        bit_reversed,
+        scale_log_n,
+    )
+}
+
+/// [`cluster`] with every output times 2^-scale_log_n where given (the rows of a larger
+/// transform take its 1/N).
+fn cluster_scaled(
+    field: SmallField,
+    form: ModMulForm,
+    direction: crate::Direction,
+    log_n: u32,
+    data: &mut [u32],
+    bit_reversed: bool,
+    scale_log_n: Option<u32>,
+) -> Result<()> {
     field.check_log_n(log_n)?;
     let log_c = log_n.saturating_sub(TILE_LOG);
     if !(1..=crate::ntt::MAX_LOG_CLUSTER).contains(&log_c) {
@@ -521,11 +595,12 @@ pub fn cluster(
         });
     }
     let TwoDTables {
-        twiddles,
-        lo,
-        hi,
-        scale,
+        twiddles, lo, hi, ..
     } = TwoDTables::new(field, form, direction, log_n)?;
+    let scale = match scale_log_n {
+        Some(l) => Some(crate::tables::inverse_scale(field, form, l)?),
+        None => None,
+    };
     let args = |scale, post| KernelArgs {
         field,
         form,
@@ -742,6 +817,42 @@ mod tests {
         ];
         two_d_twin_matches_reference(&cases, two_d_panels, false);
         two_d_twin_matches_reference(&cases, two_d_panels, true);
+    }
+
+    #[test]
+    fn two_d_rows_on_clusters_match_reference() {
+        // The path of 2^25/2^26 (columns of one panel tile, rows of 2^13/2^14 on clusters, NN
+        // then a transpose), on 2^4 x 2^13 and 2^3 x 2^14 columns so that it runs here; the GPU
+        // tests run 2^25 and 2^26 themselves.
+        for field in [SmallField::BabyBear, SmallField::KoalaBear] {
+            for (form, log1, log2, batch) in [
+                (ModMulForm::ShoupLazy, 4, 13, 2),
+                (ModMulForm::Montgomery, 3, 14, 1),
+            ] {
+                let log_n = log1 + log2;
+                for dir in [Direction::Forward, Direction::Inverse] {
+                    for bit_reversed in [false, true] {
+                        let x = random(field, batch << log_n, log_n as u64);
+                        let mut want = x.clone();
+                        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                        if bit_reversed {
+                            want = bit_reverse_each(&want, log_n);
+                        }
+                        let mut got = x;
+                        two_d_panels_split(field, form, dir, log1, log2, &mut got, bit_reversed)
+                            .unwrap();
+                        assert!(
+                            got == want,
+                            "{field:?} {form:?} {dir:?} 2^{log1} x 2^{log2} x {batch}, NR {bit_reversed}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(crate::ntt::two_d_split(24), (12, 12));
+        assert_eq!(crate::ntt::two_d_split(25), (12, 13));
+        assert_eq!(crate::ntt::two_d_split(26), (12, 14));
+        assert_eq!(crate::ntt::two_d_split(17), (8, 9));
     }
 
     #[test]

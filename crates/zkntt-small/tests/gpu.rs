@@ -373,7 +373,8 @@ fn panel_passes_at_every_size_match_reference() {
     for field in SmallField::ALL {
         let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
         ntt.set_clusters(false);
-        for log_n in 13..=field.max_log_n() {
+        // Up to two tiles: above, the rows run on clusters (`babybear_above_two_tiles`).
+        for log_n in 13..=field.max_log_n().min(24) {
             let batch = if log_n <= 20 { 2 } else { 1 };
             let x = inputs(field, batch << log_n, 100 + log_n as u64);
             for dir in [Direction::Forward, Direction::Inverse] {
@@ -575,6 +576,83 @@ fn nr_matches_reference_bit_reversed() {
                 }
             }
             eprintln!("{field:?} {form:?}: NR equals the reference bit-reversed, every path");
+        }
+    }
+}
+
+/// BabyBear 2^25 and 2^26: columns of one tile (a panel pass), rows of 2^13 / 2^14 on 2- and
+/// 4-block clusters (sm_90), NN through a transpose. NN and NR against the reference, forward
+/// and inverse, in place, out of place and by address, a batch of two at 2^25. The other kernels,
+/// KoalaBear (two-adicity 24) and GPUs without clusters answer `SizeUnsupported`.
+#[test]
+fn babybear_above_two_tiles() {
+    let Some(gpu) = gpu_or_skip("babybear_above_two_tiles") else {
+        return;
+    };
+    let sm90 = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
+    let field = SmallField::BabyBear;
+    let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
+    assert_eq!(ntt.max_log_n(Kernel::BlockSync), 24);
+    let koala = SmallNtt::new(&gpu, SmallField::KoalaBear, ModMulForm::ShoupLazy).unwrap();
+    assert_eq!(koala.max_log_n(Kernel::Wsx), 24);
+    let mut big = gpu.stream().alloc_zeros::<u32>(1 << 25).unwrap();
+    for (n, kernel) in [(&koala, Kernel::Wsx), (&ntt, Kernel::BlockSync)] {
+        assert!(matches!(
+            n.run(&mut big, 25, Direction::Forward, kernel),
+            Err(Error::SizeUnsupported { .. })
+        ));
+    }
+    let max = ntt.max_log_n(Kernel::Wsx);
+    if sm90 && ntt.cluster_max_log_n() >= 14 {
+        assert_eq!(max, 26);
+    }
+    if max < 25 {
+        assert!(matches!(
+            ntt.run(&mut big, 25, Direction::Forward, Kernel::Wsx),
+            Err(Error::SizeUnsupported { .. })
+        ));
+        eprintln!(
+            "SKIP 2^25, 2^26: this GPU's clusters hold at most 2^{}",
+            ntt.cluster_max_log_n()
+        );
+        return;
+    }
+    drop(big);
+    for (log_n, batch) in [(25u32, 2usize), (26, 1)] {
+        if log_n > max {
+            continue;
+        }
+        let x = inputs(field, batch << log_n, 250 + log_n as u64);
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let mut natural = x.clone();
+            reference::ntt_batch(field, &mut natural, log_n, dir).unwrap();
+            for ordering in [Ordering::NN, Ordering::NR] {
+                let want = if ordering == Ordering::NR {
+                    bit_reverse_each(&natural, log_n)
+                } else {
+                    natural.clone()
+                };
+                let what = format!("BabyBear {dir:?} {ordering:?} 2^{log_n} x {batch}");
+                let mut d = gpu.stream().clone_htod(&x).unwrap();
+                ntt.run_ordered(&mut d, log_n, dir, Kernel::Wsx, ordering)
+                    .unwrap();
+                assert_same(&gpu.stream().clone_dtoh(&d).unwrap(), &want, log_n, &what);
+                let mut input = gpu.stream().clone_htod(&x).unwrap();
+                let mut out = gpu.stream().alloc_zeros::<u32>(x.len()).unwrap();
+                ntt.run_into_ordered(&mut input, &mut out, log_n, dir, Kernel::Wsx, ordering)
+                    .unwrap();
+                let got = gpu.stream().clone_dtoh(&out).unwrap();
+                assert_same(&got, &want, log_n, &format!("{what} run_into"));
+                let mut d = gpu.stream().clone_htod(&x).unwrap();
+                {
+                    let (ptr, _g) = d.device_ptr_mut(gpu.stream());
+                    // SAFETY: `d` holds x.len() words of this GPU, used by nothing else until
+                    // the copy back below, on the same stream.
+                    unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, ordering) }.unwrap();
+                }
+                let got = gpu.stream().clone_dtoh(&d).unwrap();
+                assert_same(&got, &want, log_n, &format!("{what} run_raw"));
+            }
         }
     }
 }

@@ -106,7 +106,9 @@ impl SmallNtt {
     }
 
     /// `batch` transforms of 2^log_n (13..=cluster_max_log_n) from `src` to `dst` (may be
-    /// equal), one cluster of 2^(log_n - 12) blocks each; `nr`: bit-reversed output.
+    /// equal), one cluster of 2^(log_n - 12) blocks each; `nr`: bit-reversed output; every
+    /// output times 2^-scale_log_n where given (the inverse's 1/N: N of the whole transform when
+    /// these are the rows of a larger one).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
         &self,
@@ -117,6 +119,7 @@ impl SmallNtt {
         batch: u64,
         direction: Direction,
         nr: bool,
+        scale_log_n: Option<u32>,
     ) -> Result<()> {
         let log_c = log_n - TILE_LOG;
         debug_assert!((1..=MAX_LOG_CLUSTER).contains(&log_c));
@@ -125,10 +128,9 @@ impl SmallNtt {
         }
         let (lo, hi) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
-        let scale = (direction == Direction::Inverse).then_some(log_n);
         let ntt = NttParams {
             order: nr as u32,
-            ..self.params(tw, src, batch, log_n, scale, Some((lo, hi, TILE_LOG)))?
+            ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
         let p = ClusterParams { ntt, out: dst };
         // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`

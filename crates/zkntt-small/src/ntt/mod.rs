@@ -12,6 +12,7 @@ pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
 pub use panel::{panel_kernel_name, panel_nr_kernel_name};
 pub(crate) use panel::{panel_stride, pass_tiles};
+pub(crate) use two_d::two_d_split;
 
 use crate::error::{DriverContext, oom};
 use crate::field::TILE_LOG;
@@ -287,6 +288,32 @@ impl SmallNtt {
         &self.gpu
     }
 
+    /// log2 of the largest transform `kernel` runs on this GPU: the field's
+    /// ([`SmallField::max_log_n`]), but at most 2^24 (two tiles) for the kernels other than
+    /// [`Kernel::Wsx`], and for WSX at most a tile's columns times the largest cluster's rows
+    /// (2^12 x 2^16: sm_90; 2^24 without clusters).
+    pub fn max_log_n(&self, kernel: Kernel) -> u32 {
+        let two_d = if kernel == Kernel::Wsx {
+            TILE_LOG + self.cluster_max_log_n.max(TILE_LOG)
+        } else {
+            2 * TILE_LOG
+        };
+        self.field.max_log_n().min(two_d)
+    }
+
+    /// The batch of transforms of 2^log_n in `len` words, or why `kernel` cannot run them.
+    fn check_for(&self, len: usize, log_n: u32, kernel: Kernel) -> Result<u64> {
+        let batch = self.check(len, log_n)?;
+        if log_n > self.max_log_n(kernel) {
+            return Err(Error::SizeUnsupported {
+                field: self.field.name(),
+                log_n,
+                max: self.max_log_n(kernel),
+            });
+        }
+        Ok(batch)
+    }
+
     fn check(&self, len: usize, log_n: u32) -> Result<u64> {
         self.field.check_log_n(log_n)?;
         if len % (1usize << log_n) != 0 {
@@ -416,7 +443,7 @@ impl SmallNtt {
         kernel: Kernel,
         ordering: Ordering,
     ) -> Result<()> {
-        let batch = self.check(data.len(), log_n)?;
+        let batch = self.check_for(data.len(), log_n, kernel)?;
         check_ordering(kernel, ordering)?;
         let stream = self.gpu.stream().clone();
         if log_n <= TILE_LOG || kernel == Kernel::Wsx {
@@ -467,7 +494,7 @@ impl SmallNtt {
         direction: Direction,
         ordering: Ordering,
     ) -> Result<()> {
-        let batch = self.check(len, log_n)?;
+        let batch = self.check_for(len, log_n, Kernel::Wsx)?;
         check_ordering(Kernel::Wsx, ordering)?;
         if data == 0 || data % 4 != 0 {
             return Err(Error::BadAddress { address: data });
@@ -518,7 +545,8 @@ impl SmallNtt {
             );
         }
         if self.takes_cluster_in(log_n, batch, kernel, ordering) {
-            return self.cluster(stream, d, d, log_n, batch, direction, nr);
+            let scale = (direction == Direction::Inverse).then_some(log_n);
+            return self.cluster(stream, d, d, log_n, batch, direction, nr, scale);
         }
         if kernel != Kernel::Wsx {
             return Err(Error::NoFormKernel {
@@ -550,7 +578,7 @@ impl SmallNtt {
         kernel: Kernel,
         ordering: Ordering,
     ) -> Result<()> {
-        let batch = self.check(input.len(), log_n)?;
+        let batch = self.check_for(input.len(), log_n, kernel)?;
         let nr = check_ordering(kernel, ordering)?;
         if output.len() != input.len() {
             return Err(Error::LengthMismatch {
@@ -566,7 +594,8 @@ impl SmallNtt {
         if self.takes_cluster_in(log_n, batch, kernel, ordering) {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
-            return self.cluster(&stream, i, o, log_n, batch, direction, nr);
+            let scale = (direction == Direction::Inverse).then_some(log_n);
+            return self.cluster(&stream, i, o, log_n, batch, direction, nr, scale);
         }
         if kernel == Kernel::Wsx {
             // Columns in place in `input`, rows into `output`.

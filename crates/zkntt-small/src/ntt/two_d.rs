@@ -1,15 +1,24 @@
-//! Sizes above one tile (2^13..2^24): the 2-D decomposition N = N1 x N2. With the WSX kernel,
-//! two panel passes (the transposes folded into their loads and stores); with the others, five
-//! passes: three transposes and the one-tile kernels.
+//! Sizes above one tile (2^13..2^26): the 2-D decomposition N = N1 x N2. With the WSX kernel,
+//! two panel passes (the transposes folded into their loads and stores), the rows on clusters
+//! above 2^24; with the others (up to 2^24), five passes: three transposes and the one-tile kernels.
 
 use super::panel::Layout;
 use super::{Kernel, NttParams, SmallNtt, Table, lock};
+use crate::field::TILE_LOG;
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
-use crate::{Direction, Result};
+use crate::{Direction, Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut};
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
+
+/// (log2 N1, log2 N2) of the 2-D decomposition N = N1 x N2 (columns of N1 points, rows of N2):
+/// halves up to 2^24, where both fit a tile; above, columns of one tile (2^12) and rows of the rest
+/// (2^13, 2^14), which the cluster kernel runs.
+pub(crate) fn two_d_split(log_n: u32) -> (u32, u32) {
+    let log1 = (log_n / 2).min(TILE_LOG);
+    (log1, log_n - log1)
+}
 
 impl SmallNtt {
     /// The addresses (lo, hi) of the 2-D twiddles of one size and direction, uploaded on first
@@ -32,7 +41,7 @@ impl SmallNtt {
         Ok((lo.ptr, hi.ptr))
     }
 
-    /// N = N1 x N2 (x[n1 N2 + n2]); X[k1 + N1 k2] from two panel passes: the N1-point columns
+    /// N = N1 x N2 (x[n1 N2 + n2], [`two_d_split`]); X[k1 + N1 k2] from two panel passes: the N1-point columns
     /// (stride N2) from `src` into the same places of `mid`, times w_N^(n2 k1); then the
     /// N2-point rows of `mid` into `dst` at stride N1. `mid` may be `src`; `dst` must not be `mid`.
     /// Each buffer holds `batch` transforms of 2^log_n words.
@@ -41,6 +50,10 @@ impl SmallNtt {
     /// entry k1 goes to row rev(k1) of `mid` instead of row k1; row j of `mid` (k1 = rev(j))
     /// then transforms into row j of `dst`, its entry k2 at rev(k2): rows in and rows out, both
     /// contiguous, where the natural order's second pass stores columns.
+    ///
+    /// Above 2^24 (BabyBear 2^25, 2^26) the rows are 2^13 or 2^14 points, more than a panel's
+    /// tile: they run on the cluster kernel instead (sm_90; `SizeUnsupported` where the clusters
+    /// are smaller), in place in `mid`, followed in natural order by a transpose into `dst`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn two_d_panels(
         &self,
@@ -53,8 +66,7 @@ impl SmallNtt {
         direction: Direction,
         nr: bool,
     ) -> Result<()> {
-        let log1 = log_n / 2;
-        let log2 = log_n - log1;
+        let (log1, log2) = two_d_split(log_n);
         let (lo_ptr, hi_ptr) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
         let order = nr as u32;
@@ -73,6 +85,33 @@ impl SmallNtt {
             )?
         };
         self.panel(stream, first, mid, log_n, log2, columns, columns, false)?;
+        if log2 > TILE_LOG {
+            // Rows of 2^13/2^14 on thread-block clusters, in place in `mid` (row k1, or rev(k1)
+            // in NR, holds X[k1 + N1 k2] at k2, or rev(k2) in NR): NR is then done but for the
+            // move to `dst`; NN transposes the N1 x N2 rows into X's order.
+            if log2 > self.cluster_max_log_n {
+                return Err(Error::SizeUnsupported {
+                    field: self.field.name(),
+                    log_n,
+                    max: TILE_LOG + self.cluster_max_log_n,
+                });
+            }
+            let rows_dst = if nr { dst } else { mid };
+            self.cluster(
+                stream,
+                mid,
+                rows_dst,
+                log2,
+                batch << log1,
+                direction,
+                nr,
+                scale,
+            )?;
+            if !nr {
+                transpose_words(&self.gpu, stream, mid, dst, 1 << log1, 1 << log2, batch)?;
+            }
+            return Ok(());
+        }
         // Rows k1 (word k1 N2 + n2) in, X[k1 + N1 k2] out.
         let second = NttParams {
             order,
@@ -96,8 +135,7 @@ impl SmallNtt {
         direction: Direction,
         kernel: Kernel,
     ) -> Result<()> {
-        let log1 = log_n / 2;
-        let log2 = log_n - log1;
+        let (log1, log2) = (log_n / 2, log_n - log_n / 2);
         let (lo_ptr, hi_ptr) = self.post_tables(stream, log_n, direction)?;
         let (d, _g3) = data.device_ptr_mut(stream);
         let (o, _g4) = out.device_ptr_mut(stream);
