@@ -11,9 +11,11 @@
 //      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
 //      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
 //      cluster barrier;
-//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
-//      (stride C; `finish` with the inverse's scale).
-// Every remote access lies between the two barriers, so no block exits while another reads it.
+//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me); NR stores it whole as
+//      segment rev(me); natural order sends X[me + C k2] to the block owning its segment's `col`
+//      (cluster barriers before and after), then stores segment me whole (`finish` with the
+//      inverse's scale).
+// Every remote access lies between two cluster barriers, so no block exits while another reads it.
 #include "small/wsx_tile.cuh"
 
 namespace zkntt {
@@ -60,7 +62,9 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
     __shared__ uint32_t seg[TILE];  // this block's segment; then the tile's exchange buffer
-    __shared__ uint32_t col[TILE];  // the columns' entries k1 = me
+    // The columns' entries k1 = me; in natural order then output segment me, padded (word o at
+    // o + o / 32) so the other blocks' stores at stride C hit distinct banks.
+    __shared__ uint32_t col[TILE + TILE / 32];
     const Form f(p);
     const uint32_t tid = threadIdx.x;
     const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
@@ -134,12 +138,34 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
-    uint32_t* dst = p.order ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
-    const uint32_t step = p.order ? 1u << 8 : 1u << (8 + log_c);
+    if (p.order) {
+        uint32_t* dst = out + (bitrev(me, log_c) << TILE_LOG) + tid;
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
+            dst[r << 8] = finish<F>(f, rows, x, 0, tid | r << 8);  // rows: no 2-D twiddle
+        }
+        return;
+    }
+    // Natural order: X[me + C k2] belongs to output segment (me + C k2) / 4096. Each block sends
+    // its entries to the owners' `col` (free once every block has read it: first barrier), then
+    // stores its own segment whole (second barrier), where single words at stride C cost up to
+    // C times the store traffic.
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = finish<F>(f, rows, seg[c.s_m1 ^ wsx::slot(r << 8)], 0, tid | r << 8);
+    barrier();
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
-        dst[r * step] = finish<F>(f, rows, x, 0, tid | r << 8);  // rows: no 2-D twiddle
+        const uint32_t j = me | (tid | r << 8) << log_c;
+        const uint32_t o = j & (TILE - 1);
+        store_remote(remote(col_at + 4 * (o + (o >> 5)), j >> TILE_LOG), v[r]);
+    }
+    barrier();
+    uint32_t* dst = out + (me << TILE_LOG) + tid;
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t o = tid | r << 8;
+        dst[r << 8] = col[o + (o >> 5)];
     }
 #endif
 }

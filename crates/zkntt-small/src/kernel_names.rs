@@ -21,6 +21,7 @@ fn every_name() -> Vec<(String, &'static str)> {
         }
     }
     names.push((transpose::KERNEL.into(), "transpose::KERNEL"));
+    names.push((transpose::KERNEL_X4.into(), "transpose::KERNEL_X4"));
     for field in SmallField::ALL {
         names.push((coset::kernel_name(field), "coset::kernel_name"));
     }

@@ -145,7 +145,9 @@ struct Stats {
 ///
 /// Results are bit-identical to `Radix2DitParallel`'s, in natural row order (Evaluations is a
 /// plain `RowMajorMatrix`). It runs on `Radix2DitParallel` where no GPU is usable (no device, no
-/// kernels, out of memory, any driver error), above 2^24 rows (with the blowup), or below
+/// kernels, out of memory, any driver error), above the field's largest GPU transform (rows
+/// with the blowup: BabyBear 2^26 where the GPU has thread-block clusters, else 2^24; KoalaBear
+/// 2^24), or below
 /// [`GpuDft::with_cpu_below`]'s size; never with a partial result. The GPU is device 0, opened
 /// on first use and shared by every `GpuDft` of the process; calls on it run one at a time.
 #[derive(Debug, Clone, Default)]

@@ -10,6 +10,10 @@ use zkntt_gpu::Gpu;
 /// The transpose kernel's symbol.
 pub const KERNEL: &str = "small_transpose_u32";
 
+/// The transpose for sides that are multiples of 64 words and 16-byte aligned matrices: 64 x 64
+/// tiles in 16-byte words.
+pub const KERNEL_X4: &str = "small_transpose_u32_x4";
+
 /// Transposes `batch` row-major `rows x cols` matrices of 32-bit words from `input` to `output`
 /// (device pointers, distinct, each holding `batch * rows * cols` words), on `stream`.
 pub(crate) fn transpose_words(
@@ -21,7 +25,14 @@ pub(crate) fn transpose_words(
     cols: u32,
     batch: u64,
 ) -> Result<()> {
-    let f = gpu.function(KERNEL)?;
+    // 64-word tiles in 16-byte words where the sides and addresses allow, else 32-word tiles.
+    let x4 = rows % 64 == 0 && cols % 64 == 0 && input % 16 == 0 && output % 16 == 0;
+    let (name, tile, block) = if x4 {
+        (KERNEL_X4, 64, (16, 16, 1))
+    } else {
+        (KERNEL, 32, (32, 8, 1))
+    };
+    let f = gpu.function(name)?;
     let mut done = 0u64;
     while done < batch {
         // grid.z is at most 65535 matrices per launch.
@@ -31,19 +42,69 @@ pub(crate) fn transpose_words(
         let cfg = LaunchConfig {
             // Blocks step over row tiles beyond grid.y's limit (65535), so any row count fits.
             grid_dim: (
-                cols.div_ceil(32),
-                rows.div_ceil(32).min(65_535),
+                cols.div_ceil(tile),
+                rows.div_ceil(tile).min(65_535),
                 count as u32,
             ),
-            block_dim: (32, 8, 1),
+            block_dim: block,
             shared_mem_bytes: 0,
         };
         let mut launch = stream.launch_builder(&f);
         launch.arg(&i).arg(&o).arg(&rows).arg(&cols);
         // SAFETY: (const u32*, u32*, u32 rows, u32 cols); both hold count matrices of
-        // rows x cols from the offsets.
-        unsafe { launch.launch(cfg) }.during(KERNEL)?;
+        // rows x cols from the offsets (x4: sides multiples of 64, addresses of 16 bytes).
+        unsafe { launch.launch(cfg) }.during(name)?;
         done += count;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both kernels against a transpose on the CPU: sides multiples of 64 (16-byte tiles), other
+    /// sides (32-word tiles), batches, and a matrix taller than grid.y's row tiles reach.
+    #[test]
+    fn transposes_match_cpu() {
+        let Some(gpu) = zkntt_gpu::testing::gpu_or_skip("transposes_match_cpu") else {
+            return;
+        };
+        let s = gpu.stream();
+        for (rows, cols, batch) in [
+            (64u32, 128u32, 2u64),
+            (128, 64, 3),
+            (4096, 8192, 1),
+            (3, 5, 2),
+            (64, 96, 1),
+            (100, 64, 2),
+            (65_536 * 64 + 64, 64, 1),
+        ] {
+            let n = (rows as u64 * cols as u64 * batch) as usize;
+            let x: Vec<u32> = (0..n as u32)
+                .map(|i| i.wrapping_mul(2_654_435_761))
+                .collect();
+            let input = s.clone_htod(&x).unwrap();
+            let mut output = s.alloc_zeros::<u32>(n).unwrap();
+            {
+                use cudarc::driver::{DevicePtr, DevicePtrMut};
+                let (i, _gi) = input.device_ptr(s);
+                let (o, _go) = output.device_ptr_mut(s);
+                transpose_words(&gpu, s, i, o, rows, cols, batch).unwrap();
+            }
+            let got = s.clone_dtoh(&output).unwrap();
+            let (r, c) = (rows as usize, cols as usize);
+            for (m, (xm, gm)) in x.chunks(r * c).zip(got.chunks(r * c)).enumerate() {
+                for i in 0..r {
+                    for j in 0..c {
+                        assert_eq!(
+                            gm[j * r + i],
+                            xm[i * c + j],
+                            "{rows} x {cols} matrix {m} ({i}, {j})"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
