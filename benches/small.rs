@@ -206,7 +206,7 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^17 the 2-D path as two panel passes, at 2^25/2^26 a panel pass and 2^13/2^14-point rows on clusters (NN: then a transpose); the panel columns: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes, at 2^25/2^26 a panel pass and 2^13/2^14-point rows on clusters (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
         "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address |"
@@ -269,7 +269,7 @@ fn summary(gpu: &Gpu) {
             };
             // NR with the cluster kernel switched off, where NR takes it.
             let nr_panels = ntt
-                .takes_cluster(log_n, batch as u64, Kernel::Wsx)
+                .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::NR)
                 .then(|| {
                     ntt.set_clusters(false);
                     let ms = nr_ms(&mut input);

@@ -11,11 +11,9 @@
 //      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
 //      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
 //      cluster barrier;
-//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me); NR stores it whole as
-//      segment rev(me); natural order puts row me back into `col`, and each block pulls the
-//      entries X[me' + C k2] of its output segment from every block's `col` (cluster barriers
-//      before and after), then stores segment me whole (`finish` with the inverse's scale).
-// Every remote access lies between two cluster barriers, so no block exits while another reads it.
+//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
+//      (stride C; `finish` with the inverse's scale).
+// Every remote access lies between the two barriers, so no block exits while another reads it.
 #include "small/wsx_tile.cuh"
 
 namespace zkntt {
@@ -61,10 +59,8 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
-    // This block's segment; then the tile's exchange buffer; in natural order then output
-    // segment me, padded (word o at o + o / 32) so that stores at stride C hit distinct banks.
-    __shared__ uint32_t seg[TILE + TILE / 32];
-    __shared__ uint32_t col[TILE];  // the columns' entries k1 = me; natural order: then row me out
+    __shared__ uint32_t seg[TILE];  // this block's segment; then the tile's exchange buffer
+    __shared__ uint32_t col[TILE];  // the columns' entries k1 = me
     const Form f(p);
     const uint32_t tid = threadIdx.x;
     const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
@@ -138,43 +134,12 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
-    if (p.order) {
-        uint32_t* dst = out + (bitrev(me, log_c) << TILE_LOG) + tid;
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
-            dst[r << 8] = finish<F>(f, rows, x, 0, tid | r << 8);  // rows: no 2-D twiddle
-        }
-        return;
-    }
-    // Natural order: X[me + C k2] is word (me + C k2) mod 4096 of output segment (me + C k2) /
-    // 4096. Row me goes into `col` in natural order; after a cluster barrier each block pulls its
-    // segment, from block b the 4096 / C consecutive entries k2 = me 4096 / C + i (one remote run
-    // a warp), into words b + C i of `seg`; the second barrier keeps every block until the others
-    // have read it; then one contiguous store (single words at stride C cost up to C times the
-    // store traffic).
-#pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++)
-        col[tid | r << 8] = finish<F>(f, rows, seg[c.s_m1 ^ wsx::slot(r << 8)], 0, tid | r << 8);
-    barrier();
-    const uint32_t log_per = TILE_LOG - log_c;
+    uint32_t* dst = p.order ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
+    const uint32_t step = p.order ? 1u << 8 : 1u << (8 + log_c);
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t q = tid | r << 8;
-        v[r] = load_remote(remote(col_at + 4 * ((me << log_per) | (q & ((1u << log_per) - 1))), q >> log_per));
-    }
-#pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t q = tid | r << 8;
-        const uint32_t o = (q >> log_per) | (q & ((1u << log_per) - 1)) << log_c;
-        seg[o + (o >> 5)] = v[r];
-    }
-    barrier();
-    uint32_t* dst = out + (me << TILE_LOG) + tid;
-#pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t o = tid | r << 8;
-        dst[r << 8] = seg[o + (o >> 5)];
+        const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
+        dst[r * step] = finish<F>(f, rows, x, 0, tid | r << 8);  // rows: no 2-D twiddle
     }
 #endif
 }

@@ -12,8 +12,13 @@ constexpr uint32_t TRANSPOSE_TILE = 32;
 // Launch: block (32, 8), grid (ceil(cols / 32), min(ceil(rows / 32), 65535), batch): blocks step
 // over row tiles by gridDim.y, so a matrix of up to 2^32 - 1 rows fits one launch. In: `batch`
 // row-major rows x cols matrices; out: the cols x rows transposes, same batch order. Out of place.
+// rev_log > 0 (cols = 2^rev_log): in column c goes to out row rev(c) (its rev_log bits reversed),
+// which undoes a bit-reversed order along the rows at no cost.
+__device__ __forceinline__ uint32_t transpose_out_row(uint32_t c, uint32_t rev_log) {
+    return rev_log ? __brev(c) >> (32 - rev_log) : c;
+}
 extern "C" __global__ void small_transpose_u32(const uint32_t* in, uint32_t* out, uint32_t rows,
-                                               uint32_t cols) {
+                                               uint32_t cols, uint32_t rev_log) {
     using zkntt::small::TRANSPOSE_TILE;
     __shared__ uint32_t t[TRANSPOSE_TILE][TRANSPOSE_TILE + 1];
     const uint64_t matrix = (uint64_t)blockIdx.z * rows * cols;
@@ -29,7 +34,7 @@ extern "C" __global__ void small_transpose_u32(const uint32_t* in, uint32_t* out
         for (uint32_t dy = threadIdx.y; dy < TRANSPOSE_TILE; dy += blockDim.y) {
             uint32_t c = c0 + dy;  // out row c, out column r
             uint64_t r = r0 + threadIdx.x;
-            if (r < rows && c < cols) out[matrix + (uint64_t)c * rows + r] = t[threadIdx.x][dy];
+            if (r < rows && c < cols) out[matrix + (uint64_t)transpose_out_row(c, rev_log) * rows + r] = t[threadIdx.x][dy];
         }
         __syncthreads();  // the tile is rewritten by the next row step
     }
@@ -39,9 +44,10 @@ extern "C" __global__ void small_transpose_u32(const uint32_t* in, uint32_t* out
 // 2^13/2^14 rows): 64 x 64 tiles moved as 16-byte words, four in flight a thread each way, so a
 // multiprocessor keeps four times the bytes of the 32 x 32 kernel in flight (that one holds the
 // copy at about half the memory's bandwidth). Launch: block (16, 16), grid (cols / 64,
-// min(rows / 64, 65535), batch); `in` and `out` 16-byte aligned.
+// min(rows / 64, 65535), batch); `in` and `out` 16-byte aligned; rev_log as above.
 extern "C" __global__ void __launch_bounds__(256) small_transpose_u32_x4(const uint32_t* in, uint32_t* out,
-                                                                         uint32_t rows, uint32_t cols) {
+                                                                         uint32_t rows, uint32_t cols,
+                                                                         uint32_t rev_log) {
     constexpr uint32_t T = 64;
     __shared__ uint32_t t[T][T + 1];
     const uint64_t matrix = (uint64_t)blockIdx.z * rows * cols;
@@ -67,8 +73,10 @@ extern "C" __global__ void __launch_bounds__(256) small_transpose_u32_x4(const u
             v[i] = make_uint4(t[4 * x][c], t[4 * x + 1][c], t[4 * x + 2][c], t[4 * x + 3][c]);
         }
 #pragma unroll
-        for (uint32_t i = 0; i < 4; i++)
-            *reinterpret_cast<uint4*>(out + matrix + (uint64_t)(c0 + y + 16 * i) * rows + r0 + 4 * x) = v[i];
+        for (uint32_t i = 0; i < 4; i++) {
+            const uint64_t row = transpose_out_row(c0 + y + 16 * i, rev_log);
+            *reinterpret_cast<uint4*>(out + matrix + row * rows + r0 + 4 * x) = v[i];
+        }
         __syncthreads();  // the tile is rewritten by the next row step
     }
 }

@@ -520,7 +520,7 @@ fn transpose(
 ) -> Result<()> {
     let (i, _gi) = input.device_ptr(stream);
     let (o, _go) = output.device_ptr_mut(stream);
-    transpose_words(gpu, stream, i, o, rows, cols, 1)
+    transpose_words(gpu, stream, i, o, rows, cols, 1, false)
 }
 
 /// The CPU twin of the GPU path, step for step on raw words: transpose, the CPU reference NTT

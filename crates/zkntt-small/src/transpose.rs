@@ -16,6 +16,9 @@ pub const KERNEL_X4: &str = "small_transpose_u32_x4";
 
 /// Transposes `batch` row-major `rows x cols` matrices of 32-bit words from `input` to `output`
 /// (device pointers, distinct, each holding `batch * rows * cols` words), on `stream`.
+/// `rev_cols` (cols a power of two): input column c goes to output row rev(c), its log2 cols bits
+/// reversed, undoing a bit-reversed order along the input's rows in the same pass.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn transpose_words(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -24,7 +27,10 @@ pub(crate) fn transpose_words(
     rows: u32,
     cols: u32,
     batch: u64,
+    rev_cols: bool,
 ) -> Result<()> {
+    debug_assert!(!rev_cols || cols.is_power_of_two());
+    let rev_log = if rev_cols { cols.trailing_zeros() } else { 0 };
     // 64-word tiles in 16-byte words where the sides and addresses allow, else 32-word tiles.
     let x4 = rows % 64 == 0 && cols % 64 == 0 && input % 16 == 0 && output % 16 == 0;
     let (name, tile, block) = if x4 {
@@ -50,8 +56,8 @@ pub(crate) fn transpose_words(
             shared_mem_bytes: 0,
         };
         let mut launch = stream.launch_builder(&f);
-        launch.arg(&i).arg(&o).arg(&rows).arg(&cols);
-        // SAFETY: (const u32*, u32*, u32 rows, u32 cols); both hold count matrices of
+        launch.arg(&i).arg(&o).arg(&rows).arg(&cols).arg(&rev_log);
+        // SAFETY: (const u32*, u32*, u32 rows, u32 cols, u32 rev_log); both hold count matrices of
         // rows x cols from the offsets (x4: sides multiples of 64, addresses of 16 bytes).
         unsafe { launch.launch(cfg) }.during(name)?;
         done += count;
@@ -71,14 +77,16 @@ mod tests {
             return;
         };
         let s = gpu.stream();
-        for (rows, cols, batch) in [
-            (64u32, 128u32, 2u64),
-            (128, 64, 3),
-            (4096, 8192, 1),
-            (3, 5, 2),
-            (64, 96, 1),
-            (100, 64, 2),
-            (65_536 * 64 + 64, 64, 1),
+        for (rows, cols, batch, rev) in [
+            (64u32, 128u32, 2u64, false),
+            (128, 64, 3, false),
+            (4096, 8192, 1, false),
+            (4096, 8192, 2, true),
+            (3, 5, 2, false),
+            (64, 96, 1, false),
+            (100, 64, 2, false),
+            (100, 64, 2, true),
+            (65_536 * 64 + 64, 64, 1, false),
         ] {
             let n = (rows as u64 * cols as u64 * batch) as usize;
             let x: Vec<u32> = (0..n as u32)
@@ -90,17 +98,23 @@ mod tests {
                 use cudarc::driver::{DevicePtr, DevicePtrMut};
                 let (i, _gi) = input.device_ptr(s);
                 let (o, _go) = output.device_ptr_mut(s);
-                transpose_words(&gpu, s, i, o, rows, cols, batch).unwrap();
+                transpose_words(&gpu, s, i, o, rows, cols, batch, rev).unwrap();
             }
             let got = s.clone_dtoh(&output).unwrap();
             let (r, c) = (rows as usize, cols as usize);
             for (m, (xm, gm)) in x.chunks(r * c).zip(got.chunks(r * c)).enumerate() {
+                let log_c = cols.trailing_zeros();
                 for i in 0..r {
                     for j in 0..c {
+                        let row = if rev {
+                            (j as u32).reverse_bits() as usize >> (32 - log_c)
+                        } else {
+                            j
+                        };
                         assert_eq!(
-                            gm[j * r + i],
+                            gm[row * r + i],
                             xm[i * c + j],
-                            "{rows} x {cols} matrix {m} ({i}, {j})"
+                            "{rows} x {cols} matrix {m} ({i}, {j}), rev {rev}"
                         );
                     }
                 }

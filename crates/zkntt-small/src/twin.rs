@@ -454,7 +454,8 @@ impl TwoDTables {
 /// (NR): the columns' entry k1 to row rev(k1), then rows in and rows out, entry k2 at rev(k2).
 ///
 /// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) the rows run as the
-/// cluster kernel runs them, in place, then (natural order) a transpose into X's order.
+/// cluster kernel runs them, bit-reversed out, then (natural order) a transpose into X's order
+/// that reverses the columns back.
 pub fn two_d_panels(
     field: SmallField,
     form: ModMulForm,
@@ -507,25 +508,19 @@ pub fn two_d_panels_split(
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
     if log2 > TILE_LOG {
+        // The rows bit-reversed out (the cluster kernel's whole-segment stores); NN then
+        // transposes with the columns reversed back.
         let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-        cluster_scaled(
-            field,
-            form,
-            direction,
-            log2,
-            &mut mid,
-            bit_reversed,
-            scale_log_n,
-        )?;
+        cluster_scaled(field, form, direction, log2, &mut mid, true, scale_log_n)?;
         if bit_reversed {
             data.copy_from_slice(&mid);
         } else {
-            // Row k1 of each matrix holds X[k1 + N1 k2] at k2.
+            // Row k1 of each matrix holds X[k1 + N1 k2] at rev(k2).
             let (n1, n2) = (1usize << log1, 1usize << log2);
             for (x, m) in data.chunks_mut(1 << log_n).zip(mid.chunks(1 << log_n)) {
                 for k1 in 0..n1 {
-                    for k2 in 0..n2 {
-                        x[k1 + n1 * k2] = m[k1 * n2 + k2];
+                    for c in 0..n2 {
+                        x[k1 + n1 * bitrev(c as u32, log2) as usize] = m[k1 * n2 + c];
                     }
                 }
             }

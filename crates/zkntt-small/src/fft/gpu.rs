@@ -322,6 +322,7 @@ impl TcFft {
                     1 << log_n1,
                     1 << log_n2,
                     total >> log_n,
+                    false,
                 )
             }
         }

@@ -1,8 +1,8 @@
 //! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
 //! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
 //! memory (sm_90+), where the panel path takes two launches through global memory. Taken for
-//! 2^13..2^16 where the batch is small (`cluster_batch_fits`), and for the 2^13/2^14-point rows of
-//! BabyBear's 2^25/2^26 (`two_d_panels`).
+//! 2^13..2^15, and in NR for 2^16 too (`cluster_batch_fits`: at 2^16 in natural order the panel
+//! passes measure faster).
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -31,12 +31,14 @@ pub(super) struct ClusterParams {
 unsafe impl DeviceRepr for ClusterParams {}
 
 /// Whether a batch of `batch` transforms in clusters of 2^log_c blocks goes to the cluster kernel
-/// rather than the panel passes: batch x C^2 <= 256, so up to 64 transforms of 2^13 and a single
-/// one of 2^16. Measured on an H100 (benches/NOTES.md, 2026-11-26): 2^13 x 64 12.3 us against the
-/// panels' 14.9; 2^16 x 8 and x 64 slower on clusters; the bound between is interpolated, not
-/// measured. Both orderings store whole segments.
-pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64) -> bool {
-    log_c <= MAX_LOG_CLUSTER && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
+/// rather than the panel passes: clusters of up to 8 blocks (2^15) and batch x C^2 <= 256, so up
+/// to 64 transforms of 2^13 and a single one of 2^15. Measured on an H100 (benches/NOTES.md,
+/// 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; but 2^16 x
+/// 1 17.4 against 15.7 since the panels of 8 transforms, and 2^16 x 8, x 64 slower on clusters
+/// before that; the bound between (C = 4, 8) is interpolated, not measured. NR (`nr`): clusters
+/// of up to 16 blocks (2^16), whose segments are stored whole (NN stores single words at stride C).
+pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, nr: bool) -> bool {
+    log_c <= if nr { 4 } else { 3 } && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
 fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
@@ -72,15 +74,26 @@ impl SmallNtt {
     /// GPU's clusters hold, a batch small enough (`cluster_batch_fits`), and clusters not
     /// switched off ([`SmallNtt::set_clusters`]).
     pub fn takes_cluster(&self, log_n: u32, batch: u64, kernel: super::Kernel) -> bool {
+        self.takes_cluster_in(log_n, batch, kernel, zkntt_gpu::Ordering::NN)
+    }
+
+    /// [`SmallNtt::takes_cluster`] for [`SmallNtt::run_ordered`] in `ordering`.
+    pub fn takes_cluster_in(
+        &self,
+        log_n: u32,
+        batch: u64,
+        kernel: super::Kernel,
+        ordering: zkntt_gpu::Ordering,
+    ) -> bool {
         kernel == super::Kernel::Wsx
             && log_n > TILE_LOG
             && log_n <= self.cluster_max_log_n
-            && cluster_batch_fits(log_n - TILE_LOG, batch)
+            && cluster_batch_fits(log_n - TILE_LOG, batch, ordering == zkntt_gpu::Ordering::NR)
             && self.clusters.load(Ordering::Relaxed)
     }
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
-    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^16 of it where the batch is small
+    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it, 2^16 too in NR
     /// (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
@@ -142,12 +155,15 @@ mod tests {
 
     #[test]
     fn cluster_batches_as_measured() {
-        assert!(cluster_batch_fits(1, 64) && !cluster_batch_fits(1, 65));
-        assert!(cluster_batch_fits(3, 1) && !cluster_batch_fits(3, 8));
-        assert!(cluster_batch_fits(2, 3) && !cluster_batch_fits(3, u64::MAX));
-        // 2^16 (16 blocks): one transform.
-        assert!(cluster_batch_fits(4, 1) && !cluster_batch_fits(4, 2));
-        assert!(!cluster_batch_fits(5, 1));
+        for nr in [false, true] {
+            assert!(cluster_batch_fits(1, 64, nr) && !cluster_batch_fits(1, 65, nr));
+            assert!(cluster_batch_fits(3, 1, nr) && !cluster_batch_fits(3, 8, nr));
+            assert!(cluster_batch_fits(2, 3, nr) && !cluster_batch_fits(3, u64::MAX, nr));
+        }
+        // 2^16 (16 blocks) takes the panel passes at any batch in natural order, a cluster for
+        // one NR transform.
+        assert!(!cluster_batch_fits(4, 1, false));
+        assert!(cluster_batch_fits(4, 1, true) && !cluster_batch_fits(4, 2, true));
     }
 
     #[test]

@@ -544,7 +544,7 @@ impl SmallNtt {
                 nr,
             );
         }
-        if self.takes_cluster(log_n, batch, kernel) {
+        if self.takes_cluster_in(log_n, batch, kernel, ordering) {
             let scale = (direction == Direction::Inverse).then_some(log_n);
             return self.cluster(stream, d, d, log_n, batch, direction, nr, scale);
         }
@@ -591,7 +591,7 @@ impl SmallNtt {
             stream.memcpy_dtod(input, output).during("copy")?;
             return self.run_ordered(output, log_n, direction, kernel, ordering);
         }
-        if self.takes_cluster(log_n, batch, kernel) {
+        if self.takes_cluster_in(log_n, batch, kernel, ordering) {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             let scale = (direction == Direction::Inverse).then_some(log_n);

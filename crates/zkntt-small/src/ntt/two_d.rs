@@ -53,7 +53,8 @@ impl SmallNtt {
     ///
     /// Above 2^24 (BabyBear 2^25, 2^26) the rows are 2^13 or 2^14 points, more than a panel's
     /// tile: they run on the cluster kernel instead (sm_90; `SizeUnsupported` where the clusters
-    /// are smaller), in place in `mid`, followed in natural order by a transpose into `dst`.
+    /// are smaller), bit-reversed out, followed in natural order by a transpose that reverses
+    /// the columns back.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn two_d_panels(
         &self,
@@ -86,9 +87,10 @@ impl SmallNtt {
         };
         self.panel(stream, first, mid, log_n, log2, columns, columns, false)?;
         if log2 > TILE_LOG {
-            // Rows of 2^13/2^14 on thread-block clusters, in place in `mid` (row k1, or rev(k1)
-            // in NR, holds X[k1 + N1 k2] at k2, or rev(k2) in NR): NR is then done but for the
-            // move to `dst`; NN transposes the N1 x N2 rows into X's order.
+            // Rows of 2^13/2^14 on thread-block clusters, whose stores are whole segments in the
+            // bit-reversed order (single words at stride C in natural order): row j of `mid`
+            // (k1 = j, or rev(j) in NR) then holds X[k1 + N1 k2] at rev(k2). NR is done (into
+            // `dst`); NN transposes the N1 x N2 rows with their columns bit-reversed, in one pass.
             if log2 > self.cluster_max_log_n {
                 return Err(Error::SizeUnsupported {
                     field: self.field.name(),
@@ -104,11 +106,12 @@ impl SmallNtt {
                 log2,
                 batch << log1,
                 direction,
-                nr,
+                true,
                 scale,
             )?;
             if !nr {
-                transpose_words(&self.gpu, stream, mid, dst, 1 << log1, 1 << log2, batch)?;
+                let (n1, n2) = (1 << log1, 1 << log2);
+                transpose_words(&self.gpu, stream, mid, dst, n1, n2, batch, true)?;
             }
             return Ok(());
         }
@@ -142,7 +145,7 @@ impl SmallNtt {
         let (n1, n2) = (1u32 << log1, 1u32 << log2);
         let scale = (direction == Direction::Inverse).then_some(log_n);
         // x (N1 x N2) -> out (N2 x N1): row n2 holds the column n2 of x.
-        transpose_words(&self.gpu, stream, d, o, n1, n2, batch)?;
+        transpose_words(&self.gpu, stream, d, o, n1, n2, batch, false)?;
         self.launch(
             stream,
             kernel,
@@ -154,7 +157,7 @@ impl SmallNtt {
             Some((lo_ptr, hi_ptr, log2)),
             false,
         )?;
-        transpose_words(&self.gpu, stream, o, d, n2, n1, batch)?;
+        transpose_words(&self.gpu, stream, o, d, n2, n1, batch, false)?;
         self.launch(
             stream,
             kernel,
@@ -166,6 +169,6 @@ impl SmallNtt {
             None,
             false,
         )?;
-        transpose_words(&self.gpu, stream, d, o, n1, n2, batch)
+        transpose_words(&self.gpu, stream, d, o, n1, n2, batch, false)
     }
 }
