@@ -47,10 +47,12 @@ for s in $steps; do
   sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in ${ZKNTT_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-      step "$tool: the panel passes and the cluster kernel (zkntt-small tests/gpu.rs panel_small_sizes, cluster_kernel, two_d_sizes, nr_matches)"
+      step "$tool: the panel passes and the cluster kernel (zkntt-small tests/gpu.rs panel_small_sizes, cluster_kernel, two_d_sizes, nr_matches, babybear_above_two_tiles)"
       # racecheck over every form of the cluster test, or over the 2-D sizes to 2^24 (8-tile
       # panels), takes over 200 s: memcheck and synccheck only there.
-      tests=${ZKNTT_SANITIZE_TESTS:-panel_small_sizes cluster_kernel two_d_sizes nr_matches}
+      # babybear_above_two_tiles: 2^25/2^26 (the rows on clusters, the column-reversing
+      # transpose), ~60 s under memcheck.
+      tests=${ZKNTT_SANITIZE_TESTS:-panel_small_sizes cluster_kernel two_d_sizes nr_matches babybear_above_two_tiles}
       [ "$tool" = racecheck ] && [ -z "${ZKNTT_SANITIZE_TESTS:-}" ] && tests=panel_small_sizes
       for t in $tests; do
         timeout 200 "$cs" --tool "$tool" --error-exitcode 99 "$bin"/tests/zkntt-small-gpu --test-threads=1 $t \
