@@ -90,7 +90,7 @@ fn sizes_out_of_range() {
     );
     assert_one_line_error(
         &["bench", "small-ntt", "--single", "12,30"],
-        &["--single 30: the BabyBear NTT goes up to 2^24"],
+        &["--single 30: the BabyBear NTT goes up to 2^26"],
     );
     assert_one_line_error(&["demo", "--log-n", "25"], &["25 is not in 0..=24"]);
     assert_one_line_error(
