@@ -766,6 +766,23 @@ mod tests {
         }
     }
 
+    /// The reference transforms of `x` (whole transforms of 2^log_n), each bit-reversed if asked.
+    fn expected(
+        field: SmallField,
+        x: &[u32],
+        log_n: u32,
+        dir: Direction,
+        bit_reversed: bool,
+    ) -> Vec<u32> {
+        let mut want = x.to_vec();
+        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+        if bit_reversed {
+            bit_reverse_each(&want, log_n)
+        } else {
+            want
+        }
+    }
+
     /// A 2-D twin: field, form, direction, log_n, data, bit-reversed output.
     type TwoDTwin = fn(SmallField, ModMulForm, Direction, u32, &mut [u32], bool) -> Result<()>;
 
@@ -783,11 +800,7 @@ mod tests {
                 }
                 for dir in [Direction::Forward, Direction::Inverse] {
                     let x = random(field, batch << log_n, log_n as u64);
-                    let mut want = x.clone();
-                    reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-                    if bit_reversed {
-                        want = bit_reverse_each(&want, log_n);
-                    }
+                    let want = expected(field, &x, log_n, dir, bit_reversed);
                     let mut got = x;
                     twin(field, form, dir, log_n, &mut got, bit_reversed).unwrap();
                     assert_eq!(
@@ -828,11 +841,7 @@ mod tests {
                 for dir in [Direction::Forward, Direction::Inverse] {
                     for bit_reversed in [false, true] {
                         let x = random(field, batch << log_n, log_n as u64);
-                        let mut want = x.clone();
-                        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-                        if bit_reversed {
-                            want = bit_reverse_each(&want, log_n);
-                        }
+                        let want = expected(field, &x, log_n, dir, bit_reversed);
                         let mut got = x;
                         two_d_panels_split(field, form, dir, log1, log2, &mut got, bit_reversed)
                             .unwrap();
