@@ -7,7 +7,7 @@ use super::{Kernel, NttParams, SmallNtt, Table, lock};
 use crate::field::TILE_LOG;
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
-use crate::{Direction, Error, Result};
+use crate::{Direction, Result};
 use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut};
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
@@ -52,7 +52,7 @@ impl SmallNtt {
     /// contiguous, where the natural order's second pass stores columns.
     ///
     /// Above 2^24 (BabyBear 2^25, 2^26) the rows are 2^13 or 2^14 points, more than a panel's
-    /// tile: they run on the cluster kernel instead (sm_90; `SizeUnsupported` where the clusters
+    /// tile: they run on the cluster kernel instead (sm_90; the entry points answer `SizeUnsupported` where the clusters
     /// are smaller), bit-reversed out, followed in natural order by a transpose that reverses
     /// the columns back.
     #[allow(clippy::too_many_arguments)]
@@ -91,13 +91,8 @@ impl SmallNtt {
             // bit-reversed order (single words at stride C in natural order): row j of `mid`
             // (k1 = j, or rev(j) in NR) then holds X[k1 + N1 k2] at rev(k2). NR is done (into
             // `dst`); NN transposes the N1 x N2 rows with their columns bit-reversed, in one pass.
-            if log2 > self.cluster_max_log_n {
-                return Err(Error::SizeUnsupported {
-                    field: self.field.name(),
-                    log_n,
-                    max: TILE_LOG + self.cluster_max_log_n,
-                });
-            }
+            // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the clusters.
+            debug_assert!(log2 <= self.cluster_max_log_n, "2^{log_n}");
             let rows_dst = if nr { dst } else { mid };
             self.cluster(
                 stream,
@@ -138,7 +133,7 @@ impl SmallNtt {
         direction: Direction,
         kernel: Kernel,
     ) -> Result<()> {
-        let (log1, log2) = (log_n / 2, log_n - log_n / 2);
+        let (log1, log2) = two_d_split(log_n);
         let (lo_ptr, hi_ptr) = self.post_tables(stream, log_n, direction)?;
         let (d, _g3) = data.device_ptr_mut(stream);
         let (o, _g4) = out.device_ptr_mut(stream);
