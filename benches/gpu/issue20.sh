@@ -10,7 +10,11 @@
 # `sanitize`: the panel passes (every 2-D size to 2^24 under memcheck and synccheck) and the
 # cluster kernel under compute-sanitizer memcheck, racecheck and synccheck, and the NR paths (every
 # size to 2^24) under memcheck and synccheck.
-#   .gpu/issue20.sh [tests] [bench] [ntt] [sanitize]   (default: tests bench)
+# `fft`: the fp16 Tensor Core FFT's GPU tests (zkntt-small unit tests fft_gpu), then `zkntt bench fft`
+# beside cuFFT fp16 and fp32 at every size 2^4..2^20 with each launch timed (--passes: at 2^13..2^15
+# the split's launches that one block per transform replaces); `fft-sanitize`: memcheck, racecheck
+# and synccheck over the four-step known answers (2^13..2^15 one block per transform, 2^16..2^20 the split).
+#   .gpu/issue20.sh [tests] [bench] [ntt] [sanitize] [fft] [fft-sanitize]   (default: tests bench)
 #   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case;
 #   ZKNTT_SANITIZE_TOOLS and ZKNTT_SANITIZE_TESTS narrow `sanitize`.
 set -uo pipefail
@@ -61,8 +65,26 @@ for s in $steps; do
       done
     done
     ;;
+  fft)
+    step "fp16 Tensor Core FFT on the GPU (zkntt-small unit tests fft_gpu)"
+    "$bin"/tests/zkntt-small-zkntt-small fft_gpu > "$out/fft_tests.log" 2>&1 || rc=1
+    grep -E "^test |test result|FAILED|panicked|SKIP|^fft 2" "$out/fft_tests.log"
+    step "fp16 FFT beside cuFFT fp16 and fp32, every size 2^4..2^20, each launch timed (zkntt bench fft)"
+    timeout 400 "$bin"/bin/zkntt bench fft --min-log 4 --max-log 20 --every-size --passes \
+      --json "$out/fft.json" > "$out/fft_bench.txt" 2>&1 || rc=1
+    cat "$out/fft_bench.txt"
+    ;;
+  fft-sanitize)
+    cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in ${ZKNTT_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+      step "$tool: the fp16 FFT's four-step sizes (fft_gpu_four_step_known_answers)"
+      timeout 200 "$cs" --tool "$tool" --error-exitcode 99 "$bin"/tests/zkntt-small-zkntt-small \
+        --test-threads=1 fft_gpu_four_step_known_answers > "$out/fft-$tool.txt" 2>&1 || rc=1
+      tail -n 3 "$out/fft-$tool.txt"
+    done
+    ;;
   *)
-    echo "issue20.sh: unknown step $s (tests, bench, ntt, sanitize)" >&2
+    echo "issue20.sh: unknown step $s (tests, bench, ntt, sanitize, fft, fft-sanitize)" >&2
     rc=2
     ;;
   esac

@@ -957,6 +957,156 @@ __device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, 
         default: break;
     }
 }
+
+// ---- N = 2^13..2^15: one block per transform, the four-step split in shared memory -----------
+
+// The transform (N = N1 x N2, model::split: 2^13 = 128 x 64, 2^14 = 128 x 128, 2^15 = 256 x 128)
+// lies in shared memory column-major: input x[n1 N2 + n2] at word n2 N1 + n1 (pad_whole). The
+// N1-point column DFTs are whole warp tiles of 256 / N1 adjacent columns, as fft_columns computes
+// them, written back in place times w_N^{n2 k1} (fp32); the N2-point row DFTs are tiles of
+// 256 / N2 rows at stride N1, as fft_small computes them, output k2 of row k1 written back in
+// place at k2 N1 + k1, which is X's natural index k1 + N1 k2; then the block copies X out
+// contiguously. One pass over global memory where the two launches make two.
+// pad_whole (chosen by script over the loads, both phases' tile loads and stores and the copy-out,
+// benches/NOTES.md "one block per transform"): every access conflict-free but 2^13's row-tile
+// stores (2-way). A sum of shifted copies of the word index, so for disjoint bit fields (a lane's
+// part | a register's part) it is base + immediate.
+template <uint32_t LOG_N1>
+__host__ __device__ constexpr uint32_t pad_whole(uint32_t a) {
+    return a + 8 * (a >> 5) + (a >> LOG_N1) + 8 * (a >> (LOG_N1 + 5));
+}
+// Shared memory of the block: the two tile images, the fine twiddles, then the padded transform
+// (the host's whole_smem_bytes in crates/zkntt-small/src/fft/gpu.rs computes the same size).
+struct WholeHead {
+    TileConsts c1;     // TILE(log N1): the column tiles
+    TileConsts c2;     // TILE(log N2): the row tiles
+    float2 fine[16];   // w_N^t, t < N / 4096 (conjugated for the inverse)
+};
+static_assert(sizeof(WholeHead) == 12416, "the host's WHOLE_HEAD_BYTES (crates/zkntt-small/src/fft/gpu.rs)");
+
+template <bool INV, uint32_t LOG_N1, uint32_t LOG_N2>
+__device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t* __restrict__ out,
+                                          const float2* tw, const uint4* images, uint64_t total) {
+    extern __shared__ __align__(16) unsigned char whole_smem[];
+    WholeHead& hd = *reinterpret_cast<WholeHead*>(whole_smem);
+    uint32_t* data = reinterpret_cast<uint32_t*>(whole_smem + sizeof(WholeHead));
+    constexpr uint32_t log_n = LOG_N1 + LOG_N2, N = 1u << log_n, N1 = 1u << LOG_N1, N2 = 1u << LOG_N2;
+    constexpr uint32_t log_r1 = LOG_N1 - 4, r1 = 1u << log_r1, log_r2 = LOG_N2 - 4, r2 = 1u << log_r2;
+    constexpr uint32_t log_fine = log_n - LOG_TABLE;  // w_N^m = w_4096^(m >> log_fine) w_N^(m & ..)
+    static_assert(LOG_N1 >= 5 && LOG_N1 <= 8 && LOG_N2 >= 5 && LOG_N2 <= 8 && log_fine >= 1 &&
+                      log_fine <= 4,
+                  "2^13..2^16 with both sides 2^5..2^8");
+    const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
+    const uint64_t transforms = total >> log_n;
+
+    // Loads: a warp instruction is 4 rows x 8 16-byte words (128-byte runs); row group m of the
+    // warp is rows 4 (warp + 8 m) + [0, 4), column group cg the columns 32 cg + [0, 32). The
+    // thread's part of both addresses once, the loop's parts immediates.
+    constexpr uint32_t M = N1 / 32, CG = N2 / 32, LOADS = M * CG, BATCH = 8;
+    const uint32_t lrow = 4 * warp + (lane >> 3), lcol = 4 * (lane & 7);
+    const uint32_t ld_g = lrow * N2 + lcol;                // word of the transform (global)
+    const uint32_t ld_s = pad_whole<LOG_N1>(lcol * N1 + lrow);            // padded word of shared memory
+    auto g_off = [](uint32_t i) { return (32 * (i / CG)) * N2 + 32 * (i % CG); };
+    auto s_off = [](uint32_t i) { return pad_whole<LOG_N1>((32 * (i % CG)) * N1 + 32 * (i / CG)); };
+
+    const uint32_t lane_ld = 16 * q + g;
+    const uint32_t st1 = ((g >> log_r1) << LOG_N1) + (g & (r1 - 1)) + (q << log_r1);
+    const uint32_t st2 = ((g >> log_r2) << LOG_N2) + (g & (r2 - 1)) + (q << log_r2);
+    // Row tiles: tile word o (row tt = o >> LOG_N2, point o & (N2 - 1)) at (o & (N2 - 1)) N1 + tt.
+    auto row_at = [](uint32_t o) { return (o & (N2 - 1)) * N1 + (o >> LOG_N2); };
+
+    fetch_image(hd.c1, images, tile_image(INV, LOG_N1));
+    fetch_image(hd.c2, images, tile_image(INV, LOG_N2));
+    if (tid < (1u << log_fine)) {
+        float sn, cs;
+        sincospif((float)tid * __int_as_float((127 + 1 - (int)log_n) << 23), &sn, &cs);  // 2 t / N
+        hd.fine[tid] = make_float2(cs, INV ? sn : -sn);
+    }
+    for (uint64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
+        const uint4* src = in + ((t << log_n) >> 2);
+#pragma unroll
+        for (uint32_t b = 0; b < LOADS; b += BATCH) {
+            uint4 v[BATCH];
+#pragma unroll
+            for (uint32_t k = 0; k < BATCH; k++) v[k] = __ldg(src + ((ld_g + g_off(b + k)) >> 2));
+#pragma unroll
+            for (uint32_t k = 0; k < BATCH; k++) {
+                uint32_t* d = data + ld_s + s_off(b + k);
+                d[0] = v[k].x;
+                d[pad_whole<LOG_N1>(N1)] = v[k].y;
+                d[pad_whole<LOG_N1>(2 * N1)] = v[k].z;
+                d[pad_whole<LOG_N1>(3 * N1)] = v[k].w;
+            }
+        }
+        __syncthreads();
+
+        // Column tiles T = warp + 8 s: columns T 256 / N1 + [0, 256 / N1), output k1 of column n2
+        // at n2 N1 + k1 times w_N^{n2 k1}.
+#pragma unroll 1
+        for (uint32_t T = warp; T < (N >> 8); T += WARPS) {
+            const uint32_t b_ld = pad_whole<LOG_N1>(256 * T + lane_ld), b_st = pad_whole<LOG_N1>(256 * T + st1);
+            uint32_t x[2][2][2];
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t j = 0; j < 2; j++) x[kb][nt][j] = data[b_ld + pad_whole<LOG_N1>(16 * (8 * kb + 4 * j) + 8 * nt)];
+            __syncwarp();
+            float acc[2][2][4], y[4][4];
+            tile_first<log_r1>(hd.c1, x, acc, lane);
+            tile_rest(hd.c1, acc, y, lane);
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (uint32_t h = 0; h < 2; h++) {
+                    const uint32_t o = (((8 * h) >> log_r1) << LOG_N1) + ((8 * h) & (r1 - 1)) + ((4 * nt) << log_r1);
+                    const uint32_t at = 256 * T + st1 + o;
+                    const uint32_t m = ((at >> LOG_N1) * (at & (N1 - 1))) & (N - 1);
+                    const float2 a = root<INV>(tw, m >> log_fine, LOG_TABLE), f = hd.fine[m & ((1u << log_fine) - 1)];
+                    const float cs = a.x * f.x - a.y * f.y, sn = a.x * f.y + a.y * f.x;
+                    const float re = y[nt][2 * h], im = y[nt][2 * h + 1];
+                    data[b_st + pad_whole<LOG_N1>(o)] = pack(re * cs - im * sn, re * sn + im * cs);
+                }
+        }
+        __syncthreads();
+
+        // Row tiles: rows T 256 / N2 + [0, 256 / N2), output k2 of row k1 at k2 N1 + k1.
+#pragma unroll 1
+        for (uint32_t T = warp; T < (N >> 8); T += WARPS) {
+            const uint32_t k1_0 = T << (8 - LOG_N2);
+            const uint32_t b_ld = pad_whole<LOG_N1>(row_at(lane_ld) + k1_0), b_st = pad_whole<LOG_N1>(row_at(st2) + k1_0);
+            uint32_t x[2][2][2];
+#pragma unroll
+            for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+                for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+                    for (uint32_t j = 0; j < 2; j++)
+                        x[kb][nt][j] = data[b_ld + pad_whole<LOG_N1>(row_at(16 * (8 * kb + 4 * j) + 8 * nt))];
+            __syncwarp();
+            float acc[2][2][4], y[4][4];
+            tile_first<log_r2>(hd.c2, x, acc, lane);
+            tile_rest(hd.c2, acc, y, lane);
+#pragma unroll
+            for (uint32_t nt = 0; nt < 4; nt++)
+#pragma unroll
+                for (uint32_t h = 0; h < 2; h++) {
+                    const uint32_t o = (((8 * h) >> log_r2) << LOG_N2) + ((8 * h) & (r2 - 1)) + ((4 * nt) << log_r2);
+                    data[b_st + pad_whole<LOG_N1>(row_at(o))] = pack(y[nt][2 * h], y[nt][2 * h + 1]);
+                }
+        }
+        __syncthreads();
+
+        // X in natural order, word tid + 256 i.
+        uint32_t* dst = out + (t << log_n) + tid;
+        const uint32_t p = pad_whole<LOG_N1>(tid);
+#pragma unroll
+        for (uint32_t i = 0; i < (N >> 8); i++) dst[256 * i] = data[p + pad_whole<LOG_N1>(256 * i)];
+        __syncthreads();
+    }
+}
+
 }  // namespace fft
 }  // namespace zkntt
 
@@ -1028,6 +1178,27 @@ ZKNTT_FFT_LARGE(10)
 ZKNTT_FFT_LARGE(11)
 ZKNTT_FFT_LARGE(12)
 #undef ZKNTT_FFT_LARGE
+
+// fft_tc_f16_whole_{forward,inverse}_<log_n>, log_n = 13..15: one block per transform (fft_whole).
+// Launch: block 256, dynamic shared memory whole_smem_bytes(log_n) (crates/zkntt-small/src/fft/
+// gpu.rs: the WholeHead, then pad_whole(N - 1) + 1 words; 52, 93 and 173 KiB), any grid. In/out: as
+// the one-launch kernels' (total a multiple of 2^log_n), in != out.
+#define ZKNTT_FFT_WHOLE(LOG_N, LOG_N1, MIN_BLOCKS)                                                   \
+    extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS) fft_tc_f16_whole_forward_##LOG_N( \
+        const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,            \
+        uint64_t total) {                                                                           \
+        zkntt::fft::fft_whole<false, LOG_N1, LOG_N - LOG_N1>(in, out, tw, images, total);           \
+    }                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS) fft_tc_f16_whole_inverse_##LOG_N( \
+        const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,            \
+        uint64_t total) {                                                                           \
+        zkntt::fft::fft_whole<true, LOG_N1, LOG_N - LOG_N1>(in, out, tw, images, total);            \
+    }
+// (log N1 as model::split gives it; blocks a multiprocessor as the shared memory allows.)
+ZKNTT_FFT_WHOLE(13, 7, 4)
+ZKNTT_FFT_WHOLE(14, 7, 2)
+ZKNTT_FFT_WHOLE(15, 8, 1)
+#undef ZKNTT_FFT_WHOLE
 
 // Launch: block 256 (a slab of 4096 points = N1 rows of 4096 / N1 adjacent columns per step of
 // its loop), 27 KiB static shared memory; 4 <= log_n1 <= 8, 12 <= log_n - log_n1,

@@ -37,6 +37,9 @@ fn every_name() -> Vec<(String, &'static str)> {
             "fft::column_kernel_name",
         ));
         for log_n in TcFft::ONE_LAUNCH_MAX_LOG + 1..=TcFft::MAX_LOG {
+            if let Some(n) = fft::whole_kernel_name(log_n, dir) {
+                names.push((n.into(), "fft::whole_kernel_name"));
+            }
             if model::transpose_folded(log_n) {
                 let (_, log_n2) = model::split(log_n);
                 names.push((

@@ -1,10 +1,12 @@
 //! The host API of the Tensor Core fp16 FFT (`cuda/small/fft_tc.cu`): batched complex FFTs of
 //! 2^1..2^20 points on device-resident data, 2^1..2^12 in one launch, 2^13..2^20 by the four-step
 //! split of [`model::split`]: the N1-point column transforms with the twiddle `w_N^{n2 k1}`, then
-//! the N2-point row transforms writing `X[k1 + N1 k2]` directly (the transpose folded in, through
-//! shared memory: two launches, 2^13..2^17), or from 2^18 (N2 = 1024..4096, 4..1 rows per block:
-//! too short runs) the one-launch kernel on the rows and a transpose (three launches); fp16 data between the launches
-//! in a scratch buffer of the output's size, kept for the next call.
+//! the N2-point row transforms. 2^13..2^15: both in one launch, one block per transform in shared
+//! memory (where the GPU lets a block have 52..173 KiB of it: [`whole_smem_bytes`]); otherwise the
+//! columns in one launch and the rows writing `X[k1 + N1 k2]` directly (the transpose folded in,
+//! through shared memory: two launches, 2^13..2^17), or from 2^18 (N2 = 1024..4096, 4..1 rows per
+//! block: too short runs) the one-launch kernel on the rows and a transpose (three launches); fp16
+//! data between the launches in a scratch buffer of the output's size, kept for the next call.
 //!
 //! Layout: interleaved complex fp16, `(re, im)` pairs of binary16 bits in a `CudaSlice<u16>`
 //! (cuFFT's `half2` layout), transforms contiguous, natural order in and out. A batch of B
@@ -16,7 +18,7 @@ use crate::transpose::transpose_words;
 use crate::{Direction, Error, Result};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use zkntt_gpu::Gpu;
 
 /// Twiddle table length (e^{-2 pi i j / 4096}).
@@ -32,10 +34,10 @@ const SMALL_MAX_LOG: u32 = 8;
 /// = 9 KiB (`cuda/small/fft_tc.cu`).
 const IMAGES: u64 = 26;
 const IMAGE_BYTES: u64 = 9 << 10;
-/// Pieces of work per block by kernel (small, large, columns, rows small, rows large), chosen by
-/// a sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md, "grid"): see
-/// [`TcFft::set_work_per_block`].
-pub const DEFAULT_WORK_PER_BLOCK: [u32; 5] = [2, 4, 2, 2, 4];
+/// Pieces of work per block by kernel (small, large, columns, rows small, rows large, one block
+/// per transform), chosen by a sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md,
+/// "grid"; the last not swept: a transform per block): see [`TcFft::set_work_per_block`].
+pub const DEFAULT_WORK_PER_BLOCK: [u32; 6] = [2, 4, 2, 2, 4, 1];
 /// `work_per_block` when no override is set.
 const NO_OVERRIDE: u32 = u32::MAX;
 
@@ -58,6 +60,44 @@ pub const fn rows_kernel_name(log_n2: u32, dir: Direction) -> &'static str {
         (false, Direction::Forward) => "fft_tc_f16_rows_large_forward",
         (false, Direction::Inverse) => "fft_tc_f16_rows_large_inverse",
     }
+}
+
+/// Largest log2 size of one block per transform (`fft_tc_f16_whole_*`, 2^13..=2^15).
+pub const WHOLE_MAX_LOG: u32 = 15;
+/// `sizeof(WholeHead)` of `cuda/small/fft_tc.cu`: two tile images and 16 fine twiddles.
+const WHOLE_HEAD_BYTES: u32 = 12416;
+
+/// `pad_whole<LOG_N1>` of `cuda/small/fft_tc.cu`: the padded shared-memory word of a transform's
+/// word `a` (column-major, N1 words a column).
+const fn pad_whole(a: u32, log_n1: u32) -> u32 {
+    a + 8 * (a >> 5) + (a >> log_n1) + 8 * (a >> (log_n1 + 5))
+}
+
+/// Dynamic shared memory of one block per transform at 2^log_n (13..=[`WHOLE_MAX_LOG`]): the
+/// kernel's `WholeHead`, then the padded transform (52, 93 and 173 KiB).
+pub const fn whole_smem_bytes(log_n: u32) -> u32 {
+    let (log_n1, _) = model::split(log_n);
+    WHOLE_HEAD_BYTES + 4 * (pad_whole((1 << log_n) - 1, log_n1) + 1)
+}
+
+/// One block per transform, `[forward, inverse]` for log N = 13..=15 (a kernel per size, each its
+/// own register allocation).
+const WHOLE_KERNELS: [[&str; 2]; 3] = [
+    ["fft_tc_f16_whole_forward_13", "fft_tc_f16_whole_inverse_13"],
+    ["fft_tc_f16_whole_forward_14", "fft_tc_f16_whole_inverse_14"],
+    ["fft_tc_f16_whole_forward_15", "fft_tc_f16_whole_inverse_15"],
+];
+
+/// The one-block-per-transform kernel's name for a size and direction; `None` outside 2^13..2^15.
+pub const fn whole_kernel_name(log_n: u32, dir: Direction) -> Option<&'static str> {
+    if log_n <= TcFft::ONE_LAUNCH_MAX_LOG || log_n > WHOLE_MAX_LOG {
+        return None;
+    }
+    let d = match dir {
+        Direction::Forward => 0,
+        Direction::Inverse => 1,
+    };
+    Some(WHOLE_KERNELS[(log_n - TcFft::ONE_LAUNCH_MAX_LOG - 1) as usize][d])
 }
 
 /// The one-launch kernels, `[forward, inverse]` for log N = 1..=12: one per size (each its own
@@ -104,8 +144,14 @@ pub struct TcFft {
     /// NO_OVERRIDE for DEFAULT_WORK_PER_BLOCK.
     work_per_block: AtomicU32,
     /// Resident blocks on the whole GPU: small kernel, large kernel, column kernel, row kernels
-    /// (small, large) with the transpose folded in.
-    resident: [u64; 5],
+    /// (small, large) with the transpose folded in, one block per transform.
+    resident: [u64; 6],
+    /// Largest log2 size run as one block per transform: the largest of 13..=WHOLE_MAX_LOG whose
+    /// shared memory the GPU lets a block opt into (12: none).
+    whole_max_log: u32,
+    /// Whether `run` takes one block per transform where `whole_max_log` allows (else the
+    /// launches of the four-step split; [`set_one_block`](TcFft::set_one_block)).
+    one_block: AtomicBool,
     /// The four-step split's intermediate (fp16 words), as long as the last such call's output.
     scratch: Mutex<Option<CudaSlice<u16>>>,
 }
@@ -153,27 +199,59 @@ impl TcFft {
             unsafe { launch.launch(cfg) }.during(CONSTS_KERNEL_NAME)?;
         }
         let sms = gpu.info()?.multiprocessors.max(1) as u64;
-        let mut resident = [0u64; 5];
+        // One block per transform where its shared memory fits a block: the kernels are allowed
+        // it once here (a driver call per launch would cost host time).
+        let optin = gpu
+            .context()
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .map_or(0, |b| b.max(0) as u32);
+        let mut whole_max_log = Self::ONE_LAUNCH_MAX_LOG;
+        for log_n in Self::ONE_LAUNCH_MAX_LOG + 1..=WHOLE_MAX_LOG {
+            if whole_smem_bytes(log_n) > optin {
+                break;
+            }
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let name = whole_kernel_name(log_n, dir).unwrap_or_default();
+                let f = gpu.function(name)?;
+                // SAFETY: a valid function handle of this context; the attribute only raises a
+                // limit, to no more than the device allows (checked above).
+                unsafe {
+                    cudarc::driver::result::function::set_function_attribute(
+                        f.cu_function(),
+                        cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        whole_smem_bytes(log_n) as i32,
+                    )
+                }
+                .during("cuFuncSetAttribute (FFT shared memory)")?;
+            }
+            whole_max_log = log_n;
+        }
+        let mut resident = [0u64; 6];
         for (slot, res) in resident.iter_mut().enumerate() {
-            // Every kernel of the slot (the one-launch ones: every size), both directions.
-            let names: Vec<&'static str> = [Direction::Forward, Direction::Inverse]
+            // Every kernel of the slot (the one-launch ones: every size), both directions, with
+            // its dynamic shared memory.
+            let names: Vec<(&'static str, u32)> = [Direction::Forward, Direction::Inverse]
                 .into_iter()
                 .flat_map(|dir| match slot {
                     0 => (Self::MIN_LOG..=SMALL_MAX_LOG)
-                        .filter_map(|l| kernel_name(l, dir))
+                        .filter_map(|l| kernel_name(l, dir).map(|n| (n, 0)))
                         .collect(),
                     1 => (SMALL_MAX_LOG + 1..=Self::ONE_LAUNCH_MAX_LOG)
-                        .filter_map(|l| kernel_name(l, dir))
+                        .filter_map(|l| kernel_name(l, dir).map(|n| (n, 0)))
                         .collect(),
-                    2 => vec![column_kernel_name(dir)],
-                    3 => vec![rows_kernel_name(SMALL_MAX_LOG, dir)],
-                    _ => vec![rows_kernel_name(SMALL_MAX_LOG + 1, dir)],
+                    2 => vec![(column_kernel_name(dir), 0)],
+                    3 => vec![(rows_kernel_name(SMALL_MAX_LOG, dir), 0)],
+                    4 => vec![(rows_kernel_name(SMALL_MAX_LOG + 1, dir), 0)],
+                    _ => (Self::ONE_LAUNCH_MAX_LOG + 1..=whole_max_log)
+                        .filter_map(|l| whole_kernel_name(l, dir).map(|n| (n, whole_smem_bytes(l))))
+                        .collect(),
                 })
                 .collect();
-            for name in names {
+            for (name, smem) in names {
                 let f = gpu.function(name)?;
+                let smem = smem as usize;
                 let per_sm = f
-                    .occupancy_max_active_blocks_per_multiprocessor(THREADS, 0, None)
+                    .occupancy_max_active_blocks_per_multiprocessor(THREADS, smem, None)
                     .during("FFT kernel occupancy")?;
                 let r = sms * per_sm.max(1) as u64;
                 *res = if *res == 0 { r } else { (*res).min(r) };
@@ -185,8 +263,26 @@ impl TcFft {
             images,
             work_per_block: AtomicU32::new(NO_OVERRIDE),
             resident,
+            whole_max_log,
+            one_block: AtomicBool::new(true),
             scratch: Mutex::new(None),
         })
+    }
+
+    /// Whether [`run`](Self::run) takes 2^13..2^15 in one launch, one block per transform (the
+    /// default, where the GPU gives a block the shared memory), or the launches of the four-step
+    /// split: for comparisons (`zkntt bench fft --passes` times both). Same results either way
+    /// up to fp16 rounding (the data between the steps is fp16 in both).
+    pub fn set_one_block(&self, on: bool) {
+        self.one_block.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether [`run`](Self::run) computes a 2^log_n-point transform in one launch of one block
+    /// per transform.
+    pub fn one_block(&self, log_n: u32) -> bool {
+        log_n > Self::ONE_LAUNCH_MAX_LOG
+            && log_n <= self.whole_max_log
+            && self.one_block.load(Ordering::Relaxed)
     }
 
     /// How many pieces of work (a warp's 256-point tile up to 2^8, a block's 4096-point chunk
@@ -229,17 +325,17 @@ impl TcFft {
         log_n: u32,
         dir: Direction,
     ) -> Result<()> {
-        for pass in 0..Self::passes(log_n) {
+        for pass in 0..self.passes(log_n) {
             self.run_pass(input, output, log_n, dir, pass)?;
         }
         Ok(())
     }
 
-    /// The launches [`run`](Self::run) makes for a size: 1 up to 2^12; 2 where
-    /// [`model::transpose_folded`] (columns, rows written transposed, 2^13..2^17); 3 from
-    /// 2^18 (columns, rows, transpose).
-    pub const fn passes(log_n: u32) -> u32 {
-        if log_n <= Self::ONE_LAUNCH_MAX_LOG {
+    /// The launches [`run`](Self::run) makes for a size: 1 up to 2^12 and where
+    /// [`one_block`](Self::one_block); else 2 where [`model::transpose_folded`] (columns, rows
+    /// written transposed, 2^13..2^17); 3 from 2^18 (columns, rows, transpose).
+    pub fn passes(&self, log_n: u32) -> u32 {
+        if log_n <= Self::ONE_LAUNCH_MAX_LOG || self.one_block(log_n) {
             1
         } else if model::transpose_folded(log_n) {
             2
@@ -259,7 +355,7 @@ impl TcFft {
         dir: Direction,
         pass: u32,
     ) -> Result<()> {
-        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) || pass >= Self::passes(log_n) {
+        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) || pass >= self.passes(log_n) {
             return Err(Error::SizeUnsupported {
                 field: "the fp16 Tensor Core FFT (2^1..2^20)",
                 log_n,
@@ -282,6 +378,9 @@ impl TcFft {
         }
         if log_n <= Self::ONE_LAUNCH_MAX_LOG {
             return self.launch_one(input, output, log_n, dir, total);
+        }
+        if self.one_block(log_n) {
+            return self.launch_whole(input, output, log_n, dir, total);
         }
         let (log_n1, log_n2) = model::split(log_n);
         let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
@@ -394,6 +493,33 @@ impl TcFft {
         self.launch_pass(name, blocks, input, output, &[log_n], total)
     }
 
+    fn launch_whole(
+        &self,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n: u32,
+        dir: Direction,
+        total: u64,
+    ) -> Result<()> {
+        // Kernel: as launch_one's, with whole_smem_bytes(log_n) of dynamic shared memory (allowed
+        // in `new`, which set whole_max_log only where it fits); a piece is a transform.
+        let name = whole_kernel_name(log_n, dir).ok_or(Error::SizeUnsupported {
+            field: "one block per transform of the fp16 Tensor Core FFT (2^13..2^15)",
+            log_n,
+            max: WHOLE_MAX_LOG,
+        })?;
+        let blocks = self.grid(total >> log_n, 5);
+        self.launch_smem(
+            name,
+            blocks,
+            whole_smem_bytes(log_n),
+            input,
+            output,
+            &[log_n],
+            total,
+        )
+    }
+
     /// One launch of an FFT kernel: `(in, out, tw, images, logs..., total)`, `blocks` blocks of
     /// THREADS (the kernels stride over the work), on the GPU's stream.
     fn launch_pass(
@@ -405,11 +531,26 @@ impl TcFft {
         logs: &[u32],
         total: u64,
     ) -> Result<()> {
+        self.launch_smem(name, blocks, 0, input, output, logs, total)
+    }
+
+    /// [`launch_pass`](Self::launch_pass) with `smem` bytes of dynamic shared memory.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_smem(
+        &self,
+        name: &'static str,
+        blocks: u64,
+        smem: u32,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        logs: &[u32],
+        total: u64,
+    ) -> Result<()> {
         let f = self.gpu.function(name)?;
         let cfg = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
             block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: smem,
         };
         let mut launch = self.gpu.stream().launch_builder(&f);
         launch
@@ -434,5 +575,40 @@ impl TcFft {
     /// The GPU this FFT runs on.
     pub fn gpu(&self) -> &Gpu {
         &self.gpu
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_block_per_transform_fits_and_pads_injectively() {
+        for log_n in TcFft::ONE_LAUNCH_MAX_LOG + 1..=WHOLE_MAX_LOG {
+            let (l1, l2) = model::split(log_n);
+            // The kernels instantiate these (ZKNTT_FFT_WHOLE in cuda/small/fft_tc.cu).
+            assert!([(7, 6), (7, 7), (8, 7)].contains(&(l1, l2)), "2^{log_n}");
+            let n = 1u32 << log_n;
+            let words = pad_whole(n - 1, l1) + 1;
+            let mut seen = vec![false; words as usize];
+            for a in 0..n {
+                let p = pad_whole(a, l1) as usize;
+                assert!(!seen[p], "2^{log_n}: word {a} padded onto another");
+                seen[p] = true;
+            }
+            // H100: 227 KiB a block at most, 228 KiB a multiprocessor (1 KiB reserved a block):
+            // 4, 2 and 1 blocks of 2^13, 2^14, 2^15.
+            let bytes = whole_smem_bytes(log_n);
+            assert_eq!(bytes, WHOLE_HEAD_BYTES + 4 * words);
+            assert!(bytes <= 227 * 1024, "2^{log_n}: {bytes} B");
+            let blocks = 228 * 1024 / (bytes + 1024);
+            assert_eq!(blocks, [4, 2, 1][(log_n - 13) as usize], "2^{log_n}");
+        }
+        assert_eq!(whole_kernel_name(12, Direction::Forward), None);
+        assert_eq!(whole_kernel_name(16, Direction::Inverse), None);
+        assert_eq!(
+            whole_kernel_name(14, Direction::Inverse),
+            Some("fft_tc_f16_whole_inverse_14")
+        );
     }
 }

@@ -263,14 +263,34 @@ fn first_non_finite(got: &[C<f64>]) -> Option<usize> {
 }
 
 /// Against the f64 reference FFT on the same fp16 inputs (fresh each run), output poisoned, every
-/// transform of the batch checked; and against the f64 model of the same decomposition.
+/// transform of the batch checked; and against the f64 model of the same decomposition. 2^13..2^15
+/// both ways: one block per transform (taken on sm_90, asserted there) and the split's launches.
 #[test]
 fn fft_gpu_four_step_matches_f64_reference() {
     let Some(gpu) = gpu_or_skip("fft_gpu_four_step_matches_f64_reference") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
-    for (log_n, batch) in FOUR_STEP {
+    let sm90 = gpu.info().unwrap().compute_capability.0 >= 9;
+    let modes = FOUR_STEP.iter().flat_map(|&(log_n, batch)| {
+        let both = log_n <= super::gpu::WHOLE_MAX_LOG;
+        [(log_n, batch, true), (log_n, batch, false)]
+            .into_iter()
+            .take(if both { 2 } else { 1 })
+    });
+    for (log_n, batch, one_block) in modes {
+        fft.set_one_block(one_block);
+        if one_block && sm90 && log_n <= super::gpu::WHOLE_MAX_LOG {
+            assert!(
+                fft.one_block(log_n),
+                "2^{log_n}: sm_90 takes one block per transform"
+            );
+        }
+        let how = if fft.one_block(log_n) {
+            "one block"
+        } else {
+            "split"
+        };
         let n = 1usize << log_n;
         for dir in [Direction::Forward, Direction::Inverse] {
             let seed = fresh_seed();
@@ -296,7 +316,7 @@ fn fft_gpu_four_step_matches_f64_reference() {
             model::fft(&mut m, log_n, dir);
             let e_model = model::rel_l2(&m, &want);
             note(&format!(
-                "fft 2^{log_n} {dir:?} x {batch}: rel L2 {e:.2e}, worst transform {} {:.2e} (seed {seed}); f64 model {e_model:.1e}",
+                "fft 2^{log_n} {dir:?} x {batch} ({how}): rel L2 {e:.2e}, worst transform {} {:.2e} (seed {seed}); f64 model {e_model:.1e}",
                 worst.0, worst.1
             ));
             assert!(e_model < 1e-12, "model 2^{log_n} {dir:?}: {e_model:e}");
@@ -312,6 +332,7 @@ fn fft_gpu_four_step_matches_f64_reference() {
             );
         }
     }
+    fft.set_one_block(true);
 }
 
 /// Impulse, constant and single tone, scaled so that N times the amplitude stays 4096 (fp16's

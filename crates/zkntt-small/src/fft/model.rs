@@ -72,10 +72,20 @@ pub const ONE_LAUNCH_MAX_LOG: u32 = 12;
 /// column transforms 2^4..2^8 points, the row transforms at most 2^12 (the one-launch kernels),
 /// N1 as near sqrt(N) as that allows (2^13 = 128 x 64, 2^16 = 256 x 256, 2^20 = 256 x 4096): no
 /// 16-row transposes or 16-point column slabs, the slowest shapes (see benches/NOTES.md).
-pub fn split(log_n: u32) -> (u32, u32) {
-    let log_n1 = log_n
-        .div_ceil(2)
-        .clamp(log_n.saturating_sub(ONE_LAUNCH_MAX_LOG).max(4), 8);
+pub const fn split(log_n: u32) -> (u32, u32) {
+    // clamp(ceil(log_n / 2), max(log_n - 12, 4), 8), in const arithmetic.
+    let lo = if log_n > ONE_LAUNCH_MAX_LOG + 4 {
+        log_n - ONE_LAUNCH_MAX_LOG
+    } else {
+        4
+    };
+    let mut log_n1 = log_n.div_ceil(2);
+    if log_n1 < lo {
+        log_n1 = lo;
+    }
+    if log_n1 > 8 {
+        log_n1 = 8;
+    }
     (log_n1, log_n - log_n1)
 }
 
@@ -378,6 +388,11 @@ mod tests {
                 "2^{log_n}"
             );
             assert_eq!(transpose_folded(log_n), l2 <= 9, "2^{log_n}");
+            // The const arithmetic is the clamp it stands for.
+            let want = log_n
+                .div_ceil(2)
+                .clamp(log_n.saturating_sub(ONE_LAUNCH_MAX_LOG).max(4), 8);
+            assert_eq!(l1, want, "2^{log_n}");
         }
     }
 
