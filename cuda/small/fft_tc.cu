@@ -58,6 +58,11 @@ __device__ __forceinline__ float2 root(const float2* tw, uint32_t j, uint32_t lo
     return w;
 }
 
+// a b, complex, fp32.
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+
 // Two fp32 to one register of two fp16 (lo in the low half), round to nearest even.
 __device__ __forceinline__ uint32_t pack(float lo, float hi) {
     uint32_t r;
@@ -1015,13 +1020,24 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
     // Row tiles: tile word o (row tt = o >> LOG_N2, point o & (N2 - 1)) at (o & (N2 - 1)) N1 + tt.
     auto row_at = [](uint32_t o) { return (o & (N2 - 1)) * N1 + (o >> LOG_N2); };
 
+    // w_N^m: by sincospif (the lane's constants, once), and for an m the same in every lane as
+    // w_4096^(m >> log_fine) w_N^(m & ..) (a broadcast load of the table and of `fine`).
+    auto w_exact = [](uint32_t m) {
+        float sn, cs;
+        sincospif((float)(m & (N - 1)) * __int_as_float((127 + 1 - (int)log_n) << 23), &sn, &cs);  // 2 m / N
+        return make_float2(cs, INV ? sn : -sn);
+    };
+    auto w_uniform = [&](uint32_t m) {
+        m &= N - 1;
+        return cmul(root<INV>(tw, m >> log_fine, LOG_TABLE), hd.fine[m & ((1u << log_fine) - 1)]);
+    };
+    constexpr uint32_t C = 256 >> LOG_N1;  // columns a column tile holds
+    static_assert(LOG_N1 >= 7, "a lane's column-tile stores within one column (st1 < N1)");
+    const float2 w_a = w_exact(st1), w_step = w_exact(8 * C * st1), w_lane0 = w_exact(C * warp * st1);
+
     fetch_image(hd.c1, images, tile_image(INV, LOG_N1));
     fetch_image(hd.c2, images, tile_image(INV, LOG_N2));
-    if (tid < (1u << log_fine)) {
-        float sn, cs;
-        sincospif((float)tid * __int_as_float((127 + 1 - (int)log_n) << 23), &sn, &cs);  // 2 t / N
-        hd.fine[tid] = make_float2(cs, INV ? sn : -sn);
-    }
+    if (tid < (1u << log_fine)) hd.fine[tid] = w_exact(tid);
     for (uint64_t t = blockIdx.x; t < transforms; t += gridDim.x) {
         const uint4* src = in + ((t << log_n) >> 2);
 #pragma unroll
@@ -1040,8 +1056,12 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
         }
         __syncthreads();
 
-        // Column tiles T = warp + 8 s: columns T 256 / N1 + [0, 256 / N1), output k1 of column n2
-        // at n2 N1 + k1 times w_N^{n2 k1}.
+        // Column tiles T = warp + 8 s: columns C T + [0, C), output k1 of column n2 at n2 N1 + k1
+        // times w_N^{n2 k1}, k1 = a + c (a = st1 the lane's bits, c the register's) and n2 = C T + d
+        // (d the register's): w^{n2 k1} = w^{C T a} w^{d a} w^{n2 c}. The first is carried from
+        // tile to tile (times w^{8 C a}), the second is w^a or 1, the third the same in every lane
+        // (broadcast loads): no per-lane table gathers (those cost up to 32 L1 wavefronts each).
+        float2 carried = w_lane0;
 #pragma unroll 1
         for (uint32_t T = warp; T < (N >> 8); T += WARPS) {
             const uint32_t b_ld = pad_whole<LOG_N1>(256 * T + lane_ld), b_st = pad_whole<LOG_N1>(256 * T + st1);
@@ -1057,17 +1077,23 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
             tile_first<log_r1>(hd.c1, x, acc, lane);
             tile_rest(hd.c1, acc, y, lane);
 #pragma unroll
-            for (uint32_t nt = 0; nt < 4; nt++)
+            for (uint32_t h = 0; h < 2; h++) {
+                // o = d N1 + c_h + nt 4 r1 (nt's part linear in nt).
+                constexpr uint32_t c_nt = 4u << log_r1;
+                const uint32_t o_h = (((8 * h) >> log_r1) << LOG_N1) + ((8 * h) & (r1 - 1));
+                const uint32_t d = o_h >> LOG_N1, c_h = o_h & (N1 - 1), n2 = C * T + d;
+                const float2 lane_w = d ? cmul(carried, w_a) : carried;
+                const float2 v = w_uniform(n2 * c_nt);
+                float2 u = c_h ? w_uniform(n2 * c_h) : make_float2(1.0f, 0.0f);
 #pragma unroll
-                for (uint32_t h = 0; h < 2; h++) {
-                    const uint32_t o = (((8 * h) >> log_r1) << LOG_N1) + ((8 * h) & (r1 - 1)) + ((4 * nt) << log_r1);
-                    const uint32_t at = 256 * T + st1 + o;
-                    const uint32_t m = ((at >> LOG_N1) * (at & (N1 - 1))) & (N - 1);
-                    const float2 a = root<INV>(tw, m >> log_fine, LOG_TABLE), f = hd.fine[m & ((1u << log_fine) - 1)];
-                    const float cs = a.x * f.x - a.y * f.y, sn = a.x * f.y + a.y * f.x;
+                for (uint32_t nt = 0; nt < 4; nt++) {
+                    const float2 w = cmul(lane_w, u);
                     const float re = y[nt][2 * h], im = y[nt][2 * h + 1];
-                    data[b_st + pad_whole<LOG_N1>(o)] = pack(re * cs - im * sn, re * sn + im * cs);
+                    data[b_st + pad_whole<LOG_N1>(o_h + nt * c_nt)] = pack(re * w.x - im * w.y, re * w.y + im * w.x);
+                    if (nt < 3) u = cmul(u, v);
                 }
+            }
+            carried = cmul(carried, w_step);
         }
         __syncthreads();
 
