@@ -883,6 +883,15 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
     const uint32_t lane_ld = 16 * q + g;
     const uint32_t lane_st = ((g >> log_r) << LOG_N1) + (g & (r - 1)) + (q << log_r);
     const float turn = __int_as_float((127 + 1 - (int)log_n) << 23);  // 2 / N, exact
+    // w_N^(n2 k) for k = lane_st (m = n2 lane_st) or a register's k: exact arguments (m < N).
+    constexpr uint32_t N1 = 1u << LOG_N1, C = 256 >> LOG_N1;  // C: columns a tile holds
+    static_assert(LOG_N1 >= 7, "a lane's tile stores within one column (lane_st < N1; model::split)");
+    auto w_of = [&](uint32_t m) {
+        float sn, cs;
+        sincospif((float)m * turn, &sn, &cs);
+        return make_float2(cs, INV ? sn : -sn);
+    };
+    const float2 w_a = w_of(lane_st);  // w^{d lane_st}, d = 1 (C = 2)
 
     uint64_t s = blockIdx.x;
     if (s < slabs) fetch(s);
@@ -906,7 +915,7 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
 #pragma unroll
         for (uint32_t t = 0; t < 2; t++) {
             const uint32_t T = warp + WARPS * t;  // tile: columns T 256 / N1 + [0, 256 / N1)
-            const uint32_t b_ld = pad_in(256 * T + lane_ld);
+            const uint32_t b_ld = pad_in(256 * T + lane_ld), b_st = pad_in(256 * T + lane_st);
             uint32_t x[2][2][2];
 #pragma unroll
             for (uint32_t kb = 0; kb < 2; kb++)
@@ -920,20 +929,26 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
             tile_first<log_r>(sm.c, x, acc, lane);
             tile_rest(sm.c, acc, y, lane);
             // Output k1 of column tt sits at tile offset tt N1 + k1 (as fft_small's stores); the
-            // four-step twiddle w_N^{n2 k1} in fp32 (sincospi of an exact argument), then in place.
+            // four-step twiddle w_N^{n2 k1} in fp32, then in place. k1 = lane_st + c (c the
+            // register's bits: c_h + nt c_nt) and n2 = col_base + C T + d (d the register's), so
+            // w^{n2 k1} = w^{n2 lane_st} w^{n2 c_h} (w^{n2 c_nt})^nt: three sincospi of exact
+            // arguments a tile (w^{d lane_st} a per-lane constant), not one a point.
 #pragma unroll
-            for (uint32_t nt = 0; nt < 4; nt++)
+            for (uint32_t h = 0; h < 2; h++) {
+                constexpr uint32_t c_nt = 4u << log_r;
+                const uint32_t o_h = (((8 * h) >> log_r) << LOG_N1) + ((8 * h) & (r - 1));
+                const uint32_t d = o_h >> LOG_N1, c_h = o_h & (N1 - 1), n2 = col_base + C * T + d;
+                const float2 lane_w = d ? cmul(w_of(n2 - d), w_a) : w_of(n2);
+                const float2 v = w_of(n2 * c_nt);
+                float2 u = c_h ? w_of(n2 * c_h) : make_float2(1.0f, 0.0f);
 #pragma unroll
-                for (uint32_t h = 0; h < 2; h++) {
-                    const uint32_t o = lane_st + (((8 * h) >> log_r) << LOG_N1) + ((8 * h) & (r - 1)) +
-                                       ((4 * nt) << log_r);
-                    const uint32_t n2 = col_base + ((256 * T + o) >> LOG_N1), k1 = o & ((1u << LOG_N1) - 1);
-                    float sn, cs;
-                    sincospif((float)(n2 * k1) * turn, &sn, &cs);
-                    if (!INV) sn = -sn;
+                for (uint32_t nt = 0; nt < 4; nt++) {
+                    const float2 w = cmul(lane_w, u);
                     const float re = y[nt][2 * h], im = y[nt][2 * h + 1];
-                    sm.data[pad_in(256 * T + o)] = pack(re * cs - im * sn, re * sn + im * cs);
+                    sm.data[b_st + pad_in(o_h + nt * c_nt)] = pack(re * w.x - im * w.y, re * w.y + im * w.x);
+                    if (nt < 3) u = cmul(u, v);
                 }
+            }
         }
         __syncthreads();
 
@@ -954,9 +969,7 @@ __device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, 
                                                 uint32_t log_n1, uint32_t log_n, uint64_t total) {
     __shared__ ColumnSmem sm;
     switch (log_n1) {
-        case 4: fft_columns<INV, 4>(sm, in, out, images, log_n, total); break;
-        case 5: fft_columns<INV, 5>(sm, in, out, images, log_n, total); break;
-        case 6: fft_columns<INV, 6>(sm, in, out, images, log_n, total); break;
+        // model::split gives 7 (2^13, 2^14) and 8 (2^15..2^20).
         case 7: fft_columns<INV, 7>(sm, in, out, images, log_n, total); break;
         case 8: fft_columns<INV, 8>(sm, in, out, images, log_n, total); break;
         default: break;
@@ -1227,22 +1240,28 @@ ZKNTT_FFT_WHOLE(15, 8, 1)
 #undef ZKNTT_FFT_WHOLE
 
 // Launch: block 256 (a slab of 4096 points = N1 rows of 4096 / N1 adjacent columns per step of
-// its loop), 27 KiB static shared memory; 4 <= log_n1 <= 8, 12 <= log_n - log_n1,
-// 13 <= log_n <= 20. In/out: total = batch * 2^log_n (re, im) half2 words, transforms contiguous,
-// in natural order; out in the same layout, row k1 = w_N^{n2 k1} DFT_N1 of column n2 (pass 1 of
-// the four-step split, see fft_columns). in != out.
-extern "C" __global__ void __launch_bounds__(256, 3)
-    fft_tc_f16_columns_forward(const uint4* in, uint32_t* out, const float2*, const uint4* images,
-                               uint32_t log_n1, uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_columns_any<false>(in, out, images, log_n1, log_n, total);
-}
-
-// Launch: as fft_tc_f16_columns_forward. In/out: as there, + in the exponents (the inverse's pass 1).
-extern "C" __global__ void __launch_bounds__(256, 3)
-    fft_tc_f16_columns_inverse(const uint4* in, uint32_t* out, const float2*, const uint4* images,
-                               uint32_t log_n1, uint32_t log_n, uint64_t total) {
-    zkntt::fft::fft_columns_any<true>(in, out, images, log_n1, log_n, total);
-}
+// its loop), 27 KiB static shared memory; log_n1 = 7 or 8 (model::split; others do nothing),
+// 12 <= log_n - log_n1, 13 <= log_n <= 20. In/out: total = batch * 2^log_n (re, im) half2 words,
+// transforms contiguous, in natural order; out in the same layout, row k1 = w_N^{n2 k1} DFT_N1 of
+// column n2 (pass 1 of the four-step split, see fft_columns). in != out.
+// PROBE (tenth session): the _4 kernels are the same code allowed 64 registers (4 blocks a
+// multiprocessor, 152 B spilled) against 80 (3 blocks, 12 B); ZKNTT_FFT_COLUMN_BLOCKS=4 picks them.
+#define ZKNTT_FFT_COLUMNS(SUFFIX, MIN_BLOCKS)                                                        \
+    extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)                                     \
+        fft_tc_f16_columns_forward##SUFFIX(const uint4* in, uint32_t* out, const float2*,            \
+                                           const uint4* images, uint32_t log_n1, uint32_t log_n,     \
+                                           uint64_t total) {                                         \
+        zkntt::fft::fft_columns_any<false>(in, out, images, log_n1, log_n, total);                   \
+    }                                                                                                \
+    extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)                                     \
+        fft_tc_f16_columns_inverse##SUFFIX(const uint4* in, uint32_t* out, const float2*,            \
+                                           const uint4* images, uint32_t log_n1, uint32_t log_n,     \
+                                           uint64_t total) {                                         \
+        zkntt::fft::fft_columns_any<true>(in, out, images, log_n1, log_n, total);                    \
+    }
+ZKNTT_FFT_COLUMNS(, 3)
+ZKNTT_FFT_COLUMNS(_4, 4)
+#undef ZKNTT_FFT_COLUMNS
 
 // Launch: block 256 (a 4096-word chunk = 4096 / N2 rows per step of its loop), 23 KiB static
 // shared memory; 6 <= log_n2 <= 8, log_n1 + log_n2 = log N, 13..16. In: total = batch * N words,

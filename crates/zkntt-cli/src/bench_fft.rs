@@ -28,7 +28,8 @@ pub struct FftArgs {
     /// Smallest log2 size.
     #[arg(long, default_value_t = 4)]
     min_log: u32,
-    /// Largest log2 size (at most 20; above 12 the four-step split, two launches, three from 2^18).
+    /// Largest log2 size (at most 20; above 12 the four-step split: one launch to 2^15 where the GPU
+    /// gives a block the shared memory, else two, three from 2^18).
     #[arg(long, default_value_t = 20)]
     max_log: u32,
     /// Above 2^12, every size in range instead of 2^14, 2^16 and 2^20 only.
