@@ -938,7 +938,7 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
                 constexpr uint32_t c_nt = 4u << log_r;
                 const uint32_t o_h = (((8 * h) >> log_r) << LOG_N1) + ((8 * h) & (r - 1));
                 const uint32_t d = o_h >> LOG_N1, c_h = o_h & (N1 - 1), n2 = col_base + C * T + d;
-                const float2 lane_w = d ? cmul(w_of(n2 - d), w_a) : w_of(n2);
+                const float2 lane_w = d ? cmul(w_of((n2 - d) * lane_st), w_a) : w_of(n2 * lane_st);
                 const float2 v = w_of(n2 * c_nt);
                 float2 u = c_h ? w_of(n2 * c_h) : make_float2(1.0f, 0.0f);
 #pragma unroll
@@ -1244,24 +1244,20 @@ ZKNTT_FFT_WHOLE(15, 8, 1)
 // 12 <= log_n - log_n1, 13 <= log_n <= 20. In/out: total = batch * 2^log_n (re, im) half2 words,
 // transforms contiguous, in natural order; out in the same layout, row k1 = w_N^{n2 k1} DFT_N1 of
 // column n2 (pass 1 of the four-step split, see fft_columns). in != out.
-// PROBE (tenth session): the _4 kernels are the same code allowed 64 registers (4 blocks a
-// multiprocessor, 152 B spilled) against 80 (3 blocks, 12 B); ZKNTT_FFT_COLUMN_BLOCKS=4 picks them.
-#define ZKNTT_FFT_COLUMNS(SUFFIX, MIN_BLOCKS)                                                        \
-    extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)                                     \
-        fft_tc_f16_columns_forward##SUFFIX(const uint4* in, uint32_t* out, const float2*,            \
-                                           const uint4* images, uint32_t log_n1, uint32_t log_n,     \
-                                           uint64_t total) {                                         \
-        zkntt::fft::fft_columns_any<false>(in, out, images, log_n1, log_n, total);                   \
-    }                                                                                                \
-    extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS)                                     \
-        fft_tc_f16_columns_inverse##SUFFIX(const uint4* in, uint32_t* out, const float2*,            \
-                                           const uint4* images, uint32_t log_n1, uint32_t log_n,     \
-                                           uint64_t total) {                                         \
-        zkntt::fft::fft_columns_any<true>(in, out, images, log_n1, log_n, total);                    \
-    }
-ZKNTT_FFT_COLUMNS(, 3)
-ZKNTT_FFT_COLUMNS(_4, 4)
-#undef ZKNTT_FFT_COLUMNS
+// 80 registers, 3 blocks a multiprocessor (at 64, 4 blocks, it spills 152 B and measured 6-8%
+// slower: benches/NOTES.md, "three sincospif a tile").
+extern "C" __global__ void __launch_bounds__(256, 3)
+    fft_tc_f16_columns_forward(const uint4* in, uint32_t* out, const float2*, const uint4* images,
+                               uint32_t log_n1, uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_columns_any<false>(in, out, images, log_n1, log_n, total);
+}
+
+// Launch: as fft_tc_f16_columns_forward. In/out: as there, + in the exponents (the inverse's pass 1).
+extern "C" __global__ void __launch_bounds__(256, 3)
+    fft_tc_f16_columns_inverse(const uint4* in, uint32_t* out, const float2*, const uint4* images,
+                               uint32_t log_n1, uint32_t log_n, uint64_t total) {
+    zkntt::fft::fft_columns_any<true>(in, out, images, log_n1, log_n, total);
+}
 
 // Launch: block 256 (a 4096-word chunk = 4096 / N2 rows per step of its loop), 23 KiB static
 // shared memory; 6 <= log_n2 <= 8, log_n1 + log_n2 = log N, 13..16. In: total = batch * N words,

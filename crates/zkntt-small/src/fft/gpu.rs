@@ -440,14 +440,14 @@ impl TcFft {
         // total a multiple of 2^log_n >= 2^13 (so of the 4096-point slab; checked by the caller),
         // 4 <= log_n1 <= 8 and log_n - log_n1 <= 12 (model::split).
         let blocks = self.grid(total / CHUNK, 2);
-        // PROBE (tenth session): the 64-register build of the same kernel.
-        let four = std::env::var("ZKNTT_FFT_COLUMN_BLOCKS").is_ok_and(|v| v == "4");
-        let name = match (four, dir) {
-            (false, _) => column_kernel_name(dir),
-            (true, Direction::Forward) => "fft_tc_f16_columns_forward_4",
-            (true, Direction::Inverse) => "fft_tc_f16_columns_inverse_4",
-        };
-        self.launch_pass(name, blocks, input, output, &[log_n1, log_n], total)
+        self.launch_pass(
+            column_kernel_name(dir),
+            blocks,
+            input,
+            output,
+            &[log_n1, log_n],
+            total,
+        )
     }
 
     fn launch_rows(
