@@ -841,6 +841,55 @@ __device__ __forceinline__ void fft_rows_any(const uint32_t* in, uint32_t* out, 
     }
 }
 
+// A warp tile's B fragments x[kb][nt][reg] (step1_img's layout): word(at) of the tile word
+// at = 16 (8 kb + 4 reg) + 8 nt past the lane's own (16 q + g), for whichever memory and layout.
+template <typename Word>
+__device__ __forceinline__ void tile_words(uint32_t (&x)[2][2][2], Word word) {
+#pragma unroll
+    for (uint32_t kb = 0; kb < 2; kb++)
+#pragma unroll
+        for (uint32_t nt = 0; nt < 2; nt++)
+#pragma unroll
+            for (uint32_t j = 0; j < 2; j++) x[kb][nt][j] = word(16 * (8 * kb + 4 * j) + 8 * nt);
+}
+
+// One column tile of the four-step split (fft_columns, fft_whole): the 256 words of 256 / N1
+// whole columns at the padded base b_ld (+ pad of the register's part) through TILE(log N1)'s two
+// steps, output k1 of column n2 back at b_st + pad(o) times w_N^{n2 k1}. With k1 = a + c (a the
+// lane's bits of the store offset, c the register's: c_h + nt c_nt) and n2 = n2_0 + d (n2_0 the
+// tile's first column, d the register's), w^{n2 k1} = w^{n2_0 a} w^{d a} w^{n2 c_h} (w^{n2 c_nt})^nt:
+// the caller gives lane0 = w^{n2_0 a}, w_a = w^a and w_n(m) = w^m for the uniform factors (the
+// same in every lane); the rest are fp32 products, not a twiddle computed or gathered a point.
+template <uint32_t LOG_N1, typename WofN, typename Pad>
+__device__ __forceinline__ void column_tile(uint32_t* data, uint32_t b_ld, uint32_t b_st,
+                                            const TileConsts& c, uint32_t n2_0, float2 lane0, float2 w_a,
+                                            WofN w_n, Pad pad, uint32_t lane) {
+    constexpr uint32_t log_r = LOG_N1 - 4, r = 1u << log_r, N1 = 1u << LOG_N1, c_nt = 4u << log_r;
+    static_assert(LOG_N1 >= 7, "a lane's stores within one column (the lane's offset < N1)");
+    uint32_t x[2][2][2];
+    tile_words(x, [&](uint32_t at) { return data[b_ld + pad(at)]; });
+    __syncwarp();
+    float acc[2][2][4], y[4][4];
+    tile_first<log_r>(c, x, acc, lane);
+    tile_rest(c, acc, y, lane);
+#pragma unroll
+    for (uint32_t h = 0; h < 2; h++) {
+        // The store offset o = d N1 + c_h + nt c_nt (as fft_small's), linear in nt.
+        const uint32_t o_h = (((8 * h) >> log_r) << LOG_N1) + ((8 * h) & (r - 1));
+        const uint32_t d = o_h >> LOG_N1, c_h = o_h & (N1 - 1), n2 = n2_0 + d;
+        const float2 lane_w = d ? cmul(lane0, w_a) : lane0;
+        const float2 v = w_n(n2 * c_nt);
+        float2 u = c_h ? w_n(n2 * c_h) : make_float2(1.0f, 0.0f);
+#pragma unroll
+        for (uint32_t nt = 0; nt < 4; nt++) {
+            const float2 w = cmul(lane_w, u);
+            const float re = y[nt][2 * h], im = y[nt][2 * h + 1];
+            data[b_st + pad(o_h + nt * c_nt)] = pack(re * w.x - im * w.y, re * w.y + im * w.x);
+            if (nt < 3) u = cmul(u, v);
+        }
+    }
+}
+
 // ---- N = 2^13..2^20: pass 1 of the four-step split, the N1-point column DFTs ------------------
 
 // N = N1 x N2 (N1 = 2^4..2^8, N2 = N / N1, x[n1 N2 + n2]): Y[k1 N2 + n2] = w_N^{n2 k1} times the
@@ -884,8 +933,7 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
     const uint32_t lane_st = ((g >> log_r) << LOG_N1) + (g & (r - 1)) + (q << log_r);
     const float turn = __int_as_float((127 + 1 - (int)log_n) << 23);  // 2 / N, exact
     // w_N^(n2 k) for k = lane_st (m = n2 lane_st) or a register's k: exact arguments (m < N).
-    constexpr uint32_t N1 = 1u << LOG_N1, C = 256 >> LOG_N1;  // C: columns a tile holds
-    static_assert(LOG_N1 >= 7, "a lane's tile stores within one column (lane_st < N1; model::split)");
+    constexpr uint32_t C = 256 >> LOG_N1;  // columns a tile holds
     auto w_of = [&](uint32_t m) {
         float sn, cs;
         sincospif((float)m * turn, &sn, &cs);
@@ -915,40 +963,9 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
 #pragma unroll
         for (uint32_t t = 0; t < 2; t++) {
             const uint32_t T = warp + WARPS * t;  // tile: columns T 256 / N1 + [0, 256 / N1)
-            const uint32_t b_ld = pad_in(256 * T + lane_ld), b_st = pad_in(256 * T + lane_st);
-            uint32_t x[2][2][2];
-#pragma unroll
-            for (uint32_t kb = 0; kb < 2; kb++)
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                    for (uint32_t j = 0; j < 2; j++)
-                        x[kb][nt][j] = sm.data[b_ld + pad_in(16 * (8 * kb + 4 * j) + 8 * nt)];
-            __syncwarp();
-            float acc[2][2][4], y[4][4];
-            tile_first<log_r>(sm.c, x, acc, lane);
-            tile_rest(sm.c, acc, y, lane);
-            // Output k1 of column tt sits at tile offset tt N1 + k1 (as fft_small's stores); the
-            // four-step twiddle w_N^{n2 k1} in fp32, then in place. k1 = lane_st + c (c the
-            // register's bits: c_h + nt c_nt) and n2 = col_base + C T + d (d the register's), so
-            // w^{n2 k1} = w^{n2 lane_st} w^{n2 c_h} (w^{n2 c_nt})^nt: three sincospi of exact
-            // arguments a tile (w^{d lane_st} a per-lane constant), not one a point.
-#pragma unroll
-            for (uint32_t h = 0; h < 2; h++) {
-                constexpr uint32_t c_nt = 4u << log_r;
-                const uint32_t o_h = (((8 * h) >> log_r) << LOG_N1) + ((8 * h) & (r - 1));
-                const uint32_t d = o_h >> LOG_N1, c_h = o_h & (N1 - 1), n2 = col_base + C * T + d;
-                const float2 lane_w = d ? cmul(w_of((n2 - d) * lane_st), w_a) : w_of(n2 * lane_st);
-                const float2 v = w_of(n2 * c_nt);
-                float2 u = c_h ? w_of(n2 * c_h) : make_float2(1.0f, 0.0f);
-#pragma unroll
-                for (uint32_t nt = 0; nt < 4; nt++) {
-                    const float2 w = cmul(lane_w, u);
-                    const float re = y[nt][2 * h], im = y[nt][2 * h + 1];
-                    sm.data[b_st + pad_in(o_h + nt * c_nt)] = pack(re * w.x - im * w.y, re * w.y + im * w.x);
-                    if (nt < 3) u = cmul(u, v);
-                }
-            }
+            const uint32_t n2 = col_base + C * T;  // the tile's first column
+            column_tile<LOG_N1>(sm.data, pad_in(256 * T + lane_ld), pad_in(256 * T + lane_st), sm.c,
+                                n2, w_of(n2 * lane_st), w_a, w_of, [](uint32_t a) { return pad_in(a); }, lane);
         }
         __syncthreads();
 
@@ -1045,7 +1062,6 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
         return cmul(root<INV>(tw, m >> log_fine, LOG_TABLE), hd.fine[m & ((1u << log_fine) - 1)]);
     };
     constexpr uint32_t C = 256 >> LOG_N1;  // columns a column tile holds
-    static_assert(LOG_N1 >= 7, "a lane's column-tile stores within one column (st1 < N1)");
     const float2 w_a = w_exact(st1), w_step = w_exact(8 * C * st1), w_lane0 = w_exact(C * warp * st1);
 
     fetch_image(hd.c1, images, tile_image(INV, LOG_N1));
@@ -1077,35 +1093,9 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
         float2 carried = w_lane0;
 #pragma unroll 1
         for (uint32_t T = warp; T < (N >> 8); T += WARPS) {
-            const uint32_t b_ld = pad_whole<LOG_N1>(256 * T + lane_ld), b_st = pad_whole<LOG_N1>(256 * T + st1);
-            uint32_t x[2][2][2];
-#pragma unroll
-            for (uint32_t kb = 0; kb < 2; kb++)
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                    for (uint32_t j = 0; j < 2; j++) x[kb][nt][j] = data[b_ld + pad_whole<LOG_N1>(16 * (8 * kb + 4 * j) + 8 * nt)];
-            __syncwarp();
-            float acc[2][2][4], y[4][4];
-            tile_first<log_r1>(hd.c1, x, acc, lane);
-            tile_rest(hd.c1, acc, y, lane);
-#pragma unroll
-            for (uint32_t h = 0; h < 2; h++) {
-                // o = d N1 + c_h + nt 4 r1 (nt's part linear in nt).
-                constexpr uint32_t c_nt = 4u << log_r1;
-                const uint32_t o_h = (((8 * h) >> log_r1) << LOG_N1) + ((8 * h) & (r1 - 1));
-                const uint32_t d = o_h >> LOG_N1, c_h = o_h & (N1 - 1), n2 = C * T + d;
-                const float2 lane_w = d ? cmul(carried, w_a) : carried;
-                const float2 v = w_uniform(n2 * c_nt);
-                float2 u = c_h ? w_uniform(n2 * c_h) : make_float2(1.0f, 0.0f);
-#pragma unroll
-                for (uint32_t nt = 0; nt < 4; nt++) {
-                    const float2 w = cmul(lane_w, u);
-                    const float re = y[nt][2 * h], im = y[nt][2 * h + 1];
-                    data[b_st + pad_whole<LOG_N1>(o_h + nt * c_nt)] = pack(re * w.x - im * w.y, re * w.y + im * w.x);
-                    if (nt < 3) u = cmul(u, v);
-                }
-            }
+            column_tile<LOG_N1>(data, pad_whole<LOG_N1>(256 * T + lane_ld), pad_whole<LOG_N1>(256 * T + st1),
+                                hd.c1, C * T, carried, w_a, w_uniform,
+                                [](uint32_t a) { return pad_whole<LOG_N1>(a); }, lane);
             carried = cmul(carried, w_step);
         }
         __syncthreads();
@@ -1116,13 +1106,7 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
             const uint32_t k1_0 = T << (8 - LOG_N2);
             const uint32_t b_ld = pad_whole<LOG_N1>(row_at(lane_ld) + k1_0), b_st = pad_whole<LOG_N1>(row_at(st2) + k1_0);
             uint32_t x[2][2][2];
-#pragma unroll
-            for (uint32_t kb = 0; kb < 2; kb++)
-#pragma unroll
-                for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-                    for (uint32_t j = 0; j < 2; j++)
-                        x[kb][nt][j] = data[b_ld + pad_whole<LOG_N1>(row_at(16 * (8 * kb + 4 * j) + 8 * nt))];
+            tile_words(x, [&](uint32_t at) { return data[b_ld + pad_whole<LOG_N1>(row_at(at))]; });
             __syncwarp();
             float acc[2][2][4], y[4][4];
             tile_first<log_r2>(hd.c2, x, acc, lane);

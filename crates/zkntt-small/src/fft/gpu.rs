@@ -376,11 +376,8 @@ impl TcFft {
         if total == 0 {
             return Ok(());
         }
-        if log_n <= Self::ONE_LAUNCH_MAX_LOG {
+        if log_n <= Self::ONE_LAUNCH_MAX_LOG || self.one_block(log_n) {
             return self.launch_one(input, output, log_n, dir, total);
-        }
-        if self.one_block(log_n) {
-            return self.launch_whole(input, output, log_n, dir, total);
         }
         let (log_n1, log_n2) = model::split(log_n);
         let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
@@ -469,6 +466,8 @@ impl TcFft {
         self.launch_pass(name, blocks, input, output, &[log_n2, log_n1], total)
     }
 
+    /// One launch for the whole transform: the small or large kernel up to 2^12, one block per
+    /// transform above (where [`one_block`](Self::one_block) says so; the caller checks).
     fn launch_one(
         &self,
         input: &CudaSlice<u16>,
@@ -478,46 +477,28 @@ impl TcFft {
         total: u64,
     ) -> Result<()> {
         // Kernel: (const u32* in, u32* out, const float2* tw, images, u32 log_n (its name's size,
-        // unused), u64 total).
-        // Small kernel: a piece is a warp's tile, so k pieces per warp.
-        let blocks = if log_n <= SMALL_MAX_LOG {
-            self.grid(total.div_ceil(TILE).div_ceil((THREADS / 32) as u64), 0)
+        // unused), u64 total); above 2^12 with whole_smem_bytes(log_n) of dynamic shared memory
+        // (allowed in `new`, which set whole_max_log only where it fits).
+        // Small kernel: a piece is a warp's tile, so k pieces per warp; one block per transform:
+        // a piece is a transform.
+        let (blocks, smem) = if log_n <= SMALL_MAX_LOG {
+            (
+                self.grid(total.div_ceil(TILE).div_ceil((THREADS / 32) as u64), 0),
+                0,
+            )
+        } else if log_n <= Self::ONE_LAUNCH_MAX_LOG {
+            (self.grid(total.div_ceil(CHUNK), 1), 0)
         } else {
-            self.grid(total.div_ceil(CHUNK), 1)
+            (self.grid(total >> log_n, 5), whole_smem_bytes(log_n))
         };
-        let name = kernel_name(log_n, dir).ok_or(Error::SizeUnsupported {
-            field: "one launch of the fp16 Tensor Core FFT (2^1..2^12)",
-            log_n,
-            max: Self::ONE_LAUNCH_MAX_LOG,
-        })?;
-        self.launch_pass(name, blocks, input, output, &[log_n], total)
-    }
-
-    fn launch_whole(
-        &self,
-        input: &CudaSlice<u16>,
-        output: &mut CudaSlice<u16>,
-        log_n: u32,
-        dir: Direction,
-        total: u64,
-    ) -> Result<()> {
-        // Kernel: as launch_one's, with whole_smem_bytes(log_n) of dynamic shared memory (allowed
-        // in `new`, which set whole_max_log only where it fits); a piece is a transform.
-        let name = whole_kernel_name(log_n, dir).ok_or(Error::SizeUnsupported {
-            field: "one block per transform of the fp16 Tensor Core FFT (2^13..2^15)",
-            log_n,
-            max: WHOLE_MAX_LOG,
-        })?;
-        let blocks = self.grid(total >> log_n, 5);
-        self.launch_smem(
-            name,
-            blocks,
-            whole_smem_bytes(log_n),
-            input,
-            output,
-            &[log_n],
-            total,
-        )
+        let name = kernel_name(log_n, dir)
+            .or(whole_kernel_name(log_n, dir))
+            .ok_or(Error::SizeUnsupported {
+                field: "one launch of the fp16 Tensor Core FFT (2^1..2^15)",
+                log_n,
+                max: WHOLE_MAX_LOG,
+            })?;
+        self.launch_smem(name, blocks, smem, input, output, &[log_n], total)
     }
 
     /// One launch of an FFT kernel: `(in, out, tw, images, logs..., total)`, `blocks` blocks of
