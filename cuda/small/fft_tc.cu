@@ -1002,9 +1002,8 @@ __device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, 
 // 256 / N2 rows at stride N1, as fft_small computes them, output k2 of row k1 written back in
 // place at k2 N1 + k1, which is X's natural index k1 + N1 k2; then the block copies X out
 // contiguously. One pass over global memory where the two launches make two.
-// pad_whole (chosen by script over the loads, both phases' tile loads and stores and the copy-out,
-// benches/NOTES.md "one block per transform"): every access conflict-free but 2^13's row-tile
-// stores (2-way). A sum of shifted copies of the word index, so for disjoint bit fields (a lane's
+// pad_whole (chosen by benches/probes/fft_whole_banks.py over the loads, both phases' tile loads
+// and stores and the copy-out): every access conflict-free but 2^13's row-tile stores (2-way). A sum of shifted copies of the word index, so for disjoint bit fields (a lane's
 // part | a register's part) it is base + immediate.
 template <uint32_t LOG_N1>
 __host__ __device__ constexpr uint32_t pad_whole(uint32_t a) {
