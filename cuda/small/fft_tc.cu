@@ -58,6 +58,15 @@ __device__ __forceinline__ float2 root(const float2* tw, uint32_t j, uint32_t lo
     return w;
 }
 
+// w^m with w = e^{-pi i turn} (turn = 2 / N: w_N^m), conjugated for the inverse, by sincospif of an
+// exact argument (m and turn exact in fp32): for per-lane constants, not per point.
+template <bool INV>
+__device__ __forceinline__ float2 root_exact(uint32_t m, float turn) {
+    float sn, cs;
+    sincospif((float)m * turn, &sn, &cs);
+    return make_float2(cs, INV ? sn : -sn);
+}
+
 // a b, complex, fp32.
 __device__ __forceinline__ float2 cmul(float2 a, float2 b) {
     return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
@@ -932,13 +941,9 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
     const uint32_t lane_ld = 16 * q + g;
     const uint32_t lane_st = ((g >> log_r) << LOG_N1) + (g & (r - 1)) + (q << log_r);
     const float turn = __int_as_float((127 + 1 - (int)log_n) << 23);  // 2 / N, exact
-    // w_N^(n2 k) for k = lane_st (m = n2 lane_st) or a register's k: exact arguments (m < N).
+    // w_N^(n2 k) for k = lane_st (m = n2 lane_st) or a register's k (m < N).
     constexpr uint32_t C = 256 >> LOG_N1;  // columns a tile holds
-    auto w_of = [&](uint32_t m) {
-        float sn, cs;
-        sincospif((float)m * turn, &sn, &cs);
-        return make_float2(cs, INV ? sn : -sn);
-    };
+    auto w_of = [&](uint32_t m) { return root_exact<INV>(m, turn); };
     const float2 w_a = w_of(lane_st);  // w^{d lane_st}, d = 1 (C = 2)
 
     uint64_t s = blockIdx.x;
@@ -1003,8 +1008,9 @@ __device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, 
 // place at k2 N1 + k1, which is X's natural index k1 + N1 k2; then the block copies X out
 // contiguously. One pass over global memory where the two launches make two.
 // pad_whole (chosen by benches/probes/fft_whole_banks.py over the loads, both phases' tile loads
-// and stores and the copy-out): every access conflict-free but 2^13's row-tile stores (2-way). A sum of shifted copies of the word index, so for disjoint bit fields (a lane's
-// part | a register's part) it is base + immediate.
+// and stores and the copy-out): every access conflict-free but 2^13's row-tile stores (2-way). A
+// sum of shifted copies of the word index, so for disjoint bit fields (a lane's part | a
+// register's part) it is base + immediate.
 template <uint32_t LOG_N1>
 __host__ __device__ constexpr uint32_t pad_whole(uint32_t a) {
     return a + 8 * (a >> 5) + (a >> LOG_N1) + 8 * (a >> (LOG_N1 + 5));
@@ -1051,10 +1057,8 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
 
     // w_N^m: by sincospif (the lane's constants, once), and for an m the same in every lane as
     // w_4096^(m >> log_fine) w_N^(m & ..) (a broadcast load of the table and of `fine`).
-    auto w_exact = [](uint32_t m) {
-        float sn, cs;
-        sincospif((float)(m & (N - 1)) * __int_as_float((127 + 1 - (int)log_n) << 23), &sn, &cs);  // 2 m / N
-        return make_float2(cs, INV ? sn : -sn);
+    auto w_exact = [](uint32_t m) {  // m < N
+        return root_exact<INV>(m, __int_as_float((127 + 1 - (int)log_n) << 23));  // turn 2 / N
     };
     auto w_uniform = [&](uint32_t m) {
         m &= N - 1;

@@ -435,11 +435,12 @@ impl TcFft {
     ) -> Result<()> {
         // Kernel: (const uint4* in, u32* out, const float2* tw, u32 log_n1, u32 log_n, u64 total);
         // total a multiple of 2^log_n >= 2^13 (so of the 4096-point slab; checked by the caller),
-        // 4 <= log_n1 <= 8 and log_n - log_n1 <= 12 (model::split).
+        // log_n1 = 7 or 8 and log_n - log_n1 <= 12 (model::split; the kernel instantiates those).
         let blocks = self.grid(total / CHUNK, 2);
         self.launch_pass(
             column_kernel_name(dir),
             blocks,
+            0,
             input,
             output,
             &[log_n1, log_n],
@@ -463,7 +464,7 @@ impl TcFft {
         let slot = if log_n2 <= SMALL_MAX_LOG { 3 } else { 4 };
         let blocks = self.grid(total / CHUNK, slot);
         let name = rows_kernel_name(log_n2, dir);
-        self.launch_pass(name, blocks, input, output, &[log_n2, log_n1], total)
+        self.launch_pass(name, blocks, 0, input, output, &[log_n2, log_n1], total)
     }
 
     /// One launch for the whole transform: the small or large kernel up to 2^12, one block per
@@ -498,26 +499,14 @@ impl TcFft {
                 log_n,
                 max: WHOLE_MAX_LOG,
             })?;
-        self.launch_smem(name, blocks, smem, input, output, &[log_n], total)
+        self.launch_pass(name, blocks, smem, input, output, &[log_n], total)
     }
 
     /// One launch of an FFT kernel: `(in, out, tw, images, logs..., total)`, `blocks` blocks of
-    /// THREADS (the kernels stride over the work), on the GPU's stream.
-    fn launch_pass(
-        &self,
-        name: &'static str,
-        blocks: u64,
-        input: &CudaSlice<u16>,
-        output: &mut CudaSlice<u16>,
-        logs: &[u32],
-        total: u64,
-    ) -> Result<()> {
-        self.launch_smem(name, blocks, 0, input, output, logs, total)
-    }
-
-    /// [`launch_pass`](Self::launch_pass) with `smem` bytes of dynamic shared memory.
+    /// THREADS (the kernels stride over the work) with `smem` bytes of dynamic shared memory, on
+    /// the GPU's stream.
     #[allow(clippy::too_many_arguments)]
-    fn launch_smem(
+    fn launch_pass(
         &self,
         name: &'static str,
         blocks: u64,
