@@ -595,18 +595,41 @@ __host__ __device__ constexpr uint32_t r_row(uint32_t a) {
 }
 
 
+// A band (B = 2^LOG_BAND rows of 2^LOG_N words, pass 2 of the four-step split at N2 = 2^10..2^12)
+// staged in shared memory: row j at j S, output k2 at pad_out_r(k2) in it. S is the padded row
+// rounded to 32 / B mod 32 words, so the copy-out's B rows x 32 / B consecutive k2 of a warp hit
+// 32 distinct banks.
+template <uint32_t LOG_N, uint32_t LOG_BAND>
+__host__ __device__ constexpr uint32_t band_stride() {
+    constexpr uint32_t base = pad_out_r<LOG_N - 8>((1u << LOG_N) - 1) + 1, want = 32u >> LOG_BAND;
+    return base + ((want + 32 - base % 32) % 32);
+}
+// What precedes a band's staging in dynamic shared memory: the large kernel's radix-R buffer and
+// constants (no `out`: the band is the output buffer).
+struct BandHead {
+    alignas(16) uint32_t in[IN_WORDS];
+    LargeConsts c;
+};
+static_assert(sizeof(BandHead) == 30640, "the host's BAND_HEAD_BYTES (crates/zkntt-small/src/fft/gpu.rs)");
+
 // LOG_N1 > 0 (FOLD, pass 2 of the four-step split with the transpose folded in, N = N1 x 2^LOG_N):
 // the chunk is R = 4096 / 2^LOG_N consecutive rows k1 of one transform (total a multiple of N >=
-// 2^13), and output k2 of row k1 goes to k1 + N1 k2 of the transform (runs of R words; used
-// for R = 8, 32-byte runs).
-template <bool INV, uint32_t LOG_N, uint32_t LOG_N1 = 0>
-__device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict__ in,
+// 2^13), and output k2 of row k1 goes to k1 + N1 k2 of the transform: runs of R words (used for
+// R = 8, 32-byte runs) or, with LOG_BAND > 0, of a band's B = 2^LOG_BAND rows: the block takes
+// B / R consecutive chunks into `so` (band_stride's layout) before one copy-out. Otherwise `so`
+// is the chunk's output buffer (sm.out). Smem: LargeSmem or BandHead.
+template <bool INV, uint32_t LOG_N, uint32_t LOG_N1 = 0, uint32_t LOG_BAND = 0, typename Smem = LargeSmem>
+__device__ __forceinline__ void fft_large(Smem& sm, uint32_t* so, const uint4* __restrict__ in,
                                           uint32_t* __restrict__ out, const float2* tw,
                                           const uint4* images, uint64_t total) {
-    constexpr bool FOLD = LOG_N1 > 0;
+    constexpr bool FOLD = LOG_N1 > 0, BAND = LOG_BAND > 0;
     constexpr uint32_t log_n = LOG_N, log_r = log_n - 8, r = 1u << log_r;
+    // Rows of a chunk; chunks a unit of the loop (a band, else one chunk); a band's row stride.
+    constexpr uint32_t log_rows = 12 - log_n, log_cpu = BAND ? LOG_BAND - log_rows : 0;
+    constexpr uint32_t S = BAND ? band_stride<LOG_N, (BAND ? LOG_BAND : 3)>() : 0;
+    static_assert(!BAND || (FOLD && LOG_BAND >= log_rows && LOG_BAND <= LOG_N1), "a band is whole chunks of one transform");
     const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
-    const uint64_t chunks = (total + CHUNK - 1) / CHUNK;
+    const uint64_t chunks = (total + CHUNK - 1) / CHUNK, units = chunks >> log_cpu;
 
 
     // Per-thread padded bases, for tile slot s (tile T = warp + 8 s): radix-R step loads (rows
@@ -621,7 +644,8 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
         b2l[s] = col0 + r_row<log_r>(q) + r_col(g);  // the chunk's word (global memory)
         b2s[s] = pad_mid(col0 + r_row<log_r>(g) + r_col(2 * q));
         b3l[s] = pad_mid(256 * T + 16 * q + g);
-        b3s[s] = pad_out_r<log_r>((t << log_n) + tau + ((g + 16 * q) << log_r));
+        b3s[s] = BAND ? t * S + pad_out_r<log_r>(tau + ((g + 16 * q) << log_r))
+                      : pad_out_r<log_r>((t << log_n) + tau + ((g + 16 * q) << log_r));
 #pragma unroll
         for (uint32_t mt = 0; mt < 2; mt++)
             wt[s][mt] = root<INV>(tw, (tau << (8 - log_r)) * ((8 * mt + g) & (r - 1)), log_n);
@@ -648,15 +672,19 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
     };
     const uint32_t p4 = pad_out_r<log_r>(tid);
     uint32_t xr[2][2][2][2];  // [tile slot][kb][nt][reg]
-    uint64_t chunk = blockIdx.x;
-    if (chunk < chunks) {
-        load(xr[0], chunk, 0);
-        load(xr[1], chunk, 1);
+    uint64_t unit = blockIdx.x;
+    if (unit < units) {
+        load(xr[0], unit << log_cpu, 0);
+        load(xr[1], unit << log_cpu, 1);
     }
     fetch_image(sm.c, images, large_image(INV, log_n));
     __syncthreads();
-    for (; chunk < chunks; chunk += gridDim.x) {
-        const uint64_t base = chunk * CHUNK;
+    for (; unit < units; unit += gridDim.x) {
+#pragma unroll 1
+      for (uint32_t c = 0; c < (1u << log_cpu); c++) {
+        const uint64_t chunk = (unit << log_cpu) + c, base = chunk * CHUNK;
+        // The chunk whose loads go out during this one's radix-R step.
+        const uint64_t next = c + 1 < (1u << log_cpu) ? chunk + 1 : (unit + gridDim.x) << log_cpu;
         const uint32_t valid = (uint32_t)min((uint64_t)CHUNK, total - base);  // a multiple of 2^log_n
 
         // The radix-R step: tile T of transform t = T >> log_r covers the columns
@@ -668,7 +696,7 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             if (((T >> log_r) << log_n) >= valid) continue;
             float acc[2][2][4];
             step1_img<log_r, log_r == 4>(acc, sm.c.frag[0], xr[s], lane);  // FULL at R = 16
-            if (chunk + gridDim.x < chunks) load(xr[s], chunk + gridDim.x, s);
+            if (next < chunks) load(xr[s], next, s);
 #pragma unroll
             for (uint32_t mt = 0; mt < 2; mt++) {
 #pragma unroll
@@ -712,12 +740,25 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
                 for (uint32_t h = 0; h < 2; h++)
-                    sm.out[b3s[s] + pad_out_r<log_r>((8 * h + 64 * nt) << log_r)] =
+                    so[b3s[s] + (BAND ? (c << log_rows) * S : 0) + pad_out_r<log_r>((8 * h + 64 * nt) << log_r)] =
                         pack(y[nt][2 * h], y[nt][2 * h + 1]);
         }
         __syncthreads();
 
-        if constexpr (FOLD) {
+        if constexpr (BAND) {
+            if (c + 1 < (1u << log_cpu)) continue;
+            // Word tid + 256 i of the band's copy-out: row tid % B (the same for every i), output
+            // k2 = tid / B + i 256 / B; runs of B words (B 4-byte words of one k2, 8 = a sector).
+            constexpr uint32_t step = THREADS >> LOG_BAND;
+            const uint64_t per = 1ull << (LOG_N1 - LOG_BAND);  // bands per transform
+            const uint32_t row = tid & ((1u << LOG_BAND) - 1), k2 = tid >> LOG_BAND;
+            uint32_t* o = out + ((unit / per) << (LOG_N1 + log_n)) +
+                          ((uint32_t)(unit & (per - 1)) << LOG_BAND) + row + ((uint64_t)k2 << LOG_N1);
+            const uint32_t p = row * S + pad_out_r<log_r>(k2);
+#pragma unroll 16
+            for (uint32_t i = 0; i < (CHUNK << log_cpu) / THREADS; i++)
+                o[(uint64_t)(step * i) << LOG_N1] = so[p + pad_out_r<log_r>(step * i)];
+        } else if constexpr (FOLD) {
             // Word tid + 256 i of the copy-out: chunk row tid % R (the same for every i, R <= 8),
             // output k2 = tid / R + i 256 / R; pointer and padded base once, then immediates.
             constexpr uint32_t log_rows = 12 - log_n, step = THREADS >> log_rows;
@@ -728,17 +769,18 @@ __device__ __forceinline__ void fft_large(LargeSmem& sm, const uint4* __restrict
             const uint32_t p = pad_out_r<log_r>((row << log_n) + k2);
 #pragma unroll
             for (uint32_t i = 0; i < CHUNK / THREADS; i++)
-                o[(uint64_t)(step * i) << LOG_N1] = sm.out[p + pad_out_r<log_r>(step * i)];
+                o[(uint64_t)(step * i) << LOG_N1] = so[p + pad_out_r<log_r>(step * i)];
         } else if (valid == CHUNK) {
 #pragma unroll
             for (uint32_t i = 0; i < CHUNK / THREADS; i++)
-                out[base + tid + i * THREADS] = sm.out[p4 + pad_out_r<log_r>(THREADS * i)];
+                out[base + tid + i * THREADS] = so[p4 + pad_out_r<log_r>(THREADS * i)];
         } else {
 #pragma unroll
             for (uint32_t i = 0; i < CHUNK / THREADS; i++)
                 if (tid + i * THREADS < valid)
-                    out[base + tid + i * THREADS] = sm.out[p4 + pad_out_r<log_r>(THREADS * i)];
+                    out[base + tid + i * THREADS] = so[p4 + pad_out_r<log_r>(THREADS * i)];
         }
+      }
     }
 }
 
@@ -750,7 +792,25 @@ __device__ __forceinline__ void fft_large_fold_any(const uint4* in, uint32_t* ou
     switch (log_n2) {
         // 2^17 = 256 x 512 only: at 2^18 and 2^19 the runs of 4 and 2 words made this pass
         // slower than the rows and a transpose (benches/NOTES.md, "the transpose folded").
-        case 9: if (log_n1 == 8) fft_large<INV, 9, 8>(sm, in, out, tw, images, total); break;
+        case 9: if (log_n1 == 8) fft_large<INV, 9, 8>(sm, sm.out, in, out, tw, images, total); break;
+        default: break;
+    }
+}
+
+// 2^18..2^20 = 256 x 2^10..2^12: bands of 8 rows (32-byte runs), the band's bytes after a BandHead in
+// dynamic shared memory (63 / 97 / 164 KiB). The host launches only the (log_n2, log_band) below.
+template <bool INV>
+__device__ __forceinline__ void fft_large_band_any(const uint4* in, uint32_t* out, const float2* tw,
+                                                   const uint4* images, uint32_t log_n2,
+                                                   uint32_t log_n1, uint32_t log_band, uint64_t total) {
+    extern __shared__ uint4 band_smem[];
+    BandHead& sm = *reinterpret_cast<BandHead*>(band_smem);
+    uint32_t* so = reinterpret_cast<uint32_t*>(&sm + 1);
+    if (log_n1 != 8) return;
+    switch (log_n2 * 8 + log_band) {
+        case 10 * 8 + 3: fft_large<INV, 10, 8, 3>(sm, so, in, out, tw, images, total); break;
+        case 11 * 8 + 3: fft_large<INV, 11, 8, 3>(sm, so, in, out, tw, images, total); break;
+        case 12 * 8 + 3: fft_large<INV, 12, 8, 3>(sm, so, in, out, tw, images, total); break;
         default: break;
     }
 }
@@ -1191,13 +1251,13 @@ ZKNTT_FFT_SMALL(8)
         const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,           \
         uint64_t total) {                                                                          \
         __shared__ zkntt::fft::LargeSmem sm;                                                       \
-        zkntt::fft::fft_large<false, LOG_N>(sm, in, out, tw, images, total);                       \
+        zkntt::fft::fft_large<false, LOG_N>(sm, sm.out, in, out, tw, images, total);                   \
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_large_inverse_##LOG_N(        \
         const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,           \
         uint64_t total) {                                                                          \
         __shared__ zkntt::fft::LargeSmem sm;                                                       \
-        zkntt::fft::fft_large<true, LOG_N>(sm, in, out, tw, images, total);                        \
+        zkntt::fft::fft_large<true, LOG_N>(sm, sm.out, in, out, tw, images, total);                    \
     }
 ZKNTT_FFT_LARGE(9)
 ZKNTT_FFT_LARGE(10)
@@ -1281,4 +1341,24 @@ extern "C" __global__ void __launch_bounds__(256, 4)
                                   const uint4* images, uint32_t log_n2, uint32_t log_n1,
                                   uint64_t total) {
     zkntt::fft::fft_large_fold_any<true>(in, out, tw, images, log_n2, log_n1, total);
+}
+
+// Launch: block 256 (a band of 2^log_band rows = 2^log_band / (4096 / N2) 4096-word chunks per
+// step of its loop), dynamic shared memory band_smem_bytes (crates/zkntt-small/src/fft/gpu.rs:
+// BandHead, then 2^log_band x band_stride words); (log_n2, log_band) = (10, 3), (11, 3), (12, 3)
+// with log_n1 = 8 (N = 2^18..2^20; others do nothing). In/out: as
+// fft_tc_f16_rows_small_forward (output runs of 2^log_band words).
+extern "C" __global__ void __launch_bounds__(256, 3)
+    fft_tc_f16_rows_band_forward(const uint4* in, uint32_t* out, const float2* tw,
+                                 const uint4* images, uint32_t log_n2, uint32_t log_n1,
+                                 uint32_t log_band, uint64_t total) {
+    zkntt::fft::fft_large_band_any<false>(in, out, tw, images, log_n2, log_n1, log_band, total);
+}
+
+// Launch: as fft_tc_f16_rows_band_forward. In/out: as there, + in the exponents.
+extern "C" __global__ void __launch_bounds__(256, 3)
+    fft_tc_f16_rows_band_inverse(const uint4* in, uint32_t* out, const float2* tw,
+                                 const uint4* images, uint32_t log_n2, uint32_t log_n1,
+                                 uint32_t log_band, uint64_t total) {
+    zkntt::fft::fft_large_band_any<true>(in, out, tw, images, log_n2, log_n1, log_band, total);
 }

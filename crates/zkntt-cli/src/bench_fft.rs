@@ -79,7 +79,8 @@ pub struct FftRow {
     pub cufft32: Option<(f64, f64)>,
     /// --work-per-block: (pieces of work per block, ms).
     pub work_per_block: Vec<(u32, f64)>,
-    /// --passes: each launch of the plan by itself, ms.
+    /// --passes: each launch of the plain four-step split by itself, ms (where the rows run in
+    /// bands, the banded plan's two launches after them).
     pub passes_ms: Vec<f64>,
 }
 
@@ -519,36 +520,55 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
             fft.set_work_per_block(None);
             bar.println(format!("{n:>6}   work per block: {}", each.join(", ")));
         }
-        // Where one block per transform takes the size, the passes are the four-step split's
-        // launches it replaces (timed with it switched off), so both show in one run.
+        // Where the fused launches take the size (one block per transform, rows in bands), the
+        // passes are the plain four-step split's launches they replace (timed with them switched
+        // off), so both show in one run.
         let one_block = fft.one_block(log_n);
+        let banded = fft.banded(log_n);
         if args.passes && (one_block || fft.passes(log_n) > 1) {
-            fft.set_one_block(false);
+            fft.set_fused(false);
             let mut each = Vec::new();
             for pass in 0..fft.passes(log_n) {
                 each.push(median_ms(&s, args.warmup, args.iters, || {
                     fft.run_pass(&input, &mut output, log_n, Direction::Forward, pass)
                 }));
             }
-            fft.set_one_block(true);
+            fft.set_fused(true);
+            if banded {
+                // And the banded plan's own two launches.
+                for pass in 0..fft.passes(log_n) {
+                    each.push(median_ms(&s, args.warmup, args.iters, || {
+                        fft.run_pass(&input, &mut output, log_n, Direction::Forward, pass)
+                    }));
+                }
+            }
             let each = each
                 .into_iter()
                 .collect::<Result<Vec<f64>, zkntt_small::Error>>()?;
-            let parts: Vec<String> = each.iter().map(|t| format!("{t:.3}")).collect();
-            let sum = each.iter().sum::<f64>();
+            let line = |each: &[f64]| {
+                let parts: Vec<String> = each.iter().map(|t| format!("{t:.3}")).collect();
+                let of_copy: Vec<String> =
+                    each.iter().map(|t| format!("{:.2}", copy_ms / t)).collect();
+                let sum = each.iter().sum::<f64>();
+                (
+                    format!(
+                        "{} (sum {sum:.3}; each of copy: {})",
+                        parts.join(" + "),
+                        of_copy.join(" / ")
+                    ),
+                    sum,
+                )
+            };
+            let (plain, sum) = line(&each[..each.len() - if banded { 2 } else { 0 }]);
             let replaced = if one_block {
                 format!("; replaced by one block per transform, {:.2}x", sum / ms)
+            } else if banded {
+                let (fused, _) = line(&each[each.len() - 2..]);
+                format!("; rows in bands: {fused}, {:.2}x", sum / ms)
             } else {
                 String::new()
             };
-            bar.println(format!(
-                "{n:>6}   passes ms: {} (sum {sum:.3}; each of copy: {}{replaced})",
-                parts.join(" + "),
-                each.iter()
-                    .map(|t| format!("{:.2}", copy_ms / t))
-                    .collect::<Vec<_>>()
-                    .join(" / ")
-            ));
+            bar.println(format!("{n:>6}   passes ms: {plain}{replaced}"));
             row.passes_ms = each;
         }
         bar.0.inc(1);

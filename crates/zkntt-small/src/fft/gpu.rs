@@ -4,9 +4,11 @@
 //! the N2-point row transforms. 2^13..2^15: both in one launch, one block per transform in shared
 //! memory (where the GPU lets a block have 52..173 KiB of it: [`whole_smem_bytes`]); otherwise the
 //! columns in one launch and the rows writing `X[k1 + N1 k2]` directly (the transpose folded in,
-//! through shared memory: two launches, 2^13..2^17), or from 2^18 (N2 = 1024..4096, 4..1 rows per
-//! block: too short runs) the one-launch kernel on the rows and a transpose (three launches); fp16
-//! data between the launches in a scratch buffer of the output's size, kept for the next call.
+//! through shared memory: two launches, 2^13..2^17; 2^18..2^20 in bands of 8 rows a block, where
+//! the GPU lets a block have 63..164 KiB of shared memory: [`band_smem_bytes`]), otherwise (or
+//! with [`TcFft::set_fused`] off) the one-launch kernel on the rows and a transpose (three
+//! launches); fp16 data between the launches in a scratch buffer of the output's size, kept for
+//! the next call.
 //!
 //! Layout: interleaved complex fp16, `(re, im)` pairs of binary16 bits in a `CudaSlice<u16>`
 //! (cuFFT's `half2` layout), transforms contiguous, natural order in and out. A batch of B
@@ -35,9 +37,10 @@ const SMALL_MAX_LOG: u32 = 8;
 const IMAGES: u64 = 26;
 const IMAGE_BYTES: u64 = 9 << 10;
 /// Pieces of work per block by kernel (small, large, columns, rows small, rows large, one block
-/// per transform), chosen by a sweep of `zkntt bench fft --work-per-block` (benches/NOTES.md,
-/// "grid"; the last not swept: a transform per block): see [`TcFft::set_work_per_block`].
-pub const DEFAULT_WORK_PER_BLOCK: [u32; 6] = [2, 4, 2, 2, 4, 1];
+/// per transform, rows in bands), chosen by a sweep of `zkntt bench fft --work-per-block`
+/// (benches/NOTES.md, "grid"; the last two not swept: a transform per block, two bands per
+/// block): see [`TcFft::set_work_per_block`].
+pub const DEFAULT_WORK_PER_BLOCK: [u32; 7] = [2, 4, 2, 2, 4, 1, 2];
 /// `work_per_block` when no override is set.
 const NO_OVERRIDE: u32 = u32::MAX;
 
@@ -60,6 +63,47 @@ pub const fn rows_kernel_name(log_n2: u32, dir: Direction) -> &'static str {
         (false, Direction::Forward) => "fft_tc_f16_rows_large_forward",
         (false, Direction::Inverse) => "fft_tc_f16_rows_large_inverse",
     }
+}
+
+/// The row kernel in bands (pass 2 of the four-step split at 2^18..2^20, the transpose folded).
+pub const fn band_kernel_name(dir: Direction) -> &'static str {
+    match dir {
+        Direction::Forward => "fft_tc_f16_rows_band_forward",
+        Direction::Inverse => "fft_tc_f16_rows_band_inverse",
+    }
+}
+
+/// Sizes whose rows run in bands: 2^18..=2^20 (N2 = 1024..4096 with N1 = 256).
+pub const BAND_LOGS: std::ops::RangeInclusive<u32> = 18..=20;
+/// `sizeof(BandHead)` of `cuda/small/fft_tc.cu`: the large kernel's radix-R buffer and constants.
+const BAND_HEAD_BYTES: u32 = 30640;
+
+/// Rows a block of the band kernel takes at 2^log_n (log2): 8, so that the transposed output
+/// goes out in 32-byte runs (a sector) from a band that fits beside a second block at 2^19.
+pub const fn band_log(_log_n: u32) -> u32 {
+    3
+}
+
+/// `band_stride<LOG_N2, LOG_BAND>` of `cuda/small/fft_tc.cu`: a band's row stride in words (the
+/// padded row, rounded to 32 / B mod 32 so that a warp's reads of B rows are conflict-free).
+const fn band_stride(log_n2: u32, log_band: u32) -> u32 {
+    let a = (1u32 << log_n2) - 1;
+    // pad_out_r<log_n2 - 8>: a + a / 64 at log_r = 2, else pad_out.
+    let base = if log_n2 == 10 {
+        a + (a >> 6)
+    } else {
+        a + (a >> 5) + 2 * (a >> 7)
+    } + 1;
+    let want = 32 >> log_band;
+    base + (want + 32 - base % 32) % 32
+}
+
+/// Dynamic shared memory of the band kernel at 2^log_n ([`BAND_LOGS`]): the `BandHead`, then the
+/// band's 2^[`band_log`] rows (63, 97 and 164 KiB).
+pub const fn band_smem_bytes(log_n: u32) -> u32 {
+    let (_, log_n2) = model::split(log_n);
+    let log_band = band_log(log_n);
+    BAND_HEAD_BYTES + 4 * (band_stride(log_n2, log_band) << log_band)
 }
 
 /// Largest log2 size of one block per transform (`fft_tc_f16_whole_*`, 2^13..=2^15).
@@ -144,14 +188,18 @@ pub struct TcFft {
     /// NO_OVERRIDE for DEFAULT_WORK_PER_BLOCK.
     work_per_block: AtomicU32,
     /// Resident blocks on the whole GPU: small kernel, large kernel, column kernel, row kernels
-    /// (small, large) with the transpose folded in, one block per transform.
-    resident: [u64; 6],
+    /// (small, large) with the transpose folded in, one block per transform, rows in bands.
+    resident: [u64; 7],
     /// Largest log2 size run as one block per transform: the largest of 13..=WHOLE_MAX_LOG whose
     /// shared memory the GPU lets a block opt into (12: none).
     whole_max_log: u32,
-    /// Whether `run` takes one block per transform where `whole_max_log` allows (else the
-    /// launches of the four-step split; [`set_one_block`](TcFft::set_one_block)).
-    one_block: AtomicBool,
+    /// Largest log2 size whose rows run in bands: the largest of BAND_LOGS whose shared memory
+    /// the GPU lets a block opt into (17: none).
+    band_max_log: u32,
+    /// Whether `run` takes the fused launches where the GPU allows them (one block per
+    /// transform, rows in bands), else the plain launches of the four-step split
+    /// ([`set_fused`](TcFft::set_fused)).
+    fused: AtomicBool,
     /// The four-step split's intermediate (fp16 words), as long as the last such call's output.
     scratch: Mutex<Option<CudaSlice<u16>>>,
 }
@@ -226,7 +274,28 @@ impl TcFft {
             }
             whole_max_log = log_n;
         }
-        let mut resident = [0u64; 6];
+        let mut band_max_log = *BAND_LOGS.start() - 1;
+        for log_n in BAND_LOGS {
+            if band_smem_bytes(log_n) > optin {
+                break;
+            }
+            band_max_log = log_n;
+        }
+        if band_max_log >= *BAND_LOGS.start() {
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let f = gpu.function(band_kernel_name(dir))?;
+                // SAFETY: as above; the largest band that fits (each launch asks its own).
+                unsafe {
+                    cudarc::driver::result::function::set_function_attribute(
+                        f.cu_function(),
+                        cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        band_smem_bytes(band_max_log) as i32,
+                    )
+                }
+                .during("cuFuncSetAttribute (FFT shared memory)")?;
+            }
+        }
+        let mut resident = [0u64; 7];
         for (slot, res) in resident.iter_mut().enumerate() {
             // Every kernel of the slot (the one-launch ones: every size), both directions, with
             // its dynamic shared memory.
@@ -242,8 +311,11 @@ impl TcFft {
                     2 => vec![(column_kernel_name(dir), 0)],
                     3 => vec![(rows_kernel_name(SMALL_MAX_LOG, dir), 0)],
                     4 => vec![(rows_kernel_name(SMALL_MAX_LOG + 1, dir), 0)],
-                    _ => (Self::ONE_LAUNCH_MAX_LOG + 1..=whole_max_log)
+                    5 => (Self::ONE_LAUNCH_MAX_LOG + 1..=whole_max_log)
                         .filter_map(|l| whole_kernel_name(l, dir).map(|n| (n, whole_smem_bytes(l))))
+                        .collect(),
+                    _ => (*BAND_LOGS.start()..=band_max_log)
+                        .map(|l| (band_kernel_name(dir), band_smem_bytes(l)))
                         .collect(),
                 })
                 .collect();
@@ -264,17 +336,19 @@ impl TcFft {
             work_per_block: AtomicU32::new(NO_OVERRIDE),
             resident,
             whole_max_log,
-            one_block: AtomicBool::new(true),
+            band_max_log,
+            fused: AtomicBool::new(true),
             scratch: Mutex::new(None),
         })
     }
 
-    /// Whether [`run`](Self::run) takes 2^13..2^15 in one launch, one block per transform (the
-    /// default, where the GPU gives a block the shared memory), or the launches of the four-step
-    /// split: for comparisons (`zkntt bench fft --passes` times both). Same results either way
-    /// up to fp16 rounding (the data between the steps is fp16 in both).
-    pub fn set_one_block(&self, on: bool) {
-        self.one_block.store(on, Ordering::Relaxed);
+    /// Whether [`run`](Self::run) takes the fused launches (the default, where the GPU gives a
+    /// block the shared memory): 2^13..2^15 in one launch, one block per transform, and the rows
+    /// of 2^18..2^20 in bands with the transpose folded (two launches); or the plain launches of
+    /// the four-step split (two at 2^13..2^17, three above): for comparisons (`zkntt bench fft
+    /// --passes` times both). The same arithmetic and fp16 roundings either way.
+    pub fn set_fused(&self, on: bool) {
+        self.fused.store(on, Ordering::Relaxed);
     }
 
     /// Whether [`run`](Self::run) computes a 2^log_n-point transform in one launch of one block
@@ -282,7 +356,15 @@ impl TcFft {
     pub fn one_block(&self, log_n: u32) -> bool {
         log_n > Self::ONE_LAUNCH_MAX_LOG
             && log_n <= self.whole_max_log
-            && self.one_block.load(Ordering::Relaxed)
+            && self.fused.load(Ordering::Relaxed)
+    }
+
+    /// Whether [`run`](Self::run) writes the rows of a 2^log_n-point transform in bands of
+    /// 2^[`band_log`] rows, the transpose folded in (two launches, not three).
+    pub fn banded(&self, log_n: u32) -> bool {
+        log_n >= *BAND_LOGS.start()
+            && log_n <= self.band_max_log
+            && self.fused.load(Ordering::Relaxed)
     }
 
     /// How many pieces of work (a warp's 256-point tile up to 2^8, a block's 4096-point chunk
@@ -332,12 +414,13 @@ impl TcFft {
     }
 
     /// The launches [`run`](Self::run) makes for a size: 1 up to 2^12 and where
-    /// [`one_block`](Self::one_block); else 2 where [`model::transpose_folded`] (columns, rows
-    /// written transposed, 2^13..2^17); 3 from 2^18 (columns, rows, transpose).
+    /// [`one_block`](Self::one_block); else 2 where [`model::transpose_folded`] or
+    /// [`banded`](Self::banded) (columns, rows written transposed); else 3 (columns, rows,
+    /// transpose).
     pub fn passes(&self, log_n: u32) -> u32 {
         if log_n <= Self::ONE_LAUNCH_MAX_LOG || self.one_block(log_n) {
             1
-        } else if model::transpose_folded(log_n) {
+        } else if model::transpose_folded(log_n) || self.banded(log_n) {
             2
         } else {
             3
@@ -392,11 +475,12 @@ impl TcFft {
             expected: len,
             got: 0,
         })?;
-        if model::transpose_folded(log_n) {
+        if model::transpose_folded(log_n) || self.banded(log_n) {
             return match pass {
                 // Pass 0: input -> scratch, columns with the twiddle; pass 1: scratch -> output,
                 // rows written as X[k1 + N1 k2].
                 0 => self.launch_columns(input, mid, log_n1, log_n, dir, total),
+                _ if self.banded(log_n) => self.launch_band(mid, output, log_n, dir, total),
                 _ => self.launch_rows(mid, output, log_n1, log_n2, dir, total),
             };
         }
@@ -465,6 +549,33 @@ impl TcFft {
         let blocks = self.grid(total / CHUNK, slot);
         let name = rows_kernel_name(log_n2, dir);
         self.launch_pass(name, blocks, 0, input, output, &[log_n2, log_n1], total)
+    }
+
+    fn launch_band(
+        &self,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n: u32,
+        dir: Direction,
+        total: u64,
+    ) -> Result<()> {
+        // Kernel: (const uint4* in, u32* out, const float2* tw, images, u32 log_n2, u32 log_n1,
+        // u32 log_band, u64 total) with band_smem_bytes(log_n) of dynamic shared memory (allowed
+        // in `new`, which set band_max_log only where it fits); total a multiple of 2^log_n,
+        // log_n in BAND_LOGS (log_n1 = 8: model::split; the kernel instantiates those with
+        // log_band = band_log(log_n)).
+        let (log_n1, log_n2) = model::split(log_n);
+        let log_band = band_log(log_n);
+        let blocks = self.grid(total >> (log_n2 + log_band), 6);
+        self.launch_pass(
+            band_kernel_name(dir),
+            blocks,
+            band_smem_bytes(log_n),
+            input,
+            output,
+            &[log_n2, log_n1, log_band],
+            total,
+        )
     }
 
     /// One launch for the whole transform: the small or large kernel up to 2^12, one block per
@@ -580,5 +691,55 @@ mod tests {
             whole_kernel_name(14, Direction::Inverse),
             Some("fft_tc_f16_whole_inverse_14")
         );
+    }
+
+    /// The band layout (band_stride, the kernel's pad_out_r within a row): every (row, k2) its
+    /// own word, the copy-out's warps conflict-free (lane: row = lane % B, k2 = lane / B + the
+    /// warp's), and the blocks a multiprocessor the shared memory leaves on an H100.
+    #[test]
+    fn bands_fit_and_read_conflict_free() {
+        for log_n in BAND_LOGS {
+            let (l1, l2) = model::split(log_n);
+            // The kernel instantiates these (fft_large_band_any in cuda/small/fft_tc.cu).
+            assert_eq!(l1, 8, "2^{log_n}");
+            let log_band = band_log(log_n);
+            assert_eq!(log_band, 3, "2^{log_n}: the kernel instantiates bands of 8");
+            let stride = band_stride(l2, log_band);
+            assert_eq!(stride % 32, 32 >> log_band, "2^{log_n}");
+            let pad = |a: u32| {
+                if l2 == 10 {
+                    a + (a >> 6)
+                } else {
+                    a + (a >> 5) + 2 * (a >> 7)
+                }
+            };
+            let (rows, n2) = (1u32 << log_band, 1u32 << l2);
+            let mut seen = vec![false; (rows * stride) as usize];
+            for row in 0..rows {
+                for k2 in 0..n2 {
+                    assert!(pad(k2) < stride);
+                    let w = (row * stride + pad(k2)) as usize;
+                    assert!(!seen[w], "2^{log_n}: row {row} k2 {k2} on another word");
+                    seen[w] = true;
+                }
+            }
+            for first in (0..rows * n2).step_by(32) {
+                let mut banks = 0u32;
+                for w in first..first + 32 {
+                    let (row, k2) = (w % rows, w / rows);
+                    banks |= 1 << ((row * stride + pad(k2)) % 32);
+                }
+                assert_eq!(banks, u32::MAX, "2^{log_n}: copy-out words {first}..");
+            }
+            let bytes = band_smem_bytes(log_n);
+            assert_eq!(bytes, BAND_HEAD_BYTES + 4 * rows * stride);
+            assert!(bytes <= 227 * 1024, "2^{log_n}: {bytes} B");
+            let blocks = 228 * 1024 / (bytes + 1024);
+            assert_eq!(
+                blocks,
+                [3, 2, 1][(log_n - 18) as usize],
+                "2^{log_n}: {bytes} B"
+            );
+        }
     }
 }

@@ -264,7 +264,8 @@ fn first_non_finite(got: &[C<f64>]) -> Option<usize> {
 
 /// Against the f64 reference FFT on the same fp16 inputs (fresh each run), output poisoned, every
 /// transform of the batch checked; and against the f64 model of the same decomposition. 2^13..2^15
-/// both ways: one block per transform (taken on sm_90, asserted there) and the split's launches.
+/// and 2^18..2^20 both ways: the fused launches (one block per transform, rows in bands; taken on
+/// sm_90, asserted there) and the split's plain launches.
 #[test]
 fn fft_gpu_four_step_matches_f64_reference() {
     let Some(gpu) = gpu_or_skip("fft_gpu_four_step_matches_f64_reference") else {
@@ -273,21 +274,29 @@ fn fft_gpu_four_step_matches_f64_reference() {
     let fft = TcFft::new(&gpu).unwrap();
     let sm90 = gpu.info().unwrap().compute_capability.0 >= 9;
     let modes = FOUR_STEP.iter().flat_map(|&(log_n, batch)| {
-        let both = log_n <= super::gpu::WHOLE_MAX_LOG;
+        let both = log_n <= super::gpu::WHOLE_MAX_LOG || super::gpu::BAND_LOGS.contains(&log_n);
         [(log_n, batch, true), (log_n, batch, false)]
             .into_iter()
             .take(if both { 2 } else { 1 })
     });
-    for (log_n, batch, one_block) in modes {
-        fft.set_one_block(one_block);
-        if one_block && sm90 && log_n <= super::gpu::WHOLE_MAX_LOG {
-            assert!(
+    for (log_n, batch, fused) in modes {
+        fft.set_fused(fused);
+        if fused && sm90 {
+            assert_eq!(
                 fft.one_block(log_n),
-                "2^{log_n}: sm_90 takes one block per transform"
+                log_n <= super::gpu::WHOLE_MAX_LOG,
+                "2^{log_n}: sm_90 takes one block per transform to 2^15"
+            );
+            assert_eq!(
+                fft.banded(log_n),
+                super::gpu::BAND_LOGS.contains(&log_n),
+                "2^{log_n}: sm_90 takes the rows in bands at 2^18..2^20"
             );
         }
         let how = if fft.one_block(log_n) {
             "one block"
+        } else if fft.banded(log_n) {
+            "split, rows in bands"
         } else {
             "split"
         };
@@ -332,7 +341,7 @@ fn fft_gpu_four_step_matches_f64_reference() {
             );
         }
     }
-    fft.set_one_block(true);
+    fft.set_fused(true);
 }
 
 /// Impulse, constant and single tone, scaled so that N times the amplitude stays 4096 (fp16's
