@@ -964,8 +964,8 @@ __device__ __forceinline__ void column_tile(uint32_t* data, uint32_t b_ld, uint3
 // N = N1 x N2 (N1 = 2^4..2^8, N2 = N / N1, x[n1 N2 + n2]): Y[k1 N2 + n2] = w_N^{n2 k1} times the
 // N1-point DFT of column n2 (rounded to fp16 once, after the fp32 twiddle). Then (host side,
 // `crates/zkntt-small/src/fft/gpu.rs`) the N2-point FFT of every row of Y written straight to
-// X[k1 + N1 k2] (fft_rows, fft_large with LOG_N1: 2^13..2^17), or from 2^18 the one-launch kernel
-// on the rows and a transpose. A block takes a slab of C = 4096 / N1
+// X[k1 + N1 k2] (fft_rows, fft_large with LOG_N1: 2^13..2^17, with LOG_BAND: 2^18..2^20), or
+// the one-launch kernel on the rows and a transpose. A block takes a slab of C = 4096 / N1
 // adjacent columns (rows of C words, 16-byte coalesced), stores it column-major in shared memory
 // (pad_in layout), so that each 256-word run is one warp tile of 256 / N1 whole columns exactly as
 // in fft_small, and writes the tile's outputs back in place before copying the slab out.

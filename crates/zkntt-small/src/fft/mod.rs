@@ -11,8 +11,9 @@
 //!   straight from and to global memory, N = 512..4096 through shared memory for the radix-R step;
 //!   N = 2^13..2^20 by the four-step split of [`model::split`]: column transforms built from the
 //!   same tiles with the twiddle `w_N^{n2 k1}` in fp32, then the rows written transposed through
-//!   shared memory (two launches, 2^13..2^17), or from 2^18 the one-launch kernel on the rows and a
-//!   transpose (three); fp16 between the launches.
+//!   shared memory (two launches; from 2^18 a block writes a band of 8 rows, where the GPU gives
+//!   it the shared memory), else the one-launch kernel on the rows and a transpose (three); fp16
+//!   between the launches.
 //! - [`half`]: fp16 bits to and from f32 on the host (round to nearest even).
 
 pub mod gpu;

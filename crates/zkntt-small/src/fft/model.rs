@@ -17,8 +17,9 @@
 //! k1 of column n2 multiplied by `w_N^{n2 k1}`, the N2-point transforms above on the rows, and a
 //! transpose, so that `X[k1 + N1 k2]` is in natural order. On the GPU the columns are one launch
 //! and the rows another that writes its outputs to their transposed places (2^13..2^17,
-//! [`transpose_folded`]), or from 2^18 the rows and then a transpose launch, with the data rounded
-//! to fp16 between the launches (where this model keeps `T`); the transpose moves data only.
+//! [`transpose_folded`]; from 2^18 in bands of 8 rows a block where the GPU has the shared memory,
+//! else the rows and then a transpose launch), with the data rounded to fp16 between the launches
+//! (where this model keeps `T`); the transpose moves data only.
 //!
 //! The kernel runs these same stages, fused differently: two consecutive stages per warp tile of
 //! 256 points with the data in registers between them (the radix-`2^(log_n mod 4)` stage of
@@ -92,8 +93,9 @@ pub const fn split(log_n: u32) -> (u32, u32) {
 /// Whether the GPU writes the row transforms of the four-step split transposed (`X[k1 + N1 k2]`,
 /// in runs of 4096 / N2 words from one block's 4096 / N2 rows) instead of launching a transpose:
 /// N2 <= 512, runs of at least 8 words (32 bytes), so 2^13..2^17. From 2^18 (N2 = 1024..4096,
-/// runs of 4..1 words) it keeps the separate transpose, which measured faster there
-/// (benches/NOTES.md, "the transpose folded into the row pass").
+/// runs of 4..1 words from a chunk) the GPU folds it only where a block can hold a band of 8
+/// rows (`TcFft::banded`; benches/NOTES.md, "the rows in bands of 8"), else it keeps the separate
+/// transpose, which measured faster than short runs ("the transpose folded into the row pass").
 /// The arithmetic is the same either way.
 pub const fn transpose_folded(log_n: u32) -> bool {
     log_n > ONE_LAUNCH_MAX_LOG && log_n <= 17
