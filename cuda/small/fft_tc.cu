@@ -418,14 +418,19 @@ __device__ __forceinline__ void tile_first(const TileConsts& c, const uint32_t (
     step1_img<LOG_R>(acc, c.frag[0], x, lane);
 }
 
+// The twiddle of row k_a = 8 mt + g is w^{b (k_a & (R - 1))}: for R <= 8 the same for mt = 0 and
+// 1, so those tiles read half of w1 (8 of the 16 wavefronts of its reads).
+template <uint32_t LOG_R>
 __device__ __forceinline__ void tile_rest(const TileConsts& c, float (&acc)[2][2][4],
                                           float (&y)[4][4], uint32_t lane) {
 #pragma unroll
-    for (uint32_t mt = 0; mt < 2; mt++)
+    for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
-        for (uint32_t nt = 0; nt < 2; nt++)
-#pragma unroll
-            for (uint32_t e = 0; e < 2; e++) twiddle(acc[mt][nt], e, c.w1[4 * mt + 2 * nt + e][lane]);
+        for (uint32_t e = 0; e < 2; e++) {
+            const float2 w0 = c.w1[2 * nt + e][lane];
+            twiddle(acc[0][nt], e, w0);
+            twiddle(acc[1][nt], e, LOG_R < 4 ? w0 : c.w1[4 + 2 * nt + e][lane]);
+        }
     uint32_t a2[2][4];
     to_a2(a2, acc);
     step2_img(y, a2, c.frag[1], lane);
@@ -549,14 +554,14 @@ __device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __rest
             tile_first<log_r>(sm, x, acc, lane);
             // The next tile's loads go out before this tile's arithmetic.
             if (tile + stride < whole) load(x, (tile + stride) * 256, false);
-            tile_rest(sm, acc, y, lane);
+            tile_rest<log_r>(sm, acc, y, lane);
             store(y, tile * 256, false);
         }
         if (tile == whole && whole * 256 < total) {
             float acc[2][2][4], y[4][4];
             load(x, tile * 256, true);
             tile_first<log_r>(sm, x, acc, lane);
-            tile_rest(sm, acc, y, lane);
+            tile_rest<log_r>(sm, acc, y, lane);
             store(y, tile * 256, true);
         }
     }
@@ -867,7 +872,7 @@ __device__ __forceinline__ void fft_rows(RowsSmem& sm, const uint32_t* __restric
             tile_first<log_r>(sm.c, x[s], acc, lane);
             // The next chunk's loads go out before this tile's arithmetic.
             if (chunk + gridDim.x < chunks) load(x[s], (chunk + gridDim.x) * CHUNK + 256 * T);
-            tile_rest(sm.c, acc, y, lane);
+            tile_rest<log_r>(sm.c, acc, y, lane);
 #pragma unroll
             for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
@@ -940,7 +945,7 @@ __device__ __forceinline__ void column_tile(uint32_t* data, uint32_t b_ld, uint3
     __syncwarp();
     float acc[2][2][4], y[4][4];
     tile_first<log_r>(c, x, acc, lane);
-    tile_rest(c, acc, y, lane);
+    tile_rest<log_r>(c, acc, y, lane);
 #pragma unroll
     for (uint32_t h = 0; h < 2; h++) {
         // The store offset o = d N1 + c_h + nt c_nt (as fft_small's), linear in nt.
@@ -1173,7 +1178,7 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
             __syncwarp();
             float acc[2][2][4], y[4][4];
             tile_first<log_r2>(hd.c2, x, acc, lane);
-            tile_rest(hd.c2, acc, y, lane);
+            tile_rest<log_r2>(hd.c2, acc, y, lane);
 #pragma unroll
             for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
