@@ -571,12 +571,10 @@ __device__ __forceinline__ void fft_small(TileConsts& sm, const uint32_t* __rest
 
 // Padded shared-memory layouts of the chunk's word index a, chosen by script over every access
 // pattern below (benches/probes/fft_tc_emu.py --banks): `in` (pad_mid) conflict-free everywhere and
-// its 16-byte groups whole, `out` (pad_out_r) at most 2-way (R = 2). pad_in is the column
-// kernel's.
+// its 16-byte groups whole, `out` (pad_out_r) at most 2-way (R = 2).
 // Each is a sum of shifted copies of a, so for an address made of disjoint bit fields (a lane's
 // part | a register's part) the register's part is a constant added to the lane's padded base:
 // the loops below address shared memory as base + immediate.
-__host__ __device__ constexpr uint32_t pad_in(uint32_t a) { return a + 8 * (a >> 5) + 8 * (a >> 8); }
 __host__ __device__ constexpr uint32_t pad_out(uint32_t a) { return a + (a >> 5) + 2 * (a >> 7); }
 // `out` at R = 4 (N = 1024): pad_out's stores there are 2-way conflicted, this one's none (faster
 // at 1024: benches/NOTES.md, "what limits the large kernel"). At R = 2 no padding of this form
@@ -972,8 +970,20 @@ __device__ __forceinline__ void column_tile(uint32_t* data, uint32_t b_ld, uint3
 // X[k1 + N1 k2] (fft_rows, fft_large with LOG_N1: 2^13..2^17, with LOG_BAND: 2^18..2^20), or
 // the one-launch kernel on the rows and a transpose. A block takes a slab of C = 4096 / N1
 // adjacent columns (rows of C words, 16-byte coalesced), stores it column-major in shared memory
-// (pad_in layout), so that each 256-word run is one warp tile of 256 / N1 whole columns exactly as
+// (pad_col layout), so that each 256-word run is one warp tile of 256 / N1 whole columns exactly as
 // in fft_small, and writes the tile's outputs back in place before copying the slab out.
+// The slab in shared memory: column c at c P, row n1 at n1 + 8 (n1 >> 5) in it, P the padded
+// column rounded to 2 mod 8 (N1 = 256) or odd (N1 = 128): the staging stores and copy-out reads
+// (a 16-byte word's four columns, 8 or 4 rows a warp) and the tiles' loads and stores are all
+// conflict-free (benches/probes/fft_columns_banks.py; pad_in's staging was 4-way).
+template <uint32_t LOG_N1>
+__host__ __device__ constexpr uint32_t pad_col(uint32_t a) {
+    constexpr uint32_t P = LOG_N1 == 8 ? 314 : 153;
+    const uint32_t row = a & ((1u << LOG_N1) - 1);
+    return (a >> LOG_N1) * P + row + 8 * (row >> 5);
+}
+static_assert(pad_col<8>(4095) < 5355 - 4 && pad_col<7>(4095) < 5355 - 4, "a slab fits IN_WORDS");
+
 struct ColumnSmem {
     alignas(16) uint32_t data[IN_WORDS];
     TileConsts c;  // image TILE(log N1)
@@ -1022,10 +1032,10 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
         for (uint32_t k = 0; k < CHUNK / 4 / THREADS; k++) {
             const uint32_t i = tid + k * THREADS, row = i / c4s, c4 = i % c4s;
             const uint32_t at = ((4 * c4) << LOG_N1) + row;
-            sm.data[pad_in(at)] = pre[k].x;
-            sm.data[pad_in(at + (1u << LOG_N1))] = pre[k].y;
-            sm.data[pad_in(at + (2u << LOG_N1))] = pre[k].z;
-            sm.data[pad_in(at + (3u << LOG_N1))] = pre[k].w;
+            sm.data[pad_col<LOG_N1>(at)] = pre[k].x;
+            sm.data[pad_col<LOG_N1>(at + (1u << LOG_N1))] = pre[k].y;
+            sm.data[pad_col<LOG_N1>(at + (2u << LOG_N1))] = pre[k].z;
+            sm.data[pad_col<LOG_N1>(at + (3u << LOG_N1))] = pre[k].w;
         }
         __syncthreads();
         if (s + gridDim.x < slabs) fetch(s + gridDim.x);
@@ -1034,8 +1044,8 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
         for (uint32_t t = 0; t < 2; t++) {
             const uint32_t T = warp + WARPS * t;  // tile: columns T 256 / N1 + [0, 256 / N1)
             const uint32_t n2 = col_base + C * T;  // the tile's first column
-            column_tile<LOG_N1>(sm.data, pad_in(256 * T + lane_ld), pad_in(256 * T + lane_st), sm.c,
-                                n2, w_of(n2 * lane_st), w_a, w_of, [](uint32_t a) { return pad_in(a); }, lane);
+            column_tile<LOG_N1>(sm.data, pad_col<LOG_N1>(256 * T + lane_ld), pad_col<LOG_N1>(256 * T + lane_st), sm.c,
+                                n2, w_of(n2 * lane_st), w_a, w_of, [](uint32_t a) { return pad_col<LOG_N1>(a); }, lane);
         }
         __syncthreads();
 
@@ -1044,8 +1054,8 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
             const uint32_t i = tid + k * THREADS, row = i / c4s, c4 = i % c4s;
             const uint32_t at = ((4 * c4) << LOG_N1) + row;
             reinterpret_cast<uint4*>(out)[(base + ((uint64_t)row << log_n2)) / 4 + c4] =
-                make_uint4(sm.data[pad_in(at)], sm.data[pad_in(at + (1u << LOG_N1))],
-                           sm.data[pad_in(at + (2u << LOG_N1))], sm.data[pad_in(at + (3u << LOG_N1))]);
+                make_uint4(sm.data[pad_col<LOG_N1>(at)], sm.data[pad_col<LOG_N1>(at + (1u << LOG_N1))],
+                           sm.data[pad_col<LOG_N1>(at + (2u << LOG_N1))], sm.data[pad_col<LOG_N1>(at + (3u << LOG_N1))]);
         }
         __syncthreads();
     }
