@@ -38,9 +38,10 @@ const IMAGES: u64 = 26;
 const IMAGE_BYTES: u64 = 9 << 10;
 /// Pieces of work per block by kernel (small, large, columns, rows small, rows large, one block
 /// per transform, rows in bands), chosen by sweeps of `zkntt bench fft --work-per-block`
-/// (benches/NOTES.md, "grid"; the large kernel's and one block per transform's again in the
-/// eleventh session; the bands' not swept apart): see [`TcFft::set_work_per_block`].
-pub const DEFAULT_WORK_PER_BLOCK: [u32; 7] = [2, 2, 2, 2, 4, 1, 2];
+/// (benches/NOTES.md, "grid"; the large kernel's, the column kernel's and one block per
+/// transform's again in the eleventh session; the bands' not swept apart): see
+/// [`TcFft::set_work_per_block`].
+pub const DEFAULT_WORK_PER_BLOCK: [u32; 7] = [2, 2, 4, 2, 4, 1, 2];
 /// `work_per_block` when no override is set.
 const NO_OVERRIDE: u32 = u32::MAX;
 
