@@ -12,8 +12,9 @@
 # size to 2^24) under memcheck and synccheck.
 # `fft`: the fp16 Tensor Core FFT's GPU tests (zkntt-small unit tests fft_gpu), then `zkntt bench fft`
 # beside cuFFT fp16 and fp32 at every size 2^4..2^20 with each launch timed (--passes: at 2^13..2^15
-# the split's launches that one block per transform replaces); `fft-sanitize`: memcheck, racecheck
-# and synccheck over the four-step known answers (2^13..2^15 one block per transform, 2^16..2^20 the split).
+# and 2^18..2^20 the plain split's launches that the fused ones replace), then the inverse beside
+# cuFFT's; `fft-sanitize`: memcheck, racecheck and synccheck over the four-step known answers
+# (2^13..2^15 one block per transform, 2^16..2^20 the split, rows in bands from 2^18).
 #   .gpu/issue20.sh [tests] [bench] [ntt] [sanitize] [fft] [fft-sanitize]   (default: tests bench)
 #   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case;
 #   ZKNTT_SANITIZE_TOOLS and ZKNTT_SANITIZE_TESTS narrow `sanitize`.
@@ -73,6 +74,10 @@ for s in $steps; do
     timeout 400 "$bin"/bin/zkntt bench fft --min-log 4 --max-log 20 --every-size --passes \
       --json "$out/fft.json" > "$out/fft_bench.txt" 2>&1 || rc=1
     cat "$out/fft_bench.txt"
+    step "the inverse beside cuFFT's (zkntt bench fft --inverse)"
+    timeout 300 "$bin"/bin/zkntt bench fft --min-log 4 --max-log 20 --every-size --inverse \
+      --json "$out/fft_inverse.json" > "$out/fft_inverse.txt" 2>&1 || rc=1
+    cat "$out/fft_inverse.txt"
     ;;
   fft-sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

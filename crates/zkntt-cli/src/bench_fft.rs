@@ -44,6 +44,10 @@ pub struct FftArgs {
     /// Untimed launches first.
     #[arg(long, default_value_t = 3)]
     warmup: usize,
+    /// Time inverse transforms (e^{+2 pi i nk/N}, unnormalised, as cuFFT's CUFFT_INVERSE) instead
+    /// of forward ones, on the same input; errors against the f64 inverse.
+    #[arg(long)]
+    inverse: bool,
     /// Skip cuFFT (also skipped, with a note, where libcufft cannot be loaded).
     #[arg(long)]
     no_cufft: bool,
@@ -87,6 +91,8 @@ pub struct FftRow {
 /// What `zkntt bench fft` measured.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FftRun {
+    /// The direction timed.
+    pub dir: Direction,
     /// fp16 complex input bytes per size.
     pub bytes: usize,
     pub iters: usize,
@@ -110,7 +116,8 @@ pub fn fft_json(gpu: &str, timestamp: &str, run: &FftRun) -> Value {
         "iters": run.iters,
         "warmup": run.warmup,
         "input_seed": run.seed,
-        "timing": "device-resident: median of CUDA-event times, forward transforms of the whole batch",
+        "direction": dir_name(run.dir),
+        "timing": format!("device-resident: median of CUDA-event times, {} transforms of the whole batch", dir_name(run.dir)),
         "ratio": "cufft16_ms / zkntt_ms (above 1: zkntt faster)",
         "error": "relative L2 against the f64 DFT (above 2^12 the f64 radix-2 FFT) of the same fp16 inputs",
         "copy": json!({"ms": run.copy_ms, "gbps": gbps(run.copy_ms)}),
@@ -134,10 +141,19 @@ pub fn fft_json(gpu: &str, timestamp: &str, run: &FftRun) -> Value {
     })
 }
 
+/// "forward" or "inverse", as the table and the JSON say it.
+pub fn dir_name(dir: Direction) -> &'static str {
+    match dir {
+        Direction::Forward => "forward",
+        Direction::Inverse => "inverse",
+    }
+}
+
 // cuFFT's C API, the part used here (cufft.h, cufftXt.h, library_types.h).
 type Handle = i32;
 const CUFFT_SUCCESS: i32 = 0;
 const CUFFT_FORWARD: i32 = -1;
+const CUFFT_INVERSE: i32 = 1;
 const CUDA_C_32F: i32 = 4;
 const CUDA_C_16F: i32 = 6;
 type CreateFn = unsafe extern "C" fn(*mut Handle) -> i32;
@@ -277,12 +293,14 @@ impl<'a> Plan<'a> {
         Ok(plan)
     }
 
-    /// Forward transform, `input` to `output`, both holding the plan's batch in its type.
-    fn forward<T>(
+    /// The transform in `dir` (the inverse unnormalised), `input` to `output`, both holding the
+    /// plan's batch in its type.
+    fn exec<T>(
         &self,
         stream: &Arc<CudaStream>,
         input: &CudaSlice<T>,
         output: &mut CudaSlice<T>,
+        dir: Direction,
     ) -> Result<(), AnyError> {
         let (i, _gi) = input.device_ptr(stream);
         let (o, _go) = output.device_ptr_mut(stream);
@@ -293,7 +311,10 @@ impl<'a> Plan<'a> {
                     self.handle,
                     i as *mut c_void,
                     o as *mut c_void,
-                    CUFFT_FORWARD,
+                    match dir {
+                        Direction::Forward => CUFFT_FORWARD,
+                        Direction::Inverse => CUFFT_INVERSE,
+                    },
                 )
             },
             "cufftXtExec",
@@ -309,13 +330,13 @@ impl Drop for Plan<'_> {
 }
 
 /// Relative L2 error of the first `count` transforms of `got` (interleaved f32 pairs) against
-/// the f64 DFT of the same fp16 inputs.
-fn accuracy(got: &[f32], x: &[C<f64>], log_n: u32) -> f64 {
+/// the f64 DFT in `dir` of the same fp16 inputs.
+fn accuracy(got: &[f32], x: &[C<f64>], log_n: u32, dir: Direction) -> f64 {
     // The O(N^2) DFT up to one launch's sizes, the f64 radix-2 FFT (checked against it) above.
     let want = if log_n <= TcFft::ONE_LAUNCH_MAX_LOG {
-        model::dft(x, log_n, Direction::Forward)
+        model::dft(x, log_n, dir)
     } else {
-        model::reference_fft(x, log_n, Direction::Forward)
+        model::reference_fft(x, log_n, dir)
     };
     let got: Vec<C<f64>> = got
         .chunks_exact(2)
@@ -337,6 +358,11 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
         )
         .into());
     }
+    let dir = if args.inverse {
+        Direction::Inverse
+    } else {
+        Direction::Forward
+    };
     // The batch fills --bytes in whole transforms of the largest size (2^20 fp16 complex: 4 MiB).
     if args.bytes / 4 < 1 << TcFft::MAX_LOG {
         return Err(format!(
@@ -399,7 +425,8 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
     let mut output = s.alloc_zeros::<u16>(2 * elems)?;
     let fft = TcFft::new(&gpu)?;
     println!(
-        "fp16 complex FFT, forward, {} MiB in and out per size (interleaved half2), median of {} after {} warm-up; input seed {seed}",
+        "fp16 complex FFT, {}, {} MiB in and out per size (interleaved half2), median of {} after {} warm-up; input seed {seed}",
+        dir_name(dir),
         bytes >> 20,
         args.iters,
         args.warmup
@@ -433,6 +460,7 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
         .filter(|&l| args.every_size || l <= TcFft::ONE_LAUNCH_MAX_LOG || [14, 16, 20].contains(&l))
         .collect();
     let mut run = FftRun {
+        dir,
         bytes,
         iters: args.iters,
         warmup: args.warmup,
@@ -457,11 +485,11 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
 
         s.memcpy_htod(&poison, &mut output)?;
         let ms = median_ms(&s, args.warmup, args.iters, || {
-            fft.run(&input, &mut output, log_n, Direction::Forward)
+            fft.run(&input, &mut output, log_n, dir)
         })?;
         let got = s.clone_dtoh(&output.slice(..2 * check * n))?;
         s.synchronize()?;
-        let err = accuracy(&half_to_f32(&got), &x, log_n);
+        let err = accuracy(&half_to_f32(&got), &x, log_n, dir);
         let gbs = 2.0 * bytes as f64 / (ms * 1e-3) / 1e9;
 
         let mut cu16 = (f64::NAN, f64::NAN);
@@ -480,22 +508,22 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
             s.memcpy_htod(&poison, &mut output)?;
             let plan = Plan::new(lib, &s, log_n, batch, CUDA_C_16F)?;
             let t = median_ms(&s, args.warmup, args.iters, || {
-                plan.forward(&s, &input, &mut output)
+                plan.exec(&s, &input, &mut output, dir)
             })?;
             let got = s.clone_dtoh(&output.slice(..2 * check * n))?;
             s.synchronize()?;
-            cu16 = (t, accuracy(&half_to_f32(&got), &x, log_n));
+            cu16 = (t, accuracy(&half_to_f32(&got), &x, log_n, dir));
             drop(plan);
 
             // fp32 on the same values, same batch (twice the bytes).
             let (in32, out32) = buf32.as_mut().ok_or("fp32 buffers")?;
             let plan = Plan::new(lib, &s, log_n, batch, CUDA_C_32F)?;
             let t = median_ms(&s, args.warmup, args.iters, || {
-                plan.forward(&s, in32, out32)
+                plan.exec(&s, in32, out32, dir)
             })?;
             let got = s.clone_dtoh(&out32.slice(..2 * check * n))?;
             s.synchronize()?;
-            cu32 = (t, accuracy(&got, &x, log_n));
+            cu32 = (t, accuracy(&got, &x, log_n, dir));
             (row.cufft16, row.cufft32) = (Some(cu16), Some(cu32));
         }
         bar.println(format!(
@@ -512,7 +540,7 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
             for &k in &args.work_per_block {
                 fft.set_work_per_block(Some(k));
                 let t = median_ms(&s, args.warmup, args.iters, || {
-                    fft.run(&input, &mut output, log_n, Direction::Forward)
+                    fft.run(&input, &mut output, log_n, dir)
                 })?;
                 each.push(format!("k={k} {t:.3} ({:.2} of copy)", copy_ms / t));
                 row.work_per_block.push((k, t));
@@ -530,7 +558,7 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
             let mut each = Vec::new();
             for pass in 0..fft.passes(log_n) {
                 each.push(median_ms(&s, args.warmup, args.iters, || {
-                    fft.run_pass(&input, &mut output, log_n, Direction::Forward, pass)
+                    fft.run_pass(&input, &mut output, log_n, dir, pass)
                 }));
             }
             fft.set_fused(true);
@@ -538,7 +566,7 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
                 // And the banded plan's own two launches.
                 for pass in 0..fft.passes(log_n) {
                     each.push(median_ms(&s, args.warmup, args.iters, || {
-                        fft.run_pass(&input, &mut output, log_n, Direction::Forward, pass)
+                        fft.run_pass(&input, &mut output, log_n, dir, pass)
                     }));
                 }
             }

@@ -664,8 +664,13 @@ fn fft_figure(doc: &Value, gpu: &str, when: &str) -> Result<Figure, String> {
         );
     }
     let mib = num(doc, "bytes").unwrap_or(0.0) / f64::from(1u32 << 20);
+    // Documents from before `--inverse` have no "direction": they timed forward transforms.
+    let dir = doc
+        .get("direction")
+        .and_then(Value::as_str)
+        .unwrap_or("forward");
     Ok(Figure {
-        title: format!("fp16 complex FFT, forward, {mib:.0} MiB a size, on {gpu}, {when}"),
+        title: format!("fp16 complex FFT, {dir}, {mib:.0} MiB a size, on {gpu}, {when}"),
         times,
         ratios,
         ratio_label: "cuFFT / zkntt".into(),
@@ -1202,6 +1207,7 @@ mod tests {
             })
             .collect();
         let run = FftRun {
+            dir: zkntt_small::Direction::Forward,
             bytes: 512 << 20,
             iters: 20,
             warmup: 3,
@@ -1231,6 +1237,16 @@ mod tests {
         assert!(r.points.iter().all(|p| (p.1 - 1.2).abs() < 1e-9));
         let c = find(&fig.ratios, "zkntt / copy");
         assert!(c.floor && c.points.iter().all(|p| (p.1 - 1.25).abs() < 1e-9));
+        // The direction timed names the figure; a document without one timed forward.
+        assert_eq!(doc["direction"], "forward");
+        assert!(fig.title.starts_with("fp16 complex FFT, forward,"), "{}", fig.title);
+        let mut inv = doc.clone();
+        inv["direction"] = "inverse".into();
+        let t = figure(&inv).unwrap().title;
+        assert!(t.starts_with("fp16 complex FFT, inverse,"), "{t}");
+        inv.as_object_mut().unwrap().remove("direction");
+        let t = figure(&inv).unwrap().title;
+        assert!(t.starts_with("fp16 complex FFT, forward,"), "{t}");
         // cuFFT not loaded: its columns are null, and neither line nor ratio is drawn.
         let doc = fft_doc(false);
         assert!(doc["rows"][0]["cufft16_ms"].is_null());
