@@ -1239,7 +1239,11 @@ mod tests {
         assert!(c.floor && c.points.iter().all(|p| (p.1 - 1.25).abs() < 1e-9));
         // The direction timed names the figure; a document without one timed forward.
         assert_eq!(doc["direction"], "forward");
-        assert!(fig.title.starts_with("fp16 complex FFT, forward,"), "{}", fig.title);
+        assert!(
+            fig.title.starts_with("fp16 complex FFT, forward,"),
+            "{}",
+            fig.title
+        );
         let mut inv = doc.clone();
         inv["direction"] = "inverse".into();
         let t = figure(&inv).unwrap().title;
