@@ -614,31 +614,14 @@ struct BandHead {
     LargeConsts c;
 };
 static_assert(sizeof(BandHead) == 30640, "the host's BAND_HEAD_BYTES (crates/zkntt-small/src/fft/gpu.rs)");
-// A band of 2^12-point rows held by two groups of 256 threads (16 warps where one 256-thread block
-// of its 164 KiB would leave 8 a multiprocessor): a radix-R buffer each, the constants shared.
-constexpr uint32_t IN_STRIDE = (IN_WORDS + 3) & ~3u;
-struct BandHeadWide {
-    alignas(16) uint32_t in[2 * IN_STRIDE];
-    LargeConsts c;
-};
-static_assert(sizeof(BandHeadWide) == 52064, "the host's BAND_HEAD_WIDE_BYTES (crates/zkntt-small/src/fft/gpu.rs)");
-
-// A barrier over the block (G = 1) or over this thread's group of 256 (named barrier 1 + group).
-template <uint32_t G>
-__device__ __forceinline__ void group_sync(uint32_t group) {
-    if constexpr (G == 1) __syncthreads();
-    else asm volatile("bar.sync %0, 256;" ::"r"(group + 1) : "memory");
-}
 
 // LOG_N1 > 0 (FOLD, pass 2 of the four-step split with the transpose folded in, N = N1 x 2^LOG_N):
 // the chunk is R = 4096 / 2^LOG_N consecutive rows k1 of one transform (total a multiple of N >=
 // 2^13), and output k2 of row k1 goes to k1 + N1 k2 of the transform: runs of R words (used for
 // R = 8, 32-byte runs) or, with LOG_BAND > 0, of a band's B = 2^LOG_BAND rows: the block takes
 // B / R consecutive chunks into `so` (band_stride's layout) before one copy-out. Otherwise `so`
-// is the chunk's output buffer (sm.out). Smem: LargeSmem or BandHead; with G = 2 groups of 256
-// threads (a band only), BandHeadWide, group j taking the band's chunks j, j + 2, ...
-template <bool INV, uint32_t LOG_N, uint32_t LOG_N1 = 0, uint32_t LOG_BAND = 0, typename Smem = LargeSmem,
-          uint32_t G = 1>
+// is the chunk's output buffer (sm.out). Smem: LargeSmem or BandHead.
+template <bool INV, uint32_t LOG_N, uint32_t LOG_N1 = 0, uint32_t LOG_BAND = 0, typename Smem = LargeSmem>
 __device__ __forceinline__ void fft_large(Smem& sm, uint32_t* so, const uint4* __restrict__ in,
                                           uint32_t* __restrict__ out, const float2* tw,
                                           const uint4* images, uint64_t total) {
@@ -648,11 +631,7 @@ __device__ __forceinline__ void fft_large(Smem& sm, uint32_t* so, const uint4* _
     constexpr uint32_t log_rows = 12 - log_n, log_cpu = BAND ? LOG_BAND - log_rows : 0;
     constexpr uint32_t S = BAND ? band_stride<LOG_N, (BAND ? LOG_BAND : 3)>() : 0;
     static_assert(!BAND || (FOLD && LOG_BAND >= log_rows && LOG_BAND <= LOG_N1), "a band is whole chunks of one transform");
-    static_assert(G == 1 || (BAND && (1u << log_cpu) % G == 0), "groups share a band's chunks evenly");
-    const uint32_t tid = G == 1 ? threadIdx.x : threadIdx.x & (THREADS - 1);
-    const uint32_t group = G == 1 ? 0 : threadIdx.x / THREADS;
-    const uint32_t warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
-    uint32_t* const ins = sm.in + group * IN_STRIDE;  // this group's radix-R buffer
+    const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
     const uint64_t chunks = (total + CHUNK - 1) / CHUNK, units = chunks >> log_cpu;
 
 
@@ -698,17 +677,17 @@ __device__ __forceinline__ void fft_large(Smem& sm, uint32_t* so, const uint4* _
     uint32_t xr[2][2][2][2];  // [tile slot][kb][nt][reg]
     uint64_t unit = blockIdx.x;
     if (unit < units) {
-        load(xr[0], (unit << log_cpu) + group, 0);
-        load(xr[1], (unit << log_cpu) + group, 1);
+        load(xr[0], unit << log_cpu, 0);
+        load(xr[1], unit << log_cpu, 1);
     }
-    if (group == 0) fetch_image(sm.c, images, large_image(INV, log_n));
+    fetch_image(sm.c, images, large_image(INV, log_n));
     __syncthreads();
     for (; unit < units; unit += gridDim.x) {
 #pragma unroll 1
-      for (uint32_t c = group; c < (1u << log_cpu); c += G) {
+      for (uint32_t c = 0; c < (1u << log_cpu); c++) {
         const uint64_t chunk = (unit << log_cpu) + c, base = chunk * CHUNK;
         // The chunk whose loads go out during this one's radix-R step.
-        const uint64_t next = c + G < (1u << log_cpu) ? chunk + G : ((unit + gridDim.x) << log_cpu) + group;
+        const uint64_t next = c + 1 < (1u << log_cpu) ? chunk + 1 : (unit + gridDim.x) << log_cpu;
         const uint32_t valid = (uint32_t)min((uint64_t)CHUNK, total - base);  // a multiple of 2^log_n
 
         // The radix-R step: tile T of transform t = T >> log_r covers the columns
@@ -733,11 +712,11 @@ __device__ __forceinline__ void fft_large(Smem& sm, uint32_t* so, const uint4* _
                 // Columns 2q + e + 8 nt at words 4q + 2e + nt (r_col).
                 const float(&c0)[4] = acc[mt][0];
                 const float(&c1)[4] = acc[mt][1];
-                *reinterpret_cast<uint4*>(ins + b2s[s] + pad_mid(r_row<log_r>(8 * mt))) =
+                *reinterpret_cast<uint4*>(sm.in + b2s[s] + pad_mid(r_row<log_r>(8 * mt))) =
                     make_uint4(pack(c0[0], c0[2]), pack(c1[0], c1[2]), pack(c0[1], c0[3]), pack(c1[1], c1[3]));
             }
         }
-        group_sync<G>(group);
+        __syncthreads();
 
         // Every 256-point run (sub-transform k1 = run & (R - 1) of transform t = run >> log_r):
         // two steps in registers, output k1 + R (k_a + 16 k_b) of the transform.
@@ -752,7 +731,7 @@ __device__ __forceinline__ void fft_large(Smem& sm, uint32_t* so, const uint4* _
                 for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
                     for (uint32_t j = 0; j < 2; j++)
-                        x[kb][nt][j] = ins[b3l[s] + pad_mid(16 * (8 * kb + 4 * j) + 8 * nt)];
+                        x[kb][nt][j] = sm.in[b3l[s] + pad_mid(16 * (8 * kb + 4 * j) + 8 * nt)];
             float acc[2][2][4];
             step1_img<4>(acc, sm.c.frag[1], x, lane);
             uint32_t a2[2][4];
@@ -767,26 +746,21 @@ __device__ __forceinline__ void fft_large(Smem& sm, uint32_t* so, const uint4* _
                     so[b3s[s] + (BAND ? (c << log_rows) * S : 0) + pad_out_r<log_r>((8 * h + 64 * nt) << log_r)] =
                         pack(y[nt][2 * h], y[nt][2 * h + 1]);
         }
-        group_sync<G>(group);
+        __syncthreads();
 
         if constexpr (BAND) {
-            if (c + G < (1u << log_cpu)) continue;
-            // Every group's chunks of the band are in (one group: its barrier above did it).
-            if constexpr (G > 1) __syncthreads();
-            // Word b + G 256 i of the band's copy-out (b = threadIdx.x): row b % B (the same for
-            // every i), output k2 = b / B + i G 256 / B; runs of B words (8: a sector).
-            constexpr uint32_t step = (G * THREADS) >> LOG_BAND;
+            if (c + 1 < (1u << log_cpu)) continue;
+            // Word tid + 256 i of the band's copy-out: row tid % B (the same for every i), output
+            // k2 = tid / B + i 256 / B; runs of B words (B 4-byte words of one k2, 8 = a sector).
+            constexpr uint32_t step = THREADS >> LOG_BAND;
             const uint64_t per = 1ull << (LOG_N1 - LOG_BAND);  // bands per transform
-            const uint32_t b = threadIdx.x, row = b & ((1u << LOG_BAND) - 1), k2 = b >> LOG_BAND;
+            const uint32_t row = tid & ((1u << LOG_BAND) - 1), k2 = tid >> LOG_BAND;
             uint32_t* o = out + ((unit / per) << (LOG_N1 + log_n)) +
                           ((uint32_t)(unit & (per - 1)) << LOG_BAND) + row + ((uint64_t)k2 << LOG_N1);
             const uint32_t p = row * S + pad_out_r<log_r>(k2);
 #pragma unroll 16
-            for (uint32_t i = 0; i < (CHUNK << log_cpu) / (G * THREADS); i++)
+            for (uint32_t i = 0; i < (CHUNK << log_cpu) / THREADS; i++)
                 o[(uint64_t)(step * i) << LOG_N1] = so[p + pad_out_r<log_r>(step * i)];
-            // The next band's runs may not overwrite it before every group has copied it out
-            // (one group: the next chunk's barrier after its radix-R step does that).
-            if constexpr (G > 1) __syncthreads();
         } else if constexpr (FOLD) {
             // Word tid + 256 i of the copy-out: chunk row tid % R (the same for every i, R <= 8),
             // output k2 = tid / R + i 256 / R; pointer and padded base once, then immediates.
@@ -827,8 +801,7 @@ __device__ __forceinline__ void fft_large_fold_any(const uint4* in, uint32_t* ou
 }
 
 // 2^18..2^20 = 256 x 2^10..2^12: bands of 8 rows (32-byte runs), the band's bytes after a BandHead in
-// dynamic shared memory (63 / 97 KiB; 2^20 takes the wide kernel below). The host launches only the
-// (log_n2, log_band) below.
+// dynamic shared memory (63 / 97 / 164 KiB). The host launches only the (log_n2, log_band) below.
 template <bool INV>
 __device__ __forceinline__ void fft_large_band_any(const uint4* in, uint32_t* out, const float2* tw,
                                                    const uint4* images, uint32_t log_n2,
@@ -840,20 +813,9 @@ __device__ __forceinline__ void fft_large_band_any(const uint4* in, uint32_t* ou
     switch (log_n2 * 8 + log_band) {
         case 10 * 8 + 3: fft_large<INV, 10, 8, 3>(sm, so, in, out, tw, images, total); break;
         case 11 * 8 + 3: fft_large<INV, 11, 8, 3>(sm, so, in, out, tw, images, total); break;
+        case 12 * 8 + 3: fft_large<INV, 12, 8, 3>(sm, so, in, out, tw, images, total); break;
         default: break;
     }
-}
-
-// 2^20 = 256 x 2^12 with two groups of 256 threads a block (BandHeadWide, then the band: 185 KiB).
-template <bool INV>
-__device__ __forceinline__ void fft_large_band_wide_any(const uint4* in, uint32_t* out, const float2* tw,
-                                                        const uint4* images, uint32_t log_n2,
-                                                        uint32_t log_n1, uint32_t log_band, uint64_t total) {
-    extern __shared__ uint4 band_smem[];
-    BandHeadWide& sm = *reinterpret_cast<BandHeadWide*>(band_smem);
-    uint32_t* so = reinterpret_cast<uint32_t*>(&sm + 1);
-    if (log_n1 == 8 && log_n2 == 12 && log_band == 3)
-        fft_large<INV, 12, 8, 3, BandHeadWide, 2>(sm, so, in, out, tw, images, total);
 }
 
 // ---- N = 2^13..2^16: pass 2 of the four-step split, rows of N2 = 2^6..2^8, transpose folded in --
@@ -1398,8 +1360,8 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 
 // Launch: block 256 (a band of 2^log_band rows = 2^log_band / (4096 / N2) 4096-word chunks per
 // step of its loop), dynamic shared memory band_smem_bytes (crates/zkntt-small/src/fft/gpu.rs:
-// BandHead, then 2^log_band x band_stride words); (log_n2, log_band) = (10, 3), (11, 3) with
-// log_n1 = 8 (N = 2^18, 2^19; others do nothing). In/out: as
+// BandHead, then 2^log_band x band_stride words); (log_n2, log_band) = (10, 3), (11, 3), (12, 3)
+// with log_n1 = 8 (N = 2^18..2^20; others do nothing). In/out: as
 // fft_tc_f16_rows_small_forward (output runs of 2^log_band words).
 extern "C" __global__ void __launch_bounds__(256, 3)
     fft_tc_f16_rows_band_forward(const uint4* in, uint32_t* out, const float2* tw,
@@ -1414,22 +1376,4 @@ extern "C" __global__ void __launch_bounds__(256, 3)
                                  const uint4* images, uint32_t log_n2, uint32_t log_n1,
                                  uint32_t log_band, uint64_t total) {
     zkntt::fft::fft_large_band_any<true>(in, out, tw, images, log_n2, log_n1, log_band, total);
-}
-
-// Launch: block 512 (two groups of 256, each half of a band's chunks), dynamic shared memory
-// band_smem_bytes (BandHeadWide, then 8 x band_stride words: 185 KiB); log_n2 = 12, log_n1 = 8,
-// log_band = 3 (N = 2^20; others do nothing). In/out: as fft_tc_f16_rows_band_forward.
-extern "C" __global__ void __launch_bounds__(512, 1)
-    fft_tc_f16_rows_band_wide_forward(const uint4* in, uint32_t* out, const float2* tw,
-                                      const uint4* images, uint32_t log_n2, uint32_t log_n1,
-                                      uint32_t log_band, uint64_t total) {
-    zkntt::fft::fft_large_band_wide_any<false>(in, out, tw, images, log_n2, log_n1, log_band, total);
-}
-
-// Launch: as fft_tc_f16_rows_band_wide_forward. In/out: as there, + in the exponents.
-extern "C" __global__ void __launch_bounds__(512, 1)
-    fft_tc_f16_rows_band_wide_inverse(const uint4* in, uint32_t* out, const float2* tw,
-                                      const uint4* images, uint32_t log_n2, uint32_t log_n1,
-                                      uint32_t log_band, uint64_t total) {
-    zkntt::fft::fft_large_band_wide_any<true>(in, out, tw, images, log_n2, log_n1, log_band, total);
 }

@@ -5,7 +5,7 @@
 //! memory (where the GPU lets a block have 52..173 KiB of it: [`whole_smem_bytes`]); otherwise the
 //! columns in one launch and the rows writing `X[k1 + N1 k2]` directly (the transpose folded in,
 //! through shared memory: two launches, 2^13..2^17; 2^18..2^20 in bands of 8 rows a block, where
-//! the GPU lets a block have 63..185 KiB of shared memory: [`band_smem_bytes`]), otherwise (or
+//! the GPU lets a block have 63..164 KiB of shared memory: [`band_smem_bytes`]), otherwise (or
 //! with [`TcFft::set_fused`] off) the one-launch kernel on the rows and a transpose (three
 //! launches); fp16 data between the launches in a scratch buffer of the output's size, kept for
 //! the next call.
@@ -66,30 +66,18 @@ pub const fn rows_kernel_name(log_n2: u32, dir: Direction) -> &'static str {
     }
 }
 
-/// The row kernel in bands (pass 2 of the four-step split at 2^18..2^20, the transpose folded)
-/// for a size: at 2^20 the wide one, two groups of 256 threads a block ([`band_groups`]).
-pub const fn band_kernel_name(log_n: u32, dir: Direction) -> &'static str {
-    match (band_groups(log_n) > 1, dir) {
-        (false, Direction::Forward) => "fft_tc_f16_rows_band_forward",
-        (false, Direction::Inverse) => "fft_tc_f16_rows_band_inverse",
-        (true, Direction::Forward) => "fft_tc_f16_rows_band_wide_forward",
-        (true, Direction::Inverse) => "fft_tc_f16_rows_band_wide_inverse",
+/// The row kernel in bands (pass 2 of the four-step split at 2^18..2^20, the transpose folded).
+pub const fn band_kernel_name(dir: Direction) -> &'static str {
+    match dir {
+        Direction::Forward => "fft_tc_f16_rows_band_forward",
+        Direction::Inverse => "fft_tc_f16_rows_band_inverse",
     }
-}
-
-/// Groups of 256 threads in a block of the band kernel: 2 at 2^20, whose 164 KiB band leaves one
-/// block a multiprocessor (16 warps instead of 8; benches/NOTES.md, "the rows in bands of 8"),
-/// else 1.
-pub const fn band_groups(log_n: u32) -> u32 {
-    if log_n == 20 { 2 } else { 1 }
 }
 
 /// Sizes whose rows run in bands: 2^18..=2^20 (N2 = 1024..4096 with N1 = 256).
 pub const BAND_LOGS: std::ops::RangeInclusive<u32> = 18..=20;
 /// `sizeof(BandHead)` of `cuda/small/fft_tc.cu`: the large kernel's radix-R buffer and constants.
 const BAND_HEAD_BYTES: u32 = 30640;
-/// `sizeof(BandHeadWide)`: two radix-R buffers (one a group) and the constants.
-const BAND_HEAD_WIDE_BYTES: u32 = 52064;
 
 /// Rows a block of the band kernel takes at 2^log_n (log2): 8, so that the transposed output
 /// goes out in 32-byte runs (a sector) from a band that fits beside a second block at 2^19.
@@ -111,17 +99,12 @@ const fn band_stride(log_n2: u32, log_band: u32) -> u32 {
     base + (want + 32 - base % 32) % 32
 }
 
-/// Dynamic shared memory of the band kernel at 2^log_n ([`BAND_LOGS`]): the `BandHead` (two
-/// groups: `BandHeadWide`), then the band's 2^[`band_log`] rows (63, 97 and 185 KiB).
+/// Dynamic shared memory of the band kernel at 2^log_n ([`BAND_LOGS`]): the `BandHead`, then the
+/// band's 2^[`band_log`] rows (63, 97 and 164 KiB).
 pub const fn band_smem_bytes(log_n: u32) -> u32 {
     let (_, log_n2) = model::split(log_n);
     let log_band = band_log(log_n);
-    let head = if band_groups(log_n) > 1 {
-        BAND_HEAD_WIDE_BYTES
-    } else {
-        BAND_HEAD_BYTES
-    };
-    head + 4 * (band_stride(log_n2, log_band) << log_band)
+    BAND_HEAD_BYTES + 4 * (band_stride(log_n2, log_band) << log_band)
 }
 
 /// Largest log2 size of one block per transform (`fft_tc_f16_whole_*`, 2^13..=2^15).
@@ -299,16 +282,15 @@ impl TcFft {
             }
             band_max_log = log_n;
         }
-        for log_n in *BAND_LOGS.start()..=band_max_log {
+        if band_max_log >= *BAND_LOGS.start() {
             for dir in [Direction::Forward, Direction::Inverse] {
-                let f = gpu.function(band_kernel_name(log_n, dir))?;
-                // SAFETY: as above; sizes rise with log_n, so a kernel ends allowed its largest
-                // band that fits (each launch asks its own).
+                let f = gpu.function(band_kernel_name(dir))?;
+                // SAFETY: as above; the largest band that fits (each launch asks its own).
                 unsafe {
                     cudarc::driver::result::function::set_function_attribute(
                         f.cu_function(),
                         cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        band_smem_bytes(log_n) as i32,
+                        band_smem_bytes(band_max_log) as i32,
                     )
                 }
                 .during("cuFuncSetAttribute (FFT shared memory)")?;
@@ -317,40 +299,32 @@ impl TcFft {
         let mut resident = [0u64; 7];
         for (slot, res) in resident.iter_mut().enumerate() {
             // Every kernel of the slot (the one-launch ones: every size), both directions, with
-            // its dynamic shared memory and block size.
-            let names: Vec<(&'static str, u32, u32)> = [Direction::Forward, Direction::Inverse]
+            // its dynamic shared memory.
+            let names: Vec<(&'static str, u32)> = [Direction::Forward, Direction::Inverse]
                 .into_iter()
                 .flat_map(|dir| match slot {
                     0 => (Self::MIN_LOG..=SMALL_MAX_LOG)
-                        .filter_map(|l| kernel_name(l, dir).map(|n| (n, 0, THREADS)))
+                        .filter_map(|l| kernel_name(l, dir).map(|n| (n, 0)))
                         .collect(),
                     1 => (SMALL_MAX_LOG + 1..=Self::ONE_LAUNCH_MAX_LOG)
-                        .filter_map(|l| kernel_name(l, dir).map(|n| (n, 0, THREADS)))
+                        .filter_map(|l| kernel_name(l, dir).map(|n| (n, 0)))
                         .collect(),
-                    2 => vec![(column_kernel_name(dir), 0, THREADS)],
-                    3 => vec![(rows_kernel_name(SMALL_MAX_LOG, dir), 0, THREADS)],
-                    4 => vec![(rows_kernel_name(SMALL_MAX_LOG + 1, dir), 0, THREADS)],
+                    2 => vec![(column_kernel_name(dir), 0)],
+                    3 => vec![(rows_kernel_name(SMALL_MAX_LOG, dir), 0)],
+                    4 => vec![(rows_kernel_name(SMALL_MAX_LOG + 1, dir), 0)],
                     5 => (Self::ONE_LAUNCH_MAX_LOG + 1..=whole_max_log)
-                        .filter_map(|l| {
-                            whole_kernel_name(l, dir).map(|n| (n, whole_smem_bytes(l), THREADS))
-                        })
+                        .filter_map(|l| whole_kernel_name(l, dir).map(|n| (n, whole_smem_bytes(l))))
                         .collect(),
                     _ => (*BAND_LOGS.start()..=band_max_log)
-                        .map(|l| {
-                            (
-                                band_kernel_name(l, dir),
-                                band_smem_bytes(l),
-                                THREADS * band_groups(l),
-                            )
-                        })
+                        .map(|l| (band_kernel_name(dir), band_smem_bytes(l)))
                         .collect(),
                 })
                 .collect();
-            for (name, smem, threads) in names {
+            for (name, smem) in names {
                 let f = gpu.function(name)?;
                 let smem = smem as usize;
                 let per_sm = f
-                    .occupancy_max_active_blocks_per_multiprocessor(threads, smem, None)
+                    .occupancy_max_active_blocks_per_multiprocessor(THREADS, smem, None)
                     .during("FFT kernel occupancy")?;
                 let r = sms * per_sm.max(1) as u64;
                 *res = if *res == 0 { r } else { (*res).min(r) };
@@ -552,7 +526,6 @@ impl TcFft {
             column_kernel_name(dir),
             blocks,
             0,
-            THREADS,
             input,
             output,
             &[log_n1, log_n],
@@ -576,16 +549,7 @@ impl TcFft {
         let slot = if log_n2 <= SMALL_MAX_LOG { 3 } else { 4 };
         let blocks = self.grid(total / CHUNK, slot);
         let name = rows_kernel_name(log_n2, dir);
-        self.launch_pass(
-            name,
-            blocks,
-            0,
-            THREADS,
-            input,
-            output,
-            &[log_n2, log_n1],
-            total,
-        )
+        self.launch_pass(name, blocks, 0, input, output, &[log_n2, log_n1], total)
     }
 
     fn launch_band(
@@ -599,16 +563,15 @@ impl TcFft {
         // Kernel: (const uint4* in, u32* out, const float2* tw, images, u32 log_n2, u32 log_n1,
         // u32 log_band, u64 total) with band_smem_bytes(log_n) of dynamic shared memory (allowed
         // in `new`, which set band_max_log only where it fits); total a multiple of 2^log_n,
-        // log_n in BAND_LOGS (log_n1 = 8: model::split; the kernels instantiate those with
-        // log_band = band_log(log_n)), blocks of band_groups(log_n) x 256 threads.
+        // log_n in BAND_LOGS (log_n1 = 8: model::split; the kernel instantiates those with
+        // log_band = band_log(log_n)).
         let (log_n1, log_n2) = model::split(log_n);
         let log_band = band_log(log_n);
         let blocks = self.grid(total >> (log_n2 + log_band), 6);
         self.launch_pass(
-            band_kernel_name(log_n, dir),
+            band_kernel_name(dir),
             blocks,
             band_smem_bytes(log_n),
-            THREADS * band_groups(log_n),
             input,
             output,
             &[log_n2, log_n1, log_band],
@@ -648,19 +611,18 @@ impl TcFft {
                 log_n,
                 max: WHOLE_MAX_LOG,
             })?;
-        self.launch_pass(name, blocks, smem, THREADS, input, output, &[log_n], total)
+        self.launch_pass(name, blocks, smem, input, output, &[log_n], total)
     }
 
     /// One launch of an FFT kernel: `(in, out, tw, images, logs..., total)`, `blocks` blocks of
-    /// `threads` (the kernels stride over the work) with `smem` bytes of dynamic shared memory,
-    /// on the GPU's stream.
+    /// THREADS (the kernels stride over the work) with `smem` bytes of dynamic shared memory, on
+    /// the GPU's stream.
     #[allow(clippy::too_many_arguments)]
     fn launch_pass(
         &self,
         name: &'static str,
         blocks: u64,
         smem: u32,
-        threads: u32,
         input: &CudaSlice<u16>,
         output: &mut CudaSlice<u16>,
         logs: &[u32],
@@ -669,7 +631,7 @@ impl TcFft {
         let f = self.gpu.function(name)?;
         let cfg = LaunchConfig {
             grid_dim: (blocks as u32, 1, 1),
-            block_dim: (threads, 1, 1),
+            block_dim: (THREADS, 1, 1),
             shared_mem_bytes: smem,
         };
         let mut launch = self.gpu.stream().launch_builder(&f);
@@ -771,8 +733,7 @@ mod tests {
                 assert_eq!(banks, u32::MAX, "2^{log_n}: copy-out words {first}..");
             }
             let bytes = band_smem_bytes(log_n);
-            let head = [BAND_HEAD_BYTES, BAND_HEAD_WIDE_BYTES][band_groups(log_n) as usize - 1];
-            assert_eq!(bytes, head + 4 * rows * stride);
+            assert_eq!(bytes, BAND_HEAD_BYTES + 4 * rows * stride);
             assert!(bytes <= 227 * 1024, "2^{log_n}: {bytes} B");
             let blocks = 228 * 1024 / (bytes + 1024);
             assert_eq!(
