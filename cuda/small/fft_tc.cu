@@ -1266,13 +1266,13 @@ ZKNTT_FFT_SMALL(8)
         const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,           \
         uint64_t total) {                                                                          \
         __shared__ zkntt::fft::LargeSmem sm;                                                       \
-        zkntt::fft::fft_large<false, LOG_N>(sm, sm.out, in, out, tw, images, total);                   \
+        zkntt::fft::fft_large<false, LOG_N>(sm, sm.out, in, out, tw, images, total);               \
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_large_inverse_##LOG_N(        \
         const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,           \
         uint64_t total) {                                                                          \
         __shared__ zkntt::fft::LargeSmem sm;                                                       \
-        zkntt::fft::fft_large<true, LOG_N>(sm, sm.out, in, out, tw, images, total);                    \
+        zkntt::fft::fft_large<true, LOG_N>(sm, sm.out, in, out, tw, images, total);                \
     }
 ZKNTT_FFT_LARGE(9)
 ZKNTT_FFT_LARGE(10)
