@@ -261,17 +261,7 @@ impl TcFft {
             }
             for dir in [Direction::Forward, Direction::Inverse] {
                 let name = whole_kernel_name(log_n, dir).unwrap_or_default();
-                let f = gpu.function(name)?;
-                // SAFETY: a valid function handle of this context; the attribute only raises a
-                // limit, to no more than the device allows (checked above).
-                unsafe {
-                    cudarc::driver::result::function::set_function_attribute(
-                        f.cu_function(),
-                        cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        whole_smem_bytes(log_n) as i32,
-                    )
-                }
-                .during("cuFuncSetAttribute (FFT shared memory)")?;
+                allow_smem(gpu, name, whole_smem_bytes(log_n))?;
             }
             whole_max_log = log_n;
         }
@@ -284,16 +274,8 @@ impl TcFft {
         }
         if band_max_log >= *BAND_LOGS.start() {
             for dir in [Direction::Forward, Direction::Inverse] {
-                let f = gpu.function(band_kernel_name(dir))?;
-                // SAFETY: as above; the largest band that fits (each launch asks its own).
-                unsafe {
-                    cudarc::driver::result::function::set_function_attribute(
-                        f.cu_function(),
-                        cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        band_smem_bytes(band_max_log) as i32,
-                    )
-                }
-                .during("cuFuncSetAttribute (FFT shared memory)")?;
+                // The largest band that fits (each launch asks its own).
+                allow_smem(gpu, band_kernel_name(dir), band_smem_bytes(band_max_log))?;
             }
         }
         let mut resident = [0u64; 7];
@@ -658,6 +640,23 @@ impl TcFft {
     pub fn gpu(&self) -> &Gpu {
         &self.gpu
     }
+}
+
+/// Lets kernel `name` take `bytes` of dynamic shared memory (at most the device's opt-in limit:
+/// the callers check), once in `TcFft::new` (a driver call per launch would cost host time).
+fn allow_smem(gpu: &Gpu, name: &'static str, bytes: u32) -> Result<()> {
+    let f = gpu.function(name)?;
+    // SAFETY: a valid function handle of this context; the attribute only raises a limit, to no
+    // more than the device allows (checked by the callers).
+    unsafe {
+        cudarc::driver::result::function::set_function_attribute(
+            f.cu_function(),
+            cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+    }
+    .during("cuFuncSetAttribute (FFT shared memory)")?;
+    Ok(())
 }
 
 #[cfg(test)]
