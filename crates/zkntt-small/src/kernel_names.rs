@@ -48,6 +48,7 @@ fn every_name() -> Vec<(String, &'static str)> {
                 ));
             }
         }
+        names.push((fft::band_kernel_name(dir).into(), "fft::band_kernel_name"));
     }
     names
 }
