@@ -629,7 +629,7 @@ __device__ __forceinline__ void fft_large(Smem& sm, uint32_t* so, const uint4* _
     constexpr uint32_t log_n = LOG_N, log_r = log_n - 8, r = 1u << log_r;
     // Rows of a chunk; chunks a unit of the loop (a band, else one chunk); a band's row stride.
     constexpr uint32_t log_rows = 12 - log_n, log_cpu = BAND ? LOG_BAND - log_rows : 0;
-    constexpr uint32_t S = BAND ? band_stride<LOG_N, (BAND ? LOG_BAND : 3)>() : 0;
+    constexpr uint32_t S = BAND ? band_stride<LOG_N, LOG_BAND>() : 0;
     static_assert(!BAND || (FOLD && LOG_BAND >= log_rows && LOG_BAND <= LOG_N1), "a band is whole chunks of one transform");
     const uint32_t tid = threadIdx.x, warp = tid >> 5, lane = tid & 31, g = lane >> 2, q = lane & 3;
     const uint64_t chunks = (total + CHUNK - 1) / CHUNK, units = chunks >> log_cpu;

@@ -554,21 +554,21 @@ pub fn fft(args: FftArgs) -> Result<(), AnyError> {
         let one_block = fft.one_block(log_n);
         let banded = fft.banded(log_n);
         if args.passes && (one_block || fft.passes(log_n) > 1) {
-            fft.set_fused(false);
+            // Each launch of the plan `fused` chooses, timed by itself.
             let mut each = Vec::new();
-            for pass in 0..fft.passes(log_n) {
-                each.push(median_ms(&s, args.warmup, args.iters, || {
-                    fft.run_pass(&input, &mut output, log_n, dir, pass)
-                }));
-            }
-            fft.set_fused(true);
-            if banded {
-                // And the banded plan's own two launches.
+            let mut time_passes = |fused: bool| {
+                fft.set_fused(fused);
                 for pass in 0..fft.passes(log_n) {
                     each.push(median_ms(&s, args.warmup, args.iters, || {
                         fft.run_pass(&input, &mut output, log_n, dir, pass)
                     }));
                 }
+                fft.set_fused(true);
+            };
+            time_passes(false);
+            if banded {
+                // And the banded plan's own two launches.
+                time_passes(true);
             }
             let each = each
                 .into_iter()

@@ -79,11 +79,9 @@ pub const BAND_LOGS: std::ops::RangeInclusive<u32> = 18..=20;
 /// `sizeof(BandHead)` of `cuda/small/fft_tc.cu`: the large kernel's radix-R buffer and constants.
 const BAND_HEAD_BYTES: u32 = 30640;
 
-/// Rows a block of the band kernel takes at 2^log_n (log2): 8, so that the transposed output
-/// goes out in 32-byte runs (a sector) from a band that fits beside a second block at 2^19.
-pub const fn band_log(_log_n: u32) -> u32 {
-    3
-}
+/// Rows a block of the band kernel takes (log2): 8 at every band size, so that the transposed
+/// output goes out in 32-byte runs (a sector) from a band that fits beside a second block at 2^19.
+pub const BAND_LOG: u32 = 3;
 
 /// `band_stride<LOG_N2, LOG_BAND>` of `cuda/small/fft_tc.cu`: a band's row stride in words (the
 /// padded row, rounded to 32 / B mod 32 so that a warp's reads of B rows are conflict-free).
@@ -100,10 +98,10 @@ const fn band_stride(log_n2: u32, log_band: u32) -> u32 {
 }
 
 /// Dynamic shared memory of the band kernel at 2^log_n ([`BAND_LOGS`]): the `BandHead`, then the
-/// band's 2^[`band_log`] rows (63, 97 and 164 KiB).
+/// band's 2^[`BAND_LOG`] rows (63, 97 and 164 KiB).
 pub const fn band_smem_bytes(log_n: u32) -> u32 {
     let (_, log_n2) = model::split(log_n);
-    let log_band = band_log(log_n);
+    let log_band = BAND_LOG;
     BAND_HEAD_BYTES + 4 * (band_stride(log_n2, log_band) << log_band)
 }
 
@@ -343,7 +341,7 @@ impl TcFft {
     }
 
     /// Whether [`run`](Self::run) writes the rows of a 2^log_n-point transform in bands of
-    /// 2^[`band_log`] rows, the transpose folded in (two launches, not three).
+    /// 2^[`BAND_LOG`] rows, the transpose folded in (two launches, not three).
     pub fn banded(&self, log_n: u32) -> bool {
         log_n >= *BAND_LOGS.start()
             && log_n <= self.band_max_log
@@ -546,9 +544,9 @@ impl TcFft {
         // u32 log_band, u64 total) with band_smem_bytes(log_n) of dynamic shared memory (allowed
         // in `new`, which set band_max_log only where it fits); total a multiple of 2^log_n,
         // log_n in BAND_LOGS (log_n1 = 8: model::split; the kernel instantiates those with
-        // log_band = band_log(log_n)).
+        // log_band = BAND_LOG).
         let (log_n1, log_n2) = model::split(log_n);
-        let log_band = band_log(log_n);
+        let log_band = BAND_LOG;
         let blocks = self.grid(total >> (log_n2 + log_band), 6);
         self.launch_pass(
             band_kernel_name(dir),
@@ -702,7 +700,7 @@ mod tests {
             let (l1, l2) = model::split(log_n);
             // The kernel instantiates these (fft_large_band_any in cuda/small/fft_tc.cu).
             assert_eq!(l1, 8, "2^{log_n}");
-            let log_band = band_log(log_n);
+            let log_band = BAND_LOG;
             assert_eq!(log_band, 3, "2^{log_n}: the kernel instantiates bands of 8");
             let stride = band_stride(l2, log_band);
             assert_eq!(stride % 32, 32 >> log_band, "2^{log_n}");
