@@ -5,8 +5,10 @@
 # each ordering, and memcheck/racecheck on each_plan_once (every kernel generation and ordering,
 # 2^1..2^ZKNTT_SANITIZE_MAX_LOG, default 19); `small`: the stages bench and the matrix at
 # 2^8..2^20 / 2^8..2^17; `mid`: the matrix at 2^18..2^22; `ncu12`: ncu's duration of every launch
-# of the 2^12 matrix (zkntt with narrow and wide blocks, sppark) as CSV. Logs and tables into $OUT.
-#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize] [small] [mid] [ncu12]
+# of the 2^12 matrix (zkntt with narrow and wide blocks, sppark) as CSV; `clusters`: the matrix at
+# 2^8..2^17 with the default kernels (the cluster launch to 2^13) and with narrow blocks (the
+# default before it), interleaved twice, then clusters forced at 2^9..2^14. Logs and tables into $OUT.
+#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize] [small] [mid] [ncu12] [clusters]
 #   (default: tests bench ncu sanitize)
 set -uo pipefail
 # shellcheck source=preamble.sh
@@ -74,6 +76,20 @@ for s in $steps; do
       wc -l < "$out/ncu12_$b.csv"
     done
     ;;
+  clusters)
+    for r in 1 2; do
+      for b in auto narrow; do
+        step "matrix 2^8..2^17 beside sppark, blocks=$b, round $r"
+        ZKNTT_KERNELS=blocks=$b timeout 150 "$bin/bin/zkntt" bench ntt --matrix --from 8 --to 17 --reps 30 \
+          --json "$out/matrix_${b}_$r.json" > "$out/matrix_${b}_$r.md" 2>&1 || rc=1
+        grep -E "^\| [0-9]+ \| forward|rror|panick" "$out/matrix_${b}_$r.md"
+      done
+    done
+    step "matrix 2^9..2^14 beside sppark, blocks=cluster"
+    ZKNTT_KERNELS=blocks=cluster timeout 120 "$bin/bin/zkntt" bench ntt --matrix --from 9 --to 14 --reps 30 \
+      --json "$out/matrix_cluster.json" > "$out/matrix_cluster.md" 2>&1 || rc=1
+    grep -E "^\| [0-9]+ \| |rror|panick" "$out/matrix_cluster.md"
+    ;;
   sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck; do
@@ -84,7 +100,7 @@ for s in $steps; do
     done
     ;;
   *)
-    echo "issue17.sh: unknown step $s (tests, bench, ncu, sanitize)" >&2
+    echo "issue17.sh: unknown step $s (tests, bench, ncu, sanitize, small, mid, ncu12, clusters)" >&2
     rc=2
     ;;
   esac

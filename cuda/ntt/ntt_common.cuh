@@ -239,11 +239,13 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
 // butterfly (u + v, (u - v) * w_(2h)^pos); wide blocks two layers at a time in radix-4 groups,
 // an odd layer count ending with one radix-2 layer of twiddle 1; narrow blocks radix-2, a
 // butterfly per thread. The same trivial twiddles are skipped. `tw` holds w_S^t, t < S/2 (in
-// shared memory in narrow blocks). Lazy range in and out; called by the whole block; ends with a
-// barrier. CPU twin: zkntt_core::self_sort::dif_in_slots.
+// shared memory in narrow blocks), or with `tw_shift` w_S'^t, S' = S 2^tw_shift, of which every
+// 2^tw_shift-th entry is read (the cluster kernel's C-point columns read its L-point table).
+// Lazy range in and out; called by the whole block; ends with a barrier. CPU twin:
+// zkntt_core::self_sort::dif_in_slots.
 template <class F, bool NARROW_BLOCK>
 __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
-                                              const F* __restrict__ tw) {
+                                              const F* __restrict__ tw, uint32_t tw_shift = 0) {
     using L = lazy<typename F::params>;
     if (log_s == 0) return;
     if (NARROW_BLOCK) {
@@ -256,7 +258,7 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_
                 const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
                 const F u = sm.get(i0), v = sm.get(i0 + h);
                 F d = L::sub(u, v);
-                if (s > 0) d = L::mul(d, F::load(tw + (pos << (log_s - 1 - s))));
+                if (s > 0) d = L::mul(d, F::load(tw + ((pos << (log_s - 1 - s)) << tw_shift)));
                 sm.set(i0, L::add(u, v));
                 sm.set(i0 + h, d);
             }
@@ -280,13 +282,13 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_
             if (s == 0) {
                 // pos == 0: layer 1's twiddles 1 and w_4 (= w_S^(S/4)), layer 0's 1.
                 a2 = L::sub(x0, x2);
-                a3 = L::mul(L::sub(x1, x3), F::load(tw + (1u << log_quarter)));
+                a3 = L::mul(L::sub(x1, x3), F::load(tw + ((1u << log_quarter) << tw_shift)));
                 y1 = L::sub(a0, a1);
                 y3 = L::sub(a2, a3);
             } else {
-                a2 = L::mul(L::sub(x0, x2), F::load(tw + (pos << (log_s - 2 - s))));
-                a3 = L::mul(L::sub(x1, x3), F::load(tw + ((pos + h) << (log_s - 2 - s))));
-                const F w1 = F::load(tw + (pos << (log_s - 1 - s)));
+                a2 = L::mul(L::sub(x0, x2), F::load(tw + ((pos << (log_s - 2 - s)) << tw_shift)));
+                a3 = L::mul(L::sub(x1, x3), F::load(tw + (((pos + h) << (log_s - 2 - s)) << tw_shift)));
+                const F w1 = F::load(tw + ((pos << (log_s - 1 - s)) << tw_shift));
                 y1 = L::mul(L::sub(a0, a1), w1);
                 y3 = L::mul(L::sub(a2, a3), w1);
             }

@@ -14,6 +14,7 @@
 //   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
 //      (stride C; `finish` with the inverse's scale).
 // Every remote access lies between the two barriers, so no block exits while another reads it.
+#include "cluster.cuh"
 #include "small/wsx_tile.cuh"
 
 namespace zkntt {
@@ -21,29 +22,11 @@ namespace small {
 namespace cluster {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-__device__ __forceinline__ uint32_t rank() {
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return r;
-}
-// Every thread of every block of the cluster; orders shared (local and remote) and global memory.
-__device__ __forceinline__ void barrier() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// The shared::cluster address of shared-memory address `local` in block `block` of the cluster.
-__device__ __forceinline__ uint32_t remote(uint32_t local, uint32_t block) {
-    uint32_t r;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(block));
-    return r;
-}
-__device__ __forceinline__ uint32_t load_remote(uint32_t addr) {
-    uint32_t v;
-    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
-    return v;
-}
-__device__ __forceinline__ void store_remote(uint32_t addr, uint32_t v) {
-    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
-}
+using zkntt::cluster::barrier;
+using zkntt::cluster::load_remote;
+using zkntt::cluster::rank;
+using zkntt::cluster::remote;
+using zkntt::cluster::store_remote;
 #endif
 
 // Mirrored by `ClusterParams` in crates/zkntt-small/src/ntt/cluster.rs. ntt: the transforms

@@ -28,6 +28,11 @@
 //! and one twiddle pass fewer than natural order ([`Plan::ordered_columns`], [`ordered_launches`]:
 //! any split of log_n into column sizes works).
 //!
+//! Under [`Blocks::Cluster`] a size in [`CLUSTER_LOGS`] runs in one launch instead, in any ordering:
+//! [`Kernel::Cluster`] on a thread-block cluster of 2^[`CLUSTER_LOG`] blocks (sm_90+), N = C x L
+//! four-step with the exchange between the steps through distributed shared memory
+//! ([`cluster_launch`]).
+//!
 //! [`Plan::launches`] turns a plan and the form of a call (ordering, scaling) into that table with
 //! every launch's geometry and flags: the one place that knows the launch order. The engine runs
 //! it in one loop; the host pipeline runs the first and last column launches of a natural-order
@@ -71,6 +76,16 @@ pub const NARROW_MAX_LOG: u32 = 17;
 /// launch, sm_90+) whatever the blocks. Below it the dependent launch measured slower with wide
 /// blocks and faster with narrow ones (benches/NOTES.md).
 pub const DEPENDENT_LAUNCH_MIN_LOG: u32 = 18;
+
+/// log2 of the blocks of a cluster launch ([`Kernel::Cluster`]): 16, the most an H100 runs as one
+/// cluster (a non-portable size), so a transform is spread over 16 SMs.
+pub const CLUSTER_LOG: u32 = 4;
+/// The sizes [`Kernel::Cluster`] runs: each block holds L = N / C elements twice (its columns and
+/// its row: 2 x 33 KiB at 2^14), and C <= L. Above 2^14 sixteen SMs' multipliers take longer than
+/// the two launches of the bit-reversed orderings.
+pub const CLUSTER_LOGS: std::ops::RangeInclusive<u32> = 9..=14;
+/// Largest log2 elements of a call (the batch's) that [`Blocks::Auto`] runs on clusters.
+pub const CLUSTER_AUTO_MAX_LOG: u32 = 13;
 
 /// Bits of a launch's `flags`: what the kernel does besides its NTT layers. The same values as
 /// `cuda/ntt/ntt_common.cuh`.
@@ -123,6 +138,10 @@ pub enum Kernel {
     /// 2^[`STAGE2_WARP_MAX_LOG_Q`]) one tile pair per warp, in registers: no shared memory, no
     /// block barrier. Same input, output and twiddles as [`Kernel::Middle`].
     Stage2Warp,
+    /// `cuda/ntt/cluster.cu`: a whole transform of a size in [`CLUSTER_LOGS`] in one launch on a
+    /// thread-block cluster of 2^[`CLUSTER_LOG`] blocks (sm_90+; [`cluster_launch`]), any
+    /// ordering and scaling by its flags.
+    Cluster,
     /// `cuda/ntt/stage1_block.cu`: the seed's stage1, the column launches (blocks of
     /// 2^[`STAGE1_LOG_SLOTS`] slots) with word loads and stores (8 lanes per element), butterflies
     /// in registers, lane bits swapped in by warp shuffles, shared memory only between warps. Same
@@ -172,9 +191,11 @@ pub enum Stage2 {
 /// blocks spread it over more blocks and warps. Every choice gives identical results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Blocks {
-    /// Narrow while the call (the whole batch) holds at most 2^[`NARROW_MAX_LOG`] elements, wide
-    /// beyond ([`Kernels::resolve_batch`]); wide wherever a stage generation is forced to the
-    /// seed's stage1 (its blocks are 2^9-2^10 slots).
+    /// Clusters for the sizes in [`CLUSTER_LOGS`] while the call holds at most
+    /// 2^[`CLUSTER_AUTO_MAX_LOG`] elements, else narrow while it holds at most
+    /// 2^[`NARROW_MAX_LOG`], wide beyond ([`Kernels::resolve_batch`]); wide wherever a stage
+    /// generation is forced to the seed's stage1 (its blocks are 2^9-2^10 slots). The engine
+    /// takes narrow blocks for clusters where the GPU runs none (before sm_90).
     Auto,
     /// 128 threads, up to 2^10 elements per column block (radix-4 groups, a group per thread)
     /// and 2^9 per middle block. One-block transforms (up to 2^[`MAX_SINGLE_LOG`]) are narrow
@@ -183,6 +204,9 @@ pub enum Blocks {
     /// At most 2^[`NARROW_ELEMENTS_LOG`] elements per block and a radix-2 butterfly per thread
     /// (half as many threads as elements), where the column or group fits; wide elsewhere.
     Narrow,
+    /// One launch per transform on a cluster ([`Kernel::Cluster`]) for the sizes in
+    /// [`CLUSTER_LOGS`], narrow blocks elsewhere.
+    Cluster,
 }
 
 /// Whether a transform's launches after its first are programmatic dependent launches (sm_90+:
@@ -303,11 +327,20 @@ impl Kernels {
             {
                 Blocks::Wide
             }
+            Blocks::Auto
+                if CLUSTER_LOGS.contains(&plan.log_n())
+                    && plan.log_n() + batch_log <= CLUSTER_AUTO_MAX_LOG =>
+            {
+                Blocks::Cluster
+            }
             Blocks::Auto => Blocks::Narrow,
             chosen => chosen,
         };
         let chain = match self.chain {
-            Chain::Auto if plan.log_n() >= DEPENDENT_LAUNCH_MIN_LOG || blocks == Blocks::Narrow => {
+            Chain::Auto
+                if plan.log_n() >= DEPENDENT_LAUNCH_MIN_LOG
+                    || matches!(blocks, Blocks::Narrow | Blocks::Cluster) =>
+            {
                 Chain::Dependent
             }
             Chain::Auto => Chain::Plain,
@@ -333,7 +366,7 @@ impl Kernels {
         }
     }
 
-    /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow,
+    /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow|cluster,
     /// chain=auto|plain|dependent,product=auto|integer|hybrid,lde=auto|natural|bitreversed`
     /// (`ZKNTT_KERNELS`'s syntax, in any order; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
@@ -349,6 +382,7 @@ impl Kernels {
                 "blocks=auto" => k.blocks = Blocks::Auto,
                 "blocks=wide" => k.blocks = Blocks::Wide,
                 "blocks=narrow" => k.blocks = Blocks::Narrow,
+                "blocks=cluster" => k.blocks = Blocks::Cluster,
                 "chain=auto" => k.chain = Chain::Auto,
                 "chain=plain" => k.chain = Chain::Plain,
                 "chain=dependent" => k.chain = Chain::Dependent,
@@ -361,7 +395,7 @@ impl Kernels {
                 other => {
                     return Err(format!(
                         "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle, \
-                         stage2=auto|shared|warp, blocks=auto|wide|narrow, \
+                         stage2=auto|shared|warp, blocks=auto|wide|narrow|cluster, \
                          chain=auto|plain|dependent, product=auto|integer|hybrid or \
                          lde=auto|natural|bitreversed)"
                     ));
@@ -591,6 +625,41 @@ pub fn fused_lde_launch(last: &Launch, first: &Launch) -> Option<Launch> {
     })
 }
 
+/// The one launch of a transform of 2^log_n (in [`CLUSTER_LOGS`]) on a cluster
+/// ([`Kernel::Cluster`], `cuda/ntt/cluster.cu`): N = C x L, C = 2^[`CLUSTER_LOG`] blocks (one
+/// cluster per transform), each holding L elements twice in shared memory (its C-point columns,
+/// then its L-point row), L/4 threads (a radix-4 group each) between a warp and 256. `layers` is
+/// log2 L (the sub-NTT table the launch reads; its C-point columns read every (L/C)-th entry),
+/// `log_cols` log2 C. The ordering's flags say where the input and output sit; the scalings as in
+/// any launch (both on the one launch).
+pub fn cluster_launch(log_n: u32, form: Form) -> Launch {
+    debug_assert!(CLUSTER_LOGS.contains(&log_n));
+    let (pre, post) = scale_flags(form);
+    let log_l = log_n - CLUSTER_LOG;
+    let mut flags = pre | post;
+    if form.full_omega {
+        flags |= flags::OMEGA_FULL;
+    }
+    if form.ordering.input_reversed() {
+        flags |= flags::IN_BITREV;
+    }
+    if form.ordering.output_reversed() {
+        flags |= flags::OUT_BITREV;
+    }
+    Launch {
+        kernel: Kernel::Cluster,
+        layers: log_l,
+        log_m: log_n,
+        blocks: 1 << CLUSTER_LOG,
+        threads: (1u32 << (log_l - 2)).clamp(32, 256),
+        smem: 2 * smem_bytes(1 << log_l),
+        flags,
+        log_cols: CLUSTER_LOG,
+        dependent: false,
+        by_columns: false,
+    }
+}
+
 /// The scaling flags of a call: (first launch's, last launch's).
 fn scale_flags(form: Form) -> (u32, u32) {
     let pre = if form.coset && form.direction == Direction::Forward {
@@ -608,11 +677,12 @@ fn scale_flags(form: Form) -> (u32, u32) {
 }
 
 /// (log2 columns per block, threads) of a column launch of 2^log_s-entry columns in a transform
-/// of 2^log_n: [`narrow_columns`] where `blocks` is Narrow and a column fits, else the wide
+/// of 2^log_n: [`narrow_columns`] where `blocks` is Narrow (or Cluster, at a size no cluster
+/// runs) and a column fits, else the wide
 /// geometry ([`column_block_log`], [`THREADS`]).
 pub fn column_geometry(log_n: u32, log_s: u32, blocks: Blocks) -> (u32, u32) {
     match blocks {
-        Blocks::Narrow => narrow_columns(log_n, log_s),
+        Blocks::Narrow | Blocks::Cluster => narrow_columns(log_n, log_s),
         Blocks::Auto | Blocks::Wide => None,
     }
     .unwrap_or((column_block_log(log_n, log_s), THREADS))
@@ -631,11 +701,11 @@ pub fn narrow_columns(log_n: u32, log_s: u32) -> Option<(u32, u32)> {
 }
 
 /// (log2 tile side, threads) of a middle launch of 2^log_q-point groups, P = 2^log_p:
-/// [`narrow_tiles`] where `blocks` is Narrow and a tile pair fits, else the wide geometry (tile
+/// [`narrow_tiles`] where `blocks` is Narrow (or Cluster) and a tile pair fits, else the wide geometry (tile
 /// pairs of up to 2^MIDDLE_ELEMENTS_LOG elements, [`THREADS`]).
 pub fn middle_geometry(log_p: u32, log_q: u32, blocks: Blocks) -> (u32, u32) {
     match blocks {
-        Blocks::Narrow => narrow_tiles(log_p, log_q),
+        Blocks::Narrow | Blocks::Cluster => narrow_tiles(log_p, log_q),
         Blocks::Auto | Blocks::Wide => None,
     }
     .unwrap_or((
@@ -794,6 +864,9 @@ impl Plan {
 
     fn launches_of_stages(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let log_n = self.log_n();
+        if kernels.blocks == Blocks::Cluster && CLUSTER_LOGS.contains(&log_n) {
+            return vec![cluster_launch(log_n, form)];
+        }
         if form.ordering != Ordering::NN {
             let mid = match *self {
                 Plan::ThreeStage { log_p, .. } => Some(log_p),
@@ -1007,6 +1080,11 @@ mod tests {
                 .resolve(bn, &plan);
                 let inv = plan.launches(inverse, k);
                 let fwd = plan.launches(forward, k);
+                if k.blocks == Blocks::Cluster && CLUSTER_LOGS.contains(&log_n) {
+                    // One launch each: nothing to fuse, the engine runs both.
+                    assert_eq!(fused_lde_launch(inv.last().unwrap(), &fwd[0]), None);
+                    continue;
+                }
                 let fused = fused_lde_launch(inv.last().unwrap(), &fwd[0])
                     .unwrap_or_else(|| panic!("2^{log_n} {blocks:?}"));
                 assert_eq!(fused.kernel, Kernel::Column);
@@ -1093,7 +1171,7 @@ mod tests {
         assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
         assert_eq!(t[2].flags, flags::POST_SCALE);
         // Orderings: column launches, no permutation; below 2^18 dependent with narrow blocks
-        // (the default) and plain with wide ones.
+        // (the default above the cluster sizes) and plain with wide ones.
         let rn_form = Form {
             ordering: Ordering::RN,
             coset: true,
@@ -1101,7 +1179,20 @@ mod tests {
         };
         let p12 = Plan::for_size(12).unwrap();
         let auto = Kernels::default().resolve(FieldId::Bn254Fr, &p12);
-        let rn = p12.launches(rn_form, auto);
+        // The default at 2^12: one cluster launch with the ordering's and scaling's flags.
+        let cl = p12.launches(rn_form, auto);
+        assert_eq!(cl, [cluster_launch(12, rn_form)]);
+        assert_eq!(
+            (cl[0].kernel, cl[0].layers, cl[0].blocks, cl[0].threads),
+            (Kernel::Cluster, 8, 16, 64)
+        );
+        assert_eq!(cl[0].flags, flags::PRE_SCALE | flags::IN_BITREV);
+        assert_eq!(cl[0].smem, 2 * smem_bytes(256));
+        let narrow = Kernels {
+            blocks: Blocks::Narrow,
+            ..Kernels::default()
+        };
+        let rn = p12.launches(rn_form, narrow.resolve(FieldId::Bn254Fr, &p12));
         assert!(rn.iter().all(|l| l.kernel == Kernel::Column));
         assert!(!rn[0].dependent && rn[1].dependent);
         let wide = Kernels {
@@ -1289,6 +1380,10 @@ mod tests {
             lde: Lde::BitReversed,
             ..k
         };
+        let cluster = |k: Kernels| Kernels {
+            blocks: Blocks::Cluster,
+            ..narrow(k)
+        };
         let warp_br = Kernels {
             lde: Lde::BitReversed,
             ..warp
@@ -1298,7 +1393,8 @@ mod tests {
             (17, narrow(warp)),
             (19, warp_br),
             (23, warp),
-            (13, narrow(shared)),
+            (13, cluster(shared)),
+            (14, narrow(shared)),
             (15, narrow(shared)),
             (22, shared),
             (24, shared),
@@ -1314,8 +1410,16 @@ mod tests {
         assert_eq!(warp.resolve(FieldId::Bls12_381Fr, &p23), warp);
         assert_eq!(
             auto.resolve(bn, &Plan::for_size(10).unwrap()),
+            cluster(shared)
+        );
+        assert_eq!(
+            auto.resolve(bn, &Plan::for_size(8).unwrap()),
             narrow(shared)
         );
+        // Clusters while the batch holds at most 2^CLUSTER_AUTO_MAX_LOG elements.
+        let p12 = Plan::for_size(12).unwrap();
+        assert_eq!(auto.resolve_batch(bn, &p12, 2).blocks, Blocks::Cluster);
+        assert_eq!(auto.resolve_batch(bn, &p12, 3).blocks, Blocks::Narrow);
         assert_eq!(Kernels::parse("").unwrap(), Kernels::default());
         assert_eq!(
             Kernels::parse("blocks=narrow").unwrap(),

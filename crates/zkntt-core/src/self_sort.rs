@@ -649,6 +649,57 @@ pub fn column_launch<F: FftField>(a: &mut [F], log_s: u32, log_m: u32, fl: u32, 
     }
 }
 
+/// Twin of the cluster launch (`cuda/ntt/cluster.cu`, [`plan::cluster_launch`]): the transform of
+/// `a` (2^log_n entries, `omega` the N-th root) as N = C x L four-step on C = 2^log_c blocks, with
+/// the kernel's slots: block b takes the columns i2 = b L/C + t into slot t C + i1 (from position
+/// i = i1 L + i2, or rev_n(i) with [`flags::IN_BITREV`]), runs their C-point DIFs (the L-point
+/// table read at every (L/C)-th entry), sends slot t C + j, entry k1 = rev_c(j), times w_N^(i2 k1),
+/// to block k1's row at slot i2; each row then runs its L-point DIF, and slot j of row k1 (entry
+/// k2 = rev_l(j)) goes to k = k1 + C k2, or rev_n(k) with [`flags::OUT_BITREV`]. The scaling flags
+/// are applied by [`ntt`] around it. Needs log_c <= log_n - log_c.
+pub fn cluster_transform<F: FftField>(a: &mut [F], log_c: u32, fl: u32, omega: F) {
+    let log_n = a.len().trailing_zeros();
+    let (log_l, rev_in, rev_out) = (
+        log_n - log_c,
+        fl & flags::IN_BITREV != 0,
+        fl & flags::OUT_BITREV != 0,
+    );
+    let log_w = log_l - log_c;
+    let (c, l) = (1usize << log_c, 1usize << log_l);
+    let w_l = omega.pow([c as u64]);
+    let tw_l: Vec<F> = std::iter::successors(Some(F::one()), |x| Some(*x * w_l))
+        .take(l / 2)
+        .collect();
+    let tw_c: Vec<F> = tw_l.iter().step_by(1 << log_w).copied().collect();
+    let at = |i: usize, rev: bool| if rev { bit_reverse_index(i, log_n) } else { i };
+    let mut rows = vec![vec![F::zero(); l]; c];
+    for b in 0..c {
+        let mut cols = vec![F::zero(); l];
+        for t in 0..1usize << log_w {
+            let i2 = (b << log_w) + t;
+            for i1 in 0..c {
+                cols[(t << log_c) + i1] = a[at((i1 << log_l) + i2, rev_in)];
+            }
+        }
+        for col in cols.chunks_mut(c) {
+            dif_in_slots(col, log_c, &tw_c, true);
+        }
+        for t in 0..1usize << log_w {
+            let i2 = (b << log_w) + t;
+            for j in 0..c {
+                let k1 = bit_reverse_index(j, log_c);
+                rows[k1][i2] = cols[(t << log_c) + j] * omega.pow([(i2 * k1) as u64]);
+            }
+        }
+    }
+    for (k1, row) in rows.iter_mut().enumerate() {
+        dif_in_slots(row, log_l, &tw_l, true);
+        for (j, v) in row.iter().enumerate() {
+            a[at(k1 + (bit_reverse_index(j, log_l) << log_c), rev_out)] = *v;
+        }
+    }
+}
+
 /// The transform in `ordering` (NR: natural in, bit-reversed out; RN the other way;
 /// `a[k] <- sum_j a[j] * omega^(j*k)` in those positions) as the GPU runs it under `plan`: the
 /// self-sorting stages for NN, the plan's launch table of column launches otherwise.
@@ -736,6 +787,30 @@ mod tests {
     use super::*;
     use ark_bn254::Fr;
     use ark_ff::UniformRand;
+
+    /// The cluster launch's twin at every size the plan gives it, in every ordering, against the
+    /// column launches (and so ark-poly's order), BN254 and BLS12-381.
+    #[test]
+    fn cluster_transform_is_the_transform() {
+        fn check<F: FftField + UniformRand>() {
+            let mut rng = ark_std::test_rng();
+            for log_n in plan::CLUSTER_LOGS {
+                let n = 1usize << log_n;
+                let omega = F::get_root_of_unity(n as u64).unwrap();
+                let input: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();
+                for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                    let l = plan::cluster_launch(log_n, ordered(ordering));
+                    let mut want = input.clone();
+                    transform_ordered(&mut want, omega, Plan::for_size(log_n).unwrap(), ordering);
+                    let mut got = input.clone();
+                    cluster_transform(&mut got, l.log_cols, l.flags, omega);
+                    assert!(got == want, "2^{log_n} {ordering:?}");
+                }
+            }
+        }
+        check::<Fr>();
+        check::<ark_bls12_381::Fr>();
+    }
 
     #[test]
     fn stage1_block_is_the_column_stage() {

@@ -85,6 +85,12 @@ pub mod ntt {
         bn254_fr: "ntt_stage1_el8_bn254_fr",
         bls12_381_fr: "ntt_stage1_el8_bls12_381_fr",
     };
+    /// `cuda/ntt/cluster.cu`: a whole transform in one launch on a thread-block cluster (sm_90+),
+    /// its blocks exchanging through distributed shared memory; every ordering by its flags.
+    pub const CLUSTER: PerField = PerField {
+        bn254_fr: "ntt_cluster_bn254_fr",
+        bls12_381_fr: "ntt_cluster_bls12_381_fr",
+    };
     /// `cuda/ntt/split_pack.cu`: the split NTT's four-step twiddle and send-layout pack (one
     /// transform across GPUs, between its two local passes).
     pub const SPLIT_PACK: PerField = PerField {
@@ -154,8 +160,9 @@ pub mod pipe {
 pub const ALL_PLAIN: [&str; 2] = [pipe::DFMA, pipe::IMAD_WIDE];
 
 /// Every per-field name above, for the build's check.
-pub const ALL: [PerField; 23] = [
+pub const ALL: [PerField; 24] = [
     ntt::COLUMN,
+    ntt::CLUSTER,
     ntt::SPLIT_PACK,
     ntt::MIDDLE,
     ntt::STAGE2_WARP,

@@ -61,6 +61,8 @@ pub struct NttEngine {
     pub(super) dependent_launch: bool,
     /// The kernel generation of each stage ([`Kernels`]).
     kernels: Mutex<Kernels>,
+    /// Whether this GPU runs the cluster launch, per field (asked once: [`Self::runs_clusters`]).
+    clusters: Mutex<HashMap<FieldId, bool>>,
 }
 
 impl NttEngine {
@@ -72,7 +74,33 @@ impl NttEngine {
             twiddles: Mutex::new(HashMap::new()),
             cosets: Mutex::new(Vec::new()),
             kernels: Mutex::new(kernels_from_env()),
+            clusters: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Whether the GPU runs `field`'s cluster launch ([`zkntt_core::plan::Kernel::Cluster`]): sm_90
+    /// or later, and at least one cluster of the largest one's shape at a time
+    /// (`cuOccupancyMaxActiveClusters`, which also allows its non-portable size on the kernel).
+    /// Asked once per field; any error reads as no.
+    pub(super) fn runs_clusters(&self, field: FieldId) -> bool {
+        let mut known = self.clusters.lock().unwrap_or_else(|p| p.into_inner());
+        *known.entry(field).or_insert_with(|| {
+            let sm90 = self.gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
+            let fits = || -> Result<bool> {
+                let f = self
+                    .gpu
+                    .field_function(&zkntt_kernels::names::ntt::CLUSTER, field)?;
+                let log_n = *zkntt_core::plan::CLUSTER_LOGS.end();
+                let l = zkntt_core::plan::cluster_launch(log_n, Default::default());
+                let cfg = cudarc::driver::LaunchConfig {
+                    grid_dim: (l.blocks, 1, 1),
+                    block_dim: (l.threads, 1, 1),
+                    shared_mem_bytes: l.smem,
+                };
+                Ok(crate::launch::max_active_clusters(self.gpu.stream(), &f, cfg, l.blocks)? >= 1)
+            };
+            sm90 && fits().unwrap_or(false)
+        })
     }
 
     /// The kernel generation each stage runs (default: [`Kernels::default`], per field and size what
@@ -253,7 +281,8 @@ impl NttEngine {
             inv.launches().last().expect("a transform has launches"),
             &fwd.launches()[0],
         );
-        // Where they do not fuse (a stage generation forced): both transforms in full.
+        // Where they do not fuse (a stage generation forced, or one cluster launch each): both
+        // transforms in full.
         let (fwd, fused) = match fused {
             Some(l) => {
                 let scale = self.coset_powers(g, fwd.log_n(), true)?;

@@ -8,7 +8,7 @@ use crate::{Error, Result};
 use cudarc::driver::{CudaFunction, LaunchConfig};
 use std::ops::Range;
 use std::sync::Arc;
-use zkntt_core::plan::{Form, Kernel, Launch, flags};
+use zkntt_core::plan::{Blocks, Form, Kernel, Kernels, Launch, flags};
 use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Plan};
 use zkntt_kernels::names;
 
@@ -84,7 +84,15 @@ impl Prepared {
             coset: coset.is_some(),
             full_omega,
         };
-        let kernels = engine.kernels().resolve_batch(F::ID, &plan, cfg.batch);
+        let mut kernels = engine.kernels().resolve_batch(F::ID, &plan, cfg.batch);
+        if kernels.blocks == Blocks::Cluster && !engine.runs_clusters(F::ID) {
+            // No clusters on this GPU (before sm_90): narrow blocks instead.
+            kernels = Kernels {
+                blocks: Blocks::Narrow,
+                ..engine.kernels()
+            }
+            .resolve_batch(F::ID, &plan, cfg.batch);
+        }
         let launches = plan.launches(form, kernels);
         // Each launch's sub-NTTs are 2^layers points (P, Q, or a bit-reversed ordering's column).
         let subs = launches
@@ -245,12 +253,25 @@ impl NttEngine {
             Kernel::Column if l.flags & flags::OUT_BITREV != 0 => &names::ntt::COLUMN_NR,
             Kernel::Column => &names::ntt::COLUMN,
             Kernel::Middle => &names::ntt::MIDDLE,
+            Kernel::Cluster => &names::ntt::CLUSTER,
             Kernel::Stage2Warp => &names::ntt::STAGE2_WARP,
             // One symbol per block size (slots per thread), each with its register budget.
             Kernel::Stage1 if l.layers + l.log_cols == 9 => &names::ntt::STAGE1_EL4,
             Kernel::Stage1 => &names::ntt::STAGE1_EL8,
         };
         let f = self.gpu().field_function(kernel, call.field)?;
+        if l.kernel == Kernel::Cluster {
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, batch.len() as u32, 1),
+                block_dim: (l.threads, 1, 1),
+                shared_mem_bytes: l.smem,
+            };
+            // SAFETY: as in `launch_kernel`; one cluster of `l.blocks` blocks per transform, a
+            // size `runs_clusters` found this GPU runs (which also allowed it on the function).
+            return unsafe {
+                crate::launch::launch_cluster(self.gpu().stream(), &f, cfg, &p, l.blocks)
+            };
+        }
         self.launch_kernel(&f, &p, (blocks, batch.len() as u32), l, dependent)
     }
 

@@ -10,6 +10,7 @@ use crate::device_vec::check_room;
 use crate::error::DriverContext;
 use crate::{Error, Gpu, Result};
 use cudarc::driver::{CudaSlice, DevicePtr};
+use zkntt_core::plan::{CLUSTER_LOG, CLUSTER_LOGS};
 use zkntt_core::{Direction, GpuField, Plan};
 
 /// A table of field elements on the device (type-erased: 4 words each). Written once on the
@@ -157,11 +158,15 @@ fn omega_table<F: GpuField>(gpu: &Gpu, w: F, log_n: u32) -> Result<OmegaTable> {
 }
 
 /// log2 of every sub-NTT size the launches of `plan` run in any ordering (their `layers`): P and
-/// Q (N for a single-block plan) and the bit-reversed orderings' column sizes.
+/// Q (N for a single-block plan), the bit-reversed orderings' column sizes and, for the sizes a
+/// cluster launch runs, its rows' L.
 pub(crate) fn sub_sizes(plan: Plan) -> Vec<u32> {
     let mut sizes = plan.ordered_columns();
     if let Plan::ThreeStage { log_p, log_q, .. } = plan {
         sizes.extend([log_p, log_q]);
+    }
+    if CLUSTER_LOGS.contains(&plan.log_n()) {
+        sizes.push(plan.log_n() - CLUSTER_LOG);
     }
     sizes.sort_unstable();
     sizes.dedup();
@@ -265,7 +270,7 @@ mod tests {
             for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
                 for stage1 in [Stage1::Shared, Stage1::Shuffle] {
                     for stage2 in [Stage2::Shared, Stage2::Warp] {
-                        for blocks in [Blocks::Wide, Blocks::Narrow] {
+                        for blocks in [Blocks::Wide, Blocks::Narrow, Blocks::Cluster] {
                             let form = Form {
                                 ordering,
                                 ..Form::default()

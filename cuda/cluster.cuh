@@ -1,0 +1,45 @@
+// Thread-block clusters (sm_90+): the block's rank, the cluster barrier and distributed shared
+// memory (a block's shared memory addressed from another block of its cluster). Shared by the
+// big-field cluster kernel (cuda/ntt/cluster.cu) and the small-word one (cuda/small/ntt_cluster.cu).
+#pragma once
+#include <cstdint>
+
+namespace zkntt {
+namespace cluster {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ uint32_t rank() {
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+// Every thread of every block of the cluster; orders shared (local and remote) and global memory.
+__device__ __forceinline__ void barrier() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// The two halves of a barrier that orders nothing: every block of the cluster has started once
+// `wait_started` returns (a block's shared memory may be addressed from another only then).
+__device__ __forceinline__ void arrive_started() {
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wait_started() {
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
+// The shared::cluster address of shared-memory address `local` in block `block` of the cluster.
+__device__ __forceinline__ uint32_t remote(uint32_t local, uint32_t block) {
+    uint32_t r;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(local), "r"(block));
+    return r;
+}
+__device__ __forceinline__ uint32_t load_remote(uint32_t addr) {
+    uint32_t v;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+__device__ __forceinline__ void store_remote(uint32_t addr, uint32_t v) {
+    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+#endif
+
+}  // namespace cluster
+}  // namespace zkntt
