@@ -28,6 +28,21 @@ namespace ntt {
 // Global accesses of one thread issued together (their latencies overlap).
 constexpr uint32_t CLUSTER_BATCH = 4;
 
+// x[u] *= t^(e[u]) (a split power table) for u < B: every read issued before the first product,
+// the products out of line (mul_called).
+template <class F, uint32_t B>
+__device__ __forceinline__ void mul_powers_called(F (&x)[B], const PowerTable& t, uint32_t lo_bits,
+                                                  const uint64_t (&e)[B]) {
+    F lo[B], hi[B];
+#pragma unroll
+    for (uint32_t u = 0; u < B; u++) {
+        lo[u] = load_global<F>(t.lo, e[u] & ((1ull << lo_bits) - 1));
+        hi[u] = load_global<F>(t.hi, e[u] >> lo_bits);
+    }
+#pragma unroll
+    for (uint32_t u = 0; u < B; u++) x[u] = mul_called<F>(x[u], mul_called<F>(hi[u], lo[u]));
+}
+
 template <class F, bool IN_REV, bool OUT_REV>
 __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -67,13 +82,13 @@ __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
             x[u] = load_global<F>(base, pos * p.elem_stride);
             slot[u] = (t << log_c) + i1;
         }
-        if (p.flags & PRE_SCALE) mul_lookups<F, CLUSTER_BATCH>(x, p.pre, p.lo_bits, i);
+        if (p.flags & PRE_SCALE) mul_powers_called<F, CLUSTER_BATCH>(x, p.pre, p.lo_bits, i);
 #pragma unroll
         for (uint32_t u = 0; u < CLUSTER_BATCH; u++)
             if (e0 + u * blockDim.x < Lsz) cols.set(slot[u], x[u]);
     }
     __syncthreads();
-    dif_in_shared<F, false>(cols, log_c, 1u << log_w, tw, log_w);
+    dif_in_shared<F, false, true>(cols, log_c, 1u << log_w, tw, log_w);
 
     // Slot t C + j holds entry k1 = rev_c(j) of column i2: times w_N^(i2 k1), to block k1's row,
     // slot i2. Consecutive threads take consecutive columns (one destination block, consecutive
@@ -94,8 +109,13 @@ __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
             ex[u] = (uint64_t)i2 * k1[u];
             dst[u] = SmemElements<F>::pad(i2);
         }
-        if (p.flags & OMEGA_FULL) mul_table<F, 2>(x, p.omega.lo, ex);
-        else mul_lookups<F, 2>(x, p.omega, p.lo_bits, ex);
+        if (p.flags & OMEGA_FULL) {
+            const F w0 = load_global<F>(p.omega.lo, ex[0]), w1 = load_global<F>(p.omega.lo, ex[1]);
+            x[0] = mul_called<F>(x[0], w0);
+            x[1] = mul_called<F>(x[1], w1);
+        } else {
+            mul_powers_called<F, 2>(x, p.omega, p.lo_bits, ex);
+        }
 #pragma unroll
         for (uint32_t u = 0; u < 2; u++) {
             if (e0 + u * blockDim.x >= Lsz) continue;
@@ -107,7 +127,7 @@ __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
     cluster::barrier();
 
     // 2. Row k1 = b: the L-point DIF; slot j then holds entry k2 = rev_l(j).
-    dif_in_shared<F, false>(row, log_l, 1, tw);
+    dif_in_shared<F, false, true>(row, log_l, 1, tw);
     F post_const;
     if (p.flags & POST_CONST) post_const = load_global<F>(p.post_const, 0);
     for (uint32_t e0 = threadIdx.x; e0 < Lsz; e0 += 2 * blockDim.x) {
@@ -123,10 +143,10 @@ __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
             k[u] = b + ((uint64_t)k2 << log_c);
             pos[u] = OUT_REV ? ((uint64_t)bit_reverse(b, log_c) << log_l) + e : k[u];
         }
-        if (p.flags & POST_SCALE) mul_lookups<F, 2>(x, p.post, p.lo_bits, k);
+        if (p.flags & POST_SCALE) mul_powers_called<F, 2>(x, p.post, p.lo_bits, k);
 #pragma unroll
         for (uint32_t u = 0; u < 2; u++) {
-            if (p.flags & POST_CONST) x[u] = L::mul(x[u], post_const);
+            if (p.flags & POST_CONST) x[u] = mul_called<F>(x[u], post_const);
             x[u] = L::canonical(x[u]);
             if (e0 + u * blockDim.x < Lsz) x[u].store(reinterpret_cast<F*>(base) + pos[u] * p.elem_stride);
         }

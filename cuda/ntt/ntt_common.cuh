@@ -110,6 +110,21 @@ __device__ __forceinline__ F mul_on(const F& a, const F& w) {
     else return lazy<typename F::params>::mul(a, w);
 }
 
+// The lazy product out of line: every call runs the one copy of its code. For a kernel whose lone
+// warp per SM runs each inlined product once, and so waits on instruction fetch more than on the
+// products (the cluster kernel: benches/NOTES.md, issue 17).
+template <class F>
+__device__ __noinline__ F mul_called(F a, F w) {
+    return lazy<typename F::params>::mul(a, w);
+}
+
+// a * w in lazy<P>'s range, inlined or (CALLED) out of line.
+template <class F, bool CALLED>
+__device__ __forceinline__ F mul_by(const F& a, const F& w) {
+    if constexpr (CALLED) return mul_called<F>(a, w);
+    else return lazy<typename F::params>::mul(a, w);
+}
+
 // x[u] *= t^(e[u]) for u < B, two elements at a time: the four table reads of a pair are issued
 // before its products (four elements at a time would spill at 128 registers). HYBRID: the second
 // element's two products on the FP64 pipe.
@@ -241,9 +256,10 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
 // butterfly per thread. The same trivial twiddles are skipped. `tw` holds w_S^t, t < S/2 (in
 // shared memory in narrow blocks), or with `tw_shift` w_S'^t, S' = S 2^tw_shift, of which every
 // 2^tw_shift-th entry is read (the cluster kernel's C-point columns read its L-point table).
-// Lazy range in and out; called by the whole block; ends with a barrier. CPU twin:
+// CALLED: every product out of line (mul_called). Lazy range in and out; called by the whole
+// block; ends with a barrier. CPU twin:
 // zkntt_core::self_sort::dif_in_slots.
-template <class F, bool NARROW_BLOCK>
+template <class F, bool NARROW_BLOCK, bool CALLED = false>
 __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw, uint32_t tw_shift = 0) {
     using L = lazy<typename F::params>;
@@ -258,7 +274,7 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_
                 const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
                 const F u = sm.get(i0), v = sm.get(i0 + h);
                 F d = L::sub(u, v);
-                if (s > 0) d = L::mul(d, F::load(tw + ((pos << (log_s - 1 - s)) << tw_shift)));
+                if (s > 0) d = mul_by<F, CALLED>(d, F::load(tw + ((pos << (log_s - 1 - s)) << tw_shift)));
                 sm.set(i0, L::add(u, v));
                 sm.set(i0 + h, d);
             }
@@ -282,15 +298,15 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_
             if (s == 0) {
                 // pos == 0: layer 1's twiddles 1 and w_4 (= w_S^(S/4)), layer 0's 1.
                 a2 = L::sub(x0, x2);
-                a3 = L::mul(L::sub(x1, x3), F::load(tw + ((1u << log_quarter) << tw_shift)));
+                a3 = mul_by<F, CALLED>(L::sub(x1, x3), F::load(tw + ((1u << log_quarter) << tw_shift)));
                 y1 = L::sub(a0, a1);
                 y3 = L::sub(a2, a3);
             } else {
-                a2 = L::mul(L::sub(x0, x2), F::load(tw + ((pos << (log_s - 2 - s)) << tw_shift)));
-                a3 = L::mul(L::sub(x1, x3), F::load(tw + (((pos + h) << (log_s - 2 - s)) << tw_shift)));
+                a2 = mul_by<F, CALLED>(L::sub(x0, x2), F::load(tw + ((pos << (log_s - 2 - s)) << tw_shift)));
+                a3 = mul_by<F, CALLED>(L::sub(x1, x3), F::load(tw + (((pos + h) << (log_s - 2 - s)) << tw_shift)));
                 const F w1 = F::load(tw + ((pos << (log_s - 1 - s)) << tw_shift));
-                y1 = L::mul(L::sub(a0, a1), w1);
-                y3 = L::mul(L::sub(a2, a3), w1);
+                y1 = mul_by<F, CALLED>(L::sub(a0, a1), w1);
+                y3 = mul_by<F, CALLED>(L::sub(a2, a3), w1);
             }
             sm.set(i0, L::add(a0, a1));
             sm.set(i0 + h, y1);
