@@ -6,8 +6,8 @@
 # 2^1..2^ZKNTT_SANITIZE_MAX_LOG, default 19); `small`: the stages bench and the matrix at
 # 2^8..2^20 / 2^8..2^17; `mid`: the matrix at 2^18..2^22; `ncu12`: ncu's duration of every launch
 # of the 2^12 matrix (zkntt with narrow and wide blocks, sppark) as CSV; `clusters`: the matrix at
-# 2^8..2^17 with the default kernels (the cluster launch to 2^13) and with narrow blocks (the
-# default before it), interleaved twice, then clusters forced at 2^9..2^14. Logs and tables into $OUT.
+# 2^8..2^17 with the cluster launch forced (2^9..2^14) and with narrow blocks (the default),
+# interleaved twice. Logs and tables into $OUT.
 #   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize] [small] [mid] [ncu12] [clusters]
 #   (default: tests bench ncu sanitize)
 set -uo pipefail
@@ -78,17 +78,13 @@ for s in $steps; do
     ;;
   clusters)
     for r in 1 2; do
-      for b in auto narrow; do
+      for b in cluster narrow; do
         step "matrix 2^8..2^17 beside sppark, blocks=$b, round $r"
         ZKNTT_KERNELS=blocks=$b timeout 150 "$bin/bin/zkntt" bench ntt --matrix --from 8 --to 17 --reps 30 \
           --json "$out/matrix_${b}_$r.json" > "$out/matrix_${b}_$r.md" 2>&1 || rc=1
         grep -E "^\| [0-9]+ \| forward|rror|panick" "$out/matrix_${b}_$r.md"
       done
     done
-    step "matrix 2^9..2^14 beside sppark, blocks=cluster"
-    ZKNTT_KERNELS=blocks=cluster timeout 120 "$bin/bin/zkntt" bench ntt --matrix --from 9 --to 14 --reps 30 \
-      --json "$out/matrix_cluster.json" > "$out/matrix_cluster.md" 2>&1 || rc=1
-    grep -E "^\| [0-9]+ \| |rror|panick" "$out/matrix_cluster.md"
     ;;
   sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

@@ -84,8 +84,6 @@ pub const CLUSTER_LOG: u32 = 4;
 /// its row: 2 x 33 KiB at 2^14), and C <= L. Above 2^14 sixteen SMs' multipliers take longer than
 /// the two launches of the bit-reversed orderings.
 pub const CLUSTER_LOGS: std::ops::RangeInclusive<u32> = 9..=14;
-/// Largest log2 elements of a call (the batch's) that [`Blocks::Auto`] runs on clusters.
-pub const CLUSTER_AUTO_MAX_LOG: u32 = 13;
 
 /// Bits of a launch's `flags`: what the kernel does besides its NTT layers. The same values as
 /// `cuda/ntt/ntt_common.cuh`.
@@ -191,11 +189,10 @@ pub enum Stage2 {
 /// blocks spread it over more blocks and warps. Every choice gives identical results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Blocks {
-    /// Clusters for the sizes in [`CLUSTER_LOGS`] while the call holds at most
-    /// 2^[`CLUSTER_AUTO_MAX_LOG`] elements, else narrow while it holds at most
-    /// 2^[`NARROW_MAX_LOG`], wide beyond ([`Kernels::resolve_batch`]); wide wherever a stage
-    /// generation is forced to the seed's stage1 (its blocks are 2^9-2^10 slots). The engine
-    /// takes narrow blocks for clusters where the GPU runs none (before sm_90).
+    /// Narrow while the call (the whole batch) holds at most 2^[`NARROW_MAX_LOG`] elements, wide
+    /// beyond ([`Kernels::resolve_batch`]); wide wherever a stage generation is forced to the
+    /// seed's stage1 (its blocks are 2^9-2^10 slots). Never clusters: on the H100 the cluster
+    /// launch measured slower than narrow blocks at every size it runs (benches/NOTES.md, issue 17).
     Auto,
     /// 128 threads, up to 2^10 elements per column block (radix-4 groups, a group per thread)
     /// and 2^9 per middle block. One-block transforms (up to 2^[`MAX_SINGLE_LOG`]) are narrow
@@ -205,7 +202,8 @@ pub enum Blocks {
     /// (half as many threads as elements), where the column or group fits; wide elsewhere.
     Narrow,
     /// One launch per transform on a cluster ([`Kernel::Cluster`]) for the sizes in
-    /// [`CLUSTER_LOGS`], narrow blocks elsewhere.
+    /// [`CLUSTER_LOGS`], narrow blocks elsewhere and where the GPU runs no 16-block cluster
+    /// (before sm_90). Measured slower than narrow blocks on the H100: forced only.
     Cluster,
 }
 
@@ -326,12 +324,6 @@ impl Kernels {
                 if stage1 == Stage1::Shuffle || plan.log_n() + batch_log > NARROW_MAX_LOG =>
             {
                 Blocks::Wide
-            }
-            Blocks::Auto
-                if CLUSTER_LOGS.contains(&plan.log_n())
-                    && plan.log_n() + batch_log <= CLUSTER_AUTO_MAX_LOG =>
-            {
-                Blocks::Cluster
             }
             Blocks::Auto => Blocks::Narrow,
             chosen => chosen,
@@ -1171,7 +1163,7 @@ mod tests {
         assert_eq!(t[0].flags, flags::TWIDDLE_OUT);
         assert_eq!(t[2].flags, flags::POST_SCALE);
         // Orderings: column launches, no permutation; below 2^18 dependent with narrow blocks
-        // (the default above the cluster sizes) and plain with wide ones.
+        // (the default) and plain with wide ones.
         let rn_form = Form {
             ordering: Ordering::RN,
             coset: true,
@@ -1179,8 +1171,12 @@ mod tests {
         };
         let p12 = Plan::for_size(12).unwrap();
         let auto = Kernels::default().resolve(FieldId::Bn254Fr, &p12);
-        // The default at 2^12: one cluster launch with the ordering's and scaling's flags.
-        let cl = p12.launches(rn_form, auto);
+        // Clusters forced at 2^12: one launch with the ordering's and scaling's flags.
+        let forced = Kernels {
+            blocks: Blocks::Cluster,
+            ..Kernels::default()
+        };
+        let cl = p12.launches(rn_form, forced.resolve(FieldId::Bn254Fr, &p12));
         assert_eq!(cl, [cluster_launch(12, rn_form)]);
         assert_eq!(
             (cl[0].kernel, cl[0].layers, cl[0].blocks, cl[0].threads),
@@ -1188,11 +1184,7 @@ mod tests {
         );
         assert_eq!(cl[0].flags, flags::PRE_SCALE | flags::IN_BITREV);
         assert_eq!(cl[0].smem, 2 * smem_bytes(256));
-        let narrow = Kernels {
-            blocks: Blocks::Narrow,
-            ..Kernels::default()
-        };
-        let rn = p12.launches(rn_form, narrow.resolve(FieldId::Bn254Fr, &p12));
+        let rn = p12.launches(rn_form, auto);
         assert!(rn.iter().all(|l| l.kernel == Kernel::Column));
         assert!(!rn[0].dependent && rn[1].dependent);
         let wide = Kernels {
@@ -1380,10 +1372,6 @@ mod tests {
             lde: Lde::BitReversed,
             ..k
         };
-        let cluster = |k: Kernels| Kernels {
-            blocks: Blocks::Cluster,
-            ..narrow(k)
-        };
         let warp_br = Kernels {
             lde: Lde::BitReversed,
             ..warp
@@ -1393,7 +1381,7 @@ mod tests {
             (17, narrow(warp)),
             (19, warp_br),
             (23, warp),
-            (13, cluster(shared)),
+            (13, narrow(shared)),
             (14, narrow(shared)),
             (15, narrow(shared)),
             (22, shared),
@@ -1410,16 +1398,20 @@ mod tests {
         assert_eq!(warp.resolve(FieldId::Bls12_381Fr, &p23), warp);
         assert_eq!(
             auto.resolve(bn, &Plan::for_size(10).unwrap()),
-            cluster(shared)
-        );
-        assert_eq!(
-            auto.resolve(bn, &Plan::for_size(8).unwrap()),
             narrow(shared)
         );
-        // Clusters while the batch holds at most 2^CLUSTER_AUTO_MAX_LOG elements.
-        let p12 = Plan::for_size(12).unwrap();
-        assert_eq!(auto.resolve_batch(bn, &p12, 2).blocks, Blocks::Cluster);
-        assert_eq!(auto.resolve_batch(bn, &p12, 3).blocks, Blocks::Narrow);
+        // Clusters only where forced; dependent launches with them (none: one launch).
+        let forced = Kernels {
+            blocks: Blocks::Cluster,
+            ..auto
+        };
+        assert_eq!(
+            forced.resolve(bn, &Plan::for_size(12).unwrap()),
+            Kernels {
+                blocks: Blocks::Cluster,
+                ..narrow(shared)
+            }
+        );
         assert_eq!(Kernels::parse("").unwrap(), Kernels::default());
         assert_eq!(
             Kernels::parse("blocks=narrow").unwrap(),

@@ -467,8 +467,8 @@ fn stage2_warp_every_three_stage_size() {
 /// Narrow blocks forced (a radix-2 butterfly per thread, at most 2^8 elements per block, wherever
 /// a column or group fits), as the warp stage2 test; the wide blocks and the cluster launch (every
 /// size it runs, batches included, on sm_90+; narrow blocks elsewhere) forced likewise (the default
-/// below 2^18 is narrow, clusters to 2^13). `ZKNTT_KERNELS=blocks=narrow|wide|cluster` runs every
-/// other suite with any of them.
+/// below 2^18 is narrow). `ZKNTT_KERNELS=blocks=narrow|wide|cluster` runs every other suite with
+/// any of them.
 #[test]
 fn narrow_and_wide_blocks_every_three_stage_size() {
     for blocks in [Blocks::Narrow, Blocks::Wide, Blocks::Cluster] {
