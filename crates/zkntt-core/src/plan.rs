@@ -81,8 +81,8 @@ pub const DEPENDENT_LAUNCH_MIN_LOG: u32 = 18;
 /// cluster (a non-portable size), so a transform is spread over 16 SMs.
 pub const CLUSTER_LOG: u32 = 4;
 /// The sizes [`Kernel::Cluster`] runs: each block holds L = N / C elements twice (its columns and
-/// its row: 2 x 33 KiB at 2^14), and C <= L. Above 2^14 sixteen SMs' multipliers take longer than
-/// the two launches of the bit-reversed orderings.
+/// its row: 2 x 33 KiB at 2^14), and C <= L. Above 2^14 sixteen SMs' multipliers alone would take
+/// about as long as the two launches of the bit-reversed orderings (the floor: benches/NOTES.md).
 pub const CLUSTER_LOGS: std::ops::RangeInclusive<u32> = 9..=14;
 
 /// Bits of a launch's `flags`: what the kernel does besides its NTT layers. The same values as
@@ -670,8 +670,7 @@ fn scale_flags(form: Form) -> (u32, u32) {
 
 /// (log2 columns per block, threads) of a column launch of 2^log_s-entry columns in a transform
 /// of 2^log_n: [`narrow_columns`] where `blocks` is Narrow (or Cluster, at a size no cluster
-/// runs) and a column fits, else the wide
-/// geometry ([`column_block_log`], [`THREADS`]).
+/// runs) and a column fits, else the wide geometry ([`column_block_log`], [`THREADS`]).
 pub fn column_geometry(log_n: u32, log_s: u32, blocks: Blocks) -> (u32, u32) {
     match blocks {
         Blocks::Narrow | Blocks::Cluster => narrow_columns(log_n, log_s),
@@ -693,8 +692,8 @@ pub fn narrow_columns(log_n: u32, log_s: u32) -> Option<(u32, u32)> {
 }
 
 /// (log2 tile side, threads) of a middle launch of 2^log_q-point groups, P = 2^log_p:
-/// [`narrow_tiles`] where `blocks` is Narrow (or Cluster) and a tile pair fits, else the wide geometry (tile
-/// pairs of up to 2^MIDDLE_ELEMENTS_LOG elements, [`THREADS`]).
+/// [`narrow_tiles`] where `blocks` is Narrow (or Cluster) and a tile pair fits, else the wide
+/// geometry (tile pairs of up to 2^MIDDLE_ELEMENTS_LOG elements, [`THREADS`]).
 pub fn middle_geometry(log_p: u32, log_q: u32, blocks: Blocks) -> (u32, u32) {
     match blocks {
         Blocks::Narrow | Blocks::Cluster => narrow_tiles(log_p, log_q),
