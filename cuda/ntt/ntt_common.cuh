@@ -257,8 +257,7 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
 // shared memory in narrow blocks), or with `tw_shift` w_S'^t, S' = S 2^tw_shift, of which every
 // 2^tw_shift-th entry is read (the cluster kernel's C-point columns read its L-point table).
 // CALLED: every product out of line (mul_called). Lazy range in and out; called by the whole
-// block; ends with a barrier. CPU twin:
-// zkntt_core::self_sort::dif_in_slots.
+// block; ends with a barrier. CPU twin: zkntt_core::self_sort::dif_in_slots.
 template <class F, bool NARROW_BLOCK, bool CALLED = false>
 __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw, uint32_t tw_shift = 0) {
