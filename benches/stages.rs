@@ -9,7 +9,7 @@
 
 use ark_bn254::Fr;
 use zkntt_benches::{env_log, median_f32, random_elements, sppark_bn254_ms};
-use zkntt_core::plan::{Blocks, Chain, Kernels, Lde, Product, Stage1, Stage2};
+use zkntt_core::plan::{Blocks, Chain, Kernels, Lde, Natural, Product, Stage1, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
@@ -55,6 +55,7 @@ fn main() {
         chain: Chain::Auto,
         product: Product::Auto,
         lde: Lde::Auto,
+        natural: Natural::SelfSorting,
     };
     let all = [
         (
@@ -85,6 +86,13 @@ fn main() {
             kernels(Stage1::Shuffle, Stage2::Warp, Blocks::Auto),
         ),
         ("default", Kernels::default()),
+        (
+            "self-sorting",
+            Kernels {
+                natural: Natural::SelfSorting,
+                ..Kernels::default()
+            },
+        ),
         (
             "hybrid",
             Kernels {

@@ -7,8 +7,10 @@
 # 2^8..2^20 / 2^8..2^17; `mid`: the matrix at 2^18..2^22; `ncu12`: ncu's duration of every launch
 # of the 2^12 matrix (zkntt with narrow and wide blocks, sppark) as CSV; `clusters`: the matrix at
 # 2^8..2^17 with the cluster launch forced (2^9..2^14) and with narrow blocks (the default),
-# interleaved twice. Logs and tables into $OUT.
-#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize] [small] [mid] [ncu12] [clusters]
+# interleaved twice; `twopass`: the matrix at 2^8..2^20 with natural order in place (self-sorting
+# stages) and by default (two passes through a scratch to 2^20), interleaved twice. Logs and
+# tables into $OUT.
+#   .gpu/issue17.sh [tests] [bench] [ncu] [sanitize] [small] [mid] [ncu12] [clusters] [twopass]
 #   (default: tests bench ncu sanitize)
 set -uo pipefail
 # shellcheck source=preamble.sh
@@ -86,6 +88,16 @@ for s in $steps; do
       done
     done
     ;;
+  twopass)
+    for r in 1 2; do
+      for k in selfsorting auto; do
+        step "matrix 2^8..2^20 beside sppark, natural=$k, round $r"
+        ZKNTT_KERNELS=natural=$k timeout 240 "$bin/bin/zkntt" bench ntt --matrix --from 8 --to 20 --reps 20 \
+          --json "$out/matrix_${k}_$r.json" > "$out/matrix_${k}_$r.md" 2>&1 || rc=1
+        grep -E "^\| [0-9]+ \| |rror|panick" "$out/matrix_${k}_$r.md"
+      done
+    done
+    ;;
   sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
     for tool in memcheck racecheck; do
@@ -96,7 +108,7 @@ for s in $steps; do
     done
     ;;
   *)
-    echo "issue17.sh: unknown step $s (tests, bench, ncu, sanitize, small, mid, ncu12, clusters)" >&2
+    echo "issue17.sh: unknown step $s (tests, bench, ncu, sanitize, small, mid, ncu12, clusters, twopass)" >&2
     rc=2
     ;;
   esac

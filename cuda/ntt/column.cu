@@ -47,6 +47,14 @@ __device__ __forceinline__ ColumnElement column_element(const ColumnBlock& b, ui
     return {b.rows_fast ? e >> b.log_s : e & (b.cols - 1), b.rows_fast ? e & (b.S - 1) : e >> b.log_cols};
 }
 
+// Block element e of a store round: as on the way in, except that TRANSPOSE (SCRATCH_OUT: entry
+// k of column c to c*S + k, each column's entries contiguous) takes consecutive rows of a column.
+template <bool TRANSPOSE>
+__device__ __forceinline__ ColumnElement store_element(const ColumnBlock& b, uint32_t e) {
+    if (TRANSPOSE) return {e >> b.log_s, e & (b.S - 1)};
+    return column_element(b, e);
+}
+
 // Load row i of column t into slot t*S + rev(entry): row i holds entry i, or rev(i) with
 // IN_BITREV. B elements per thread per round, their global loads all in flight before the first
 // shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
@@ -145,7 +153,10 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // its forward first one on the same columns in one pass: the inverse sub-NTT (DIT, sub_twiddles),
 // lde_scale (post: g^j / N), the forward sub-NTT as a DIF (its twiddles at pre.lo: natural order in,
 // so no reordering between the two; entry k is then read from slot rev(k)), TWIDDLE_OUT.
-template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false>
+// TRANSPOSE (natural order, flag SCRATCH_OUT: a two-pass transform's first launch): entry k of
+// column c stored at c*S + k of p.out (the scratch), not at k*R + c.
+template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false,
+          bool TRANSPOSE = false>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -177,7 +188,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const uint64_t table = (p.flags & MID_TWIDDLES) ? p.mid_twiddles : p.omega.lo;
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
-            const ColumnElement o = column_element(blk, min(threadIdx.x + u * blockDim.x, E - 1));
+            const ColumnElement o = store_element<TRANSPOSE>(blk, min(threadIdx.x + u * blockDim.x, E - 1));
             w_out[u] = load_global<F>(table, out_exponent<ORDERED>(blk, o.t, out_entry(blk, o)));
         }
     }
@@ -221,9 +232,10 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         uint64_t idx[STORE_BATCH], ck[STORE_BATCH];
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
-            const ColumnElement o = column_element(blk, min(e0 + u * blockDim.x, E - 1));
+            const ColumnElement o = store_element<TRANSPOSE>(blk, min(e0 + u * blockDim.x, E - 1));
             const uint32_t k = out_entry(blk, o);
-            idx[u] = element_index<ORDERED>(blk.c0 + o.t, o.i, blk.log_r, blk.log_m);
+            idx[u] = TRANSPOSE ? ((blk.c0 + o.t) << blk.log_s) + o.i
+                               : element_index<ORDERED>(blk.c0 + o.t, o.i, blk.log_r, blk.log_m);
             ck[u] = out_exponent<ORDERED>(blk, o.t, k);
             // After the LDE's DIF, entry k is in slot rev(k).
             x[u] = sm.get((o.t << blk.log_s) + (LDE ? bit_reverse(k, blk.log_s) : k));
@@ -250,9 +262,14 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             if (p.flags & POST_CONST) x[u] = L::mul(x[u], post_const);
             x[u] = L::canonical(x[u]);
         }
+        // Where the stores go: a natural-order launch's p.out (the data, in place, or a two-pass
+        // transform's scratch; same layout), read from the parameters here so that no register
+        // holds it through the butterflies; the ordered and LDE launches' in place.
+        const uint64_t out =
+            (ORDERED || LDE) ? blk.base : p.out + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++)
-            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(blk.base) + idx[u] * p.elem_stride);
+            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(out) + idx[u] * p.elem_stride);
     }
 }
 
@@ -263,13 +280,22 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 // with NARROW, at least half the block's elements; dynamic shared memory 32 * padded_slots(S * cols)
 // bytes, plus 32 * S / 2 with NARROW (the staged twiddles). In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
-// i*R + c with R = N / S). The `_hybrid` symbols: wide blocks only (no NARROW). The `_lde` symbol:
-// natural order, the launch of the inverse's last column stage (shared memory, threads, grid).
+// i*R + c with R = N / S). The natural-order symbols (not `_lde`) store to p.out (the data, or a
+// two-pass transform's scratch: same layout); `ntt_column_t_*` (SCRATCH_OUT) stores transposed,
+// entry k of column c at c*S + k. The `_hybrid` symbols: wide blocks only (no NARROW). The `_lde`
+// symbol: natural order, the launch of the inverse's last column stage (shared memory, threads,
+// grid).
 #define ZKNTT_COLUMN(FIELD)                                                                        \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_##FIELD(                          \
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, false, true>(p);        \
         else zkntt::ntt::column_stage<zkntt::FIELD, false, false>(p);                                    \
+    }                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_t_##FIELD(                        \
+        const zkntt::ntt::NttStageParams p) {                                                            \
+        if (p.flags & zkntt::ntt::NARROW)                                                                \
+            zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, false, true>(p);           \
+        else zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, false, false, true>(p);         \
     }                                                                                                    \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_nr_##FIELD(                       \
         const zkntt::ntt::NttStageParams p) {                                                            \

@@ -24,6 +24,8 @@ constexpr uint32_t NARROW = 512;        // at most 2 elements per thread: radix-
 constexpr uint32_t FP64_HYBRID = 1024;  // host only: the launch runs a `_hybrid` column symbol
 constexpr uint32_t LDE = 2048;          // the `_lde` column symbol: a coset LDE's inverse last and
                                         // forward first column launches in one (column.cu)
+constexpr uint32_t SCRATCH_OUT = 4096;  // natural column launch: entry k of column c to out[c*S + k]
+constexpr uint32_t SCRATCH_IN = 8192;   // host only: the launch reads the scratch (data) into out
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.
@@ -54,8 +56,10 @@ struct NttStageParams {
     uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product)
     uint64_t col_base;      // column stage: first column of this launch (the host pipeline launches
                             // the column stages a range of columns at a time); 0 otherwise
+    uint64_t out;           // natural column stage: F* the stores go to (transform 0), 0: data (in
+                            // place); a two-pass transform's scratch and back (SCRATCH_OUT/IN)
 };
-static_assert(sizeof(NttStageParams) == 128, "mirrored by params.rs");
+static_assert(sizeof(NttStageParams) == 136, "mirrored by params.rs");
 
 // Programmatic dependent launch: every NTT kernel calls `wait_for_previous_grid` before its first
 // global memory access (launch_dependent.cuh); the host sets the launch attribute on sm_90+ for

@@ -122,6 +122,13 @@ pub mod flags {
     /// the inverse's last column launch and the coset forward's first on the same columns, one
     /// pass over memory.
     pub const LDE: u32 = 2048;
+    /// Natural-order column launch, out of place into the call's scratch buffer: entry k of
+    /// column c stored at c*S + k (each column's entries contiguous, the matrix transposed), the
+    /// first of a [`Natural::TwoPass`] transform. Read by the kernel and the host (which buffer).
+    pub const SCRATCH_OUT: u32 = 4096;
+    /// Natural-order column launch reading from the call's scratch buffer and storing into the
+    /// data (the second of a [`Natural::TwoPass`] transform). Read by the host only.
+    pub const SCRATCH_IN: u32 = 8192;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -229,7 +236,8 @@ pub enum Product {
     Auto,
     /// The integer product (`lazy<P>::mul`, `cuda/field/mont.cuh`) everywhere.
     Integer,
-    /// Wide column launches ([`flags::FP64_HYBRID`]): the second product of each independent pair
+    /// Wide column launches ([`flags::FP64_HYBRID`]; not the first of a [`Natural::TwoPass`]
+    /// transform): the second product of each independent pair
     /// (a radix-4 group's x3·w1 beside x1·w1 and a3's beside a2's, every odd element's stage
     /// twiddle and scaling) on the FP64 pipe (`fp64::mul_ark`, five 52-bit limbs from DFMA
     /// pairs), so both pipes work at once. Narrow blocks, the middle stages and the seed's stage1
@@ -251,6 +259,31 @@ pub enum Lde {
     BitReversed,
 }
 
+/// How a natural-order (NN) transform of 2^9..2^[`TWO_PASS_MAX_LOG`] runs. Every choice gives
+/// identical results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Natural {
+    /// [`Natural::TwoPass`] for single transforms and batches up to 2^[`TWO_PASS_MAX_LOG`]
+    /// elements in all, unless a stage generation is forced (the seed's stage1 or stage2 run in
+    /// the self-sorting stages only); [`Natural::SelfSorting`] elsewhere ([`Kernels::resolve`]).
+    Auto,
+    /// The self-sorting P x Q x P stages in place: three launches (module docs).
+    SelfSorting,
+    /// N = N1 x N2 four-step in two column launches through a scratch buffer of the call's size:
+    /// N1-point columns of the data (stride N2) times w_N^(c*k1), stored transposed into the
+    /// scratch ([`flags::SCRATCH_OUT`]); then N2-point columns of the scratch (stride N1), stored
+    /// at their natural index in the data ([`flags::SCRATCH_IN`]). One launch and one pass over
+    /// memory fewer than the self-sorting stages, for the scratch's device memory; where
+    /// the engine cannot hold a scratch (the host pipeline's column ranges, a coset LDE's fused
+    /// launch) the self-sorting stages run.
+    TwoPass,
+}
+
+/// Largest log2 size (and batch: transforms x size) [`Natural::Auto`] runs as
+/// [`Natural::TwoPass`]: columns of at most 2^[`PREFERRED_LOG_P`] each, a scratch of at most
+/// 32 MiB (BN254 / BLS12-381 elements).
+pub const TWO_PASS_MAX_LOG: u32 = 2 * PREFERRED_LOG_P;
+
 /// Largest log2 size whose coset LDE [`Lde::Auto`] runs as [`Lde::BitReversed`]: on the H100 it
 /// measured 5-13% faster at 2^16/2^17 (three launches instead of five), within 2% either way from
 /// 2^18, and 2% slower at 2^20 for both fields (benches/NOTES.md, "The coset LDE in NR/RN form").
@@ -268,6 +301,7 @@ pub struct Kernels {
     pub chain: Chain,
     pub product: Product,
     pub lde: Lde,
+    pub natural: Natural,
 }
 
 impl Default for Kernels {
@@ -279,6 +313,7 @@ impl Default for Kernels {
             chain: Chain::Auto,
             product: Product::Auto,
             lde: Lde::Auto,
+            natural: Natural::Auto,
         }
     }
 }
@@ -348,6 +383,17 @@ impl Kernels {
             Lde::Auto => Lde::Natural,
             chosen => chosen,
         };
+        let natural = match self.natural {
+            Natural::Auto
+                if self.stage1 != Stage1::Shuffle
+                    && self.stage2 != Stage2::Warp
+                    && plan.log_n() + batch_log <= TWO_PASS_MAX_LOG =>
+            {
+                Natural::TwoPass
+            }
+            Natural::Auto => Natural::SelfSorting,
+            chosen => chosen,
+        };
         Kernels {
             stage1,
             stage2,
@@ -355,11 +401,13 @@ impl Kernels {
             chain,
             product,
             lde,
+            natural,
         }
     }
 
     /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow|cluster,
-    /// chain=auto|plain|dependent,product=auto|integer|hybrid,lde=auto|natural|bitreversed`
+    /// chain=auto|plain|dependent,product=auto|integer|hybrid,lde=auto|natural|bitreversed,
+    /// natural=auto|selfsorting|twopass`
     /// (`ZKNTT_KERNELS`'s syntax, in any order; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
@@ -384,12 +432,15 @@ impl Kernels {
                 "lde=auto" => k.lde = Lde::Auto,
                 "lde=natural" => k.lde = Lde::Natural,
                 "lde=bitreversed" => k.lde = Lde::BitReversed,
+                "natural=auto" => k.natural = Natural::Auto,
+                "natural=selfsorting" => k.natural = Natural::SelfSorting,
+                "natural=twopass" => k.natural = Natural::TwoPass,
                 other => {
                     return Err(format!(
                         "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle, \
                          stage2=auto|shared|warp, blocks=auto|wide|narrow|cluster, \
-                         chain=auto|plain|dependent, product=auto|integer|hybrid or \
-                         lde=auto|natural|bitreversed)"
+                         chain=auto|plain|dependent, product=auto|integer|hybrid, \
+                         lde=auto|natural|bitreversed or natural=auto|selfsorting|twopass)"
                     ));
                 }
             }
@@ -589,7 +640,7 @@ pub fn ordered_launches(
 /// j as coefficient rev_N(j)), the forward's column NTT and, in NN, its stage twiddles (`first`'s
 /// TWIDDLE_OUT). Its geometry is theirs; an ordered one carries IN_BITREV (the
 /// `ntt_column_lde_ordered_*` symbol). None where they differ (the seed's stage1 forced, other
-/// orderings): the caller then runs both.
+/// orderings, a two-pass transform's launches through its scratch): the caller then runs both.
 pub fn fused_lde_launch(last: &Launch, first: &Launch) -> Option<Launch> {
     let geometry = |l: &Launch| {
         (
@@ -603,7 +654,9 @@ pub fn fused_lde_launch(last: &Launch, first: &Launch) -> Option<Launch> {
         _ => return None,
     };
     let stage_twiddles = flags::TWIDDLE_IN | flags::TWIDDLE_OUT;
+    let scratch = flags::SCRATCH_OUT | flags::SCRATCH_IN;
     if last.kernel != Kernel::Column
+        || (last.flags | first.flags) & scratch != 0
         || geometry(last) != geometry(first)
         || last.flags & flags::NARROW != first.flags & flags::NARROW
         || (ordered && (last.flags | first.flags) & stage_twiddles != 0)
@@ -650,6 +703,40 @@ pub fn cluster_launch(log_n: u32, form: Form) -> Launch {
         dependent: false,
         by_columns: false,
     }
+}
+
+/// The two column launches of a [`Natural::TwoPass`] transform of 2^log_n (N1 = 2^(log_n/2), N2 =
+/// N/N1, the split of the bit-reversed orderings' two launches): N1-point columns at stride N2,
+/// times w_N^(c*k1), into the scratch transposed ([`flags::SCRATCH_OUT`], with `first`'s flags);
+/// then N2-point columns of the scratch at stride N1 to the data ([`flags::SCRATCH_IN`], with
+/// `last`'s). Both in the natural-order kernel, `kernels`' blocks and chain as resolved.
+fn two_pass_launches(log_n: u32, first: u32, last: u32, kernels: Kernels) -> Vec<Launch> {
+    let dependent = kernels.chain == Chain::Dependent;
+    let launch = |log_s: u32, flags: u32, dependent: bool| {
+        let (log_cols, threads) = column_geometry(log_n, log_s, kernels.blocks);
+        let l = Launch {
+            kernel: Kernel::Column,
+            layers: log_s,
+            log_m: log_n,
+            blocks: 1u32 << (log_n - log_s - log_cols),
+            threads,
+            smem: smem_bytes(1 << (log_s + log_cols)),
+            flags,
+            log_cols,
+            dependent,
+            by_columns: false,
+        };
+        mark_narrow(l, log_s + log_cols)
+    };
+    let log_n1 = log_n / 2;
+    vec![
+        launch(
+            log_n1,
+            first | flags::TWIDDLE_OUT | flags::SCRATCH_OUT,
+            false,
+        ),
+        launch(log_n - log_n1, last | flags::SCRATCH_IN, dependent),
+    ]
 }
 
 /// The scaling flags of a call: (first launch's, last launch's).
@@ -845,7 +932,9 @@ impl Plan {
         let mut out = self.launches_of_stages(form, kernels);
         if kernels.product == Product::Hybrid {
             for l in out.iter_mut() {
-                if l.kernel == Kernel::Column && l.flags & flags::NARROW == 0 {
+                // A two-pass transform's first launch has no hybrid symbol (it stores transposed).
+                if l.kernel == Kernel::Column && l.flags & (flags::NARROW | flags::SCRATCH_OUT) == 0
+                {
                     l.flags |= flags::FP64_HYBRID;
                 }
             }
@@ -871,6 +960,12 @@ impl Plan {
         } else {
             0
         };
+        if kernels.natural == Natural::TwoPass
+            && matches!(self, Plan::ThreeStage { .. })
+            && log_n <= TWO_PASS_MAX_LOG
+        {
+            return two_pass_launches(log_n, pre | omega, post, kernels);
+        }
         let launch = |kernel, layers, blocks, smem, flags, log_cols| Launch {
             kernel,
             layers,
@@ -988,6 +1083,7 @@ mod tests {
         chain: Chain::Dependent,
         product: Product::Integer,
         lde: Lde::Natural,
+        natural: Natural::SelfSorting,
     };
 
     /// The hybrid product marks the wide column launches of every size and ordering, nothing else;
@@ -1064,11 +1160,23 @@ mod tests {
                 ..Form::default()
             };
             for blocks in [Blocks::Auto, Blocks::Wide, Blocks::Narrow] {
-                let k = Kernels {
+                let resolved = Kernels {
                     blocks,
                     ..Kernels::default()
                 }
                 .resolve(bn, &plan);
+                // Two passes through a scratch do not fuse; the engine's LDE runs in place.
+                let (inv, fwd) = (
+                    plan.launches(inverse, resolved),
+                    plan.launches(forward, resolved),
+                );
+                if resolved.natural == Natural::TwoPass && log_n > MAX_SINGLE_LOG {
+                    assert_eq!(fused_lde_launch(inv.last().unwrap(), &fwd[0]), None);
+                }
+                let k = Kernels {
+                    natural: Natural::SelfSorting,
+                    ..resolved
+                };
                 let inv = plan.launches(inverse, k);
                 let fwd = plan.launches(forward, k);
                 if k.blocks == Blocks::Cluster && CLUSTER_LOGS.contains(&log_n) {
@@ -1357,7 +1465,8 @@ mod tests {
         );
         assert_eq!(
             Kernels::parse(
-                "stage1=shared,stage2=warp,blocks=wide,chain=dependent,product=integer,lde=natural"
+                "stage1=shared,stage2=warp,blocks=wide,chain=dependent,product=integer,lde=natural,\
+                 natural=selfsorting"
             )
             .unwrap(),
             warp
@@ -1375,14 +1484,21 @@ mod tests {
             lde: Lde::BitReversed,
             ..warp
         };
+        // Natural order in two passes to 2^20.
+        let two = |k: Kernels| Kernels {
+            natural: Natural::TwoPass,
+            ..k
+        };
         let bn = FieldId::Bn254Fr;
         for (log_n, want) in [
-            (17, narrow(warp)),
-            (19, warp_br),
+            (17, two(narrow(warp))),
+            (19, two(warp_br)),
             (23, warp),
-            (13, narrow(shared)),
-            (14, narrow(shared)),
-            (15, narrow(shared)),
+            (13, two(narrow(shared))),
+            (14, two(narrow(shared))),
+            (15, two(narrow(shared))),
+            (20, two(shared)),
+            (21, shared),
             (22, shared),
             (24, shared),
         ] {
@@ -1397,7 +1513,7 @@ mod tests {
         assert_eq!(warp.resolve(FieldId::Bls12_381Fr, &p23), warp);
         assert_eq!(
             auto.resolve(bn, &Plan::for_size(10).unwrap()),
-            narrow(shared)
+            two(narrow(shared))
         );
         // Clusters only where forced; dependent launches with them (none: one launch).
         let forced = Kernels {
@@ -1408,7 +1524,7 @@ mod tests {
             forced.resolve(bn, &Plan::for_size(12).unwrap()),
             Kernels {
                 blocks: Blocks::Cluster,
-                ..narrow(shared)
+                ..two(narrow(shared))
             }
         );
         assert_eq!(Kernels::parse("").unwrap(), Kernels::default());
@@ -1437,6 +1553,10 @@ mod tests {
         assert_eq!(blocks(9), Blocks::Wide);
         assert_eq!(blocks(1 << 13), Blocks::Wide);
         assert_eq!(auto.resolve_batch(bn, &p14, 8), auto.resolve(bn, &p14));
+        // Two passes while the batch holds at most 2^TWO_PASS_MAX_LOG elements (its scratch).
+        let natural = |batch| auto.resolve_batch(bn, &p14, batch).natural;
+        assert_eq!(natural(64), Natural::TwoPass);
+        assert_eq!(natural(65), Natural::SelfSorting);
         // Forced narrow stays narrow whatever the batch.
         let narrow = Kernels {
             blocks: Blocks::Narrow,
@@ -1491,6 +1611,7 @@ mod tests {
                 chain: Chain::Auto,
                 product: Product::Auto,
                 lde: Lde::Auto,
+                natural: Natural::Auto,
             }
         );
         assert_eq!(

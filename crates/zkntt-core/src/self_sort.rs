@@ -614,7 +614,24 @@ pub fn coset_lde_bit_reversed<F: FftField>(a: &mut [F], g: F, plan: Plan) {
 /// [`flags::TWIDDLE_OUT`] with w_M = omega^(N/M), `omega` the N-th root). The scaling flags are
 /// applied by [`ntt`] around the launches.
 pub fn column_launch<F: FftField>(a: &mut [F], log_s: u32, log_m: u32, fl: u32, omega: F) {
-    let n = a.len();
+    let src = a.to_vec();
+    column_launch_into(&src, a, log_s, log_m, fl, omega);
+}
+
+/// [`column_launch`] from `src` into `dst` (the same length): the kernel's loads read `src`, its
+/// stores write `dst`, at entry k of column c the position c*S + k with [`flags::SCRATCH_OUT`]
+/// (natural order, M = N: the matrix transposed), else as [`column_launch`] stores it.
+pub fn column_launch_into<F: FftField>(
+    src: &[F],
+    dst: &mut [F],
+    log_s: u32,
+    log_m: u32,
+    fl: u32,
+    omega: F,
+) {
+    let n = src.len();
+    debug_assert_eq!(dst.len(), n);
+    let transposed = fl & flags::SCRATCH_OUT != 0;
     let shift = n.trailing_zeros() - log_m;
     let (s, r) = (1usize << log_s, 1usize << (log_m - log_s));
     let omega_s = omega.pow([(n >> log_s) as u64]);
@@ -631,7 +648,7 @@ pub fn column_launch<F: FftField>(a: &mut [F], log_s: u32, log_m: u32, fl: u32, 
             let pos = |row: usize| (g << log_m) + row * r + c;
             for i in 0..s {
                 let j = rev(i, flags::IN_BITREV);
-                col[j] = a[pos(i)];
+                col[j] = src[pos(i)];
                 if fl & flags::TWIDDLE_IN != 0 {
                     col[j] *= omega.pow([((j * c) as u64) << shift]);
                 }
@@ -643,7 +660,11 @@ pub fn column_launch<F: FftField>(a: &mut [F], log_s: u32, log_m: u32, fl: u32, 
                 } else {
                     F::one()
                 };
-                a[pos(rev(k, flags::OUT_BITREV))] = *v * w;
+                let at = match transposed {
+                    true => (g << log_m) + c * s + k,
+                    false => pos(rev(k, flags::OUT_BITREV)),
+                };
+                dst[at] = *v * w;
             }
         }
     }
@@ -736,10 +757,22 @@ fn ordered(ordering: Ordering) -> Form {
     }
 }
 
-fn run_column_launches<F: FftField>(a: &mut [F], omega: F, launches: Vec<plan::Launch>) {
+/// Runs a table of column launches on `a` as the engine does: in place, or through a scratch of
+/// `a`'s size where a launch stores there ([`flags::SCRATCH_OUT`]) or reads from there
+/// ([`flags::SCRATCH_IN`], storing into `a`).
+pub fn run_column_launches<F: FftField>(a: &mut [F], omega: F, launches: Vec<plan::Launch>) {
+    let mut scratch = Vec::new();
     for l in launches {
         debug_assert_eq!(l.kernel, Kernel::Column);
-        column_launch(a, l.layers, l.log_m, l.flags, omega);
+        let (s, m, fl) = (l.layers, l.log_m, l.flags);
+        if fl & flags::SCRATCH_OUT != 0 {
+            scratch = vec![F::zero(); a.len()];
+            column_launch_into(a, &mut scratch, s, m, fl, omega);
+        } else if fl & flags::SCRATCH_IN != 0 {
+            column_launch_into(&scratch, a, s, m, fl, omega);
+        } else {
+            column_launch(a, s, m, fl, omega);
+        }
     }
 }
 
@@ -810,6 +843,43 @@ mod tests {
         }
         check::<Fr>();
         check::<ark_bls12_381::Fr>();
+    }
+
+    /// A two-pass natural-order transform (`Natural::TwoPass`: the first launch into the scratch
+    /// transposed, the second back) equals the self-sorting stages, every size it runs to 2^16
+    /// (to 2^20 in release builds), both fields, narrow and wide blocks.
+    #[test]
+    fn two_pass_launches_are_the_transform() {
+        fn check<F: FftField + UniformRand>(max: u32) {
+            let mut rng = ark_std::test_rng();
+            for log_n in (plan::MAX_SINGLE_LOG + 1)..=max {
+                let n = 1usize << log_n;
+                let omega = F::get_root_of_unity(n as u64).unwrap();
+                let input: Vec<F> = (0..n).map(|_| F::rand(&mut rng)).collect();
+                let plan = Plan::for_size(log_n).unwrap();
+                let mut want = input.clone();
+                transform(&mut want, omega, plan);
+                for blocks in [plan::Blocks::Narrow, plan::Blocks::Wide] {
+                    let kernels = Kernels {
+                        natural: plan::Natural::TwoPass,
+                        blocks,
+                        ..Kernels::default()
+                    };
+                    let launches = plan.launches(ordered(Ordering::NN), kernels);
+                    let scratch = [plan::flags::SCRATCH_OUT, plan::flags::SCRATCH_IN];
+                    assert_eq!(launches.len(), 2, "2^{log_n}");
+                    for (l, f) in launches.iter().zip(scratch) {
+                        assert!(l.flags & f != 0, "2^{log_n} {l:?}");
+                    }
+                    let mut got = input.clone();
+                    run_column_launches(&mut got, omega, launches);
+                    assert!(got == want, "2^{log_n} {blocks:?}");
+                }
+            }
+        }
+        let max = if cfg!(debug_assertions) { 16 } else { 20 };
+        check::<Fr>(max);
+        check::<ark_bls12_381::Fr>(max.min(14));
     }
 
     #[test]

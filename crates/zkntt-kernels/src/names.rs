@@ -26,6 +26,12 @@ pub mod ntt {
         bn254_fr: "ntt_column_bn254_fr",
         bls12_381_fr: "ntt_column_bls12_381_fr",
     };
+    /// ... the first launch of a two-pass natural-order transform (flag SCRATCH_OUT): entry k of
+    /// column c stored at c*S + k of the scratch (transposed).
+    pub const COLUMN_T: PerField = PerField {
+        bn254_fr: "ntt_column_t_bn254_fr",
+        bls12_381_fr: "ntt_column_t_bls12_381_fr",
+    };
     /// ... the same with sub-transforms and bit-reversed rows (the NR and RN launches).
     pub const COLUMN_NR: PerField = PerField {
         bn254_fr: "ntt_column_nr_bn254_fr",
@@ -160,8 +166,9 @@ pub mod pipe {
 pub const ALL_PLAIN: [&str; 2] = [pipe::DFMA, pipe::IMAD_WIDE];
 
 /// Every per-field name above, for the build's check.
-pub const ALL: [PerField; 24] = [
+pub const ALL: [PerField; 25] = [
     ntt::COLUMN,
+    ntt::COLUMN_T,
     ntt::CLUSTER,
     ntt::SPLIT_PACK,
     ntt::MIDDLE,

@@ -2,7 +2,10 @@
 
 use super::launch::Prepared;
 use super::twiddles::{SplitPowers, Twiddles};
+use crate::device_vec::check_room;
+use crate::error::DriverContext;
 use crate::{DeviceVec, Error, Gpu, Result};
+use cudarc::driver::{CudaSlice, DevicePtr};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use zkntt_core::plan::{Kernels, Lde};
@@ -39,6 +42,12 @@ const COSET_CACHE: usize = 8;
 /// 2^22, or when the device has no room for the full table, two tables of about sqrt(N) powers
 /// (2^23: 656 KiB in all). `clear_cache` frees them.
 ///
+/// Scratch memory: a natural-order call of at most 2^20 elements in all runs as two passes through
+/// a scratch buffer of its size ([`Natural::TwoPass`](zkntt_core::plan::Natural): one launch and one
+/// pass over memory fewer than the in-place stages); the engine keeps the largest such buffer
+/// (at most 32 MiB, `scratch_bytes`; `clear_cache` frees it) and runs the in-place stages where the
+/// device has no room for one.
+///
 /// ```no_run
 /// use ark_bn254::Fr;
 /// use zkntt_gpu::{DeviceVec, Gpu, NttConfig, NttEngine};
@@ -63,6 +72,20 @@ pub struct NttEngine {
     kernels: Mutex<Kernels>,
     /// Whether this GPU runs the cluster launch, per field (asked once: [`Self::runs_clusters`]).
     clusters: Mutex<HashMap<FieldId, bool>>,
+    /// The scratch lent to two-pass natural-order calls, grown to the largest, kept. Locked while
+    /// a call queues its launches: every launch runs on the engine's one stream, so the next
+    /// call's first launch starts after this call's last has read it.
+    scratch: Mutex<Option<Scratch>>,
+}
+
+/// Device memory of a two-pass transform's scratch. Only kernels on the engine's stream touch it,
+/// in that stream's order, and it is freed in that order: its address is taken once.
+#[derive(Debug)]
+struct Scratch {
+    /// Owned for its memory (freed on drop); used through `ptr`.
+    _buf: CudaSlice<u64>,
+    bytes: usize,
+    ptr: u64,
 }
 
 impl NttEngine {
@@ -75,6 +98,7 @@ impl NttEngine {
             cosets: Mutex::new(Vec::new()),
             kernels: Mutex::new(kernels_from_env()),
             clusters: Mutex::new(HashMap::new()),
+            scratch: Mutex::new(None),
         }
     }
 
@@ -130,10 +154,43 @@ impl NttEngine {
                 .sum::<usize>()
     }
 
-    /// Drops the cached twiddles and coset tables (rebuilt by the next call that needs them).
+    /// Device bytes held as the scratch of two-pass natural-order calls (at most the largest such
+    /// call's data, 32 MiB).
+    pub fn scratch_bytes(&self) -> usize {
+        self.lock_scratch().as_ref().map_or(0, |s| s.bytes)
+    }
+
+    /// Drops the cached twiddles, coset tables and scratch (rebuilt by the next call that needs
+    /// them).
     pub fn clear_cache(&self) {
         self.lock().clear();
         self.lock_cosets().clear();
+        *self.lock_scratch() = None;
+    }
+
+    fn lock_scratch(&self) -> MutexGuard<'_, Option<Scratch>> {
+        self.scratch.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The scratch address for a call that needs `bytes`, the buffer grown to that where smaller
+    /// (the old one freed in stream order, after the launches queued with it).
+    fn scratch_ptr(&self, held: &mut Option<Scratch>, bytes: usize) -> Result<u64> {
+        if let Some(s) = held.as_ref().filter(|s| s.bytes >= bytes) {
+            return Ok(s.ptr);
+        }
+        *held = None;
+        check_room(&self.gpu, bytes)?;
+        // SAFETY: every word a kernel reads is written by the launch before it (SCRATCH_OUT).
+        let buf =
+            unsafe { self.gpu.stream().alloc::<u64>(bytes / 8) }.during("cuMemAlloc (scratch)")?;
+        let (ptr, sync) = buf.device_ptr(self.gpu.stream());
+        drop(sync);
+        *held = Some(Scratch {
+            _buf: buf,
+            bytes,
+            ptr,
+        });
+        Ok(ptr)
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<Key, Arc<Twiddles>>> {
@@ -204,15 +261,35 @@ impl NttEngine {
         data: &mut DeviceVec<F>,
         cfg: &NttConfig<F>,
     ) -> Result<()> {
-        let Some(call) = self.prepare(data, cfg)? else {
+        let Some(mut call) = self.prepare_with(data, cfg, true)? else {
             return Ok(()); // a transform of one element is the identity, cosets and 1/N included
         };
+        // A two-pass call holds the scratch while it queues its launches; where the device has
+        // no room for it, the in-place stages.
+        let mut lent = None;
+        if call.scratch_bytes() > 0 {
+            let mut held = self.lock_scratch();
+            match self.scratch_ptr(&mut held, call.scratch_bytes()) {
+                Ok(ptr) => {
+                    call.scratch = ptr;
+                    lent = Some(held);
+                }
+                Err(Error::OutOfMemory { .. }) => {
+                    drop(held);
+                    call = self.prepare(data, cfg)?.ok_or_else(|| {
+                        Error::Internal("a transform prepared twice lost its launches".into())
+                    })?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
         data.order_on(&self.gpu)?;
         for batch in call.batch_chunks() {
             for index in 0..call.launches().len() {
                 self.launch(&call, index, batch.clone(), None)?;
             }
         }
+        drop(lent);
         Ok(())
     }
 
@@ -314,12 +391,24 @@ impl NttEngine {
         Ok(())
     }
 
-    /// The launches of `cfg` on `data`, validated and with their tables (built or cached); `None`
-    /// for one-point transforms (the identity).
+    /// The launches of `cfg` on `data`, validated and with their tables (built or cached), in place
+    /// (natural order by the self-sorting stages, whatever [`Kernels`] says); `None` for one-point
+    /// transforms (the identity).
     pub(crate) fn prepare<F: GpuField>(
         &self,
         data: &DeviceVec<F>,
         cfg: &NttConfig<F>,
+    ) -> Result<Option<Prepared>> {
+        self.prepare_with(data, cfg, false)
+    }
+
+    /// [`Self::prepare`], natural order as [`Kernels`] says where `scratch` (the caller then lends
+    /// the call [`Prepared::scratch_bytes`] of scratch before it launches).
+    fn prepare_with<F: GpuField>(
+        &self,
+        data: &DeviceVec<F>,
+        cfg: &NttConfig<F>,
+        scratch: bool,
     ) -> Result<Option<Prepared>> {
         data.check(&self.gpu, data.len())?;
         let log_n = cfg.log_size(data.len())?;
@@ -327,6 +416,6 @@ impl NttEngine {
         if log_n == 0 {
             return Ok(None);
         }
-        Prepared::new(self, plan, cfg, data.raw_ptr(&self.gpu)).map(Some)
+        Prepared::new(self, plan, cfg, data.raw_ptr(&self.gpu), scratch).map(Some)
     }
 }

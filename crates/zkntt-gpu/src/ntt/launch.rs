@@ -8,7 +8,7 @@ use crate::{Error, Result};
 use cudarc::driver::{CudaFunction, LaunchConfig};
 use std::ops::Range;
 use std::sync::Arc;
-use zkntt_core::plan::{Blocks, Form, Kernel, Kernels, Launch, flags};
+use zkntt_core::plan::{Blocks, Form, Kernel, Kernels, Launch, Natural, flags};
 use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Plan};
 use zkntt_kernels::names;
 
@@ -27,6 +27,10 @@ pub(crate) struct Prepared {
     batch: usize,
     /// Each launch's sub-NTT twiddles (`sub_twiddles`).
     subs: Vec<u64>,
+    /// A two-pass natural-order transform's scratch ([`zkntt_core::plan::Natural::TwoPass`]): the
+    /// address of a buffer of the call's size the engine lends while it queues the launches
+    /// ([`Prepared::scratch_bytes`]); 0 otherwise.
+    pub(super) scratch: u64,
     _tables: (Arc<Twiddles>, Option<Arc<SplitPowers>>),
 }
 
@@ -36,6 +40,7 @@ impl Prepared {
         plan: Plan,
         cfg: &NttConfig<F>,
         data: u64,
+        scratch: bool,
     ) -> Result<Self> {
         let log_n = plan.log_n();
         let tw = engine.twiddles::<F>(plan, cfg.direction)?;
@@ -93,6 +98,10 @@ impl Prepared {
             }
             .resolve_batch(F::ID, &plan, cfg.batch);
         }
+        if !scratch {
+            // The caller lends no scratch: the self-sorting stages, in place.
+            kernels.natural = Natural::SelfSorting;
+        }
         let launches = plan.launches(form, kernels);
         // Each launch's sub-NTTs are 2^layers points (P, Q, or a bit-reversed ordering's column).
         let subs = launches
@@ -106,6 +115,7 @@ impl Prepared {
             base,
             batch: cfg.batch,
             subs,
+            scratch: 0,
             _tables: (tw.clone(), coset),
         })
     }
@@ -113,6 +123,20 @@ impl Prepared {
     /// The plan's table for this call.
     pub(crate) fn launches(&self) -> &[Launch] {
         &self.launches
+    }
+
+    /// Bytes of the scratch the launches read and write (the call's data, every transform of the
+    /// batch in its layout), or 0 where they run in place.
+    pub(crate) fn scratch_bytes(&self) -> usize {
+        let uses = self
+            .launches
+            .iter()
+            .any(|l| l.flags & flags::SCRATCH_OUT != 0);
+        if uses {
+            self.batch << self.plan.log_n() << 5
+        } else {
+            0
+        }
     }
 
     /// The batch in chunks of at most MAX_GRID_Y transforms.
@@ -154,7 +178,16 @@ impl Prepared {
     fn params(&self, index: usize, first: usize) -> NttStageParams {
         let launch = &self.launches[index];
         let mut p = self.base;
-        p.data += first as u64 * p.batch_stride * 32;
+        let offset = first as u64 * p.batch_stride * 32;
+        p.data += offset;
+        // Natural-order launches store to `out`: in place, or into the scratch (SCRATCH_OUT) and
+        // back from it (SCRATCH_IN), each transform at the same offset as in the data.
+        p.out = p.data;
+        if launch.flags & flags::SCRATCH_OUT != 0 {
+            p.out = self.scratch + offset;
+        } else if launch.flags & flags::SCRATCH_IN != 0 {
+            p.data = self.scratch + offset;
+        }
         p.flags = launch.flags;
         p.log_cols = launch.log_cols;
         p.sub_twiddles = self.subs[index];
@@ -242,6 +275,7 @@ impl NttEngine {
         }
         let hybrid = l.flags & flags::FP64_HYBRID != 0;
         let kernel = match l.kernel {
+            Kernel::Column if l.flags & flags::SCRATCH_OUT != 0 => &names::ntt::COLUMN_T,
             Kernel::Column if hybrid && l.flags & flags::IN_BITREV != 0 => {
                 &names::ntt::COLUMN_RN_HYBRID
             }

@@ -34,8 +34,11 @@ pub(crate) struct NttStageParams {
     pub mid_twiddles: u64,
     /// Column stage: the first column of this launch (column ranges of the host pipeline).
     pub col_base: u64,
+    /// Natural-order column stage: where the stores go (transform 0), 0 for in place (`data`); a
+    /// two-pass transform's scratch and back (`flags::SCRATCH_OUT` / `SCRATCH_IN`).
+    pub out: u64,
 }
 
 // SAFETY: plain old data with the C layout the kernels declare (checked by the size assertion).
 unsafe impl DeviceRepr for NttStageParams {}
-const _: () = assert!(std::mem::size_of::<NttStageParams>() == 128);
+const _: () = assert!(std::mem::size_of::<NttStageParams>() == 136);

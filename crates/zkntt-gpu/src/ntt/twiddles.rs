@@ -259,7 +259,7 @@ impl Twiddles {
 mod tests {
     use super::*;
     use zkntt_core::Ordering;
-    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Lde, Product, Stage1, Stage2};
+    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Lde, Natural, Product, Stage1, Stage2};
 
     /// Every launch of every size, ordering and kernel generation finds its sub-NTT table.
     #[test]
@@ -275,16 +275,20 @@ mod tests {
                                 ordering,
                                 ..Form::default()
                             };
-                            let kernels = Kernels {
-                                stage1,
-                                stage2,
-                                blocks,
-                                chain: Chain::Auto,
-                                product: Product::Hybrid,
-                                lde: Lde::Auto,
-                            };
-                            for l in plan.launches(form, kernels) {
-                                assert!(sizes.contains(&l.layers), "2^{log_n} {ordering:?} {l:?}");
+                            for natural in [Natural::SelfSorting, Natural::TwoPass] {
+                                let kernels = Kernels {
+                                    stage1,
+                                    stage2,
+                                    blocks,
+                                    chain: Chain::Auto,
+                                    product: Product::Hybrid,
+                                    lde: Lde::Auto,
+                                    natural,
+                                };
+                                for l in plan.launches(form, kernels) {
+                                    let what = format!("2^{log_n} {ordering:?} {l:?}");
+                                    assert!(sizes.contains(&l.layers), "{what}");
+                                }
                             }
                         }
                     }

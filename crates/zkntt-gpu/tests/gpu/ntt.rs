@@ -9,7 +9,7 @@ use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
     BatchLayout, Blocks, Chain, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels, Lde,
-    NttConfig, NttEngine, Ordering, Product, Stage1, Stage2,
+    Natural, NttConfig, NttEngine, Ordering, Product, Stage1, Stage2,
 };
 
 pub(crate) fn max_log() -> u32 {
@@ -417,6 +417,7 @@ fn each_plan_once() {
             chain,
             product: Product::Auto,
             lde: Lde::Auto,
+            natural: Natural::SelfSorting,
         });
         // 2^22: the first P = 2^10 plan (blocks of one 2^10 column: the seed's stage1 in two phases).
         let sizes = (1..=max_log().min(19)).chain((max_log() >= 22).then_some(22));
@@ -443,6 +444,34 @@ fn each_plan_once() {
             }
         }
     }
+    // Two-pass natural order on the device (the host path above runs the in-place stages where it
+    // goes by column ranges), narrow and wide blocks, forward and coset inverse, to 2^20.
+    let e = h.engine();
+    for blocks in [Blocks::Narrow, Blocks::Wide] {
+        e.set_kernels(Kernels {
+            natural: Natural::TwoPass,
+            blocks,
+            ..Kernels::default()
+        });
+        for log_n in 9..=max_log().min(20) {
+            let x: Vec<F> = input(&mut rng, 1 << log_n);
+            for cfg in [
+                NttConfig::<F>::forward(),
+                NttConfig::inverse().with_coset(F::GENERATOR),
+            ] {
+                let mut want = x.clone();
+                reference::ntt(&mut want, &cfg).unwrap();
+                let mut d = DeviceVec::from_host(e.gpu(), &x).unwrap();
+                e.ntt_in_place(&mut d, &cfg).unwrap();
+                let what = format!("two-pass {blocks:?} 2^{log_n} {:?}", cfg.direction);
+                assert_same(&d.to_host(e.gpu()).unwrap(), &want, &what);
+            }
+        }
+    }
+    assert!(e.scratch_bytes() > 0, "a two-pass call holds its scratch");
+    e.clear_cache();
+    assert_eq!(e.scratch_bytes(), 0);
+    e.set_kernels(Kernels::default());
 }
 
 /// The warp-only stage2 forced, at every three-stage size to 2^max (every Q it takes, 2^1..2^6,
@@ -460,6 +489,7 @@ fn stage2_warp_every_three_stage_size() {
             chain: Chain::Auto,
             product: Product::Auto,
             lde: Lde::Auto,
+            natural: Natural::SelfSorting,
         },
     );
 }
@@ -481,6 +511,26 @@ fn narrow_and_wide_blocks_every_three_stage_size() {
                 chain: Chain::Auto,
                 product: Product::Auto,
                 lde: Lde::Auto,
+                natural: Natural::SelfSorting,
+            },
+        );
+    }
+}
+
+/// Natural order in two passes through the scratch forced (`Natural::TwoPass`, the default up to
+/// 2^20 in all), narrow and wide blocks, as the warp stage2 test: every size to 2^20 in two
+/// launches (the in-place stages beyond), and a column-layout batch of 4 x 2^14 through the
+/// scratch in the same layout. `ZKNTT_KERNELS=natural=twopass|selfsorting` runs every other
+/// suite with either.
+#[test]
+fn two_pass_natural_every_size() {
+    for blocks in [Blocks::Narrow, Blocks::Wide] {
+        every_three_stage_size(
+            "two_pass_natural_every_size",
+            Kernels {
+                natural: Natural::TwoPass,
+                blocks,
+                ..Kernels::default()
             },
         );
     }
@@ -500,6 +550,7 @@ fn hybrid_product_every_three_stage_size() {
             chain: Chain::Auto,
             product: Product::Hybrid,
             lde: Lde::Auto,
+            natural: Natural::SelfSorting,
         },
     );
 }
@@ -517,6 +568,7 @@ fn stage1_shuffle_every_three_stage_size() {
             chain: Chain::Auto,
             product: Product::Auto,
             lde: Lde::Auto,
+            natural: Natural::SelfSorting,
         },
     );
 }
