@@ -28,6 +28,11 @@
 //! and one twiddle pass fewer than natural order ([`Plan::ordered_columns`], [`ordered_launches`]:
 //! any split of log_n into column sizes works).
 //!
+//! Natural order can also run as N = N1 x N2 in two column launches through a scratch buffer
+//! ([`Natural::TwoPass`], the default for calls of at most 2^[`TWO_PASS_AUTO_MAX_LOG`] elements):
+//! the first stores its columns transposed into the scratch, the second reads the scratch's
+//! columns and stores at the natural index: one launch fewer, not in place.
+//!
 //! Under [`Blocks::Cluster`] a size in [`CLUSTER_LOGS`] runs in one launch instead, in any ordering:
 //! [`Kernel::Cluster`] on a thread-block cluster of 2^[`CLUSTER_LOG`] blocks (sm_90+), N = C x L
 //! four-step with the exchange between the steps through distributed shared memory
@@ -263,9 +268,11 @@ pub enum Lde {
 /// identical results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Natural {
-    /// [`Natural::TwoPass`] for single transforms and batches up to 2^[`TWO_PASS_MAX_LOG`]
+    /// [`Natural::TwoPass`] for single transforms and batches up to 2^[`TWO_PASS_AUTO_MAX_LOG`]
     /// elements in all, unless a stage generation is forced (the seed's stage1 or stage2 run in
     /// the self-sorting stages only); [`Natural::SelfSorting`] elsewhere ([`Kernels::resolve`]).
+    /// On the H100 two passes measured 3-26% faster at 2^9..2^17 and 0-8% slower at 2^18..2^20
+    /// (benches/NOTES.md, "natural order to 2^20 in two launches").
     Auto,
     /// The self-sorting P x Q x P stages in place: three launches (module docs).
     SelfSorting,
@@ -279,10 +286,14 @@ pub enum Natural {
     TwoPass,
 }
 
-/// Largest log2 size (and batch: transforms x size) [`Natural::Auto`] runs as
-/// [`Natural::TwoPass`]: columns of at most 2^[`PREFERRED_LOG_P`] each, a scratch of at most
-/// 32 MiB (BN254 / BLS12-381 elements).
+/// Largest log2 size [`Natural::TwoPass`] runs (columns of at most 2^[`PREFERRED_LOG_P`] each);
+/// beyond, the self-sorting stages whatever the choice.
 pub const TWO_PASS_MAX_LOG: u32 = 2 * PREFERRED_LOG_P;
+
+/// Largest log2 of a call's elements (transforms x size) [`Natural::Auto`] runs as
+/// [`Natural::TwoPass`] (a scratch of at most 4 MiB): where the call fits in L2; from 2^18 the
+/// second pass's strided column reads from DRAM cost more than the middle stage's pass.
+pub const TWO_PASS_AUTO_MAX_LOG: u32 = NARROW_MAX_LOG;
 
 /// Largest log2 size whose coset LDE [`Lde::Auto`] runs as [`Lde::BitReversed`]: on the H100 it
 /// measured 5-13% faster at 2^16/2^17 (three launches instead of five), within 2% either way from
@@ -387,7 +398,7 @@ impl Kernels {
             Natural::Auto
                 if self.stage1 != Stage1::Shuffle
                     && self.stage2 != Stage2::Warp
-                    && plan.log_n() + batch_log <= TWO_PASS_MAX_LOG =>
+                    && plan.log_n() + batch_log <= TWO_PASS_AUTO_MAX_LOG =>
             {
                 Natural::TwoPass
             }
@@ -1484,7 +1495,7 @@ mod tests {
             lde: Lde::BitReversed,
             ..warp
         };
-        // Natural order in two passes to 2^20.
+        // Natural order in two passes to 2^17.
         let two = |k: Kernels| Kernels {
             natural: Natural::TwoPass,
             ..k
@@ -1492,12 +1503,12 @@ mod tests {
         let bn = FieldId::Bn254Fr;
         for (log_n, want) in [
             (17, two(narrow(warp))),
-            (19, two(warp_br)),
+            (19, warp_br),
             (23, warp),
             (13, two(narrow(shared))),
             (14, two(narrow(shared))),
             (15, two(narrow(shared))),
-            (20, two(shared)),
+            (20, shared),
             (21, shared),
             (22, shared),
             (24, shared),
@@ -1553,10 +1564,10 @@ mod tests {
         assert_eq!(blocks(9), Blocks::Wide);
         assert_eq!(blocks(1 << 13), Blocks::Wide);
         assert_eq!(auto.resolve_batch(bn, &p14, 8), auto.resolve(bn, &p14));
-        // Two passes while the batch holds at most 2^TWO_PASS_MAX_LOG elements (its scratch).
+        // Two passes while the batch holds at most 2^TWO_PASS_AUTO_MAX_LOG elements (its scratch).
         let natural = |batch| auto.resolve_batch(bn, &p14, batch).natural;
-        assert_eq!(natural(64), Natural::TwoPass);
-        assert_eq!(natural(65), Natural::SelfSorting);
+        assert_eq!(natural(8), Natural::TwoPass);
+        assert_eq!(natural(9), Natural::SelfSorting);
         // Forced narrow stays narrow whatever the batch.
         let narrow = Kernels {
             blocks: Blocks::Narrow,

@@ -42,11 +42,11 @@ const COSET_CACHE: usize = 8;
 /// 2^22, or when the device has no room for the full table, two tables of about sqrt(N) powers
 /// (2^23: 656 KiB in all). `clear_cache` frees them.
 ///
-/// Scratch memory: a natural-order call of at most 2^20 elements in all runs as two passes through
-/// a scratch buffer of its size ([`Natural::TwoPass`](zkntt_core::plan::Natural): one launch and one
-/// pass over memory fewer than the in-place stages); the engine keeps the largest such buffer
-/// (at most 32 MiB, `scratch_bytes`; `clear_cache` frees it) and runs the in-place stages where the
-/// device has no room for one.
+/// Scratch memory: a natural-order call of at most 2^17 elements in all runs as two passes through
+/// a scratch buffer of its size ([`Natural::TwoPass`](zkntt_core::plan::Natural): one launch fewer
+/// than the in-place stages); the engine keeps the largest such buffer (4 MiB by default, up to
+/// 32 MiB where two passes are forced to 2^20; `scratch_bytes`; `clear_cache` frees it) and runs
+/// the in-place stages where the device has no room for one.
 ///
 /// ```no_run
 /// use ark_bn254::Fr;
@@ -154,8 +154,8 @@ impl NttEngine {
                 .sum::<usize>()
     }
 
-    /// Device bytes held as the scratch of two-pass natural-order calls (at most the largest such
-    /// call's data, 32 MiB).
+    /// Device bytes held as the scratch of two-pass natural-order calls (the largest such call's
+    /// data: at most 4 MiB by default, 32 MiB).
     pub fn scratch_bytes(&self) -> usize {
         self.lock_scratch().as_ref().map_or(0, |s| s.bytes)
     }

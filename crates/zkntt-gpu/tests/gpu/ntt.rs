@@ -518,7 +518,7 @@ fn narrow_and_wide_blocks_every_three_stage_size() {
 }
 
 /// Natural order in two passes through the scratch forced (`Natural::TwoPass`, the default up to
-/// 2^20 in all), narrow and wide blocks, as the warp stage2 test: every size to 2^20 in two
+/// 2^17 in all), narrow and wide blocks, as the warp stage2 test: every size to 2^20 in two
 /// launches (the in-place stages beyond), and a column-layout batch of 4 x 2^14 through the
 /// scratch in the same layout. `ZKNTT_KERNELS=natural=twopass|selfsorting` runs every other
 /// suite with either.
