@@ -47,10 +47,10 @@ __device__ __forceinline__ ColumnElement column_element(const ColumnBlock& b, ui
     return {b.rows_fast ? e >> b.log_s : e & (b.cols - 1), b.rows_fast ? e & (b.S - 1) : e >> b.log_cols};
 }
 
-// Block element e of a store round: as on the way in, except that TRANSPOSE (SCRATCH_OUT: entry
-// k of column c to c*S + k, each column's entries contiguous) takes consecutive rows of a column.
+// Block element e of a load round: as on the way out, except that TRANSPOSE (SCRATCH_IN: row i
+// of column c at c*S + i, each column's entries contiguous) takes consecutive rows of a column.
 template <bool TRANSPOSE>
-__device__ __forceinline__ ColumnElement store_element(const ColumnBlock& b, uint32_t e) {
+__device__ __forceinline__ ColumnElement load_element(const ColumnBlock& b, uint32_t e) {
     if (TRANSPOSE) return {e >> b.log_s, e & (b.S - 1)};
     return column_element(b, e);
 }
@@ -61,7 +61,7 @@ __device__ __forceinline__ ColumnElement store_element(const ColumnBlock& b, uin
 // narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
 // one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
-template <class F, bool ORDERED, uint32_t B, bool HYBRID>
+template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false>
 __device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k,
                                              const SmemElements<F>& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < k.E; e0 += B * blockDim.x) {
@@ -70,8 +70,8 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
         uint32_t slot[B];
 #pragma unroll
         for (uint32_t u = 0; u < B; u++) {
-            const ColumnElement o = column_element(k, min(e0 + u * blockDim.x, k.E - 1));
-            idx[u] = element_index<ORDERED>(k.c0 + o.t, o.i, k.log_r, k.log_m);
+            const ColumnElement o = load_element<TRANSPOSE>(k, min(e0 + u * blockDim.x, k.E - 1));
+            idx[u] = TRANSPOSE ? ((k.c0 + o.t) << k.log_s) + o.i : element_index<ORDERED>(k.c0 + o.t, o.i, k.log_r, k.log_m);
             x[u] = load_global<F>(k.base, idx[u] * p.elem_stride);
             slot[u] = (o.t << k.log_s) + (k.in_rev ? o.i : bit_reverse(o.i, k.log_s));
         }
@@ -153,8 +153,8 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // its forward first one on the same columns in one pass: the inverse sub-NTT (DIT, sub_twiddles),
 // lde_scale (post: g^j / N), the forward sub-NTT as a DIF (its twiddles at pre.lo: natural order in,
 // so no reordering between the two; entry k is then read from slot rev(k)), TWIDDLE_OUT.
-// TRANSPOSE (natural order, flag SCRATCH_OUT: a two-pass transform's first launch): entry k of
-// column c stored at c*S + k of p.out (the scratch), not at k*R + c.
+// TRANSPOSE (natural order, flag SCRATCH_IN: a two-pass transform's second launch): row i of
+// column c read at c*S + i of p.data (the scratch), not at i*R + c.
 template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false,
           bool TRANSPOSE = false>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
@@ -188,7 +188,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const uint64_t table = (p.flags & MID_TWIDDLES) ? p.mid_twiddles : p.omega.lo;
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
-            const ColumnElement o = store_element<TRANSPOSE>(blk, min(threadIdx.x + u * blockDim.x, E - 1));
+            const ColumnElement o = column_element(blk, min(threadIdx.x + u * blockDim.x, E - 1));
             w_out[u] = load_global<F>(table, out_exponent<ORDERED>(blk, o.t, out_entry(blk, o)));
         }
     }
@@ -199,11 +199,11 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const bool mine = threadIdx.x < blk.S / 2;
         F t;
         if (mine) t = F::load(tw + threadIdx.x);
-        load_columns<F, ORDERED, 2, false>(p, blk, sm);
+        load_columns<F, ORDERED, 2, false, TRANSPOSE>(p, blk, sm);
         if (mine) t.store(staged + threadIdx.x);
         tw = staged;
     } else {
-        load_columns<F, ORDERED, LOAD_BATCH, HYBRID>(p, blk, sm);
+        load_columns<F, ORDERED, LOAD_BATCH, HYBRID, TRANSPOSE>(p, blk, sm);
     }
     __syncthreads();
     if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK, HYBRID>(sm, blk.log_s, blk.cols, tw);
@@ -232,10 +232,9 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         uint64_t idx[STORE_BATCH], ck[STORE_BATCH];
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
-            const ColumnElement o = store_element<TRANSPOSE>(blk, min(e0 + u * blockDim.x, E - 1));
+            const ColumnElement o = column_element(blk, min(e0 + u * blockDim.x, E - 1));
             const uint32_t k = out_entry(blk, o);
-            idx[u] = TRANSPOSE ? ((blk.c0 + o.t) << blk.log_s) + o.i
-                               : element_index<ORDERED>(blk.c0 + o.t, o.i, blk.log_r, blk.log_m);
+            idx[u] = element_index<ORDERED>(blk.c0 + o.t, o.i, blk.log_r, blk.log_m);
             ck[u] = out_exponent<ORDERED>(blk, o.t, k);
             // After the LDE's DIF, entry k is in slot rev(k).
             x[u] = sm.get((o.t << blk.log_s) + (LDE ? bit_reverse(k, blk.log_s) : k));
@@ -281,8 +280,8 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 // bytes, plus 32 * S / 2 with NARROW (the staged twiddles). In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
 // i*R + c with R = N / S). The natural-order symbols (not `_lde`) store to p.out (the data, or a
-// two-pass transform's scratch: same layout); `ntt_column_t_*` (SCRATCH_OUT) stores transposed,
-// entry k of column c at c*S + k. The `_hybrid` symbols: wide blocks only (no NARROW). The `_lde`
+// two-pass transform's scratch: same layout); `ntt_column_t_*` (SCRATCH_IN) loads transposed,
+// row i of column c at c*S + i. The `_hybrid` symbols: wide blocks only (no NARROW). The `_lde`
 // symbol: natural order, the launch of the inverse's last column stage (shared memory, threads,
 // grid).
 #define ZKNTT_COLUMN(FIELD)                                                                        \

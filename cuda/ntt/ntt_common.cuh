@@ -24,8 +24,8 @@ constexpr uint32_t NARROW = 512;        // at most 2 elements per thread: radix-
 constexpr uint32_t FP64_HYBRID = 1024;  // host only: the launch runs a `_hybrid` column symbol
 constexpr uint32_t LDE = 2048;          // the `_lde` column symbol: a coset LDE's inverse last and
                                         // forward first column launches in one (column.cu)
-constexpr uint32_t SCRATCH_OUT = 4096;  // natural column launch: entry k of column c to out[c*S + k]
-constexpr uint32_t SCRATCH_IN = 8192;   // host only: the launch reads the scratch (data) into out
+constexpr uint32_t SCRATCH_OUT = 4096;  // host only: the natural column launch stores into the scratch
+constexpr uint32_t SCRATCH_IN = 8192;   // natural column launch: row i of column c at data[c*S + i]
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.

@@ -30,8 +30,8 @@
 //!
 //! Natural order can also run as N = N1 x N2 in two column launches through a scratch buffer
 //! ([`Natural::TwoPass`], the default for calls of at most 2^[`TWO_PASS_AUTO_MAX_LOG`] elements):
-//! the first stores its columns transposed into the scratch, the second reads the scratch's
-//! columns and stores at the natural index: one launch fewer, not in place.
+//! the first stores its columns into the scratch, the second reads the scratch's rows as columns
+//! and stores them at the natural index: one launch fewer, not in place.
 //!
 //! Under [`Blocks::Cluster`] a size in [`CLUSTER_LOGS`] runs in one launch instead, in any ordering:
 //! [`Kernel::Cluster`] on a thread-block cluster of 2^[`CLUSTER_LOG`] blocks (sm_90+), N = C x L
@@ -127,12 +127,12 @@ pub mod flags {
     /// the inverse's last column launch and the coset forward's first on the same columns, one
     /// pass over memory.
     pub const LDE: u32 = 2048;
-    /// Natural-order column launch, out of place into the call's scratch buffer: entry k of
-    /// column c stored at c*S + k (each column's entries contiguous, the matrix transposed), the
-    /// first of a [`Natural::TwoPass`] transform. Read by the kernel and the host (which buffer).
+    /// Natural-order column launch storing into the call's scratch buffer (out of place, at the
+    /// natural index), the first of a [`Natural::TwoPass`] transform. Read by the host only.
     pub const SCRATCH_OUT: u32 = 4096;
-    /// Natural-order column launch reading from the call's scratch buffer and storing into the
-    /// data (the second of a [`Natural::TwoPass`] transform). Read by the host only.
+    /// Natural-order column launch reading the call's scratch buffer transposed (row i of column
+    /// c at c*S + i: each column's entries contiguous) and storing into the data, the second of
+    /// a [`Natural::TwoPass`] transform (the `ntt_column_t_*` symbol).
     pub const SCRATCH_IN: u32 = 8192;
 }
 
@@ -241,7 +241,7 @@ pub enum Product {
     Auto,
     /// The integer product (`lazy<P>::mul`, `cuda/field/mont.cuh`) everywhere.
     Integer,
-    /// Wide column launches ([`flags::FP64_HYBRID`]; not the first of a [`Natural::TwoPass`]
+    /// Wide column launches ([`flags::FP64_HYBRID`]; not the second of a [`Natural::TwoPass`]
     /// transform): the second product of each independent pair
     /// (a radix-4 group's x3·w1 beside x1·w1 and a3's beside a2's, every odd element's stage
     /// twiddle and scaling) on the FP64 pipe (`fp64::mul_ark`, five 52-bit limbs from DFMA
@@ -277,9 +277,10 @@ pub enum Natural {
     /// The self-sorting P x Q x P stages in place: three launches (module docs).
     SelfSorting,
     /// N = N1 x N2 four-step in two column launches through a scratch buffer of the call's size:
-    /// N1-point columns of the data (stride N2) times w_N^(c*k1), stored transposed into the
-    /// scratch ([`flags::SCRATCH_OUT`]); then N2-point columns of the scratch (stride N1), stored
-    /// at their natural index in the data ([`flags::SCRATCH_IN`]). One launch and one pass over
+    /// N1-point columns of the data (stride N2) times w_N^(c*k1), stored into the scratch
+    /// ([`flags::SCRATCH_OUT`]: entry k1 of column c at k1*N2 + c); then the scratch's rows (N2
+    /// contiguous entries each) as the columns of the transposed matrix, stored at the natural
+    /// index k1 + N1*k2 of the data ([`flags::SCRATCH_IN`]). One launch and one pass over
     /// memory fewer than the self-sorting stages, for the scratch's device memory; where
     /// the engine cannot hold a scratch (the host pipeline's column ranges, a coset LDE's fused
     /// launch) the self-sorting stages run.
@@ -718,9 +719,9 @@ pub fn cluster_launch(log_n: u32, form: Form) -> Launch {
 
 /// The two column launches of a [`Natural::TwoPass`] transform of 2^log_n (N1 = 2^(log_n/2), N2 =
 /// N/N1, the split of the bit-reversed orderings' two launches): N1-point columns at stride N2,
-/// times w_N^(c*k1), into the scratch transposed ([`flags::SCRATCH_OUT`], with `first`'s flags);
-/// then N2-point columns of the scratch at stride N1 to the data ([`flags::SCRATCH_IN`], with
-/// `last`'s). Both in the natural-order kernel, `kernels`' blocks and chain as resolved.
+/// times w_N^(c*k1), into the scratch ([`flags::SCRATCH_OUT`], with `first`'s flags); then the
+/// scratch's contiguous N2-point rows as columns, stored at stride N1 into the data
+/// ([`flags::SCRATCH_IN`], with `last`'s). `kernels`' blocks and chain as resolved.
 fn two_pass_launches(log_n: u32, first: u32, last: u32, kernels: Kernels) -> Vec<Launch> {
     let dependent = kernels.chain == Chain::Dependent;
     let launch = |log_s: u32, flags: u32, dependent: bool| {
@@ -943,8 +944,8 @@ impl Plan {
         let mut out = self.launches_of_stages(form, kernels);
         if kernels.product == Product::Hybrid {
             for l in out.iter_mut() {
-                // A two-pass transform's first launch has no hybrid symbol (it stores transposed).
-                if l.kernel == Kernel::Column && l.flags & (flags::NARROW | flags::SCRATCH_OUT) == 0
+                // A two-pass transform's second launch has no hybrid symbol (it loads transposed).
+                if l.kernel == Kernel::Column && l.flags & (flags::NARROW | flags::SCRATCH_IN) == 0
                 {
                     l.flags |= flags::FP64_HYBRID;
                 }

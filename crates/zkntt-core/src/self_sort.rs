@@ -618,9 +618,9 @@ pub fn column_launch<F: FftField>(a: &mut [F], log_s: u32, log_m: u32, fl: u32, 
     column_launch_into(&src, a, log_s, log_m, fl, omega);
 }
 
-/// [`column_launch`] from `src` into `dst` (the same length): the kernel's loads read `src`, its
-/// stores write `dst`, at entry k of column c the position c*S + k with [`flags::SCRATCH_OUT`]
-/// (natural order, M = N: the matrix transposed), else as [`column_launch`] stores it.
+/// [`column_launch`] from `src` into `dst` (the same length): the kernel's loads read `src` (row i
+/// of column c at c*S + i with [`flags::SCRATCH_IN`]: natural order, M = N, the matrix
+/// transposed), its stores write `dst`.
 pub fn column_launch_into<F: FftField>(
     src: &[F],
     dst: &mut [F],
@@ -631,7 +631,7 @@ pub fn column_launch_into<F: FftField>(
 ) {
     let n = src.len();
     debug_assert_eq!(dst.len(), n);
-    let transposed = fl & flags::SCRATCH_OUT != 0;
+    let transposed = fl & flags::SCRATCH_IN != 0;
     let shift = n.trailing_zeros() - log_m;
     let (s, r) = (1usize << log_s, 1usize << (log_m - log_s));
     let omega_s = omega.pow([(n >> log_s) as u64]);
@@ -648,7 +648,10 @@ pub fn column_launch_into<F: FftField>(
             let pos = |row: usize| (g << log_m) + row * r + c;
             for i in 0..s {
                 let j = rev(i, flags::IN_BITREV);
-                col[j] = src[pos(i)];
+                col[j] = match transposed {
+                    true => src[(g << log_m) + c * s + i],
+                    false => src[pos(i)],
+                };
                 if fl & flags::TWIDDLE_IN != 0 {
                     col[j] *= omega.pow([((j * c) as u64) << shift]);
                 }
@@ -660,11 +663,7 @@ pub fn column_launch_into<F: FftField>(
                 } else {
                     F::one()
                 };
-                let at = match transposed {
-                    true => (g << log_m) + c * s + k,
-                    false => pos(rev(k, flags::OUT_BITREV)),
-                };
-                dst[at] = *v * w;
+                dst[pos(rev(k, flags::OUT_BITREV))] = *v * w;
             }
         }
     }
@@ -845,8 +844,8 @@ mod tests {
         check::<ark_bls12_381::Fr>();
     }
 
-    /// A two-pass natural-order transform (`Natural::TwoPass`: the first launch into the scratch
-    /// transposed, the second back) equals the self-sorting stages, every size it runs to 2^16
+    /// A two-pass natural-order transform (`Natural::TwoPass`: the first launch into the scratch,
+    /// the second back from its rows) equals the self-sorting stages, every size it runs to 2^16
     /// (to 2^20 in release builds), both fields, narrow and wide blocks.
     #[test]
     fn two_pass_launches_are_the_transform() {

@@ -26,8 +26,8 @@ pub mod ntt {
         bn254_fr: "ntt_column_bn254_fr",
         bls12_381_fr: "ntt_column_bls12_381_fr",
     };
-    /// ... the first launch of a two-pass natural-order transform (flag SCRATCH_OUT): entry k of
-    /// column c stored at c*S + k of the scratch (transposed).
+    /// ... the second launch of a two-pass natural-order transform (flag SCRATCH_IN): row i of
+    /// column c read at c*S + i of the scratch (transposed).
     pub const COLUMN_T: PerField = PerField {
         bn254_fr: "ntt_column_t_bn254_fr",
         bls12_381_fr: "ntt_column_t_bls12_381_fr",

@@ -275,7 +275,7 @@ impl NttEngine {
         }
         let hybrid = l.flags & flags::FP64_HYBRID != 0;
         let kernel = match l.kernel {
-            Kernel::Column if l.flags & flags::SCRATCH_OUT != 0 => &names::ntt::COLUMN_T,
+            Kernel::Column if l.flags & flags::SCRATCH_IN != 0 => &names::ntt::COLUMN_T,
             Kernel::Column if hybrid && l.flags & flags::IN_BITREV != 0 => {
                 &names::ntt::COLUMN_RN_HYBRID
             }
