@@ -17,6 +17,19 @@ set -uo pipefail
 source "$(dirname "$0")/preamble.sh"
 steps=${*:-tests bench ncu sanitize}
 rc=0
+# The matrix 2^8..2^$2 beside sppark with ZKNTT_KERNELS=$1=<each later argument>, interleaved twice.
+ab_matrix() {
+  local key=$1 to=$2 r v
+  shift 2
+  for r in 1 2; do
+    for v in "$@"; do
+      step "matrix 2^8..2^$to beside sppark, $key=$v, round $r"
+      ZKNTT_KERNELS=$key=$v timeout 240 "$bin/bin/zkntt" bench ntt --matrix --from 8 --to "$to" --reps 30 \
+        --json "$out/matrix_${v}_$r.json" > "$out/matrix_${v}_$r.md" 2>&1 || rc=1
+      grep -E "^\| [0-9]+ \| forward|rror|panick" "$out/matrix_${v}_$r.md"
+    done
+  done
+}
 for s in $steps; do
   case "$s" in
   tests)
@@ -79,24 +92,10 @@ for s in $steps; do
     done
     ;;
   clusters)
-    for r in 1 2; do
-      for b in cluster narrow; do
-        step "matrix 2^8..2^17 beside sppark, blocks=$b, round $r"
-        ZKNTT_KERNELS=blocks=$b timeout 150 "$bin/bin/zkntt" bench ntt --matrix --from 8 --to 17 --reps 30 \
-          --json "$out/matrix_${b}_$r.json" > "$out/matrix_${b}_$r.md" 2>&1 || rc=1
-        grep -E "^\| [0-9]+ \| forward|rror|panick" "$out/matrix_${b}_$r.md"
-      done
-    done
+    ab_matrix blocks 17 cluster narrow
     ;;
   twopass)
-    for r in 1 2; do
-      for k in selfsorting auto; do
-        step "matrix 2^8..2^20 beside sppark, natural=$k, round $r"
-        ZKNTT_KERNELS=natural=$k timeout 240 "$bin/bin/zkntt" bench ntt --matrix --from 8 --to 20 --reps 20 \
-          --json "$out/matrix_${k}_$r.json" > "$out/matrix_${k}_$r.md" 2>&1 || rc=1
-        grep -E "^\| [0-9]+ \| |rror|panick" "$out/matrix_${k}_$r.md"
-      done
-    done
+    ab_matrix natural 20 selfsorting auto
     ;;
   sanitize)
     cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
