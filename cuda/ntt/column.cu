@@ -71,7 +71,8 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
 #pragma unroll
         for (uint32_t u = 0; u < B; u++) {
             const ColumnElement o = load_element<TRANSPOSE>(k, min(e0 + u * blockDim.x, k.E - 1));
-            idx[u] = TRANSPOSE ? ((k.c0 + o.t) << k.log_s) + o.i : element_index<ORDERED>(k.c0 + o.t, o.i, k.log_r, k.log_m);
+            idx[u] = TRANSPOSE ? ((k.c0 + o.t) << k.log_s) + o.i
+                               : element_index<ORDERED>(k.c0 + o.t, o.i, k.log_r, k.log_m);
             x[u] = load_global<F>(k.base, idx[u] * p.elem_stride);
             slot[u] = (o.t << k.log_s) + (k.in_rev ? o.i : bit_reverse(o.i, k.log_s));
         }

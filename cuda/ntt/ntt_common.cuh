@@ -56,8 +56,8 @@ struct NttStageParams {
     uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product)
     uint64_t col_base;      // column stage: first column of this launch (the host pipeline launches
                             // the column stages a range of columns at a time); 0 otherwise
-    uint64_t out;           // natural column stage: F* the stores go to (transform 0), 0: data (in
-                            // place); a two-pass transform's scratch and back (SCRATCH_OUT/IN)
+    uint64_t out;           // natural column stage: F* the stores go to (transform 0), always set:
+                            // data (in place), or a two-pass transform's scratch and back
 };
 static_assert(sizeof(NttStageParams) == 136, "mirrored by params.rs");
 

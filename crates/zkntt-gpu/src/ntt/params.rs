@@ -34,8 +34,8 @@ pub(crate) struct NttStageParams {
     pub mid_twiddles: u64,
     /// Column stage: the first column of this launch (column ranges of the host pipeline).
     pub col_base: u64,
-    /// Natural-order column stage: where the stores go (transform 0), 0 for in place (`data`); a
-    /// two-pass transform's scratch and back (`flags::SCRATCH_OUT` / `SCRATCH_IN`).
+    /// Natural-order column stage: where the stores go (transform 0), set for every launch: `data`
+    /// (in place), or a two-pass transform's scratch and back (`flags::SCRATCH_OUT` / `SCRATCH_IN`).
     pub out: u64,
 }
 
