@@ -293,7 +293,8 @@ pub const TWO_PASS_MAX_LOG: u32 = 2 * PREFERRED_LOG_P;
 
 /// Largest log2 of a call's elements (transforms x size) [`Natural::Auto`] runs as
 /// [`Natural::TwoPass`] (a scratch of at most 4 MiB): where the call fits in L2; from 2^18 the
-/// second pass's strided column reads from DRAM cost more than the middle stage's pass.
+/// second pass's strided accesses (one column per block at stride N1) cost more than the middle
+/// stage's pass, with the stride on the loads or on the stores (benches/NOTES.md).
 pub const TWO_PASS_AUTO_MAX_LOG: u32 = NARROW_MAX_LOG;
 
 /// Largest log2 size whose coset LDE [`Lde::Auto`] runs as [`Lde::BitReversed`]: on the H100 it
