@@ -56,7 +56,7 @@ struct NttParams {
     uint32_t scale_w_shoup; //   and its Shoup companion
     uint32_t has_scale;
     uint32_t post_log_rows; // 2-D: t above is the transform index modulo 2^post_log_rows
-    uint32_t order;         // 0: each transform's output in natural order; 1: bit-reversed (NR)
+    uint32_t order;         // 0: natural in and out (NN); 1: output bit-reversed (NR); 2: input (RN)
     uint32_t reserved;      // 0 (keeps the struct a multiple of 8 bytes)
 };
 

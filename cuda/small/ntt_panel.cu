@@ -19,6 +19,13 @@
 // elements fastest (rows out) the tile's output exchange leaves it in the DIF's order and the
 // store is the natural one. The 2-D path's NR is these two: columns out (rows permuted), then
 // rows in and rows out, contiguous both ways.
+//
+// Bit-reversed input (the RN kernel): transform u's element e is read from position rev(e) of the
+// input layout, and the store is natural. Columns in: the mirror of NR's column store (a thread's
+// word k from row rev(e) + rev(k), the same 32-byte runs); rows in: each word from its element's
+// reversed place in the row (whole rows per panel, so every sector read is used, by some thread).
+// Its 2-D twiddle w^(n2 k) takes n2 = rev(t) for transform t mod 2^post_log_rows: the 2-D path's
+// RN first pass runs the rows of the input as it lies, row t holding column rev(t) of the matrix.
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -161,13 +168,14 @@ static_assert(1u << LOG_LOADS<1> == LOADS<1> && 1u << LOG_LOADS<2> == LOADS<2>, 
 
 // Store: word k of the thread's walk, read from the panel, transformed, written; ROUND panel
 // reads in flight, then their products and stores, so that no store waits on its own read alone.
+// REV_T (Any): the 2-D twiddle's transform index reversed (the RN kernel).
 // FAST: the transforms-fastest walk (columns out, the 2-D path's both passes in natural order): a
 // thread's 16 (32) words are one transform, at elements e + k de (REV: at rows rev(e) + rev(k)).
 // Otherwise the elements-fastest walk (rows out), Plain, Scale or Any. Chain (2-D twiddles, FAST):
 // their twiddles w^(n2 (e + k de)) are A S^k with A = w^(n2 e) (times the scale) and S =
 // w^(n2 de), so two table lookups a thread and a running Montgomery product replace two table
 // reads and two products a word. Any: every layout and parameter, word by word.
-template <class F, class Form, Leave L, bool FAST, bool REV, uint32_t GROUPS>
+template <class F, class Form, Leave L, bool FAST, bool REV, uint32_t GROUPS, bool REV_T = false>
 __device__ __forceinline__ void store(const Form& f, const NttParams& p, const Walk& out,
                                       const uint32_t* panel, uint32_t stride, uint32_t log_n,
                                       uint64_t u0, uint32_t post_n2) {
@@ -207,7 +215,9 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
             } else {
                 uint32_t uo, e;
                 at(out, k0 + k, log_n, uo, e);
-                z = finish<F>(f, p, z, u0 + uo, e);
+                const uint64_t t = REV_T ? bitrev((uint32_t)((u0 + uo) & ((1ull << p.post_log_rows) - 1)), p.post_log_rows)
+                                         : u0 + uo;
+                z = finish<F>(f, p, z, t, e);
             }
             if (FAST && REV) {
                 dst[rev_bits<LOG_LOADS<GROUPS>>(k0 + k) * out.step] = z;
@@ -222,16 +232,31 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
 }
 
 // Load: ROUND loads in flight, then their shared-memory stores; words past the batch are 0.
-template <bool FAST, uint32_t GROUPS>
+// REV (the RN kernel): element e from position rev(e) (columns: the walk is `walk(.., rev)`'s,
+// word k at row rev(e) + rev(k); rows: word k's element reversed inside its row).
+template <bool FAST, bool REV, uint32_t GROUPS>
 __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t log_n, uint32_t stride) {
     constexpr uint32_t ROUND = 16;  // 16 loads in flight: nothing else holds registers yet
     const uint32_t* src = in.ptr;
+    // Rows: word i = tid + k blockDim (tid < blockDim, both powers of 2: disjoint bits) of a run of
+    // whole rows, element i mod N. Its reversal splits into the thread's part and k's, so word k
+    // is at a per-thread base plus a part uniform across the block.
+    const uint32_t mask = (1u << log_n) - 1, e_t = threadIdx.x & mask;
+    const uint32_t* rbase = in.ptr - e_t + bitrev(e_t, log_n);
 #pragma unroll
     for (uint32_t k0 = 0; k0 < LOADS<GROUPS>; k0 += ROUND) {
         uint32_t x[ROUND];
 #pragma unroll
         for (uint32_t k = 0; k < ROUND; k++) {
-            x[k] = exists(in, k0 + k) ? *src : 0;
+            if (FAST && REV) {
+                x[k] = exists(in, k0 + k) ? in.ptr[rev_bits<LOG_LOADS<GROUPS>>(k0 + k) * in.step] : 0;
+            } else if (REV) {
+                uint32_t kb = (k0 + k) * blockDim.x;
+                asm volatile("" : "+r"(kb));  // computed here: hoisted, the 16 offsets spill
+                x[k] = exists(in, k0 + k) ? rbase[(kb & ~mask) + bitrev(kb & mask, log_n)] : 0;
+            } else {
+                x[k] = exists(in, k0 + k) ? *src : 0;
+            }
             src += in.step;
         }
 #pragma unroll
@@ -240,8 +265,9 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t l
 }
 
 // NR: the bit-reversed-output kernel (small_ntt_panel_nr_*; ntt.order is 1). A symbol of its own,
-// so the natural-order kernel's registers are allocated as before (its stores are fewer).
-template <class F, class Form, uint32_t GROUPS, bool NR>
+// so the natural-order kernel's registers are allocated as before (its stores are fewer). RN: the
+// bit-reversed-input kernel (small_ntt_panel_rn_*; ntt.order is 2), natural out.
+template <class F, class Form, uint32_t GROUPS, bool NR, bool RN>
 __device__ __forceinline__ void kernel(const PanelParams& pp) {
     extern __shared__ uint32_t panel[];
     const NttParams& p = pp.ntt;
@@ -271,11 +297,11 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         // Recomputed per panel: hoisting the index maps out of the loop would spill.
         uint32_t tid = threadIdx.x;
         asm volatile("" : "+r"(tid));
-        const Walk in = walk(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail);
+        const Walk in = walk(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail, RN && in_fast);
         if (in_fast) {
-            load<true, GROUPS>(in, panel, log_n, stride);
+            load<true, RN, GROUPS>(in, panel, log_n, stride);
         } else {
-            load<false, GROUPS>(in, panel, log_n, stride);
+            load<false, RN, GROUPS>(in, panel, log_n, stride);
         }
         if (pi + gridDim.x >= panels) allow_dependent_launch();  // this block's reads are done
         __syncthreads();
@@ -298,8 +324,9 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 
         // Store, with the 2-D twiddle and scale of output element e of transform u.
         const Walk out = walk(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail, NR && out_fast);
-        const uint32_t n2 = (uint32_t)((u0 + out.uo) & ((1ull << p.post_log_rows) - 1));
-#define ZKNTT_PANEL_STORE(L, FAST, REV) store<F, Form, Leave::L, FAST, REV, GROUPS>(f, p, out, panel, stride, log_n, u0, n2)
+        uint32_t n2 = (uint32_t)((u0 + out.uo) & ((1ull << p.post_log_rows) - 1));
+        if (RN) n2 = bitrev(n2, p.post_log_rows);
+#define ZKNTT_PANEL_STORE(L, FAST, REV) store<F, Form, Leave::L, FAST, REV, GROUPS, RN>(f, p, out, panel, stride, log_n, u0, n2)
         if (NR && out_fast) {
             switch (leave) {
                 case Leave::Plain: ZKNTT_PANEL_STORE(Plain, true, true); break;
@@ -335,20 +362,22 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 // log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
 // transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g). The NR kernel: 2-D twiddles only
 // where the output is columns.
-#define ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, NAME, NR)                                              \
+#define ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, NAME, NR, RN)                                          \
     extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
         NAME(const zkntt::small::panel::PanelParams p) {                                            \
         using F = zkntt::small::FIELD;                                                               \
         if (p.tiles * zkntt::small::THREADS > blockDim.x) {                                         \
-            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 2, NR>(p);                        \
+            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 2, NR, RN>(p);                    \
         } else {                                                                                    \
-            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 1, NR>(p);                        \
+            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 1, NR, RN>(p);                    \
         }                                                                                           \
     }
-// small_ntt_panel_{NAME} (natural order out) and small_ntt_panel_nr_{NAME} (bit-reversed out).
+// small_ntt_panel_{NAME} (natural order in and out), small_ntt_panel_nr_{NAME} (bit-reversed out)
+// and small_ntt_panel_rn_{NAME} (bit-reversed in).
 #define ZKNTT_SMALL_PANEL(FIELD, FORM, NAME)                                                          \
-    ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_##NAME, false)                             \
-    ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_nr_##NAME, true)
+    ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_##NAME, false, false)                      \
+    ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_nr_##NAME, true, false)                    \
+    ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_rn_##NAME, false, true)
 
 ZKNTT_SMALL_PANEL(FieldQ28, FormDynamic, q28_dynamic)
 ZKNTT_SMALL_PANEL(FieldQ28, FormConstMod, q28_const_mod)

@@ -9,7 +9,10 @@ namespace wsx {
 
 // EXCHANGE: the M2 -> M3 half exchange (the kernel). Otherwise layers 3..0 shuffle every
 // register and compute half butterflies in both lanes (the ablation: the first design's layers).
-template <class F, class Form, bool EXCHANGE>
+// RN (small_ntt_wsx_rn_*, p.order 2): tile position g is the input's word out_pos(g) (each
+// transform's input bit-reversed); the layers and the store are NN's. A symbol of its own, so the
+// other orders' code and registers are as without it.
+template <class F, class Form, bool EXCHANGE, bool RN = false>
 __device__ __forceinline__ void kernel(const NttParams& p) {
     __shared__ uint32_t smem[TILE];
     const Form f(p);
@@ -17,8 +20,9 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
     const uint32_t log_n = p.log_n;
     const uint64_t total = p.batch << log_n;
     const uint64_t tiles = (total + TILE - 1) >> TILE_LOG;
-    // NR (p.order): the tile stays in the DIF's order, stored as it lies.
-    const auto c = Consts<typename Form::W>::template make<EXCHANGE>(p.twiddles, log_n, p.order == 0);
+    // NR (p.order 1): the tile stays in the DIF's order, stored as it lies.
+    const auto c = Consts<typename Form::W>::template make<EXCHANGE>(p.twiddles, log_n, p.order != 1);
+
     const uint32_t low = (1u << log_n) - 1;
     // No 2-D twiddle and no scale: the output is only brought to canonical form.
     const bool plain = p.post_lo == nullptr && !p.has_scale;
@@ -28,7 +32,19 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
         const bool full = ((tile + 1) << TILE_LOG) <= total;
         const uint32_t valid = full ? TILE : (uint32_t)(total - (tile << TILE_LOG));
         uint32_t v[PER_THREAD];
-        if (log_n > 8) {
+        if (RN) {
+            // Word out_pos(g) into register r (at 2^12 a thread's 16 words are contiguous, its
+            // register bits reversed into the low bits: every sector a warp touches is used).
+            // Per tile: hoisted out of the loop, the 16 addresses would spill.
+            uint32_t m = log_n > 8 ? tid : c.m2;
+            asm volatile("" : "+r"(m));
+            const uint32_t rstep = log_n > 8 ? 8 : 4;
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                const uint32_t g = m | r << rstep;
+                v[r] = (full || g < valid) ? base[out_pos(g, log_n)] : 0;
+            }
+        } else if (log_n > 8) {
             // M1: each warp reads 128 contiguous bytes per register.
             const uint32_t* src = base + tid;
             if (full) {
@@ -77,12 +93,17 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
 }  // namespace zkntt
 
 // Launch: 256 threads per block (required), any grid (grid-stride over 4096-element tiles; a
-// tile of batch << log_n elements). In: natural order; out: natural order, or bit-reversed where
-// p.order is 1 (then without 2-D twiddles); in place, log_n in 0..12.
+// tile of batch << log_n elements). small_ntt_wsx_*: p.order 0, natural in and out, or 1 (NR),
+// bit-reversed out (then without 2-D twiddles); small_ntt_wsx_rn_*: p.order 2 (RN), bit-reversed
+// in, natural out. In place, log_n in 0..12.
 #define ZKNTT_SMALL_WSX(FIELD, FORM, NAME)                                                            \
     extern "C" __global__ void __launch_bounds__(256, 4)                                            \
         small_ntt_wsx_##NAME(const zkntt::small::NttParams p) {                                      \
         zkntt::small::wsx::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>, true>(p); \
+    }                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256, 4)                                            \
+        small_ntt_wsx_rn_##NAME(const zkntt::small::NttParams p) {                                   \
+        zkntt::small::wsx::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>, true, true>(p); \
     }
 
 ZKNTT_SMALL_WSX(FieldQ28, FormDynamic, q28_dynamic)

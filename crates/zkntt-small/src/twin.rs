@@ -6,6 +6,7 @@ use crate::field::TILE_LOG;
 use crate::modmul::{Modulus, reduce_once};
 use crate::tables::Encoded;
 use crate::{Error, ModMulForm, Result, SmallField};
+use zkntt_gpu::Ordering;
 
 const TILE: usize = 1 << TILE_LOG;
 const THREADS: usize = 256;
@@ -23,9 +24,9 @@ pub struct KernelArgs<'a> {
     pub scale: Option<[u32; 2]>,
     /// 2-D twiddles (lo, hi) and log2 of the rows per matrix: output (t, k) times w^(t*k).
     pub post: Option<(&'a Encoded, &'a Encoded, u32)>,
-    /// Each transform's output in bit-reversed order (`NttParams::order`; the WSX and panel
-    /// kernels): output k at position rev(k), the low log_n bits reversed.
-    pub bit_reversed: bool,
+    /// `NttParams::order` (the WSX and panel kernels): NN; NR, each transform's output k at
+    /// position rev(k), the low log_n bits reversed; or RN, its input n read from position rev(n).
+    pub order: Ordering,
 }
 
 struct Ctx<'a> {
@@ -185,16 +186,21 @@ fn wsx_with(args: KernelArgs<'_>, data: &mut [u32], exchange: bool) -> Result<()
     let low = (1u32 << log_n) - 1;
     for (tile, chunk) in data.chunks_mut(TILE).enumerate() {
         let valid = chunk.len() as u32;
-        let res = tile_layers(
-            &c,
-            exchange,
-            |g| if g < valid { chunk[g as usize] } else { 0 },
-        );
+        // RN: tile position g loads the input's word out_pos(g), the low log_n bits reversed.
+        let rn = args.order == Ordering::RN;
+        let res = tile_layers(&c, exchange, |g| {
+            let at = if rn {
+                (g & !low) | bitrev(g & low, log_n)
+            } else {
+                g
+            };
+            if g < valid { chunk[at as usize] } else { 0 }
+        });
         let first = ((tile * TILE) >> log_n) as u64;
         for (g, out) in chunk.iter_mut().enumerate() {
             let g = g as u32;
             // NR: the tile stays in the DIF's order, position g holding output rev(g).
-            let at = if args.bit_reversed {
+            let at = if args.order == Ordering::NR {
                 (g & !low) | bitrev(g & low, log_n)
             } else {
                 g
@@ -340,8 +346,9 @@ pub struct PanelLayout {
 /// `out`'s, in matrices of 2^log_m words holding 2^log_g transforms each. The panel's words move
 /// as the kernel moves them: panels of `ntt::panel_tiles` tiles, loaded in the order contiguous
 /// in `input`, each tile through the WSX layers in place, stored in the order contiguous in `out`.
-/// With `args.bit_reversed` output e of transform u goes to position rev(e) of `out`'s layout
-/// (2-D twiddles only with columns out, as the NR kernel).
+/// In NR (`args.order`) output e of transform u goes to position rev(e) of `out`'s layout (2-D
+/// twiddles only with columns out, as the NR kernel); in RN (the RN kernel) input e is read from
+/// position rev(e) of `input`'s, and the 2-D twiddle w^(n2 k) takes n2 = rev(u mod 2^log_rows).
 #[allow(clippy::too_many_arguments)]
 pub fn panel(
     args: KernelArgs<'_>,
@@ -359,7 +366,7 @@ pub fn panel(
             got: out.len(),
         });
     }
-    if args.bit_reversed && args.post.is_some() && out_layout.t != 0 {
+    if args.order == Ordering::NR && args.post.is_some() && out_layout.t != 0 {
         return Err(Error::OrderingUnsupported {
             ordering: zkntt_gpu::Ordering::NR,
             reason: "the NR panel kernel takes 2-D twiddles only with columns out",
@@ -390,8 +397,13 @@ pub fn panel(
         for i in 0..1u32 << panel_log {
             let (uo, e) = split(i, input_layout.t == 0);
             let u = u0 + uo as u64;
+            let at = if args.order == Ordering::RN {
+                bitrev(e, log_n)
+            } else {
+                e
+            };
             smem[panel_word(uo, e)] = if u < count {
-                input[word(u, e, input_layout)]
+                input[word(u, at, input_layout)]
             } else {
                 0
             };
@@ -406,12 +418,19 @@ pub fn panel(
             let (uo, e) = split(i, out_layout.t == 0);
             let u = u0 + uo as u64;
             if u < count {
-                let at = if args.bit_reversed {
+                let at = if args.order == Ordering::NR {
                     bitrev(e, log_n)
                 } else {
                     e
                 };
-                out[word(u, at, out_layout)] = c.finish(smem[panel_word(uo, e)], u, e);
+                // The 2-D twiddle's transform index (reversed in RN).
+                let t = match (args.order, args.post) {
+                    (Ordering::RN, Some((_, _, log_rows))) => {
+                        bitrev((u & ((1 << log_rows) - 1)) as u32, log_rows) as u64
+                    }
+                    _ => u,
+                };
+                out[word(u, at, out_layout)] = c.finish(smem[panel_word(uo, e)], t, e);
             }
         }
     }
@@ -450,8 +469,10 @@ impl TwoDTables {
 
 /// The 2-D transform of `SmallNtt::run` with the WSX kernel above one tile (`two_d_panels`): N =
 /// N1 x N2, the N1-point columns times w_N^(n2 k1) in place, then the N2-point rows out at
-/// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n. `bit_reversed`
-/// (NR): the columns' entry k1 to row rev(k1), then rows in and rows out, entry k2 at rev(k2).
+/// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n. `ordering` NR:
+/// the columns' entry k1 to row rev(k1), then rows in and rows out, entry k2 at rev(k2). RN (up
+/// to 2^24): the input's rows (column rev(r) of the matrix, bit-reversed) in and out times
+/// w_N^(rev(r) k1), then the N2-point columns (entry n2 at row rev(n2)) in and out.
 ///
 /// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) the rows run as the
 /// cluster kernel runs them, bit-reversed out, then (natural order) a transpose into X's order
@@ -462,11 +483,11 @@ pub fn two_d_panels(
     direction: crate::Direction,
     log_n: u32,
     data: &mut [u32],
-    bit_reversed: bool,
+    ordering: Ordering,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
     let (log1, log2) = crate::ntt::two_d_split(log_n);
-    two_d_panels_split(field, form, direction, log1, log2, data, bit_reversed)
+    two_d_panels_split(field, form, direction, log1, log2, data, ordering)
 }
 
 /// [`two_d_panels`] for N = 2^log1 x 2^log2 chosen by the caller: rows above a tile (log2 13..16)
@@ -478,9 +499,10 @@ pub fn two_d_panels_split(
     log1: u32,
     log2: u32,
     data: &mut [u32],
-    bit_reversed: bool,
+    ordering: Ordering,
 ) -> Result<()> {
     let log_n = log1 + log2;
+    let bit_reversed = ordering == Ordering::NR;
     field.check_log_n(log_n)?;
     if data.len() % (1usize << log_n) != 0 {
         return Err(Error::NotWholeTransforms {
@@ -501,10 +523,31 @@ pub fn two_d_panels_split(
         twiddles: &twiddles,
         scale,
         post,
-        bit_reversed,
+        order: ordering,
     };
-    let columns = PanelLayout { t: 0, e: log2 };
     let mut mid = vec![0u32; data.len()];
+    if ordering == Ordering::RN {
+        if log2 > TILE_LOG {
+            return Err(Error::OrderingUnsupported {
+                ordering,
+                reason: "bit-reversed input is built up to 2^24",
+            });
+        }
+        let rows = PanelLayout { t: log1, e: 0 };
+        let first = args(log1, None, Some((&lo, &hi, log2)));
+        panel(first, data, &mut mid, log_n, log2, rows, rows)?;
+        let columns = PanelLayout { t: 0, e: log1 };
+        return panel(
+            args(log2, scale, None),
+            &mid,
+            data,
+            log_n,
+            log1,
+            columns,
+            columns,
+        );
+    }
+    let columns = PanelLayout { t: 0, e: log2 };
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
     if log2 > TILE_LOG {
@@ -542,15 +585,23 @@ pub fn two_d_panels_split(
 /// (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on the register bits
 /// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then
 /// runs the WSX tile on its 4096 entries and stores X[me + C k2]. `data` holds whole transforms.
-/// `bit_reversed` (NR): X[k] at rev(k), so block me stores segment rev(me), its entry k2 at rev(k2).
+/// `ordering` NR: X[k] at rev(k), so block me stores segment rev(me), its entry k2 at rev(k2).
+/// RN is not built for the cluster kernel: an error.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
     direction: crate::Direction,
     log_n: u32,
     data: &mut [u32],
-    bit_reversed: bool,
+    ordering: Ordering,
 ) -> Result<()> {
+    if ordering == Ordering::RN {
+        return Err(Error::OrderingUnsupported {
+            ordering,
+            reason: "the cluster kernel has no bit-reversed input",
+        });
+    }
+    let bit_reversed = ordering == Ordering::NR;
     let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
     cluster_scaled(
         field,
@@ -603,7 +654,11 @@ fn cluster_scaled(
         twiddles: &twiddles,
         scale,
         post,
-        bit_reversed,
+        order: if bit_reversed {
+            Ordering::NR
+        } else {
+            Ordering::NN
+        },
     };
     let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
     let rows = setup(args(scale, None), TILE)?;
@@ -700,7 +755,7 @@ mod tests {
         batch: usize,
         twin: Twin,
     ) {
-        check_ordered(field, form, dir, log_n, batch, twin, false)
+        check_ordered(field, form, dir, log_n, batch, twin, Ordering::NN)
     }
 
     fn check_ordered(
@@ -710,7 +765,7 @@ mod tests {
         log_n: u32,
         batch: usize,
         twin: Twin,
-        bit_reversed: bool,
+        order: Ordering,
     ) {
         let q = field.modulus();
         let mut x = random(field, batch << log_n, (log_n as u64) << 8 | batch as u64);
@@ -718,8 +773,10 @@ mod tests {
         if x.len() > 1 {
             x[1] = q - 1;
         }
-        let mut want = x.clone();
-        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+        let want = expected(field, &x, log_n, dir, order);
+        if order == Ordering::RN {
+            x = bit_reverse_each(&x, log_n);
+        }
         let tw = tables::dif_twiddles(field, form, dir).unwrap();
         let scale =
             (dir == Direction::Inverse).then(|| tables::inverse_scale(field, form, log_n).unwrap());
@@ -730,15 +787,12 @@ mod tests {
             twiddles: &tw,
             scale,
             post: None,
-            bit_reversed,
+            order,
         };
         twin(args, &mut x).unwrap();
-        if bit_reversed {
-            want = bit_reverse_each(&want, log_n);
-        }
         assert_eq!(
             x, want,
-            "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}, bit-reversed out: {bit_reversed}"
+            "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}, {order:?}"
         );
     }
 
@@ -759,39 +813,41 @@ mod tests {
                         let batch = if log_n >= 10 { 2 } else { 3 + (TILE >> log_n) };
                         check(field, form, dir, log_n, batch, wsx);
                         check(field, form, dir, log_n, batch, wsx_half);
-                        check_ordered(field, form, dir, log_n, batch, wsx, true);
+                        check_ordered(field, form, dir, log_n, batch, wsx, Ordering::NR);
+                        check_ordered(field, form, dir, log_n, batch, wsx, Ordering::RN);
                     }
                 }
             }
         }
     }
 
-    /// The reference transforms of `x` (whole transforms of 2^log_n), each bit-reversed if asked.
+    /// The reference transforms of `x` (whole transforms of 2^log_n, natural order), each
+    /// bit-reversed in NR. (RN's input is `x` bit-reversed, its output these in natural order.)
     fn expected(
         field: SmallField,
         x: &[u32],
         log_n: u32,
         dir: Direction,
-        bit_reversed: bool,
+        order: Ordering,
     ) -> Vec<u32> {
         let mut want = x.to_vec();
         reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-        if bit_reversed {
+        if order == Ordering::NR {
             bit_reverse_each(&want, log_n)
         } else {
             want
         }
     }
 
-    /// A 2-D twin: field, form, direction, log_n, data, bit-reversed output.
-    type TwoDTwin = fn(SmallField, ModMulForm, Direction, u32, &mut [u32], bool) -> Result<()>;
+    /// A 2-D twin: field, form, direction, log_n, data, ordering.
+    type TwoDTwin = fn(SmallField, ModMulForm, Direction, u32, &mut [u32], Ordering) -> Result<()>;
 
     /// `twin` on random batches equals the reference, both directions, for each field and each
     /// (form, log_n, batch) the field holds.
     fn two_d_twin_matches_reference(
         cases: &[(ModMulForm, u32, usize)],
         twin: TwoDTwin,
-        bit_reversed: bool,
+        order: Ordering,
     ) {
         for field in SmallField::ALL {
             for &(form, log_n, batch) in cases {
@@ -800,12 +856,16 @@ mod tests {
                 }
                 for dir in [Direction::Forward, Direction::Inverse] {
                     let x = random(field, batch << log_n, log_n as u64);
-                    let want = expected(field, &x, log_n, dir, bit_reversed);
-                    let mut got = x;
-                    twin(field, form, dir, log_n, &mut got, bit_reversed).unwrap();
+                    let want = expected(field, &x, log_n, dir, order);
+                    let mut got = if order == Ordering::RN {
+                        bit_reverse_each(&x, log_n)
+                    } else {
+                        x
+                    };
+                    twin(field, form, dir, log_n, &mut got, order).unwrap();
                     assert_eq!(
                         got, want,
-                        "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}, bit-reversed out: {bit_reversed}"
+                        "{field:?} {form:?} {dir:?} 2^{log_n} x {batch}, {order:?}"
                     );
                 }
             }
@@ -823,8 +883,9 @@ mod tests {
             (ModMulForm::MontgomeryLazy, 15, 2),
             (ModMulForm::Barrett, 16, 1),
         ];
-        two_d_twin_matches_reference(&cases, two_d_panels, false);
-        two_d_twin_matches_reference(&cases, two_d_panels, true);
+        for order in [Ordering::NN, Ordering::NR, Ordering::RN] {
+            two_d_twin_matches_reference(&cases, two_d_panels, order);
+        }
     }
 
     #[test]
@@ -839,17 +900,22 @@ mod tests {
             ] {
                 let log_n = log1 + log2;
                 for dir in [Direction::Forward, Direction::Inverse] {
-                    for bit_reversed in [false, true] {
+                    for order in [Ordering::NN, Ordering::NR] {
                         let x = random(field, batch << log_n, log_n as u64);
-                        let want = expected(field, &x, log_n, dir, bit_reversed);
+                        let want = expected(field, &x, log_n, dir, order);
                         let mut got = x;
-                        two_d_panels_split(field, form, dir, log1, log2, &mut got, bit_reversed)
-                            .unwrap();
+                        two_d_panels_split(field, form, dir, log1, log2, &mut got, order).unwrap();
                         assert!(
                             got == want,
-                            "{field:?} {form:?} {dir:?} 2^{log1} x 2^{log2} x {batch}, NR {bit_reversed}"
+                            "{field:?} {form:?} {dir:?} 2^{log1} x 2^{log2} x {batch}, {order:?}"
                         );
                     }
+                    // RN is built to 2^24 (rows of a tile): above, an error.
+                    let mut x = random(field, batch << log_n, 1);
+                    assert!(matches!(
+                        two_d_panels_split(field, form, dir, log1, log2, &mut x, Ordering::RN),
+                        Err(Error::OrderingUnsupported { .. })
+                    ));
                 }
             }
         }
@@ -870,8 +936,8 @@ mod tests {
             (ModMulForm::Barrett, 16, 1),
             (ModMulForm::ShoupLazy, 16, 1),
         ];
-        two_d_twin_matches_reference(&cases, cluster, false);
-        two_d_twin_matches_reference(&cases, cluster, true);
+        two_d_twin_matches_reference(&cases, cluster, Ordering::NN);
+        two_d_twin_matches_reference(&cases, cluster, Ordering::NR);
         assert!(
             cluster(
                 SmallField::BabyBear,
@@ -879,7 +945,7 @@ mod tests {
                 Direction::Forward,
                 12,
                 &mut [0; 4096],
-                false
+                Ordering::NN
             )
             .is_err()
         );
@@ -890,7 +956,18 @@ mod tests {
                 Direction::Forward,
                 17,
                 &mut [0; 1 << 17],
-                false
+                Ordering::NN
+            )
+            .is_err()
+        );
+        assert!(
+            cluster(
+                SmallField::BabyBear,
+                ModMulForm::Montgomery,
+                Direction::Forward,
+                13,
+                &mut [0; 1 << 13],
+                Ordering::RN
             )
             .is_err()
         );
@@ -967,7 +1044,7 @@ mod tests {
                     twiddles: &tw,
                     scale: None,
                     post: None,
-                    bit_reversed: false,
+                    order: Ordering::NN,
                 };
                 wsx(args, &mut unreduced).unwrap();
                 block(args, &mut reduced).unwrap();
@@ -1025,7 +1102,7 @@ mod tests {
             twiddles: &tw,
             scale: None,
             post: None,
-            bit_reversed: false,
+            order: Ordering::NN,
         };
         assert!(matches!(
             wsx(args, &mut [0; 8192]),

@@ -304,13 +304,28 @@ fn panel_small_sizes_match_twin() {
             let x = inputs(field, batch << log_n, log_n as u64);
             for dir in [Direction::Forward, Direction::Inverse] {
                 let mut want = x.clone();
-                zkntt_small::twin::two_d_panels(field, form, dir, log_n, &mut want, false).unwrap();
+                zkntt_small::twin::two_d_panels(field, form, dir, log_n, &mut want, Ordering::NN)
+                    .unwrap();
                 let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
                 assert_same(
                     &got,
                     &want,
                     log_n,
                     &format!("{form:?} {dir:?} panels vs twin"),
+                );
+                // RN's two panel passes (the RN panel kernel) against their twin.
+                let mut want = x.clone();
+                zkntt_small::twin::two_d_panels(field, form, dir, log_n, &mut want, Ordering::RN)
+                    .unwrap();
+                let mut d = gpu.stream().clone_htod(&x).unwrap();
+                ntt.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)
+                    .unwrap();
+                let got = gpu.stream().clone_dtoh(&d).unwrap();
+                assert_same(
+                    &got,
+                    &want,
+                    log_n,
+                    &format!("{form:?} {dir:?} RN panels vs twin"),
                 );
             }
         }
@@ -347,7 +362,8 @@ fn cluster_kernel_matches_twin() {
                 let x = inputs(field, batch << log_n, 300 + log_n as u64);
                 for dir in [Direction::Forward, Direction::Inverse] {
                     let mut want = x.clone();
-                    zkntt_small::twin::cluster(field, form, dir, log_n, &mut want, false).unwrap();
+                    zkntt_small::twin::cluster(field, form, dir, log_n, &mut want, Ordering::NN)
+                        .unwrap();
                     let what = format!("{field:?} {form:?} {dir:?} cluster");
                     assert_same(
                         &on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx),
@@ -486,6 +502,9 @@ fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
 /// of place, forward and inverse, at every path's sizes: one tile (2^1..2^12, batches), the
 /// cluster kernel (2^13..2^16, on sm_90) and the panel passes forced there too, the 2-D panels
 /// to 2^24 (8-tile panels) and batches of them; the default form and a Montgomery one.
+/// NR (natural in, bit-reversed out) and RN (bit-reversed in, natural out) against the reference
+/// at 2^1..2^24 (RN: one tile launch, then the two RN panel passes), both 31-bit fields, two forms,
+/// forward and inverse, in place, out of place and by address, clusters on and off.
 #[test]
 fn nr_matches_reference_bit_reversed() {
     let Some(gpu) = gpu_or_skip("nr_matches_reference_bit_reversed") else {
@@ -522,19 +541,29 @@ fn nr_matches_reference_bit_reversed() {
                 if form == ModMulForm::Montgomery && log_n > 20 {
                     continue;
                 }
-                let x = inputs(field, batch << log_n, 77 + log_n as u64);
-                for dir in [Direction::Forward, Direction::Inverse] {
-                    let mut want = x.clone();
+                let natural = inputs(field, batch << log_n, 77 + log_n as u64);
+                for (dir, ordering) in [Direction::Forward, Direction::Inverse]
+                    .into_iter()
+                    .flat_map(|d| [(d, Ordering::NR), (d, Ordering::RN)])
+                {
+                    let mut want = natural.clone();
                     reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-                    let want = bit_reverse_each(&want, log_n);
-                    let what = format!("{field:?} {form:?} {dir:?} NR 2^{log_n} x {batch}");
+                    let (x, want) = match ordering {
+                        Ordering::NR => (natural.clone(), bit_reverse_each(&want, log_n)),
+                        _ => (bit_reverse_each(&natural, log_n), want),
+                    };
+                    if ordering == Ordering::RN {
+                        assert!(!ntt.takes_cluster_in(log_n, batch as u64, Kernel::Wsx, ordering));
+                    }
+                    let what =
+                        format!("{field:?} {form:?} {dir:?} {ordering:?} 2^{log_n} x {batch}");
                     for clusters in [true, false] {
                         if !clusters && !(13..=16).contains(&log_n) {
                             continue;
                         }
                         ntt.set_clusters(clusters);
                         let mut d = gpu.stream().clone_htod(&x).unwrap();
-                        ntt.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::NR)
+                        ntt.run_ordered(&mut d, log_n, dir, Kernel::Wsx, ordering)
                             .unwrap();
                         let got = gpu.stream().clone_dtoh(&d).unwrap();
                         assert_same(&got, &want, log_n, &format!("{what}, clusters {clusters}"));
@@ -546,7 +575,7 @@ fn nr_matches_reference_bit_reversed() {
                             log_n,
                             dir,
                             Kernel::Wsx,
-                            Ordering::NR,
+                            ordering,
                         )
                         .unwrap();
                         let got = gpu.stream().clone_dtoh(&out).unwrap();
@@ -562,7 +591,7 @@ fn nr_matches_reference_bit_reversed() {
                             let (ptr, _g) = d.device_ptr_mut(gpu.stream());
                             // SAFETY: `d` holds x.len() words of this GPU, used by nothing
                             // else until the copy back below, on the same stream.
-                            unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, Ordering::NR) }.unwrap();
+                            unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, ordering) }.unwrap();
                         }
                         let got = gpu.stream().clone_dtoh(&d).unwrap();
                         assert_same(
@@ -575,7 +604,10 @@ fn nr_matches_reference_bit_reversed() {
                     ntt.set_clusters(true);
                 }
             }
-            eprintln!("{field:?} {form:?}: NR equals the reference bit-reversed, every path");
+            eprintln!(
+                "{field:?} {form:?}: NR equals the reference bit-reversed, RN the reference of \
+                 the bit-reversed input, every path"
+            );
         }
     }
 }
@@ -698,12 +730,13 @@ fn bad_requests_are_errors() {
         unsafe { ntt.run_raw(4096, 12, 3, Direction::Forward, Ordering::NN) },
         Err(Error::NotWholeTransforms { .. })
     ));
-    // Orderings not built: bit-reversed input anywhere, bit-reversed output off the WSX kernel.
+    // Orderings not built: the bit-reversed orders off the WSX kernel, RN above 2^24.
     let mut d = gpu.stream().alloc_zeros::<u32>(1 << 14).unwrap();
     for (kernel, ordering) in [
-        (Kernel::Wsx, Ordering::RN),
         (Kernel::BlockSync, Ordering::NR),
         (Kernel::WsxHalf, Ordering::NR),
+        (Kernel::BlockSync, Ordering::RN),
+        (Kernel::WsxHalf, Ordering::RN),
     ] {
         for log_n in [10, 14] {
             assert!(matches!(
@@ -711,5 +744,13 @@ fn bad_requests_are_errors() {
                 Err(Error::OrderingUnsupported { .. })
             ));
         }
+    }
+    let bb = SmallNtt::new(&gpu, SmallField::BabyBear, ModMulForm::ShoupLazy).unwrap();
+    if bb.max_log_n(Kernel::Wsx) >= 25 {
+        let mut d = gpu.stream().alloc_zeros::<u32>(1 << 25).unwrap();
+        assert!(matches!(
+            bb.run_ordered(&mut d, 25, Direction::Forward, Kernel::Wsx, Ordering::RN),
+            Err(Error::OrderingUnsupported { .. })
+        ));
     }
 }

@@ -77,7 +77,8 @@ impl SmallNtt {
         self.takes_cluster_in(log_n, batch, kernel, zkntt_gpu::Ordering::NN)
     }
 
-    /// [`SmallNtt::takes_cluster`] for [`SmallNtt::run_ordered`] in `ordering`.
+    /// [`SmallNtt::takes_cluster`] for [`SmallNtt::run_ordered`] in `ordering` (never RN: the
+    /// cluster kernel has no bit-reversed input; RN takes the panel passes).
     pub fn takes_cluster_in(
         &self,
         log_n: u32,
@@ -86,6 +87,7 @@ impl SmallNtt {
         ordering: zkntt_gpu::Ordering,
     ) -> bool {
         kernel == super::Kernel::Wsx
+            && ordering != zkntt_gpu::Ordering::RN
             && log_n > TILE_LOG
             && log_n <= self.cluster_max_log_n
             && cluster_batch_fits(log_n - TILE_LOG, batch, ordering == zkntt_gpu::Ordering::NR)

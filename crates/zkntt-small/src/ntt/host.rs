@@ -158,7 +158,15 @@ impl SmallNtt {
         let batch = (host.len() >> log_n) as u64;
         let scale = (direction == Direction::Inverse).then_some(log_n);
         self.launch(
-            stream, kernel, ptr, batch, log_n, direction, scale, None, false,
+            stream,
+            kernel,
+            ptr,
+            batch,
+            log_n,
+            direction,
+            scale,
+            None,
+            zkntt_gpu::Ordering::NN,
         )?;
         // SAFETY: as above.
         unsafe { cudarc::driver::result::memcpy_dtoh_async(host, ptr, stream.cu_stream()) }

@@ -10,7 +10,7 @@ mod two_d;
 pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
-pub use panel::{panel_kernel_name, panel_nr_kernel_name};
+pub use panel::{panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name};
 pub(crate) use panel::{panel_stride, pass_tiles};
 pub(crate) use two_d::two_d_split;
 
@@ -73,8 +73,25 @@ pub fn kernel_name(kernel: Kernel, field: SmallField, form: ModMulForm) -> Strin
     )
 }
 
+/// `small_ntt_wsx_rn_{field}_{form}`: the WSX kernel with bit-reversed input (RN: the launch's
+/// `order` is 2), a symbol of its own so that the other orders' registers stay as they were (the
+/// macro `ZKNTT_SMALL_WSX` of `cuda/small/ntt_wsx.cu` builds both).
+pub fn wsx_rn_kernel_name(field: SmallField, form: ModMulForm) -> String {
+    format!("small_ntt_wsx_rn_{}_{}", field.name(), form.name())
+}
+
+/// `NttParams::order` of an ordering: 0 NN, 1 NR (bit-reversed out), 2 RN (bit-reversed in).
+fn order_code(ordering: Ordering) -> u32 {
+    match ordering {
+        Ordering::NN => 0,
+        Ordering::NR => 1,
+        Ordering::RN => 2,
+    }
+}
+
 /// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
-/// and the 2-D panel and cluster kernels of each field and form.
+/// and the WSX kernel's RN symbol, the 2-D panel kernels (NN, NR, RN) and the cluster kernel of
+/// each field and form.
 pub fn kernel_names() -> impl Iterator<Item = String> {
     let tiles = Kernel::ALL
         .into_iter()
@@ -90,8 +107,10 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
     let panels = SmallField::ALL.into_iter().flat_map(|f| {
         ModMulForm::ALL.into_iter().flat_map(move |m| {
             [
+                wsx_rn_kernel_name(f, m),
                 panel_kernel_name(f, m),
                 panel_nr_kernel_name(f, m),
+                panel_rn_kernel_name(f, m),
                 cluster_kernel_name(f, m),
             ]
         })
@@ -114,7 +133,7 @@ struct NttParams {
     scale_w_shoup: u32,
     has_scale: u32,
     post_log_rows: u32,
-    /// 1: each transform's output in bit-reversed order (NR).
+    /// [`order_code`]: 0 NN, 1 output bit-reversed (NR), 2 input bit-reversed (RN).
     order: u32,
     reserved: u32,
 }
@@ -187,19 +206,20 @@ pub struct SmallNtt {
     lanes: Mutex<Vec<host::Lane>>,
 }
 
-/// Whether `ordering` asks for bit-reversed output, or why `kernel` cannot give it.
-fn check_ordering(kernel: Kernel, ordering: Ordering) -> Result<bool> {
+/// `ordering`, or why `kernel` cannot give it at 2^log_n.
+fn check_ordering(kernel: Kernel, ordering: Ordering, log_n: u32) -> Result<Ordering> {
     match ordering {
-        Ordering::NN => Ok(false),
-        Ordering::NR if kernel == Kernel::Wsx => Ok(true),
-        Ordering::NR => Err(Error::OrderingUnsupported {
+        Ordering::NN => Ok(ordering),
+        Ordering::NR | Ordering::RN if kernel != Kernel::Wsx => Err(Error::OrderingUnsupported {
             ordering,
-            reason: "bit-reversed output is built for the WSX kernel (Kernel::Wsx) only",
+            reason: "the bit-reversed orders are built for the WSX kernel (Kernel::Wsx) only",
         }),
-        Ordering::RN => Err(Error::OrderingUnsupported {
+        Ordering::RN if log_n > 2 * TILE_LOG => Err(Error::OrderingUnsupported {
             ordering,
-            reason: "bit-reversed input is not built for the small-word kernels: transform NN or NR",
+            reason: "bit-reversed input is built up to 2^24 (two panel passes of one tile's \
+                     transforms); above, transform NN or NR",
         }),
+        Ordering::NR | Ordering::RN => Ok(ordering),
     }
 }
 
@@ -231,8 +251,10 @@ impl SmallNtt {
         for k in Kernel::ALL {
             gpu.function(&kernel_name(k, field, form))?;
         }
+        gpu.function(&wsx_rn_kernel_name(field, form))?;
         gpu.function(&panel_kernel_name(field, form))?;
         gpu.function(&panel_nr_kernel_name(field, form))?;
+        gpu.function(&panel_rn_kernel_name(field, form))?;
         let cluster_f = gpu.function(&cluster_kernel_name(field, form))?;
         let sms = gpu
             .context()
@@ -363,8 +385,8 @@ impl SmallNtt {
         })
     }
 
-    /// One launch over `batch` transforms of 2^log_n (<= 2^12) at `data` on `stream`; `nr`:
-    /// bit-reversed output (the WSX kernel, without `post`).
+    /// One launch over `batch` transforms of 2^log_n (<= 2^12) at `data` on `stream`, in
+    /// `ordering` (NR and RN: the WSX kernel, without `post`).
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
@@ -376,9 +398,9 @@ impl SmallNtt {
         direction: Direction,
         scale_log_n: Option<u32>,
         post: Option<(u64, u64, u32)>,
-        nr: bool,
+        ordering: Ordering,
     ) -> Result<()> {
-        debug_assert!(!nr || (kernel == Kernel::Wsx && post.is_none()));
+        debug_assert!(ordering == Ordering::NN || (kernel == Kernel::Wsx && post.is_none()));
         if !kernel.has_form(self.form) {
             return Err(Error::NoFormKernel {
                 kernel: kernel.name(),
@@ -386,12 +408,15 @@ impl SmallNtt {
                 available: ModMulForm::MontgomeryLazy.name(),
             });
         }
-        let f = self
-            .gpu
-            .function(&kernel_name(kernel, self.field, self.form))?;
+        let name = if ordering == Ordering::RN {
+            wsx_rn_kernel_name(self.field, self.form)
+        } else {
+            kernel_name(kernel, self.field, self.form)
+        };
+        let f = self.gpu.function(&name)?;
         let tw_ptr = self.twiddle_table(direction);
         let params = NttParams {
-            order: nr as u32,
+            order: order_code(ordering),
             ..self.params(tw_ptr, data, batch, log_n, scale_log_n, post)?
         };
         let tiles = ((batch << log_n) + (1 << TILE_LOG) - 1) >> TILE_LOG;
@@ -429,12 +454,16 @@ impl SmallNtt {
         self.run_ordered(data, log_n, direction, kernel, Ordering::NN)
     }
 
-    /// [`SmallNtt::run`] in an ordering: [`Ordering::NN`], or [`Ordering::NR`] (natural order in,
+    /// [`SmallNtt::run`] in an ordering: [`Ordering::NN`], [`Ordering::NR`] (natural order in,
     /// bit-reversed out: output k of each transform at index rev(k), the low log_n bits
-    /// reversed): the cluster kernel stores whole segments and the 2-D path's stores are
-    /// contiguous in both passes, so NR is the faster order at 2^14..2^19 and 2^21..2^24, level at
-    /// 2^12/2^13, 0-8% slower at 2^20 (measured on an H100: `benches/results/h100.md`). NR needs [`Kernel::Wsx`]; [`Ordering::RN`]
-    /// (bit-reversed input) is not built: both are [`Error::OrderingUnsupported`].
+    /// reversed) or [`Ordering::RN`] (input element n at index rev(n), natural order out: the
+    /// inverse of NR, so a forward NR and an inverse RN need no reordering between them).
+    /// NR: the cluster kernel stores whole segments and the 2-D path's stores are contiguous in
+    /// both passes, so NR is the faster order at 2^14..2^19 and 2^21..2^24, level at 2^12/2^13,
+    /// 0-8% slower at 2^20 (measured on an H100: `benches/results/h100.md`). RN: one tile
+    /// launch to 2^12, then two panel passes to 2^24 (rows of the input as it lies, then
+    /// columns; no cluster launch); above 2^24 it is [`Error::OrderingUnsupported`]. NR and RN
+    /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
     pub fn run_ordered(
         &self,
         data: &mut CudaSlice<u32>,
@@ -444,7 +473,7 @@ impl SmallNtt {
         ordering: Ordering,
     ) -> Result<()> {
         let batch = self.check_for(data.len(), log_n, kernel)?;
-        check_ordering(kernel, ordering)?;
+        check_ordering(kernel, ordering, log_n)?;
         let stream = self.gpu.stream().clone();
         if log_n <= TILE_LOG || kernel == Kernel::Wsx {
             let len = data.len();
@@ -495,7 +524,7 @@ impl SmallNtt {
         ordering: Ordering,
     ) -> Result<()> {
         let batch = self.check_for(len, log_n, Kernel::Wsx)?;
-        check_ordering(Kernel::Wsx, ordering)?;
+        check_ordering(Kernel::Wsx, ordering, log_n)?;
         if data == 0 || data % 4 != 0 {
             return Err(Error::BadAddress { address: data });
         }
@@ -527,7 +556,6 @@ impl SmallNtt {
         kernel: Kernel,
         ordering: Ordering,
     ) -> Result<()> {
-        let nr = ordering == Ordering::NR;
         if batch == 0 {
             return Ok(());
         }
@@ -541,11 +569,12 @@ impl SmallNtt {
                 direction,
                 (direction == Direction::Inverse).then_some(log_n),
                 None,
-                nr,
+                ordering,
             );
         }
         if self.takes_cluster_in(log_n, batch, kernel, ordering) {
             let scale = (direction == Direction::Inverse).then_some(log_n);
+            let nr = ordering == Ordering::NR;
             return self.cluster(stream, d, d, log_n, batch, direction, nr, scale);
         }
         if kernel != Kernel::Wsx {
@@ -565,7 +594,7 @@ impl SmallNtt {
                 expected: len,
                 got: 0,
             })?;
-        self.two_d_panels(stream, d, m, d, log_n, batch, direction, nr)
+        self.two_d_panels(stream, d, m, d, log_n, batch, direction, ordering)
     }
 
     /// [`SmallNtt::run_into`] in an ordering, as [`SmallNtt::run_ordered`].
@@ -579,7 +608,7 @@ impl SmallNtt {
         ordering: Ordering,
     ) -> Result<()> {
         let batch = self.check_for(input.len(), log_n, kernel)?;
-        let nr = check_ordering(kernel, ordering)?;
+        check_ordering(kernel, ordering, log_n)?;
         if output.len() != input.len() {
             return Err(Error::LengthMismatch {
                 expected: input.len(),
@@ -595,13 +624,14 @@ impl SmallNtt {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             let scale = (direction == Direction::Inverse).then_some(log_n);
+            let nr = ordering == Ordering::NR;
             return self.cluster(&stream, i, o, log_n, batch, direction, nr, scale);
         }
         if kernel == Kernel::Wsx {
-            // Columns in place in `input`, rows into `output`.
+            // The first pass in place in `input`, the second into `output`.
             let (i, _g1) = input.device_ptr_mut(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
-            return self.two_d_panels(&stream, i, i, o, log_n, batch, direction, nr);
+            return self.two_d_panels(&stream, i, i, o, log_n, batch, direction, ordering);
         }
         let mut view = output.slice_mut(..);
         self.two_d(&stream, input, &mut view, log_n, batch, direction, kernel)
@@ -643,8 +673,8 @@ mod tests {
                 form == ModMulForm::MontgomeryLazy
             );
         }
-        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the panel (natural
-        // and NR) and cluster kernels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 3 * 3 * 7);
+        // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the WSX kernel's
+        // RN symbol, the panel (NN, NR, RN) and cluster kernels.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 5 * 3 * 7);
     }
 }

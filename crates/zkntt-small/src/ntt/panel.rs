@@ -67,6 +67,12 @@ pub fn panel_nr_kernel_name(field: SmallField, form: crate::ModMulForm) -> Strin
     format!("small_ntt_panel_nr_{}_{}", field.name(), form.name())
 }
 
+/// `small_ntt_panel_rn_{field}_{form}`: the panel kernel with bit-reversed input (the launch's
+/// `order` is 2): element e of each transform read at position rev(e) of the input layout.
+pub fn panel_rn_kernel_name(field: SmallField, form: crate::ModMulForm) -> String {
+    format!("small_ntt_panel_rn_{}_{}", field.name(), form.name())
+}
+
 /// `PanelParams` of `cuda/small/ntt_panel.cu`, byte for byte.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
@@ -107,7 +113,8 @@ impl SmallNtt {
     /// `dependent`: launched as a programmatic dependent of the stream's previous kernel (sm_90+),
     /// so its blocks set up while that one drains. `params.order` 1 takes the NR kernel: output
     /// element e of each transform at position rev(e) of `output` (2-D twiddles only with
-    /// columns out).
+    /// columns out); 2 the RN kernel: input element e at position rev(e) of `input`, and the
+    /// 2-D twiddle w^(n2 k) with n2 = rev(t) for transform t mod 2^post_log_rows.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn panel(
         &self,
@@ -120,10 +127,10 @@ impl SmallNtt {
         output: Layout,
         dependent: bool,
     ) -> Result<()> {
-        let name = if params.order == 1 {
-            panel_nr_kernel_name(self.field, self.form)
-        } else {
-            panel_kernel_name(self.field, self.form)
+        let name = match params.order {
+            1 => panel_nr_kernel_name(self.field, self.form),
+            2 => panel_rn_kernel_name(self.field, self.form),
+            _ => panel_kernel_name(self.field, self.form),
         };
         let f = self.gpu.function(&name)?;
         let tiles = pass_tiles(params.log_n, input.t != 0, output.t != 0).min(self.max_panel_tiles);

@@ -11,6 +11,7 @@ use crate::{Direction, Result};
 use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut};
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
+use zkntt_gpu::Ordering;
 
 /// (log2 N1, log2 N2) of the 2-D decomposition N = N1 x N2 (columns of N1 points, rows of N2):
 /// halves up to 2^24, where both fit a tile; above, columns of one tile (2^12) and rows of the rest
@@ -55,6 +56,14 @@ impl SmallNtt {
     /// tile: they run on the cluster kernel instead (sm_90; the entry points answer `SizeUnsupported` where the clusters
     /// are smaller), bit-reversed out, followed in natural order by a transpose that reverses
     /// the columns back.
+    ///
+    /// RN (`ordering`; input bit-reversed, up to 2^24): x[n1 N2 + n2] lies at rev_N(n1 N2 + n2)
+    /// = rev_N2(n2) N1 + rev_N1(n1), so row r of the input (N2 rows of N1 words) is column n2 =
+    /// rev(r) of the matrix, bit-reversed. The first pass transforms those rows with
+    /// bit-reversed input, rows in and rows out, times w_N^(n2 k1), n2 = rev(r), into `mid`; the
+    /// second transforms the N2-point columns k1 of `mid` (stride N1, entry n2 at row rev(n2))
+    /// with bit-reversed input into the same places of `dst`: X[k1 + N1 k2] at row k2, column
+    /// k1, natural order.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn two_d_panels(
         &self,
@@ -65,13 +74,37 @@ impl SmallNtt {
         log_n: u32,
         batch: u64,
         direction: Direction,
-        nr: bool,
+        ordering: Ordering,
     ) -> Result<()> {
         let (log1, log2) = two_d_split(log_n);
         let (lo_ptr, hi_ptr) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
-        let order = nr as u32;
+        let order = super::order_code(ordering);
         let scale = (direction == Direction::Inverse).then_some(log_n);
+        if ordering == Ordering::RN {
+            // The callers checked log_n <= 24 (`check_ordering`): both passes are tiles.
+            debug_assert!(log2 <= TILE_LOG, "2^{log_n}");
+            let rows = Layout { t: log1, e: 0 };
+            let first = NttParams {
+                order,
+                ..self.params(
+                    tw,
+                    src,
+                    batch << log2,
+                    log1,
+                    None,
+                    Some((lo_ptr, hi_ptr, log2)),
+                )?
+            };
+            self.panel(stream, first, mid, log_n, log2, rows, rows, false)?;
+            let columns = Layout { t: 0, e: log1 };
+            let second = NttParams {
+                order,
+                ..self.params(tw, mid, batch << log1, log2, scale, None)?
+            };
+            return self.panel(stream, second, dst, log_n, log1, columns, columns, true);
+        }
+        let nr = ordering == Ordering::NR;
         // Columns: transform n2 of a matrix, element n1 at word n1 N2 + n2.
         let columns = Layout { t: 0, e: log2 };
         let first = NttParams {
@@ -150,7 +183,7 @@ impl SmallNtt {
             direction,
             None,
             Some((lo_ptr, hi_ptr, log2)),
-            false,
+            Ordering::NN,
         )?;
         transpose_words(&self.gpu, stream, o, d, n2, n1, batch, false)?;
         self.launch(
@@ -162,7 +195,7 @@ impl SmallNtt {
             direction,
             scale,
             None,
-            false,
+            Ordering::NN,
         )?;
         transpose_words(&self.gpu, stream, d, o, n1, n2, batch, false)
     }
