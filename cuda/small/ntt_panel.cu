@@ -77,7 +77,7 @@ struct Walk {
 };
 
 // rev (transforms fastest only): the thread's rows are rev(e + k de) = rev(e) + rev(k), so ptr
-// is row rev(e)'s and word k's offset rev(k) * step (`store`).
+// is row rev(e)'s and word k's offset rev(k) * step (NR's `store`, RN's `load`).
 __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool fast, uint32_t t,
                                      uint32_t e_shift, uint32_t tid, uint64_t u0, uint32_t log_n,
                                      uint32_t log_tp, uint32_t avail, bool rev = false) {
@@ -361,7 +361,8 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 // dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n transforms).
 // log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
 // transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g). The NR kernel: 2-D twiddles only
-// where the output is columns.
+// where the output is columns. The RN kernel: input element e at rev(e); its 2-D twiddle takes
+// n2 = rev(t mod 2^post_log_rows).
 #define ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, NAME, NR, RN)                                          \
     extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
         NAME(const zkntt::small::panel::PanelParams p) {                                            \

@@ -584,8 +584,9 @@ impl SmallNtt {
                 available: Kernel::Wsx.name(),
             });
         }
-        // Columns from `d` into the scratch, rows back into `d`: no copy. The guard is held
-        // while the passes are queued (a larger scratch replaces this one stream-ordered).
+        // The first pass from `d` into the scratch, the second back into `d` (NN, NR: columns,
+        // then rows; RN: rows, then columns): no copy. The guard is held while the passes are
+        // queued (a larger scratch replaces this one stream-ordered).
         let scratch = self.scratch(len)?;
         let m = scratch
             .as_ref()

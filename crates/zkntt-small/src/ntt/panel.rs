@@ -19,7 +19,7 @@ pub(crate) fn panel_tiles(log_n: u32) -> u32 {
 }
 
 /// Tiles per panel of a pass: one where the transforms are rows both in and out (the NR second
-/// pass: every access contiguous whatever the panel's width, so the smallest panel, 256 threads
+/// pass, the RN first: every access contiguous whatever the panel's width, so the smallest panel, 256 threads
 /// and 16 KiB, and four blocks a multiprocessor whose loads, layers and stores overlap), else
 /// [`panel_tiles`].
 pub(crate) fn pass_tiles(log_n: u32, rows_in: bool, rows_out: bool) -> u32 {
