@@ -624,23 +624,44 @@ pub fn ordered_launches(
         .into_iter()
         .enumerate()
         .map(|(i, (log_s, log_m, tw))| {
-            let (log_cols, threads) = column_geometry(log_n, log_s, kernels.blocks);
             let scale = if i == 0 { pre } else { 0 } | if i == last { post } else { 0 };
-            let l = Launch {
-                kernel: Kernel::Column,
-                layers: log_s,
+            let flags = tw | scale | order;
+            column_launch(
+                log_n,
+                log_s,
                 log_m,
-                blocks: 1u32 << (log_n - log_s - log_cols),
-                threads,
-                smem: smem_bytes(1 << (log_s + log_cols)),
-                flags: tw | scale | order,
-                log_cols,
-                dependent: dependent && i > 0,
-                by_columns: false,
-            };
-            mark_narrow(l, log_s + log_cols)
+                flags,
+                dependent && i > 0,
+                kernels.blocks,
+            )
         })
         .collect()
+}
+
+/// One column launch of a transform of 2^log_n: 2^log_s-entry columns in sub-transforms of
+/// 2^log_m elements, the block geometry of [`column_geometry`], narrow-marked where it is.
+fn column_launch(
+    log_n: u32,
+    log_s: u32,
+    log_m: u32,
+    flags: u32,
+    dependent: bool,
+    blocks: Blocks,
+) -> Launch {
+    let (log_cols, threads) = column_geometry(log_n, log_s, blocks);
+    let l = Launch {
+        kernel: Kernel::Column,
+        layers: log_s,
+        log_m,
+        blocks: 1u32 << (log_n - log_s - log_cols),
+        threads,
+        smem: smem_bytes(1 << (log_s + log_cols)),
+        flags,
+        log_cols,
+        dependent,
+        by_columns: false,
+    };
+    mark_narrow(l, log_s + log_cols)
 }
 
 /// The launch that fuses a coset low-degree extension's two transforms where they meet: `last`,
@@ -725,21 +746,8 @@ pub fn cluster_launch(log_n: u32, form: Form) -> Launch {
 /// ([`flags::SCRATCH_IN`], with `last`'s). `kernels`' blocks and chain as resolved.
 fn two_pass_launches(log_n: u32, first: u32, last: u32, kernels: Kernels) -> Vec<Launch> {
     let dependent = kernels.chain == Chain::Dependent;
-    let launch = |log_s: u32, flags: u32, dependent: bool| {
-        let (log_cols, threads) = column_geometry(log_n, log_s, kernels.blocks);
-        let l = Launch {
-            kernel: Kernel::Column,
-            layers: log_s,
-            log_m: log_n,
-            blocks: 1u32 << (log_n - log_s - log_cols),
-            threads,
-            smem: smem_bytes(1 << (log_s + log_cols)),
-            flags,
-            log_cols,
-            dependent,
-            by_columns: false,
-        };
-        mark_narrow(l, log_s + log_cols)
+    let launch = |log_s: u32, flags: u32, dep: bool| {
+        column_launch(log_n, log_s, log_n, flags, dep, kernels.blocks)
     };
     let log_n1 = log_n / 2;
     vec![
