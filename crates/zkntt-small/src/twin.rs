@@ -938,39 +938,12 @@ mod tests {
         ];
         two_d_twin_matches_reference(&cases, cluster, Ordering::NN);
         two_d_twin_matches_reference(&cases, cluster, Ordering::NR);
-        assert!(
-            cluster(
-                SmallField::BabyBear,
-                ModMulForm::Montgomery,
-                Direction::Forward,
-                12,
-                &mut [0; 4096],
-                Ordering::NN
-            )
-            .is_err()
-        );
-        assert!(
-            cluster(
-                SmallField::BabyBear,
-                ModMulForm::Montgomery,
-                Direction::Forward,
-                17,
-                &mut [0; 1 << 17],
-                Ordering::NN
-            )
-            .is_err()
-        );
-        assert!(
-            cluster(
-                SmallField::BabyBear,
-                ModMulForm::Montgomery,
-                Direction::Forward,
-                13,
-                &mut [0; 1 << 13],
-                Ordering::RN
-            )
-            .is_err()
-        );
+        // Not cluster sizes (2^12, 2^17), and RN (no bit-reversed input): errors.
+        for (log_n, ordering) in [(12, Ordering::NN), (17, Ordering::NN), (13, Ordering::RN)] {
+            let mut x = vec![0; 1 << log_n];
+            let (f, m) = (SmallField::BabyBear, ModMulForm::Montgomery);
+            assert!(cluster(f, m, Direction::Forward, log_n, &mut x, ordering).is_err());
+        }
     }
 
     /// Panel words in the order of a row load or store (elements fastest) hit 32 banks per warp;

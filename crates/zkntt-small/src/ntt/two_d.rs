@@ -81,32 +81,8 @@ impl SmallNtt {
         let tw = self.twiddle_table(direction);
         let order = super::order_code(ordering);
         let scale = (direction == Direction::Inverse).then_some(log_n);
-        if ordering == Ordering::RN {
-            // The callers checked log_n <= 24 (`check_ordering`): both passes are tiles.
-            debug_assert!(log2 <= TILE_LOG, "2^{log_n}");
-            let rows = Layout { t: log1, e: 0 };
-            let first = NttParams {
-                order,
-                ..self.params(
-                    tw,
-                    src,
-                    batch << log2,
-                    log1,
-                    None,
-                    Some((lo_ptr, hi_ptr, log2)),
-                )?
-            };
-            self.panel(stream, first, mid, log_n, log2, rows, rows, false)?;
-            let columns = Layout { t: 0, e: log1 };
-            let second = NttParams {
-                order,
-                ..self.params(tw, mid, batch << log1, log2, scale, None)?
-            };
-            return self.panel(stream, second, dst, log_n, log1, columns, columns, true);
-        }
-        let nr = ordering == Ordering::NR;
-        // Columns: transform n2 of a matrix, element n1 at word n1 N2 + n2.
-        let columns = Layout { t: 0, e: log2 };
+        // The first pass: 2^log2 N1-point transforms a matrix, times w_N^(n2 k1): the columns
+        // (element n1 at word n1 N2 + n2), or in RN the input's rows.
         let first = NttParams {
             order,
             ..self.params(
@@ -118,6 +94,20 @@ impl SmallNtt {
                 Some((lo_ptr, hi_ptr, log2)),
             )?
         };
+        if ordering == Ordering::RN {
+            // The callers checked log_n <= 24 (`check_ordering`): both passes are tiles.
+            debug_assert!(log2 <= TILE_LOG, "2^{log_n}");
+            let rows = Layout { t: log1, e: 0 };
+            self.panel(stream, first, mid, log_n, log2, rows, rows, false)?;
+            let columns = Layout { t: 0, e: log1 };
+            let second = NttParams {
+                order,
+                ..self.params(tw, mid, batch << log1, log2, scale, None)?
+            };
+            return self.panel(stream, second, dst, log_n, log1, columns, columns, true);
+        }
+        let nr = ordering == Ordering::NR;
+        let columns = Layout { t: 0, e: log2 };
         self.panel(stream, first, mid, log_n, log2, columns, columns, false)?;
         if log2 > TILE_LOG {
             // Rows of 2^13/2^14 on thread-block clusters, whose stores are whole segments in the
