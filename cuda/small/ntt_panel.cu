@@ -23,7 +23,8 @@
 // Bit-reversed input (the RN kernel): transform u's element e is read from position rev(e) of the
 // input layout, and the store is natural. Columns in: the mirror of NR's column store (a thread's
 // word k from row rev(e) + rev(k), the same 32-byte runs); rows in: each word from its element's
-// reversed place in the row (whole rows per panel, so every sector read is used, by some thread).
+// reversed place in the row (every sector is used by some thread, but a warp's 32 loads touch 32
+// sectors: this pass's cost, benches/NOTES.md "RN for the small-word kernels").
 // Its 2-D twiddle w^(n2 k) takes n2 = rev(t) for transform t mod 2^post_log_rows: the 2-D path's
 // RN first pass runs the rows of the input as it lies, row t holding column rev(t) of the matrix.
 #include "launch_dependent.cuh"
