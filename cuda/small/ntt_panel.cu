@@ -22,11 +22,11 @@
 //
 // Bit-reversed input (the RN kernel): transform u's element e is read from position rev(e) of the
 // input layout, and the store is natural. Columns in: the mirror of NR's column store (a thread's
-// word k from row rev(e) + rev(k), the same 32-byte runs); rows in: each word from its element's
-// reversed place in the row (every sector is used by some thread, but a warp's 32 loads touch 32
-// sectors: this pass's cost, benches/NOTES.md "RN for the small-word kernels").
+// word k from row rev(e) + rev(k), the same 32-byte runs); rows in (`load_rn_rows`): contiguous
+// reads, the reversal in the shared-memory write.
 // Its 2-D twiddle w^(n2 k) takes n2 = rev(t) for transform t mod 2^post_log_rows: the 2-D path's
-// RN first pass runs the rows of the input as it lies, row t holding column rev(t) of the matrix.
+// RN first pass runs the rows of the input as it lies, row t holding column rev(t) of the matrix
+// (chained along the row from 2^10, `Leave::Rows`).
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -154,7 +154,7 @@ __device__ __forceinline__ uint32_t post_twiddle(const Form& f, const NttParams&
 }
 
 // What a store does to the word it reads from the panel, by what the launch asks.
-enum class Leave { Plain, Scale, Chain, Any };
+enum class Leave { Plain, Scale, Chain, Rows, Any };
 
 // k's low BITS bits reversed (k a constant of an unrolled loop: folded at compile time).
 template <uint32_t BITS>
@@ -175,14 +175,18 @@ static_assert(1u << LOG_LOADS<1> == LOADS<1> && 1u << LOG_LOADS<2> == LOADS<2>, 
 // Otherwise the elements-fastest walk (rows out), Plain, Scale or Any. Chain (2-D twiddles, FAST):
 // their twiddles w^(n2 (e + k de)) are A S^k with A = w^(n2 e) (times the scale) and S =
 // w^(n2 de), so two table lookups a thread and a running Montgomery product replace two table
-// reads and two products a word. Any: every layout and parameter, word by word.
+// reads and two products a word. Rows (the RN kernel's rows out, one tile, rows of 2^10 and
+// more): word k is element tid + 256 (k mod C) of row k / C, C = 2^(log_n - 8), so each row's
+// C words chain the same way, A = w^(n2 tid), S = w^(256 n2), n2 = rev(row). Any: every layout
+// and parameter, word by word.
 template <class F, class Form, Leave L, bool FAST, bool REV, uint32_t GROUPS, bool REV_T = false>
 __device__ __forceinline__ void store(const Form& f, const NttParams& p, const Walk& out,
                                       const uint32_t* panel, uint32_t stride, uint32_t log_n,
                                       uint64_t u0, uint32_t post_n2) {
     constexpr uint32_t Q = F::Q;
     static_assert(FAST || (L != Leave::Chain && !REV), "Chain and REV walk the transforms");
-    static_assert(!FAST || L != Leave::Any, "Any walks the elements");
+    static_assert(!FAST || (L != Leave::Any && L != Leave::Rows), "Any and Rows walk the elements");
+    static_assert(L != Leave::Rows || GROUPS == 1, "Rows: one tile of 256 threads");
     if (FAST && out.limit == 0) return;  // this thread's transform is past the batch
     uint32_t c = 0, s = 0;
     if constexpr (L == Leave::Chain) {
@@ -213,6 +217,22 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
             } else if constexpr (L == Leave::Chain) {
                 z = mul_mont<Q>(z, c);
                 c = mul_mont<Q>(c, s);
+            } else if constexpr (L == Leave::Rows) {
+                if (((k0 + k) & ((1u << (log_n - 8)) - 1)) == 0) {  // a row's first word: e = tid
+                    uint32_t uo, e;
+                    at(out, k0 + k, log_n, uo, e);
+                    const uint32_t row = (uint32_t)((u0 + uo) & ((1ull << p.post_log_rows) - 1));
+                    const uint32_t n2r = bitrev(row, p.post_log_rows);
+                    uint32_t a = post_twiddle<F, Form>(f, p, n2r * e);
+                    if (p.has_scale) {
+                        a = f.mul(a, Form::scalar(p));
+                        if (Form::LAZY) a = reduce_once(a, Q);
+                    }
+                    c = mul_mont<Q>(a, mont_r2<Q>());
+                    s = mul_mont<Q>(post_twiddle<F, Form>(f, p, n2r * THREADS), mont_r2<Q>());
+                }
+                z = mul_mont<Q>(z, c);
+                c = mul_mont<Q>(c, s);
             } else {
                 uint32_t uo, e;
                 at(out, k0 + k, log_n, uo, e);
@@ -233,28 +253,19 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
 }
 
 // Load: ROUND loads in flight, then their shared-memory stores; words past the batch are 0.
-// REV (the RN kernel): element e from position rev(e) (columns: the walk is `walk(.., rev)`'s,
-// word k at row rev(e) + rev(k); rows: word k's element reversed inside its row).
+// REV (the RN kernel, columns): the walk is `walk(.., rev)`'s, word k at row rev(e) + rev(k).
 template <bool FAST, bool REV, uint32_t GROUPS>
 __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t log_n, uint32_t stride) {
+    static_assert(FAST || !REV, "RN rows load with load_rn_rows");
     constexpr uint32_t ROUND = 16;  // 16 loads in flight: nothing else holds registers yet
     const uint32_t* src = in.ptr;
-    // Rows: word i = tid + k blockDim (tid < blockDim, both powers of 2: disjoint bits) of a run of
-    // whole rows, element i mod N. Its reversal splits into the thread's part and k's, so word k
-    // is at a per-thread base plus a part uniform across the block.
-    const uint32_t mask = (1u << log_n) - 1, e_t = threadIdx.x & mask;
-    const uint32_t* rbase = in.ptr - e_t + bitrev(e_t, log_n);
 #pragma unroll
     for (uint32_t k0 = 0; k0 < LOADS<GROUPS>; k0 += ROUND) {
         uint32_t x[ROUND];
 #pragma unroll
         for (uint32_t k = 0; k < ROUND; k++) {
-            if (FAST && REV) {
+            if (REV) {
                 x[k] = exists(in, k0 + k) ? in.ptr[rev_bits<LOG_LOADS<GROUPS>>(k0 + k) * in.step] : 0;
-            } else if (REV) {
-                uint32_t kb = (k0 + k) * blockDim.x;
-                asm volatile("" : "+r"(kb));  // computed here: hoisted, the 16 offsets spill
-                x[k] = exists(in, k0 + k) ? rbase[(kb & ~mask) + bitrev(kb & mask, log_n)] : 0;
             } else {
                 x[k] = exists(in, k0 + k) ? *src : 0;
             }
@@ -262,6 +273,51 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t l
         }
 #pragma unroll
         for (uint32_t k = 0; k < ROUND; k++) panel[smem_at<FAST, GROUPS>(in, k0 + k, log_n, stride)] = x[k];
+    }
+}
+
+// The RN kernel's rows load (one tile, 256 threads, rows of 2^log_n >= 2^6): the reads stay
+// contiguous and the reversal moves into the shared-memory write. Thread tid reads runs of RUN
+// contiguous words, run tid + 256 kk (a warp's runs back to back), and writes panel word i (row
+// i >> log_n, element e) to tile position pos(i) = (row << log_n) | rev(e). pos and slot are
+// linear over XOR, so the slot is the thread's part XOR a part uniform across the block. RUN is
+// the least that keeps the write conflict-free (a warp's lanes at tile bits <= 8): 1 up to
+// 2^9, 4 (one 16-byte load) at 2^10/2^11, 8 at 2^12 (benches/NOTES.md, "The RN rows pass's
+// loads, worked out"). `vec`: the input is 16-byte aligned, else the runs are read word by word.
+template <uint32_t RUN>
+__device__ __forceinline__ void load_rn_rows(const Walk& in, uint32_t* panel, uint32_t log_n, bool vec) {
+    constexpr uint32_t RUNS = LOADS<1> / RUN;
+    const uint32_t tid = threadIdx.x;
+    const uint32_t mask = (1u << log_n) - 1, sh = 32 - log_n;
+    // The low log_n bits reversed (bits from log_n up leave __brev(i) below bit 32 - log_n).
+    auto pos = [&](uint32_t i) { return (i & ~mask) | (__brev(i) >> sh); };
+    const uint32_t* src = in.ptr + tid * (RUN - 1);  // in.ptr is the rows' word tid
+    uint32_t x[LOADS<1>];
+#pragma unroll
+    for (uint32_t kk = 0; kk < RUNS; kk++) {
+        const uint32_t* run = src + kk * THREADS * RUN;
+        if ((tid + kk * THREADS) * RUN >= in.limit) {  // runs lie inside rows: all or nothing
+#pragma unroll
+            for (uint32_t j = 0; j < RUN; j++) x[kk * RUN + j] = 0;
+        } else if (RUN >= 4 && vec) {
+#pragma unroll
+            for (uint32_t q = 0; q < RUN / 4; q++) {
+                const uint4 v = reinterpret_cast<const uint4*>(run)[q];
+                x[kk * RUN + 4 * q] = v.x;
+                x[kk * RUN + 4 * q + 1] = v.y;
+                x[kk * RUN + 4 * q + 2] = v.z;
+                x[kk * RUN + 4 * q + 3] = v.w;
+            }
+        } else {
+#pragma unroll
+            for (uint32_t j = 0; j < RUN; j++) x[kk * RUN + j] = run[j];
+        }
+    }
+    const uint32_t s_t = wsx::slot(pos(tid * RUN));
+#pragma unroll
+    for (uint32_t kk = 0; kk < RUNS; kk++) {
+#pragma unroll
+        for (uint32_t j = 0; j < RUN; j++) panel[s_t ^ wsx::slot(pos(kk * THREADS * RUN + j))] = x[kk * RUN + j];
     }
 }
 
@@ -284,10 +340,12 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     // NR with rows out: the tile's exchange leaves the DIF's order (see the top).
     const auto c = wsx::Consts<typename Form::W>::template make<true>(p.twiddles, log_n, !NR || out_fast);
     // What the store does, decided once (uniform). NR: 2-D twiddles only with columns out.
-    const Leave leave = !NR && !out_fast ? Leave::Any
+    // RN rows out of 2^10 and more: the 2-D twiddles chained along each row (`Leave::Rows`).
+    const Leave leave = !NR && !out_fast ? (RN && log_n >= 10 && p.post_lo != nullptr ? Leave::Rows : Leave::Any)
                         : p.post_lo == nullptr ? (p.has_scale ? Leave::Scale : Leave::Plain)
                                                : Leave::Chain;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
+    const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;  // RN rows: 16-byte loads
 
     // Twiddles and slots above are set up before the previous kernel's writes are waited for.
     if (pp.dependent) wait_for_previous_grid();
@@ -301,8 +359,16 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         const Walk in = walk(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail, RN && in_fast);
         if (in_fast) {
             load<true, RN, GROUPS>(in, panel, log_n, stride);
+        } else if constexpr (RN && GROUPS == 1) {
+            if (log_n <= 9) {
+                load_rn_rows<1>(in, panel, log_n, vec);
+            } else if (log_n < TILE_LOG) {
+                load_rn_rows<4>(in, panel, log_n, vec);
+            } else {
+                load_rn_rows<8>(in, panel, log_n, vec);
+            }
         } else {
-            load<false, RN, GROUPS>(in, panel, log_n, stride);
+            load<false, false, GROUPS>(in, panel, log_n, stride);
         }
         if (pi + gridDim.x >= panels) allow_dependent_launch();  // this block's reads are done
         __syncthreads();
@@ -340,6 +406,8 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
                 case Leave::Plain: ZKNTT_PANEL_STORE(Plain, false, false); break;
                 default: ZKNTT_PANEL_STORE(Scale, false, false); break;
             }
+        } else if (RN && GROUPS == 1 && leave == Leave::Rows) {
+            store<F, Form, Leave::Rows, false, false, 1>(f, p, out, panel, stride, log_n, u0, n2);
         } else {
             switch (leave) {
                 case Leave::Plain: ZKNTT_PANEL_STORE(Plain, true, false); break;

@@ -503,8 +503,8 @@ fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
 /// address, forward and inverse, BabyBear and KoalaBear, at every path's sizes: one tile (2^1,
 /// 2^4, 2^8, 2^11, 2^12, batches), the cluster kernel (NR at 2^13..2^16, on sm_90) and the panel
 /// passes forced there too, the 2-D panels to 2^24 (8-tile panels; RN always takes them above a
-/// tile) and batches of them; the default form (Shoup lazy) and Montgomery (to 2^20). The name
-/// keeps the `nr_matches` filter of `issue20.sh sanitize`.
+/// tile) and batches of them, RN also on an input only 4-byte aligned; the default form (Shoup
+/// lazy) and Montgomery (to 2^20). The name keeps the `nr_matches` filter of `issue20.sh sanitize`.
 #[test]
 fn nr_matches_reference_bit_reversed() {
     let Some(gpu) = gpu_or_skip("nr_matches_reference_bit_reversed") else {
@@ -600,6 +600,20 @@ fn nr_matches_reference_bit_reversed() {
                             log_n,
                             &format!("{what} run_raw, clusters {clusters}"),
                         );
+                        // RN's rows pass reads 16 bytes at a time from 2^20 up where the
+                        // input is 16-byte aligned: one word past an allocation it is not.
+                        if ordering == Ordering::RN && log_n >= 20 {
+                            let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
+                            let mut tail = d.slice_mut(1..);
+                            gpu.stream().memcpy_htod(&x, &mut tail).unwrap();
+                            {
+                                let (ptr, _g) = tail.device_ptr_mut(gpu.stream());
+                                // SAFETY: as above; `ptr` is 4-byte aligned, not 16.
+                                unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, ordering) }.unwrap();
+                            }
+                            let got = gpu.stream().clone_dtoh(&tail).unwrap();
+                            assert_same(&got, &want, log_n, &format!("{what} run_raw at +4 bytes"));
+                        }
                     }
                     ntt.set_clusters(true);
                 }
