@@ -206,12 +206,14 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes, at 2^25/2^26 a panel pass and 2^13/2^14-point rows on clusters (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced; RN: bit-reversed in, natural out, in place by address, one tile launch to 2^12, then two panel passes, to 2^24), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes, at 2^25/2^26 a panel pass and 2^13/2^14-point rows on clusters (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced; RN: bit-reversed in, natural out, in place by address, one tile launch to 2^12, one cluster launch where NR takes one, then two panel passes, to 2^24; RN panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
-        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address | zkntt RN in place by address | sppark RN / zkntt RN | sppark best order / zkntt RN |"
+        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address | zkntt RN in place by address | zkntt RN panels by address | sppark RN / zkntt RN | sppark best order / zkntt RN |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!(
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     let cases: Vec<(u32, usize)> = (12..=26)
         .map(|l| (l, 1))
         .chain([(12, 256), (13, 64), (16, 8), (16, 64), (20, 16), (22, 4)])
@@ -277,6 +279,21 @@ fn summary(gpu: &Gpu) {
                 })
                 .unwrap()
             });
+            // RN by address with the cluster kernel switched off, where RN takes it.
+            let rn_panels = (log_n <= 24
+                && ntt.takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::RN))
+            .then(|| {
+                let len = input.len();
+                ntt.set_clusters(false);
+                let (ptr, _g) = input.device_ptr_mut(s);
+                let ms = median_ms(s, 3, 20, || {
+                    // SAFETY: as NR's above.
+                    unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::RN) }
+                })
+                .unwrap();
+                ntt.set_clusters(true);
+                ms
+            });
             // NR with the cluster kernel switched off, where NR takes it.
             let nr_panels = ntt
                 .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::NR)
@@ -295,7 +312,7 @@ fn summary(gpu: &Gpu) {
             let ratio =
                 |a: Option<f64>, ours: f64| a.map_or("-".into(), |a| format!("{:.2}x", a / ours));
             println!(
-                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {nr_raw:.4} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {nr_raw:.4} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 field.name(),
                 panels.map_or("-".into(), |v| format!("{v:.4}")),
                 nr_panels.map_or("-".into(), |v| format!("{v:.4}")),
@@ -307,6 +324,7 @@ fn summary(gpu: &Gpu) {
                 ratio(best, nr),
                 ratio(best, nr_raw),
                 cell(rn_raw),
+                rn_panels.map_or("-".into(), |v| format!("{v:.4}")),
                 rn_raw.map_or("-".into(), |rn| ratio(orders[2], rn)),
                 rn_raw.map_or("-".into(), |rn| ratio(best, rn)),
             );

@@ -14,6 +14,14 @@
 //   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
 //      (stride C; `finish` with the inverse's scale).
 // Every remote access lies between the two barriers, so no block exits while another reads it.
+//
+// RN (p.order 2, input bit-reversed): x[4096 n1 + n2] lies at rev_N(4096 n1 + n2) = rev(n2) C +
+// rev(n1), so segment me holds whole columns, n2 = rev(me 4096 / C + j) for its j < 4096 / C,
+// entry n1 at word j C + rev(n1): step 2 reads them from the block's own `seg`, no remote load.
+// Thread tid takes j = tid + 256 i. `seg` is laid out by sigma(s) = s ^ ((s >> log_c) mod 32),
+// `col` by tau(n2) = n2 ^ ((n2 >> 7) mod 32): the segment's coalesced write, the columns' reads
+// at stride C, their stores at n2 = rev(...) (a warp's lanes on bits 7..11) and the tile's M1 read
+// each hit 32 banks. The rest is NN's.
 #include "cluster.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -37,7 +45,7 @@ struct ClusterParams {
     uint32_t* out;
 };
 
-template <class F, class Form>
+template <class F, class Form, bool RN>
 __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
@@ -50,34 +58,52 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
     const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
     const uint32_t* data = p.data + first;
     uint32_t* out = cp.out + first;
-    // NR (p.order): row me's outputs stay in the DIF's order, which is where they go.
-    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, p.order == 0);
+    // NR (p.order 1): row me's outputs stay in the DIF's order, which is where they go.
+    const bool nr = p.order == 1;
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, !nr);
     NttParams columns = p;  // the 2-D twiddle, no scale
     columns.has_scale = 0;
     columns.post_log_rows = TILE_LOG;
     NttParams rows = p;  // the scale, no 2-D twiddle
     rows.post_lo = nullptr;
 
+    // RN's layouts (see the top); linear, so a slot is the thread's part XOR the register's.
+    auto sigma = [&](uint32_t s) { return RN ? s ^ ((s >> log_c) & 31u) : s; };
+    auto tau = [](uint32_t n2) { return RN ? n2 ^ ((n2 >> 7) & 31u) : n2; };
+
     // 1. Segment me, coalesced.
     {
         uint32_t v[PER_THREAD];
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = data[(me << TILE_LOG) | tid | r << 8];
+        const uint32_t s_t = sigma(tid);
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) seg[tid | r << 8] = v[r];
+        for (uint32_t r = 0; r < PER_THREAD; r++) seg[s_t ^ sigma(r << 8)] = v[r];
     }
     barrier();
 
-    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i.
+    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i (RN: n2 =
+    // rev(n2_0 + 256 i), from this block's `seg`).
     const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
     const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
     const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
     const uint32_t n1_mask = (1u << log_c) - 1;
+    auto n2_of = [&](uint32_t r) {
+        const uint32_t j = n2_0 + ((r >> log_c) << 8);
+        return RN ? bitrev(j, TILE_LOG) : j;
+    };
     uint32_t y[PER_THREAD];
+    if (RN) {
+        const uint32_t s_t = sigma(tid << log_c);
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
-        y[r] = load_remote(remote(seg_at + 4 * n2, r & n1_mask));
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            y[r] = seg[s_t ^ sigma(((r >> log_c) << (8 + log_c)) | bitrev(r & n1_mask, log_c))];
+        }
+    } else {
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            y[r] = load_remote(remote(seg_at + 4 * n2_of(r), r & n1_mask));
+        }
     }
     // The C-point DIF on register bits below log_c: layer b pairs r and r | 2^b with twiddle
     // entry 2^b + (r mod 2^b) (w_(2^(b+1))^(n1 mod 2^b)); layer 0's twiddle is 1.
@@ -104,9 +130,9 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
     // Register r now holds entry k1 = rev(n1) of its column: times w_N^(n2 k1), to block k1.
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t n2 = n2_0 + ((r >> log_c) << 8);
+        const uint32_t n2 = n2_of(r);
         const uint32_t k1 = bitrev(r & n1_mask, log_c);
-        store_remote(remote(col_at + 4 * n2, k1), finish<F>(f, columns, y[r], n2, k1));
+        store_remote(remote(col_at + 4 * tau(n2), k1), finish<F>(f, columns, y[r], n2, k1));
     }
     barrier();
 
@@ -114,11 +140,12 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
     // the DIF's order, so X[me + C k2] at rev_N(me + C k2) = rev_C(me) 4096 + rev_4096(k2) is
     // slot g = rev(k2) of a contiguous segment).
     uint32_t v[PER_THREAD];
+    const uint32_t c_t = tau(tid);
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
+    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[c_t ^ tau(r << 8)];
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
-    uint32_t* dst = p.order ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
-    const uint32_t step = p.order ? 1u << 8 : 1u << (8 + log_c);
+    uint32_t* dst = nr ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
+    const uint32_t step = nr ? 1u << 8 : 1u << (8 + log_c);
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
@@ -132,12 +159,18 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
 }  // namespace zkntt
 
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
-// cluster per transform (grid = batch x C); static shared memory 32 KiB. Natural order in; out
-// natural, or bit-reversed where p.order is 1; in place (every block's reads precede the cluster's first barrier, its writes follow the second).
+// cluster per transform (grid = batch x C); static shared memory 32 KiB. p.order 0: natural
+// order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. In place (every block's
+// reads precede the cluster's first barrier, its writes follow the second).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
-        small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                                  \
-        zkntt::small::cluster::kernel<zkntt::small::FIELD, zkntt::small::FORM<zkntt::small::FIELD>>(p); \
+        small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \
+        using F = zkntt::small::FIELD;                                                               \
+        if (p.ntt.order == 2) {                                                                      \
+            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, true>(p);                       \
+        } else {                                                                                     \
+            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, false>(p);                      \
+        }                                                                                            \
     }
 
 ZKNTT_SMALL_CLUSTER(FieldQ28, FormDynamic, q28_dynamic)

@@ -554,7 +554,15 @@ pub fn two_d_panels_split(
         // The rows bit-reversed out (the cluster kernel's whole-segment stores); NN then
         // transposes with the columns reversed back.
         let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-        cluster_scaled(field, form, direction, log2, &mut mid, true, scale_log_n)?;
+        cluster_scaled(
+            field,
+            form,
+            direction,
+            log2,
+            &mut mid,
+            Ordering::NR,
+            scale_log_n,
+        )?;
         if bit_reversed {
             data.copy_from_slice(&mid);
         } else {
@@ -586,7 +594,8 @@ pub fn two_d_panels_split(
 /// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then
 /// runs the WSX tile on its 4096 entries and stores X[me + C k2]. `data` holds whole transforms.
 /// `ordering` NR: X[k] at rev(k), so block me stores segment rev(me), its entry k2 at rev(k2).
-/// RN is not built for the cluster kernel: an error.
+/// RN: x[4096 n1 + n2] at rev(n2) C + rev(n1), so segment me holds whole columns and thread tid
+/// takes the columns n2 = rev(me 4096 / C + tid + 256 i) from it.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
@@ -595,23 +604,8 @@ pub fn cluster(
     data: &mut [u32],
     ordering: Ordering,
 ) -> Result<()> {
-    if ordering == Ordering::RN {
-        return Err(Error::OrderingUnsupported {
-            ordering,
-            reason: "the cluster kernel has no bit-reversed input",
-        });
-    }
-    let bit_reversed = ordering == Ordering::NR;
     let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-    cluster_scaled(
-        field,
-        form,
-        direction,
-        log_n,
-        data,
-        bit_reversed,
-        scale_log_n,
-    )
+    cluster_scaled(field, form, direction, log_n, data, ordering, scale_log_n)
 }
 
 /// [`cluster`] with every output times 2^-scale_log_n where given (the rows of a larger
@@ -622,10 +616,11 @@ fn cluster_scaled(
     direction: crate::Direction,
     log_n: u32,
     data: &mut [u32],
-    bit_reversed: bool,
+    ordering: Ordering,
     scale_log_n: Option<u32>,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
+    let (bit_reversed, rn) = (ordering == Ordering::NR, ordering == Ordering::RN);
     let log_c = log_n.saturating_sub(TILE_LOG);
     if !(1..=crate::ntt::MAX_LOG_CLUSTER).contains(&log_c) {
         return Err(Error::SizeUnsupported {
@@ -654,6 +649,7 @@ fn cluster_scaled(
         twiddles: &twiddles,
         scale,
         post,
+        // The tile's output order (the rows'); RN's input order is the columns' reads below.
         order: if bit_reversed {
             Ordering::NR
         } else {
@@ -669,9 +665,25 @@ fn cluster_scaled(
         for me in 0..c {
             for tid in 0..THREADS {
                 let n2_0 = (me << (TILE_LOG - log_c)) + tid;
-                let n2 = |r: usize| n2_0 + ((r >> log_c) << 8);
-                let mut y: [u32; PER_THREAD] =
-                    std::array::from_fn(|r| x[((r & (c - 1)) << TILE_LOG) + n2(r)]);
+                let n2 = |r: usize| {
+                    let j = n2_0 + ((r >> log_c) << 8);
+                    if rn {
+                        bitrev(j as u32, TILE_LOG) as usize
+                    } else {
+                        j
+                    }
+                };
+                // x[4096 n1 + n2]; RN: at rev_N(4096 n1 + n2) = rev(n2) C + rev(n1).
+                let at = |r: usize| {
+                    let n1 = r & (c - 1);
+                    if rn {
+                        ((bitrev(n2(r) as u32, TILE_LOG) as usize) << log_c)
+                            | bitrev(n1 as u32, log_c) as usize
+                    } else {
+                        (n1 << TILE_LOG) + n2(r)
+                    }
+                };
+                let mut y: [u32; PER_THREAD] = std::array::from_fn(|r| x[at(r)]);
                 for b in (0..log_c).rev() {
                     let h = 1usize << b;
                     for r in (0..PER_THREAD).filter(|r| r & h == 0) {
@@ -938,11 +950,12 @@ mod tests {
         ];
         two_d_twin_matches_reference(&cases, cluster, Ordering::NN);
         two_d_twin_matches_reference(&cases, cluster, Ordering::NR);
-        // Not cluster sizes (2^12, 2^17), and RN (no bit-reversed input): errors.
-        for (log_n, ordering) in [(12, Ordering::NN), (17, Ordering::NN), (13, Ordering::RN)] {
+        two_d_twin_matches_reference(&cases, cluster, Ordering::RN);
+        // Not cluster sizes (2^12, 2^17): errors.
+        for log_n in [12, 17] {
             let mut x = vec![0; 1 << log_n];
             let (f, m) = (SmallField::BabyBear, ModMulForm::Montgomery);
-            assert!(cluster(f, m, Direction::Forward, log_n, &mut x, ordering).is_err());
+            assert!(cluster(f, m, Direction::Forward, log_n, &mut x, Ordering::RN).is_err());
         }
     }
 

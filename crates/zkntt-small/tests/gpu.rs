@@ -501,10 +501,9 @@ fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
 /// NR (natural in, bit-reversed out: against the reference bit-reversed) and RN (bit-reversed
 /// in, natural out: the reference of the input bit-reversed), in place, out of place and by
 /// address, forward and inverse, BabyBear and KoalaBear, at every path's sizes: one tile (2^1,
-/// 2^4, 2^8, 2^11, 2^12, batches), the cluster kernel (NR at 2^13..2^16, on sm_90) and the panel
-/// passes forced there too, the 2-D panels to 2^24 (8-tile panels; RN always takes them above a
-/// tile) and batches of them, RN also on an input only 4-byte aligned; the default form (Shoup
-/// lazy) and Montgomery (to 2^20). The name keeps the `nr_matches` filter of `issue20.sh sanitize`.
+/// 2^4, 2^8, 2^11, 2^12, batches), the cluster kernel (2^13..2^16, on sm_90) and the panel
+/// passes forced there too, the 2-D panels to 2^24 (8-tile panels) and batches of them, RN also
+/// on an input only 4-byte aligned; the default form (Shoup lazy) and Montgomery (to 2^20). The name keeps the `nr_matches` filter of `issue20.sh sanitize`.
 #[test]
 fn nr_matches_reference_bit_reversed() {
     let Some(gpu) = gpu_or_skip("nr_matches_reference_bit_reversed") else {
@@ -532,11 +531,13 @@ fn nr_matches_reference_bit_reversed() {
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
             let ntt = SmallNtt::new(&gpu, field, form).unwrap();
-            // One NR transform of 2^16 takes a 16-block cluster where the GPU has them.
-            assert_eq!(
-                ntt.takes_cluster_in(16, 1, Kernel::Wsx, Ordering::NR),
-                sm90 && ntt.cluster_max_log_n() >= 16
-            );
+            // One NR or RN transform of 2^16 takes a 16-block cluster where the GPU has them.
+            for ordering in [Ordering::NR, Ordering::RN] {
+                assert_eq!(
+                    ntt.takes_cluster_in(16, 1, Kernel::Wsx, ordering),
+                    sm90 && ntt.cluster_max_log_n() >= 16
+                );
+            }
             for &(log_n, batch) in &cases {
                 if form == ModMulForm::Montgomery && log_n > 20 {
                     continue;
@@ -552,9 +553,8 @@ fn nr_matches_reference_bit_reversed() {
                         Ordering::NR => (natural.clone(), bit_reverse_each(&want, log_n)),
                         _ => (bit_reverse_each(&natural, log_n), want),
                     };
-                    if ordering == Ordering::RN {
-                        assert!(!ntt.takes_cluster_in(log_n, batch as u64, Kernel::Wsx, ordering));
-                    }
+                    let on_clusters = |o| ntt.takes_cluster_in(log_n, batch as u64, Kernel::Wsx, o);
+                    assert_eq!(on_clusters(Ordering::RN), on_clusters(Ordering::NR));
                     let what =
                         format!("{field:?} {form:?} {dir:?} {ordering:?} 2^{log_n} x {batch}");
                     for clusters in [true, false] {

@@ -1,8 +1,8 @@
 //! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
 //! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
 //! memory (sm_90+), where the panel path takes two launches through global memory. Taken for
-//! 2^13..2^15, and in NR for 2^16 too (`cluster_batch_fits`: at 2^16 in natural order the panel
-//! passes measure faster).
+//! 2^13..2^15, and in NR and RN for 2^16 too (`cluster_batch_fits`: at 2^16 in natural order the
+//! panel passes measure faster).
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -35,10 +35,17 @@ unsafe impl DeviceRepr for ClusterParams {}
 /// to 64 transforms of 2^13 and a single one of 2^15. Measured on an H100 (benches/NOTES.md,
 /// 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; but 2^16 x
 /// 1 17.4 against 15.7 since the panels of 8 transforms, and 2^16 x 8, x 64 slower on clusters
-/// before that; the bound between (C = 4, 8) is interpolated, not measured. NR (`nr`): clusters
-/// of up to 16 blocks (2^16), whose segments are stored whole (NN stores single words at stride C).
-pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, nr: bool) -> bool {
-    log_c <= if nr { 4 } else { 3 } && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
+/// before that; the bound between (C = 4, 8) is interpolated, not measured. NR and RN: clusters
+/// of up to 16 blocks (2^16). NR stores its segments whole (NN stores single words at stride C);
+/// RN reads its columns from its own segment (no remote loads), and its panel passes are slower
+/// than NN's (benches/NOTES.md).
+pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
+    let max_log_c = if ordering == zkntt_gpu::Ordering::NN {
+        3
+    } else {
+        4
+    };
+    log_c <= max_log_c && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
 fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
@@ -77,8 +84,7 @@ impl SmallNtt {
         self.takes_cluster_in(log_n, batch, kernel, zkntt_gpu::Ordering::NN)
     }
 
-    /// [`SmallNtt::takes_cluster`] for [`SmallNtt::run_ordered`] in `ordering` (never RN: the
-    /// cluster kernel has no bit-reversed input; RN takes the panel passes).
+    /// [`SmallNtt::takes_cluster`] for [`SmallNtt::run_ordered`] in `ordering`.
     pub fn takes_cluster_in(
         &self,
         log_n: u32,
@@ -87,15 +93,14 @@ impl SmallNtt {
         ordering: zkntt_gpu::Ordering,
     ) -> bool {
         kernel == super::Kernel::Wsx
-            && ordering != zkntt_gpu::Ordering::RN
             && log_n > TILE_LOG
             && log_n <= self.cluster_max_log_n
-            && cluster_batch_fits(log_n - TILE_LOG, batch, ordering == zkntt_gpu::Ordering::NR)
+            && cluster_batch_fits(log_n - TILE_LOG, batch, ordering)
             && self.clusters.load(Ordering::Relaxed)
     }
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
-    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it, 2^16 too in NR
+    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it, 2^16 too in NR and RN
     /// (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
@@ -108,7 +113,7 @@ impl SmallNtt {
     }
 
     /// `batch` transforms of 2^log_n (13..=cluster_max_log_n) from `src` to `dst` (may be
-    /// equal), one cluster of 2^(log_n - 12) blocks each; `nr`: bit-reversed output; every
+    /// equal), one cluster of 2^(log_n - 12) blocks each, in `ordering`; every
     /// output times 2^-scale_log_n where given (the inverse's 1/N: N of the whole transform when
     /// these are the rows of a larger one).
     #[allow(clippy::too_many_arguments)]
@@ -120,7 +125,7 @@ impl SmallNtt {
         log_n: u32,
         batch: u64,
         direction: Direction,
-        nr: bool,
+        ordering: zkntt_gpu::Ordering,
         scale_log_n: Option<u32>,
     ) -> Result<()> {
         let log_c = log_n - TILE_LOG;
@@ -131,7 +136,7 @@ impl SmallNtt {
         let (lo, hi) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
         let ntt = NttParams {
-            order: nr as u32,
+            order: super::order_code(ordering),
             ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
         let p = ClusterParams { ntt, out: dst };
@@ -157,15 +162,18 @@ mod tests {
 
     #[test]
     fn cluster_batches_as_measured() {
-        for nr in [false, true] {
-            assert!(cluster_batch_fits(1, 64, nr) && !cluster_batch_fits(1, 65, nr));
-            assert!(cluster_batch_fits(3, 1, nr) && !cluster_batch_fits(3, 8, nr));
-            assert!(cluster_batch_fits(2, 3, nr) && !cluster_batch_fits(3, u64::MAX, nr));
+        use zkntt_gpu::Ordering::{NN, NR, RN};
+        for o in [NN, NR, RN] {
+            assert!(cluster_batch_fits(1, 64, o) && !cluster_batch_fits(1, 65, o));
+            assert!(cluster_batch_fits(3, 1, o) && !cluster_batch_fits(3, 8, o));
+            assert!(cluster_batch_fits(2, 3, o) && !cluster_batch_fits(3, u64::MAX, o));
         }
         // 2^16 (16 blocks) takes the panel passes at any batch in natural order, a cluster for
-        // one NR transform.
-        assert!(!cluster_batch_fits(4, 1, false));
-        assert!(cluster_batch_fits(4, 1, true) && !cluster_batch_fits(4, 2, true));
+        // one NR or RN transform.
+        assert!(!cluster_batch_fits(4, 1, NN));
+        for o in [NR, RN] {
+            assert!(cluster_batch_fits(4, 1, o) && !cluster_batch_fits(4, 2, o));
+        }
     }
 
     #[test]

@@ -440,7 +440,7 @@ impl SmallNtt {
     /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
     /// [0, 2q)); others give unspecified values, never memory errors. With [`Kernel::Wsx`],
     /// single transforms and small batches of 2^13..2^15 take one cluster launch on sm_90
-    /// ([`SmallNtt::takes_cluster`]). Other sizes
+    /// ([`SmallNtt::takes_cluster`]; 2^16 too in NR and RN). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
     /// [`Kernel::Wsx`] two panel passes (into the scratch and back), with the others five passes
     /// and a final copy back ([`SmallNtt::run_into`] avoids the copy).
@@ -461,8 +461,9 @@ impl SmallNtt {
     /// NR: the cluster kernel stores whole segments and the 2-D path's stores are contiguous in
     /// both passes, so NR is the faster order at 2^14..2^19 and 2^21..2^24, level at 2^12/2^13,
     /// 0-8% slower at 2^20 (measured on an H100: `benches/results/h100.md`). RN: one tile
-    /// launch to 2^12, then two panel passes to 2^24 (rows of the input as it lies, then
-    /// columns; no cluster launch); above 2^24 it is [`Error::OrderingUnsupported`]. NR and RN
+    /// launch to 2^12, one cluster launch where NR takes one, then two panel passes to 2^24
+    /// (rows of the input as it lies, then columns); above 2^24 it is
+    /// [`Error::OrderingUnsupported`]. NR and RN
     /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
     pub fn run_ordered(
         &self,
@@ -574,8 +575,7 @@ impl SmallNtt {
         }
         if self.takes_cluster_in(log_n, batch, kernel, ordering) {
             let scale = (direction == Direction::Inverse).then_some(log_n);
-            let nr = ordering == Ordering::NR;
-            return self.cluster(stream, d, d, log_n, batch, direction, nr, scale);
+            return self.cluster(stream, d, d, log_n, batch, direction, ordering, scale);
         }
         if kernel != Kernel::Wsx {
             return Err(Error::NoFormKernel {
@@ -625,8 +625,7 @@ impl SmallNtt {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             let scale = (direction == Direction::Inverse).then_some(log_n);
-            let nr = ordering == Ordering::NR;
-            return self.cluster(&stream, i, o, log_n, batch, direction, nr, scale);
+            return self.cluster(&stream, i, o, log_n, batch, direction, ordering, scale);
         }
         if kernel == Kernel::Wsx {
             // The first pass in place in `input`, the second into `output`.

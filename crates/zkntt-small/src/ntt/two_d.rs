@@ -124,7 +124,7 @@ impl SmallNtt {
                 log2,
                 batch << log1,
                 direction,
-                true,
+                Ordering::NR,
                 scale,
             )?;
             if !nr {
