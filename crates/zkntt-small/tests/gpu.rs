@@ -334,7 +334,7 @@ fn panel_small_sizes_match_twin() {
 
 /// The cluster kernel (2^13..2^16 in one launch, sm_90) against its CPU twin, bit for bit: every
 /// cluster size, field and form, both directions, batches of one and three, in place (`run`) and
-/// out of place (`run_into`). On sm_90 it must be the path `run` takes.
+/// out of place (`run_into`), and RN in place. On sm_90 it must be the path `run` takes.
 #[test]
 fn cluster_kernel_matches_twin() {
     let Some(gpu) = gpu_or_skip("cluster_kernel_matches_twin") else {
@@ -373,6 +373,16 @@ fn cluster_kernel_matches_twin() {
                     );
                     let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
                     assert_same(&got, &want, log_n, &format!("{what} run_into"));
+                    // RN: the same input read bit-reversed, every form's RN instantiation.
+                    assert!(ntt.takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::RN));
+                    let mut want = x.clone();
+                    zkntt_small::twin::cluster(field, form, dir, log_n, &mut want, Ordering::RN)
+                        .unwrap();
+                    let mut d = gpu.stream().clone_htod(&x).unwrap();
+                    ntt.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)
+                        .unwrap();
+                    let got = gpu.stream().clone_dtoh(&d).unwrap();
+                    assert_same(&got, &want, log_n, &format!("{what} RN"));
                 }
             }
         }
