@@ -45,13 +45,13 @@ struct ClusterParams {
     uint32_t* out;
 };
 
+// seg: this block's segment, then the tile's exchange buffer; col: the columns' entries k1 = me
+// (TILE words each, declared by the entry point so that both instantiations share them).
 template <class F, class Form, bool RN>
-__device__ __forceinline__ void kernel(const ClusterParams& cp) {
+__device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
-    __shared__ uint32_t seg[TILE];  // this block's segment; then the tile's exchange buffer
-    __shared__ uint32_t col[TILE];  // the columns' entries k1 = me
     const Form f(p);
     const uint32_t tid = threadIdx.x;
     const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
@@ -166,10 +166,11 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp) {
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \
         using F = zkntt::small::FIELD;                                                               \
+        __shared__ uint32_t seg[zkntt::small::TILE], col[zkntt::small::TILE];                       \
         if (p.ntt.order == 2) {                                                                      \
-            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, true>(p);                       \
+            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, true>(p, seg, col);             \
         } else {                                                                                     \
-            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, false>(p);                      \
+            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, false>(p, seg, col);            \
         }                                                                                            \
     }
 

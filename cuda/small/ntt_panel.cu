@@ -300,13 +300,15 @@ __device__ __forceinline__ void load_rn_rows(const Walk& in, uint32_t* panel, ui
 #pragma unroll
             for (uint32_t j = 0; j < RUN; j++) x[kk * RUN + j] = 0;
         } else if (RUN >= 4 && vec) {
+            if constexpr (RUN >= 4) {
 #pragma unroll
-            for (uint32_t q = 0; q < RUN / 4; q++) {
-                const uint4 v = reinterpret_cast<const uint4*>(run)[q];
-                x[kk * RUN + 4 * q] = v.x;
-                x[kk * RUN + 4 * q + 1] = v.y;
-                x[kk * RUN + 4 * q + 2] = v.z;
-                x[kk * RUN + 4 * q + 3] = v.w;
+                for (uint32_t q = 0; q < RUN / 4; q++) {
+                    const uint4 v = reinterpret_cast<const uint4*>(run)[q];
+                    x[kk * RUN + 4 * q] = v.x;
+                    x[kk * RUN + 4 * q + 1] = v.y;
+                    x[kk * RUN + 4 * q + 2] = v.z;
+                    x[kk * RUN + 4 * q + 3] = v.w;
+                }
             }
         } else {
 #pragma unroll
