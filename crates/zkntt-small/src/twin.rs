@@ -951,11 +951,13 @@ mod tests {
         two_d_twin_matches_reference(&cases, cluster, Ordering::NN);
         two_d_twin_matches_reference(&cases, cluster, Ordering::NR);
         two_d_twin_matches_reference(&cases, cluster, Ordering::RN);
-        // Not cluster sizes (2^12, 2^17): errors.
+        // Not cluster sizes (2^12, 2^17): errors, in every ordering.
         for log_n in [12, 17] {
-            let mut x = vec![0; 1 << log_n];
-            let (f, m) = (SmallField::BabyBear, ModMulForm::Montgomery);
-            assert!(cluster(f, m, Direction::Forward, log_n, &mut x, Ordering::RN).is_err());
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                let mut x = vec![0; 1 << log_n];
+                let (f, m) = (SmallField::BabyBear, ModMulForm::Montgomery);
+                assert!(cluster(f, m, Direction::Forward, log_n, &mut x, ordering).is_err());
+            }
         }
     }
 

@@ -264,7 +264,7 @@ fn two_d_sizes_match_reference() {
 
 /// Panels of 8 tiles (both passes of 2^24, two groups of 4 tiles on 1024 threads) in every form
 /// of both 31-bit fields, forward and inverse, in place and out of place, against one reference
-/// per field and direction.
+/// per field and direction; RN too (its rows pass's 32-byte runs and 16-word twiddle chains).
 #[test]
 fn eight_tile_panels_in_every_form() {
     let Some(gpu) = gpu_or_skip("eight_tile_panels_in_every_form") else {
@@ -273,6 +273,7 @@ fn eight_tile_panels_in_every_form() {
     let log_n = 24;
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         let x = inputs(field, 1 << log_n, 2400);
+        let reversed = bit_reverse_each(&x, log_n);
         for dir in [Direction::Forward, Direction::Inverse] {
             let mut want = x.clone();
             reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
@@ -283,6 +284,11 @@ fn eight_tile_panels_in_every_form() {
                 assert_same(&got, &want, log_n, &what);
                 let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
                 assert_same(&got, &want, log_n, &format!("{what} run_into"));
+                let mut d = gpu.stream().clone_htod(&reversed).unwrap();
+                ntt.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)
+                    .unwrap();
+                let got = gpu.stream().clone_dtoh(&d).unwrap();
+                assert_same(&got, &want, log_n, &format!("{what} RN"));
             }
         }
     }
@@ -512,8 +518,9 @@ fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
 /// in, natural out: the reference of the input bit-reversed), in place, out of place and by
 /// address, forward and inverse, BabyBear and KoalaBear, at every path's sizes: one tile (2^1,
 /// 2^4, 2^8, 2^11, 2^12, batches), the cluster kernel (2^13..2^16, on sm_90) and the panel
-/// passes forced there too, the 2-D panels to 2^24 (8-tile panels) and batches of them, RN also
-/// on an input only 4-byte aligned; the default form (Shoup lazy) and Montgomery (to 2^20). The name keeps the `nr_matches` filter of `issue20.sh sanitize`.
+/// passes forced there too, the 2-D panels to 2^24 (8-tile panels) and batches of them, RN
+/// also on an input only 4-byte aligned; the default form (Shoup lazy) and Montgomery (to
+/// 2^20). The name keeps the `nr_matches` filter of `issue20.sh sanitize`.
 #[test]
 fn nr_matches_reference_bit_reversed() {
     let Some(gpu) = gpu_or_skip("nr_matches_reference_bit_reversed") else {

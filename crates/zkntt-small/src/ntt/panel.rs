@@ -19,9 +19,9 @@ pub(crate) fn panel_tiles(log_n: u32) -> u32 {
 }
 
 /// Tiles per panel of a pass: one where the transforms are rows both in and out (the NR second
-/// pass, the RN first: every access contiguous whatever the panel's width, so the smallest panel, 256 threads
-/// and 16 KiB, and four blocks a multiprocessor whose loads, layers and stores overlap), else
-/// [`panel_tiles`].
+/// pass, the RN first: every access contiguous whatever the panel's width, so the smallest panel,
+/// 256 threads and 16 KiB, and four blocks a multiprocessor whose loads, layers and stores
+/// overlap; the RN kernel's rows load requires it), else [`panel_tiles`].
 pub(crate) fn pass_tiles(log_n: u32, rows_in: bool, rows_out: bool) -> u32 {
     if rows_in && rows_out {
         1
@@ -114,7 +114,8 @@ impl SmallNtt {
     /// so its blocks set up while that one drains. `params.order` 1 takes the NR kernel: output
     /// element e of each transform at position rev(e) of `output` (2-D twiddles only with
     /// columns out); 2 the RN kernel: input element e at position rev(e) of `input`, and the
-    /// 2-D twiddle w^(n2 k) with n2 = rev(t) for transform t mod 2^post_log_rows.
+    /// 2-D twiddle w^(n2 k) with n2 = rev(t) for transform t mod 2^post_log_rows (rows only both
+    /// in and out).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn panel(
         &self,
@@ -142,6 +143,14 @@ impl SmallNtt {
             return Err(crate::Error::OrderingUnsupported {
                 ordering: zkntt_gpu::Ordering::NR,
                 reason: "the NR panel kernel takes 2-D twiddles only with columns out",
+            });
+        }
+        // The RN kernel's rows load and chained row twiddles assume one tile of 256 threads,
+        // which `pass_tiles` gives rows in and rows out only.
+        if params.order == 2 && (input.t != 0) != (output.t != 0) {
+            return Err(crate::Error::OrderingUnsupported {
+                ordering: zkntt_gpu::Ordering::RN,
+                reason: "the RN panel kernel takes rows only both in and out",
             });
         }
         debug_assert!(
