@@ -16,12 +16,13 @@
 // Every remote access lies between the two barriers, so no block exits while another reads it.
 //
 // RN (p.order 2, input bit-reversed): x[4096 n1 + n2] lies at rev_N(4096 n1 + n2) = rev(n2) C +
-// rev(n1), so segment me holds whole columns, n2 = rev(me 4096 / C + j) for its j < 4096 / C,
-// entry n1 at word j C + rev(n1): step 2 reads them from the block's own `seg`, no remote load.
-// Thread tid takes j = tid + 256 i. `seg` is laid out by sigma(s) = s ^ ((s >> log_c) mod 32),
-// `col` by tau(n2) = n2 ^ ((n2 >> 7) mod 32): the segment's coalesced write, the columns' reads
-// at stride C, their stores at n2 = rev(...) (a warp's lanes on bits 7..11) and the tile's M1 read
-// each hit 32 banks. The rest is NN's.
+// rev(n1), so segment me holds whole columns, n2 = rev(me) + C m for m < 4096 / C, entry n1 at
+// word rev(m) C + rev(n1) (rev(m) over 12 - log_c bits): step 2 reads them from the block's own
+// `seg`, no remote load. Thread tid takes m = tid + 256 i, so a warp's remote stores cover C
+// 128-byte lines (stride C). `seg` is laid out by sigma(s) = s ^ ((s >> 7) mod 32), `col` by
+// tau(n2) = n2 ^ ((n2 >> log_c) mod 32): the segment's coalesced write, the columns' reads (a
+// warp's lanes on s bits 7..11), their stores at stride C and the tile's M1 read each hit 32
+// banks. The rest is NN's.
 #include "cluster.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -68,8 +69,10 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     rows.post_lo = nullptr;
 
     // RN's layouts (see the top); linear, so a slot is the thread's part XOR the register's.
-    auto sigma = [&](uint32_t s) { return RN ? s ^ ((s >> log_c) & 31u) : s; };
-    auto tau = [](uint32_t n2) { return RN ? n2 ^ ((n2 >> 7) & 31u) : n2; };
+    auto sigma = [](uint32_t s) { return RN ? s ^ ((s >> 7) & 31u) : s; };
+    auto tau = [&](uint32_t n2) { return RN ? n2 ^ ((n2 >> log_c) & 31u) : n2; };
+    // m's low 12 - log_c bits reversed.
+    auto rev_m = [&](uint32_t m) { return __brev(m) >> (20 + log_c); };
 
     // 1. Segment me, coalesced.
     {
@@ -83,21 +86,21 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     barrier();
 
     // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i (RN: n2 =
-    // rev(n2_0 + 256 i), from this block's `seg`).
+    // rev(me) + C (tid + 256 i), from this block's `seg`).
     const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
     const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
     const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
     const uint32_t n1_mask = (1u << log_c) - 1;
     auto n2_of = [&](uint32_t r) {
-        const uint32_t j = n2_0 + ((r >> log_c) << 8);
-        return RN ? bitrev(j, TILE_LOG) : j;
+        return RN ? bitrev(me, log_c) + ((tid + ((r >> log_c) << 8)) << log_c) : n2_0 + ((r >> log_c) << 8);
     };
     uint32_t y[PER_THREAD];
     if (RN) {
-        const uint32_t s_t = sigma(tid << log_c);
+        // Word rev(m) C + rev(n1), m = tid + 256 i: rev(m) = rev(tid) ^ rev(256 i) (disjoint bits).
+        const uint32_t s_t = sigma(rev_m(tid) << log_c);
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) {
-            y[r] = seg[s_t ^ sigma(((r >> log_c) << (8 + log_c)) | bitrev(r & n1_mask, log_c))];
+            y[r] = seg[s_t ^ sigma((rev_m((r >> log_c) << 8) << log_c) | bitrev(r & n1_mask, log_c))];
         }
     } else {
 #pragma unroll

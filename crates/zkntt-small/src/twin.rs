@@ -594,8 +594,8 @@ pub fn two_d_panels_split(
 /// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then
 /// runs the WSX tile on its 4096 entries and stores X[me + C k2]. `data` holds whole transforms.
 /// `ordering` NR: X[k] at rev(k), so block me stores segment rev(me), its entry k2 at rev(k2).
-/// RN: x[4096 n1 + n2] at rev(n2) C + rev(n1), so segment me holds whole columns and thread tid
-/// takes the columns n2 = rev(me 4096 / C + tid + 256 i) from it.
+/// RN: x[4096 n1 + n2] at rev(n2) C + rev(n1), so segment me holds whole columns, n2 = rev(me)
+/// + C m, and thread tid takes m = tid + 256 i from it.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
@@ -666,11 +666,10 @@ fn cluster_scaled(
             for tid in 0..THREADS {
                 let n2_0 = (me << (TILE_LOG - log_c)) + tid;
                 let n2 = |r: usize| {
-                    let j = n2_0 + ((r >> log_c) << 8);
                     if rn {
-                        bitrev(j as u32, TILE_LOG) as usize
+                        bitrev(me as u32, log_c) as usize + ((tid + ((r >> log_c) << 8)) << log_c)
                     } else {
-                        j
+                        n2_0 + ((r >> log_c) << 8)
                     }
                 };
                 // x[4096 n1 + n2]; RN: at rev_N(4096 n1 + n2) = rev(n2) C + rev(n1).

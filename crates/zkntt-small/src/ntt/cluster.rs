@@ -1,8 +1,8 @@
 //! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
 //! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
 //! memory (sm_90+), where the panel path takes two launches through global memory. Taken for
-//! 2^13..2^15, and in NR and RN for 2^16 too (`cluster_batch_fits`: at 2^16 in natural order the
-//! panel passes measure faster).
+//! 2^13..2^15, and in NR for 2^16 too (`cluster_batch_fits`: at 2^16 in NN and RN the panel
+//! passes measure faster).
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -35,15 +35,15 @@ unsafe impl DeviceRepr for ClusterParams {}
 /// to 64 transforms of 2^13 and a single one of 2^15. Measured on an H100 (benches/NOTES.md,
 /// 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; but 2^16 x
 /// 1 17.4 against 15.7 since the panels of 8 transforms, and 2^16 x 8, x 64 slower on clusters
-/// before that; the bound between (C = 4, 8) is interpolated, not measured. NR and RN: clusters
-/// of up to 16 blocks (2^16). NR stores its segments whole (NN stores single words at stride C);
-/// RN reads its columns from its own segment (no remote loads), and its panel passes are slower
-/// than NN's (benches/NOTES.md).
+/// before that; the bound between (C = 4, 8) is interpolated, not measured. NR: clusters of up
+/// to 16 blocks (2^16), whose segments are stored whole (NN stores single words at stride C). RN
+/// as NN: at 2^16 one transform took 26.1 us on the cluster against 20.5 on the panels
+/// (benches/NOTES.md, fifteenth session).
 pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
-    let max_log_c = if ordering == zkntt_gpu::Ordering::NN {
-        3
-    } else {
+    let max_log_c = if ordering == zkntt_gpu::Ordering::NR {
         4
+    } else {
+        3
     };
     log_c <= max_log_c && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
@@ -100,7 +100,7 @@ impl SmallNtt {
     }
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
-    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it, 2^16 too in NR and RN
+    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it, 2^16 too in NR
     /// (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
@@ -168,12 +168,10 @@ mod tests {
             assert!(cluster_batch_fits(3, 1, o) && !cluster_batch_fits(3, 8, o));
             assert!(cluster_batch_fits(2, 3, o) && !cluster_batch_fits(3, u64::MAX, o));
         }
-        // 2^16 (16 blocks) takes the panel passes at any batch in natural order, a cluster for
-        // one NR or RN transform.
-        assert!(!cluster_batch_fits(4, 1, NN));
-        for o in [NR, RN] {
-            assert!(cluster_batch_fits(4, 1, o) && !cluster_batch_fits(4, 2, o));
-        }
+        // 2^16 (16 blocks) takes the panel passes at any batch in NN and RN, a cluster for one
+        // NR transform.
+        assert!(!cluster_batch_fits(4, 1, NN) && !cluster_batch_fits(4, 1, RN));
+        assert!(cluster_batch_fits(4, 1, NR) && !cluster_batch_fits(4, 2, NR));
     }
 
     #[test]

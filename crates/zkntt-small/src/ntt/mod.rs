@@ -440,7 +440,7 @@ impl SmallNtt {
     /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
     /// [0, 2q)); others give unspecified values, never memory errors. With [`Kernel::Wsx`],
     /// single transforms and small batches of 2^13..2^15 take one cluster launch on sm_90
-    /// ([`SmallNtt::takes_cluster`]; 2^16 too in NR and RN). Other sizes
+    /// ([`SmallNtt::takes_cluster`]; 2^16 too in NR). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
     /// [`Kernel::Wsx`] two panel passes (into the scratch and back), with the others five passes
     /// and a final copy back ([`SmallNtt::run_into`] avoids the copy).
@@ -461,7 +461,7 @@ impl SmallNtt {
     /// NR: the cluster kernel stores whole segments and the 2-D path's stores are contiguous in
     /// both passes, so NR is the faster order at 2^14..2^19 and 2^21..2^24, level at 2^12/2^13,
     /// 0-8% slower at 2^20 (measured on an H100: `benches/results/h100.md`). RN: one tile
-    /// launch to 2^12, one cluster launch where NR takes one, then two panel passes to 2^24
+    /// launch to 2^12, one cluster launch to 2^15 where the batch is small, then two panel passes to 2^24
     /// (rows of the input as it lies, then columns); above 2^24 it is
     /// [`Error::OrderingUnsupported`]. NR and RN
     /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
