@@ -172,8 +172,9 @@ static_assert(1u << LOG_LOADS<1> == LOADS<1> && 1u << LOG_LOADS<2> == LOADS<2>, 
 // REV_T (Any): the 2-D twiddle's transform index reversed (the RN kernel).
 // FAST: the transforms-fastest walk (columns out, the 2-D path's both passes in natural order): a
 // thread's 16 (32) words are one transform, at elements e + k de (REV: at rows rev(e) + rev(k)).
-// Otherwise the elements-fastest walk (rows out), Plain, Scale or Any. Chain (2-D twiddles, FAST):
-// their twiddles w^(n2 (e + k de)) are A S^k with A = w^(n2 e) (times the scale) and S =
+// Otherwise the elements-fastest walk (rows out): Plain, Scale, Rows or Any.
+// Chain (2-D twiddles, FAST): their twiddles w^(n2 (e + k de)) are A S^k with A = w^(n2 e)
+// (times the scale) and S =
 // w^(n2 de), so two table lookups a thread and a running Montgomery product replace two table
 // reads and two products a word. Rows (the RN kernel's rows out, one tile, rows of 2^10 and
 // more): word k is element tid + 256 (k mod C) of row k / C, C = 2^(log_n - 8), so each row's
