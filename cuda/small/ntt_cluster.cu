@@ -18,11 +18,12 @@
 // RN (p.order 2, input bit-reversed): x[4096 n1 + n2] lies at rev_N(4096 n1 + n2) = rev(n2) C +
 // rev(n1), so segment me holds whole columns, n2 = rev(me) + C m for m < 4096 / C, entry n1 at
 // word rev(m) C + rev(n1) (rev(m) over 12 - log_c bits): step 2 reads them from the block's own
-// `seg`, no remote load. Thread tid takes m = tid + 256 i, so a warp's remote stores cover C
-// 128-byte lines (stride C). `seg` is laid out by sigma(s) = s ^ ((s >> 7) mod 32), `col` by
-// tau(n2) = n2 ^ ((n2 >> log_c) mod 32): the segment's coalesced write, the columns' reads (a
-// warp's lanes on s bits 7..11), their stores at stride C and the tile's M1 read each hit 32
-// banks. The rest is NN's.
+// `seg`, no remote load. Thread tid takes m = tid + 256 i. `seg` is laid out by sigma(s) = s ^
+// ((s >> 7) mod 32); `col` by source, tau(n2) = a 4096 / C + (m ^ a 32 / C) for n2 = a + C m
+// (a < C, the block that computes column n2 is rev(a)), so a warp's remote stores fill one
+// 128-byte line, as NN's do. The segment's coalesced write, the columns' reads (a warp's lanes
+// on s bits 7..11), those stores and the tile's M1 read (lanes on a and m's low 5 - log_c bits)
+// each hit 32 banks. The rest is NN's.
 #include "cluster.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -70,9 +71,11 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 
     // RN's layouts (see the top); linear, so a slot is the thread's part XOR the register's.
     auto sigma = [](uint32_t s) { return RN ? s ^ ((s >> 7) & 31u) : s; };
-    auto tau = [&](uint32_t n2) { return RN ? n2 ^ ((n2 >> log_c) & 31u) : n2; };
-    // m's low 12 - log_c bits reversed.
-    auto rev_m = [&](uint32_t m) { return __brev(m) >> (20 + log_c); };
+    auto tau = [&](uint32_t n2) {
+        const uint32_t a = n2 & ((1u << log_c) - 1);
+        return RN ? a << (TILE_LOG - log_c) | ((n2 >> log_c) ^ (a << (5 - log_c))) : n2;
+    };
+    auto rev_m = [&](uint32_t m) { return bitrev(m, TILE_LOG - log_c); };
 
     // 1. Segment me, coalesced.
     {

@@ -153,8 +153,20 @@ __device__ __forceinline__ uint32_t post_twiddle(const Form& f, const NttParams&
     return Form::LAZY ? reduce_once(x, F::Q) : x;
 }
 
+// w_M^e (times the launch's scale, if `scaled` and it has one) as a Montgomery form x R mod Q,
+// so that mul_mont by it multiplies by w_M^e: the start and step of a chain of 2-D twiddles.
+template <class F, class Form>
+__device__ __forceinline__ uint32_t post_mont(const Form& f, const NttParams& p, uint32_t e, bool scaled) {
+    uint32_t a = post_twiddle<F, Form>(f, p, e);
+    if (scaled && p.has_scale) {
+        a = f.mul(a, Form::scalar(p));
+        if (Form::LAZY) a = reduce_once(a, F::Q);
+    }
+    return mul_mont<F::Q>(a, mont_r2<F::Q>());
+}
+
 // What a store does to the word it reads from the panel, by what the launch asks.
-enum class Leave { Plain, Scale, Chain, Rows, Any };
+enum class Leave { Plain, Scale, Chain, Rows, Bits, Any };
 
 // k's low BITS bits reversed (k a constant of an unrolled loop: folded at compile time).
 template <uint32_t BITS>
@@ -172,32 +184,59 @@ static_assert(1u << LOG_LOADS<1> == LOADS<1> && 1u << LOG_LOADS<2> == LOADS<2>, 
 // REV_T (Any): the 2-D twiddle's transform index reversed (the RN kernel).
 // FAST: the transforms-fastest walk (columns out, the 2-D path's both passes in natural order): a
 // thread's 16 (32) words are one transform, at elements e + k de (REV: at rows rev(e) + rev(k)).
-// Otherwise the elements-fastest walk (rows out): Plain, Scale, Rows or Any.
+// Otherwise the elements-fastest walk (rows out): Plain, Scale, Rows, Bits or Any.
 // Chain (2-D twiddles, FAST): their twiddles w^(n2 (e + k de)) are A S^k with A = w^(n2 e)
-// (times the scale) and S =
-// w^(n2 de), so two table lookups a thread and a running Montgomery product replace two table
-// reads and two products a word. Rows (the RN kernel's rows out, one tile, rows of 2^10 and
-// more): word k is element tid + 256 (k mod C) of row k / C, C = 2^(log_n - 8), so each row's
-// C words chain the same way, A = w^(n2 tid), S = w^(256 n2), n2 = rev(row). Any: every layout
-// and parameter, word by word.
-template <class F, class Form, Leave L, bool FAST, bool REV, uint32_t GROUPS, bool REV_T = false>
+// (times the scale) and S = w^(n2 de), so two table lookups a thread and a running Montgomery
+// product replace two table reads and two products a word. Rows (the RN kernel's rows out, one
+// tile, rows of 2^10 and more): word k is element tid + 256 (k mod C) of row k / C, C =
+// 2^(log_n - 8), so each row's C words chain the same way, A = w^(n2 tid), S = w^(256 n2),
+// n2 = rev(row). Bits (the RN kernel's rows out, rows of 2^9 and fewer; LOG_C = log2 C, C = 2
+// at 2^9, else 1): word k = h + C m is element e_h = e + 256 h of row row0 + m 2^s (s = 8 -
+// log_n below 2^8), and m's bits are disjoint from row0's, so n2 = rev(row0) + the sum over
+// m's bits j of 2^(sh + 3 - LOG_C - j): the twiddle is A_h = w^(rev(row0) e_h) times B_j =
+// w^(e_h 2^(sh + 3 - LOG_C - j)) over those bits, B_j = B_(j+1)^2. Two lookups for each h, not
+// two for each word. Any: every layout and parameter, word by word.
+template <class F, class Form, Leave L, bool FAST, bool REV, uint32_t GROUPS, bool REV_T = false,
+          uint32_t LOG_C = 0>
 __device__ __forceinline__ void store(const Form& f, const NttParams& p, const Walk& out,
                                       const uint32_t* panel, uint32_t stride, uint32_t log_n,
                                       uint64_t u0, uint32_t post_n2) {
     constexpr uint32_t Q = F::Q;
     static_assert(FAST || (L != Leave::Chain && !REV), "Chain and REV walk the transforms");
-    static_assert(!FAST || (L != Leave::Any && L != Leave::Rows), "Any and Rows walk the elements");
-    static_assert(L != Leave::Rows || GROUPS == 1, "Rows: one tile of 256 threads");
+    static_assert(!FAST || L == Leave::Plain || L == Leave::Scale || L == Leave::Chain, "Rows, Bits, Any walk the elements");
+    static_assert((L != Leave::Rows && L != Leave::Bits) || GROUPS == 1, "Rows, Bits: one tile of 256 threads");
     if (FAST && out.limit == 0) return;  // this thread's transform is past the batch
     uint32_t c = 0, s = 0;
     if constexpr (L == Leave::Chain) {
-        uint32_t a = post_twiddle<F, Form>(f, p, post_n2 * out.e);
-        if (p.has_scale) {
-            a = f.mul(a, Form::scalar(p));
-            if (Form::LAZY) a = reduce_once(a, Q);
+        c = post_mont<F, Form>(f, p, post_n2 * out.e, true);
+        s = post_mont<F, Form>(f, p, post_n2 * out.de, false);
+    }
+    // Bits: hi[h][m >> 2] lo[h][m & 3] is word (h, m)'s twiddle (Montgomery forms).
+    uint32_t lo[1u << LOG_C][4], hi[1u << LOG_C][4];
+    if constexpr (L == Leave::Bits) {
+        uint32_t uo, e;
+        at(out, 0, log_n, uo, e);
+        const uint32_t log_rows = p.post_log_rows;
+        const uint32_t n2_0 = bitrev((uint32_t)((u0 + uo) & ((1ull << log_rows) - 1)), log_rows);
+        // m's top bit (3 - LOG_C) is row bit s + 3 - LOG_C, so n2 bit sh after the reversal.
+        const uint32_t sh = log_rows - (log_n < 8 ? 8 - log_n : 0) - (4 - LOG_C);
+#pragma unroll
+        for (uint32_t h = 0; h < (1u << LOG_C); h++) {
+            const uint32_t eh = e + (h << 8);
+            uint32_t b[4];  // b[j]: m's bit j, w^(eh 2^(sh + 3 - LOG_C - j)); one lookup, then squares
+            b[3 - LOG_C] = post_mont<F, Form>(f, p, eh << sh, false);
+#pragma unroll
+            for (int j = 2 - (int)LOG_C; j >= 0; j--) b[j] = mul_mont<Q>(b[j + 1], b[j + 1]);
+            lo[h][1] = b[0];
+            lo[h][2] = b[1];
+            lo[h][3] = mul_mont<Q>(b[0], b[1]);
+            hi[h][0] = post_mont<F, Form>(f, p, n2_0 * eh, true);
+            hi[h][1] = mul_mont<Q>(hi[h][0], b[2]);
+            if constexpr (LOG_C == 0) {
+                hi[h][2] = mul_mont<Q>(hi[h][0], b[3]);
+                hi[h][3] = mul_mont<Q>(hi[h][1], b[3]);
+            }
         }
-        c = mul_mont<Q>(a, mont_r2<Q>());
-        s = mul_mont<Q>(post_twiddle<F, Form>(f, p, post_n2 * out.de), mont_r2<Q>());
     }
     typename Form::W scale{};
     if constexpr (L == Leave::Scale) scale = Form::scalar(p);
@@ -224,16 +263,14 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
                     at(out, k0 + k, log_n, uo, e);
                     const uint32_t row = (uint32_t)((u0 + uo) & ((1ull << p.post_log_rows) - 1));
                     const uint32_t n2r = bitrev(row, p.post_log_rows);
-                    uint32_t a = post_twiddle<F, Form>(f, p, n2r * e);
-                    if (p.has_scale) {
-                        a = f.mul(a, Form::scalar(p));
-                        if (Form::LAZY) a = reduce_once(a, Q);
-                    }
-                    c = mul_mont<Q>(a, mont_r2<Q>());
-                    s = mul_mont<Q>(post_twiddle<F, Form>(f, p, n2r * THREADS), mont_r2<Q>());
+                    c = post_mont<F, Form>(f, p, n2r * e, true);
+                    s = post_mont<F, Form>(f, p, n2r * THREADS, false);
                 }
                 z = mul_mont<Q>(z, c);
                 c = mul_mont<Q>(c, s);
+            } else if constexpr (L == Leave::Bits) {
+                const uint32_t h = (k0 + k) & ((1u << LOG_C) - 1), m = (k0 + k) >> LOG_C;
+                z = mul_mont<Q>(z, m & 3 ? mul_mont<Q>(hi[h][m >> 2], lo[h][m & 3]) : hi[h][m >> 2]);
             } else {
                 uint32_t uo, e;
                 at(out, k0 + k, log_n, uo, e);
@@ -343,8 +380,10 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     // NR with rows out: the tile's exchange leaves the DIF's order (see the top).
     const auto c = wsx::Consts<typename Form::W>::template make<true>(p.twiddles, log_n, !NR || out_fast);
     // What the store does, decided once (uniform). NR: 2-D twiddles only with columns out.
-    // RN rows out of 2^10 and more: the 2-D twiddles chained along each row (`Leave::Rows`).
-    const Leave leave = !NR && !out_fast ? (RN && log_n >= 10 && p.post_lo != nullptr ? Leave::Rows : Leave::Any)
+    // RN rows out: the 2-D twiddles chained along each row from 2^10 (`Leave::Rows`), below as
+    // products over the reversed row bits (`Leave::Bits`).
+    const Leave leave = !NR && !out_fast ? (RN && p.post_lo != nullptr ? (log_n >= 10 ? Leave::Rows : Leave::Bits)
+                                                                       : Leave::Any)
                         : p.post_lo == nullptr ? (p.has_scale ? Leave::Scale : Leave::Plain)
                                                : Leave::Chain;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
@@ -411,6 +450,12 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
             }
         } else if (RN && GROUPS == 1 && leave == Leave::Rows) {
             store<F, Form, Leave::Rows, false, false, 1>(f, p, out, panel, stride, log_n, u0, n2);
+        } else if (RN && GROUPS == 1 && leave == Leave::Bits) {
+            if (log_n > 8) {
+                store<F, Form, Leave::Bits, false, false, 1, false, 1>(f, p, out, panel, stride, log_n, u0, n2);
+            } else {
+                store<F, Form, Leave::Bits, false, false, 1, false, 0>(f, p, out, panel, stride, log_n, u0, n2);
+            }
         } else {
             switch (leave) {
                 case Leave::Plain: ZKNTT_PANEL_STORE(Plain, true, false); break;

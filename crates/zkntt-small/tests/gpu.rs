@@ -294,6 +294,47 @@ fn eight_tile_panels_in_every_form() {
     }
 }
 
+/// RN's rows pass at every row length it runs on the panels, in every form of both 31-bit fields,
+/// forward and inverse, clusters off: rows of 2^6..2^9 (2^13..2^19, the 2-D twiddles as products
+/// over the reversed row bits, `Leave::Bits`), 2^10 (2^20, chained along the row), and batches
+/// whose panels span matrices (the row index taken modulo the matrix's rows).
+#[test]
+fn rn_rows_of_every_length_in_every_form() {
+    let Some(gpu) = gpu_or_skip("rn_rows_of_every_length_in_every_form") else {
+        return;
+    };
+    let cases = [
+        (13u32, 1usize),
+        (14, 1),
+        (15, 2),
+        (16, 3),
+        (17, 1),
+        (18, 2),
+        (19, 1),
+        (20, 1),
+    ];
+    for field in [SmallField::BabyBear, SmallField::KoalaBear] {
+        for &(log_n, batch) in &cases {
+            let x = inputs(field, batch << log_n, 1300 + log_n as u64);
+            let reversed = bit_reverse_each(&x, log_n);
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let mut want = x.clone();
+                reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                for form in ModMulForm::ALL {
+                    let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+                    ntt.set_clusters(false);
+                    let mut d = gpu.stream().clone_htod(&reversed).unwrap();
+                    ntt.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)
+                        .unwrap();
+                    let got = gpu.stream().clone_dtoh(&d).unwrap();
+                    let what = format!("{field:?} {form:?} {dir:?} RN 2^{log_n} x {batch}, panels");
+                    assert_same(&got, &want, log_n, &what);
+                }
+            }
+        }
+    }
+}
+
 /// The panel passes at a few small 2-D sizes (partial panels, panels spanning matrices): what
 /// `issue20.sh sanitize` runs under compute-sanitizer.
 #[test]
