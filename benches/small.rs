@@ -206,7 +206,7 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes, at 2^25/2^26 a panel pass and 2^13/2^14-point rows on clusters (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced; RN: bit-reversed in, natural out, in place by address, one tile launch to 2^12, one cluster launch to 2^15 where the batch is small, then two panel passes, to 2^24; RN panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^15 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise and from 2^16 the 2-D path as two panel passes, at 2^25/2^26 a panel pass and 2^13/2^14-point rows on clusters (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced; RN: bit-reversed in, natural out, in place by address, one tile launch to 2^12, one cluster launch to 2^15 where the batch is small, then two panel passes (above 2^24 the input's rows of 2^13/2^14 on clusters, then a panel pass); RN panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
         "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address | zkntt RN in place by address | zkntt RN panels by address | sppark RN / zkntt RN | sppark best order / zkntt RN |"
@@ -269,8 +269,8 @@ fn summary(gpu: &Gpu) {
                 })
                 .unwrap()
             };
-            // RN by address (as sppark's API takes it), where it is built (to 2^24).
-            let rn_raw = (log_n <= 24).then(|| {
+            // RN by address (as sppark's API takes it).
+            let rn_raw = {
                 let len = input.len();
                 let (ptr, _g) = input.device_ptr_mut(s);
                 median_ms(s, 3, 20, || {
@@ -278,22 +278,22 @@ fn summary(gpu: &Gpu) {
                     unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::RN) }
                 })
                 .unwrap()
-            });
+            };
             // RN by address with the cluster kernel switched off, where RN takes it.
-            let rn_panels = (log_n <= 24
-                && ntt.takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::RN))
-            .then(|| {
-                let len = input.len();
-                ntt.set_clusters(false);
-                let (ptr, _g) = input.device_ptr_mut(s);
-                let ms = median_ms(s, 3, 20, || {
-                    // SAFETY: as NR's above.
-                    unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::RN) }
-                })
-                .unwrap();
-                ntt.set_clusters(true);
-                ms
-            });
+            let rn_panels = ntt
+                .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::RN)
+                .then(|| {
+                    let len = input.len();
+                    ntt.set_clusters(false);
+                    let (ptr, _g) = input.device_ptr_mut(s);
+                    let ms = median_ms(s, 3, 20, || {
+                        // SAFETY: as NR's above.
+                        unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::RN) }
+                    })
+                    .unwrap();
+                    ntt.set_clusters(true);
+                    ms
+                });
             // NR with the cluster kernel switched off, where NR takes it.
             let nr_panels = ntt
                 .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::NR)
@@ -312,7 +312,7 @@ fn summary(gpu: &Gpu) {
             let ratio =
                 |a: Option<f64>, ours: f64| a.map_or("-".into(), |a| format!("{:.2}x", a / ours));
             println!(
-                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {nr_raw:.4} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {nr_raw:.4} | {} | {} | {} | {} | {} | {} | {} | {} | {rn_raw:.4} | {} | {} | {} |",
                 field.name(),
                 panels.map_or("-".into(), |v| format!("{v:.4}")),
                 nr_panels.map_or("-".into(), |v| format!("{v:.4}")),
@@ -323,10 +323,9 @@ fn summary(gpu: &Gpu) {
                 ratio(orders[1], nr),
                 ratio(best, nr),
                 ratio(best, nr_raw),
-                cell(rn_raw),
                 rn_panels.map_or("-".into(), |v| format!("{v:.4}")),
-                rn_raw.map_or("-".into(), |rn| ratio(orders[2], rn)),
-                rn_raw.map_or("-".into(), |rn| ratio(best, rn)),
+                ratio(orders[2], rn_raw),
+                ratio(best, rn_raw),
             );
         }
     }

@@ -199,6 +199,33 @@ __device__ __forceinline__ uint32_t finish(const Form& f, const NttParams& p, ui
     return Form::LAZY ? reduce_once(x, F::Q) : x;
 }
 
+// R^2 mod Q for R = 2^32: mul_mont(a, R2) = a R mod Q, a value's Montgomery form.
+template <uint32_t Q>
+__device__ __forceinline__ constexpr uint32_t mont_r2() {
+    return (uint32_t)((0xffffffffffffffffull % Q + 1) % Q);
+}
+
+// w_M^e as a canonical value from the 2-D tables (the exponent split in 12-bit halves).
+template <class F, class Form>
+__device__ __forceinline__ uint32_t post_twiddle(const Form& f, const NttParams& p, uint32_t e) {
+    uint32_t x = f.mul(1u, Form::load(p.post_lo, e & (TILE - 1)));
+    if (Form::LAZY) x = reduce_once(x, F::Q);
+    x = f.mul(x, Form::load(p.post_hi, e >> TILE_LOG));
+    return Form::LAZY ? reduce_once(x, F::Q) : x;
+}
+
+// w_M^e (times the launch's scale, if `scaled` and it has one) as a Montgomery form x R mod Q,
+// so that mul_mont by it multiplies by w_M^e: the start and step of a chain of 2-D twiddles.
+template <class F, class Form>
+__device__ __forceinline__ uint32_t post_mont(const Form& f, const NttParams& p, uint32_t e, bool scaled) {
+    uint32_t a = post_twiddle<F, Form>(f, p, e);
+    if (scaled && p.has_scale) {
+        a = f.mul(a, Form::scalar(p));
+        if (Form::LAZY) a = reduce_once(a, F::Q);
+    }
+    return mul_mont<F::Q>(a, mont_r2<F::Q>());
+}
+
 // Natural-order position of DIF output slot `pos` (bit reversal of the low log_n bits).
 __device__ __forceinline__ uint32_t bitrev(uint32_t pos, uint32_t log_n) {
     return log_n == 0 ? pos : __brev(pos) >> (32 - log_n);

@@ -12,7 +12,8 @@
 //      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
 //      cluster barrier;
 //   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
-//      (stride C; `finish` with the inverse's scale).
+//      (stride C; `finish` with the inverse's scale; where the transforms are the rows of a
+//      larger one, RN above 2^24, times its 2-D twiddle instead, `outer_lo`).
 // Every remote access lies between the two barriers, so no block exits while another reads it.
 //
 // RN (p.order 2, input bit-reversed): x[4096 n1 + n2] lies at rev_N(4096 n1 + n2) = rev(n2) C +
@@ -45,6 +46,13 @@ using zkntt::cluster::store_remote;
 struct ClusterParams {
     NttParams ntt;
     uint32_t* out;
+    // The outer 2-D twiddle where these transforms are the rows of a larger one (RN above 2^24,
+    // natural order out): output k of transform u times w_M^(rev(u mod 2^outer_log_rows) k),
+    // from the tables w_M^i and w_M^(4096 i). outer_lo null: none.
+    const void* outer_lo;
+    const void* outer_hi;
+    uint32_t outer_log_rows;
+    uint32_t reserved;  // 0 (keeps the struct a multiple of 8 bytes)
 };
 
 // seg: this block's segment, then the tile's exchange buffer; col: the columns' entries k1 = me
@@ -152,6 +160,23 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
     uint32_t* dst = nr ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
     const uint32_t step = nr ? 1u << 8 : 1u << (8 + log_c);
+    if (cp.outer_lo != nullptr) {
+        // Output k = me + C (tid + 256 r): w_M^(t k) = A S^r, A = w_M^(t (me + C tid)) (times
+        // the scale), S = w_M^(256 C t), t = rev(u mod 2^outer_log_rows), as the panels' `Chain`.
+        NttParams outer = p;
+        outer.post_lo = cp.outer_lo;
+        outer.post_hi = cp.outer_hi;
+        const uint32_t log_rows = cp.outer_log_rows;
+        const uint32_t t = bitrev((blockIdx.x >> log_c) & ((1u << log_rows) - 1), log_rows);
+        uint32_t a = post_mont<F, Form>(f, outer, t * (me + (tid << log_c)), true);
+        const uint32_t s = post_mont<F, Form>(f, outer, t << (8 + log_c), false);
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            dst[r * step] = mul_mont<F::Q>(seg[c.s_m1 ^ wsx::slot(r << 8)], a);
+            a = mul_mont<F::Q>(a, s);
+        }
+        return;
+    }
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
@@ -166,8 +191,9 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
 // cluster per transform (grid = batch x C); static shared memory 32 KiB. p.order 0: natural
-// order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. In place (every block's
-// reads precede the cluster's first barrier, its writes follow the second).
+// order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. The outer twiddle with
+// natural order out only. In place (every block's reads precede the cluster's first barrier, its
+// writes follow the second).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \

@@ -527,25 +527,32 @@ pub fn two_d_panels_split(
     };
     let mut mid = vec![0u32; data.len()];
     if ordering == Ordering::RN {
-        if log2 > TILE_LOG {
-            return Err(Error::OrderingUnsupported {
-                ordering,
-                reason: "bit-reversed input is built up to 2^24",
-            });
+        // Rows of 2^a, then columns of 2^b; rows above a tile (2^13/2^14) as the cluster kernel
+        // runs them, RN in, natural out, times the 2-D twiddle on the way out.
+        let (a, b) = if log2 > TILE_LOG {
+            (log2, log1)
+        } else {
+            (log1, log2)
+        };
+        if a > TILE_LOG {
+            mid.copy_from_slice(data);
+            cluster_rows(
+                field,
+                form,
+                direction,
+                a,
+                &mut mid,
+                Ordering::RN,
+                None,
+                Some((&lo, &hi, b)),
+            )?;
+        } else {
+            let rows = PanelLayout { t: a, e: 0 };
+            let first = args(a, None, Some((&lo, &hi, b)));
+            panel(first, data, &mut mid, log_n, b, rows, rows)?;
         }
-        let rows = PanelLayout { t: log1, e: 0 };
-        let first = args(log1, None, Some((&lo, &hi, log2)));
-        panel(first, data, &mut mid, log_n, log2, rows, rows)?;
-        let columns = PanelLayout { t: 0, e: log1 };
-        return panel(
-            args(log2, scale, None),
-            &mid,
-            data,
-            log_n,
-            log1,
-            columns,
-            columns,
-        );
+        let columns = PanelLayout { t: 0, e: a };
+        return panel(args(b, scale, None), &mid, data, log_n, a, columns, columns);
     }
     let columns = PanelLayout { t: 0, e: log2 };
     let first = args(log1, None, Some((&lo, &hi, log2)));
@@ -554,7 +561,7 @@ pub fn two_d_panels_split(
         // The rows bit-reversed out (the cluster kernel's whole-segment stores); NN then
         // transposes with the columns reversed back.
         let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-        cluster_scaled(
+        cluster_rows(
             field,
             form,
             direction,
@@ -562,6 +569,7 @@ pub fn two_d_panels_split(
             &mut mid,
             Ordering::NR,
             scale_log_n,
+            None,
         )?;
         if bit_reversed {
             data.copy_from_slice(&mid);
@@ -605,12 +613,24 @@ pub fn cluster(
     ordering: Ordering,
 ) -> Result<()> {
     let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-    cluster_scaled(field, form, direction, log_n, data, ordering, scale_log_n)
+    cluster_rows(
+        field,
+        form,
+        direction,
+        log_n,
+        data,
+        ordering,
+        scale_log_n,
+        None,
+    )
 }
 
 /// [`cluster`] with every output times 2^-scale_log_n where given (the rows of a larger
-/// transform take its 1/N).
-fn cluster_scaled(
+/// transform take its 1/N), and, with `outer` = (lo, hi, log_rows), the 2-D tables of a larger
+/// transform whose rows these are (natural order out), output k of transform u times
+/// w_M^(rev(u mod 2^log_rows) k): `ClusterParams::outer_lo` of the kernel.
+#[allow(clippy::too_many_arguments)]
+fn cluster_rows(
     field: SmallField,
     form: ModMulForm,
     direction: crate::Direction,
@@ -618,6 +638,7 @@ fn cluster_scaled(
     data: &mut [u32],
     ordering: Ordering,
     scale_log_n: Option<u32>,
+    outer: Option<(&Encoded, &Encoded, u32)>,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
     let (bit_reversed, rn) = (ordering == Ordering::NR, ordering == Ordering::RN);
@@ -657,9 +678,11 @@ fn cluster_scaled(
         },
     };
     let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
-    let rows = setup(args(scale, None), TILE)?;
+    let rows = setup(args(scale, outer), TILE)?;
     let c = 1usize << log_c;
-    for x in data.chunks_mut(1 << log_n) {
+    for (u, x) in data.chunks_mut(1 << log_n).enumerate() {
+        // The outer twiddle's transform index, reversed.
+        let t = outer.map_or(0, |(_, _, l)| bitrev((u & ((1 << l) - 1)) as u32, l) as u64);
         // Block k1's `col` after the column phase.
         let mut col = vec![vec![0u32; TILE]; c];
         for me in 0..c {
@@ -711,7 +734,9 @@ fn cluster_scaled(
                 } else {
                     me + (k2 << log_c)
                 };
-                x[at] = rows.finish(v, 0, k2 as u32);
+                // Without `outer` `rows` has no 2-D twiddle (k is then unused); with it, output
+                // k = me + C k2 (natural order).
+                x[at] = rows.finish(v, t, at as u32);
             }
         }
     }
@@ -902,8 +927,8 @@ mod tests {
     #[test]
     fn two_d_rows_on_clusters_match_reference() {
         // The path of 2^25/2^26 (columns of one panel tile, rows of 2^13/2^14 on clusters, NN
-        // then a transpose), on 2^4 x 2^13 and 2^3 x 2^14 columns so that it runs here; the GPU
-        // tests run 2^25 and 2^26 themselves.
+        // then a transpose; RN rows first), on 2^4 x 2^13 and 2^3 x 2^14 columns so that it
+        // runs here; the GPU tests run 2^25 and 2^26 themselves.
         for field in [SmallField::BabyBear, SmallField::KoalaBear] {
             for (form, log1, log2, batch) in [
                 (ModMulForm::ShoupLazy, 4, 13, 2),
@@ -911,22 +936,22 @@ mod tests {
             ] {
                 let log_n = log1 + log2;
                 for dir in [Direction::Forward, Direction::Inverse] {
-                    for order in [Ordering::NN, Ordering::NR] {
+                    // RN: the input's rows of 2^13/2^14 first, on clusters with the 2-D twiddle
+                    // on their stores, then the columns of 2^log1.
+                    for order in [Ordering::NN, Ordering::NR, Ordering::RN] {
                         let x = random(field, batch << log_n, log_n as u64);
                         let want = expected(field, &x, log_n, dir, order);
-                        let mut got = x;
+                        let mut got = if order == Ordering::RN {
+                            bit_reverse_each(&x, log_n)
+                        } else {
+                            x
+                        };
                         two_d_panels_split(field, form, dir, log1, log2, &mut got, order).unwrap();
                         assert!(
                             got == want,
                             "{field:?} {form:?} {dir:?} 2^{log1} x 2^{log2} x {batch}, {order:?}"
                         );
                     }
-                    // RN is built to 2^24 (rows of a tile): above, an error.
-                    let mut x = random(field, batch << log_n, 1);
-                    assert!(matches!(
-                        two_d_panels_split(field, form, dir, log1, log2, &mut x, Ordering::RN),
-                        Err(Error::OrderingUnsupported { .. })
-                    ));
                 }
             }
         }

@@ -25,6 +25,12 @@ pub fn cluster_kernel_name(field: SmallField, form: crate::ModMulForm) -> String
 pub(super) struct ClusterParams {
     pub ntt: NttParams,
     pub out: u64,
+    /// The outer 2-D twiddle's tables (0: none) and log2 of the rows it counts.
+    pub outer_lo: u64,
+    pub outer_hi: u64,
+    pub outer_log_rows: u32,
+    /// 0 (keeps the struct a multiple of 8 bytes).
+    pub reserved: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
@@ -128,6 +134,36 @@ impl SmallNtt {
         ordering: zkntt_gpu::Ordering,
         scale_log_n: Option<u32>,
     ) -> Result<()> {
+        self.cluster_rows(
+            stream,
+            src,
+            dst,
+            log_n,
+            batch,
+            direction,
+            ordering,
+            scale_log_n,
+            None,
+        )
+    }
+
+    /// [`SmallNtt::cluster`] for the rows of a larger transform: with `outer` = (lo, hi,
+    /// log_rows), the 2-D tables of that transform, output k of transform u (natural order only)
+    /// is also multiplied by w_M^(rev(u mod 2^log_rows) k), as RN's first pass above 2^24 needs.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn cluster_rows(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: u64,
+        dst: u64,
+        log_n: u32,
+        batch: u64,
+        direction: Direction,
+        ordering: zkntt_gpu::Ordering,
+        scale_log_n: Option<u32>,
+        outer: Option<(u64, u64, u32)>,
+    ) -> Result<()> {
+        debug_assert!(outer.is_none() || ordering != zkntt_gpu::Ordering::NR);
         let log_c = log_n - TILE_LOG;
         debug_assert!((1..=MAX_LOG_CLUSTER).contains(&log_c));
         if batch == 0 {
@@ -139,7 +175,15 @@ impl SmallNtt {
             order: super::order_code(ordering),
             ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
-        let p = ClusterParams { ntt, out: dst };
+        let (outer_lo, outer_hi, outer_log_rows) = outer.unwrap_or((0, 0, 0));
+        let p = ClusterParams {
+            ntt,
+            out: dst,
+            outer_lo,
+            outer_hi,
+            outer_log_rows,
+            reserved: 0,
+        };
         // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`
         // to `batch` transforms of 2^log_n, the tables hold the entries it indexes, and
         // `cluster_max_log_n` allowed this cluster size on the function.
@@ -176,8 +220,8 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // NttParams (72 bytes) and a pointer.
-        assert_eq!(std::mem::size_of::<ClusterParams>(), 80);
+        // NttParams (72 bytes), three pointers and two u32.
+        assert_eq!(std::mem::size_of::<ClusterParams>(), 104);
         assert_eq!(std::mem::align_of::<ClusterParams>(), 8);
     }
 }

@@ -206,18 +206,13 @@ pub struct SmallNtt {
     lanes: Mutex<Vec<host::Lane>>,
 }
 
-/// `ordering`, or why `kernel` cannot give it at 2^log_n.
-fn check_ordering(kernel: Kernel, ordering: Ordering, log_n: u32) -> Result<Ordering> {
+/// `ordering`, or why `kernel` cannot give it.
+fn check_ordering(kernel: Kernel, ordering: Ordering) -> Result<Ordering> {
     match ordering {
         Ordering::NN => Ok(ordering),
         Ordering::NR | Ordering::RN if kernel != Kernel::Wsx => Err(Error::OrderingUnsupported {
             ordering,
             reason: "the bit-reversed orders are built for the WSX kernel (Kernel::Wsx) only",
-        }),
-        Ordering::RN if log_n > 2 * TILE_LOG => Err(Error::OrderingUnsupported {
-            ordering,
-            reason: "bit-reversed input is built up to 2^24 (two panel passes of one tile's \
-                     transforms); above, transform NN or NR",
         }),
         Ordering::NR | Ordering::RN => Ok(ordering),
     }
@@ -461,9 +456,9 @@ impl SmallNtt {
     /// NR: the cluster kernel stores whole segments and the 2-D path's stores are contiguous in
     /// both passes, so NR is the faster order at 2^14..2^19 and 2^21..2^24, level at 2^12/2^13,
     /// 0-8% slower at 2^20 (measured on an H100: `benches/results/h100.md`). RN: one tile
-    /// launch to 2^12, one cluster launch to 2^15 where the batch is small, then two panel passes to 2^24
-    /// (rows of the input as it lies, then columns); above 2^24 it is
-    /// [`Error::OrderingUnsupported`]. NR and RN
+    /// launch to 2^12, one cluster launch to 2^15 where the batch is small, then two passes: the
+    /// rows of the input as it lies (panels to 2^24; above, 2^13/2^14-point rows on clusters),
+    /// then the columns in panels. NR and RN
     /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
     pub fn run_ordered(
         &self,
@@ -474,7 +469,7 @@ impl SmallNtt {
         ordering: Ordering,
     ) -> Result<()> {
         let batch = self.check_for(data.len(), log_n, kernel)?;
-        check_ordering(kernel, ordering, log_n)?;
+        check_ordering(kernel, ordering)?;
         let stream = self.gpu.stream().clone();
         if log_n <= TILE_LOG || kernel == Kernel::Wsx {
             let len = data.len();
@@ -525,7 +520,7 @@ impl SmallNtt {
         ordering: Ordering,
     ) -> Result<()> {
         let batch = self.check_for(len, log_n, Kernel::Wsx)?;
-        check_ordering(Kernel::Wsx, ordering, log_n)?;
+        check_ordering(Kernel::Wsx, ordering)?;
         if data == 0 || data % 4 != 0 {
             return Err(Error::BadAddress { address: data });
         }
@@ -609,7 +604,7 @@ impl SmallNtt {
         ordering: Ordering,
     ) -> Result<()> {
         let batch = self.check_for(input.len(), log_n, kernel)?;
-        check_ordering(kernel, ordering, log_n)?;
+        check_ordering(kernel, ordering)?;
         if output.len() != input.len() {
             return Err(Error::LengthMismatch {
                 expected: input.len(),

@@ -57,13 +57,15 @@ impl SmallNtt {
     /// are smaller), bit-reversed out, followed in natural order by a transpose that reverses
     /// the columns back.
     ///
-    /// RN (`ordering`; input bit-reversed, up to 2^24): x[n1 N2 + n2] lies at rev_N(n1 N2 + n2)
+    /// RN (`ordering`; input bit-reversed): x[n1 N2 + n2] lies at rev_N(n1 N2 + n2)
     /// = rev_N2(n2) N1 + rev_N1(n1), so row r of the input (N2 rows of N1 words) is column n2 =
     /// rev(r) of the matrix, bit-reversed. The first pass transforms those rows with
     /// bit-reversed input, rows in and rows out, times w_N^(n2 k1), n2 = rev(r), into `mid`; the
     /// second transforms the N2-point columns k1 of `mid` (stride N1, entry n2 at row rev(n2))
     /// with bit-reversed input into the same places of `dst`: X[k1 + N1 k2] at row k2, column
-    /// k1, natural order.
+    /// k1, natural order. Above 2^24 N1 is the 2^13/2^14 points and N2 a tile: the rows run on
+    /// the cluster kernel (RN in, natural out, the 2-D twiddle on its stores), the columns in
+    /// panels as below.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn two_d_panels(
         &self,
@@ -95,16 +97,47 @@ impl SmallNtt {
             )?
         };
         if ordering == Ordering::RN {
-            // The callers checked log_n <= 24 (`check_ordering`): both passes are tiles.
-            debug_assert!(log2 <= TILE_LOG, "2^{log_n}");
-            let rows = Layout { t: log1, e: 0 };
-            self.panel(stream, first, mid, log_n, log2, rows, rows, false)?;
-            let columns = Layout { t: 0, e: log1 };
+            // Rows of 2^a (the first pass), columns of 2^b: (log1, log2) up to 2^24; above, the
+            // rows are the 2^13/2^14 points, on clusters, and the columns one tile.
+            let (a, b) = if log2 > TILE_LOG {
+                (log2, log1)
+            } else {
+                (log1, log2)
+            };
+            if a > TILE_LOG {
+                // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
+                // clusters.
+                debug_assert!(a <= self.cluster_max_log_n, "2^{log_n}");
+                self.cluster_rows(
+                    stream,
+                    src,
+                    mid,
+                    a,
+                    batch << b,
+                    direction,
+                    Ordering::RN,
+                    None,
+                    Some((lo_ptr, hi_ptr, b)),
+                )?;
+            } else {
+                let rows = Layout { t: a, e: 0 };
+                self.panel(stream, first, mid, log_n, b, rows, rows, false)?;
+            }
+            let columns = Layout { t: 0, e: a };
             let second = NttParams {
                 order,
-                ..self.params(tw, mid, batch << log1, log2, scale, None)?
+                ..self.params(tw, mid, batch << a, b, scale, None)?
             };
-            return self.panel(stream, second, dst, log_n, log1, columns, columns, true);
+            return self.panel(
+                stream,
+                second,
+                dst,
+                log_n,
+                a,
+                columns,
+                columns,
+                a <= TILE_LOG,
+            );
         }
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
