@@ -226,6 +226,19 @@ __device__ __forceinline__ uint32_t post_mont(const Form& f, const NttParams& p,
     return mul_mont<F::Q>(a, mont_r2<F::Q>());
 }
 
+// A chain of 2-D twiddles a, a s, a s^2, ... (Montgomery forms from `post_mont`): `apply`
+// multiplies the next word by the next one, the result canonical. Two lookups start a chain where
+// a lookup a word would be two each.
+template <uint32_t Q>
+struct TwiddleChain {
+    uint32_t a = 0, s = 0;
+    __device__ __forceinline__ uint32_t apply(uint32_t z) {
+        z = mul_mont<Q>(z, a);
+        a = mul_mont<Q>(a, s);
+        return z;
+    }
+};
+
 // Natural-order position of DIF output slot `pos` (bit reversal of the low log_n bits).
 __device__ __forceinline__ uint32_t bitrev(uint32_t pos, uint32_t log_n) {
     return log_n == 0 ? pos : __brev(pos) >> (32 - log_n);

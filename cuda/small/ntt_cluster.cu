@@ -13,7 +13,8 @@
 //      cluster barrier;
 //   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
 //      (stride C; `finish` with the inverse's scale; where the transforms are the rows of a
-//      larger one, RN above 2^24, times its 2-D twiddle instead, `outer_lo`).
+//      larger one, RN above 2^24, a chain of that one's 2-D twiddles, the scale in its start,
+//      `outer_lo`).
 // Every remote access lies between the two barriers, so no block exits while another reads it.
 //
 // RN (p.order 2, input bit-reversed): x[4096 n1 + n2] lies at rev_N(4096 n1 + n2) = rev(n2) C +
@@ -168,13 +169,10 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
         outer.post_hi = cp.outer_hi;
         const uint32_t log_rows = cp.outer_log_rows;
         const uint32_t t = bitrev((blockIdx.x >> log_c) & ((1u << log_rows) - 1), log_rows);
-        uint32_t a = post_mont<F, Form>(f, outer, t * (me + (tid << log_c)), true);
-        const uint32_t s = post_mont<F, Form>(f, outer, t << (8 + log_c), false);
+        TwiddleChain<F::Q> chain{post_mont<F, Form>(f, outer, t * (me + (tid << log_c)), true),
+                                 post_mont<F, Form>(f, outer, t << (8 + log_c), false)};
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            dst[r * step] = mul_mont<F::Q>(seg[c.s_m1 ^ wsx::slot(r << 8)], a);
-            a = mul_mont<F::Q>(a, s);
-        }
+        for (uint32_t r = 0; r < PER_THREAD; r++) dst[r * step] = chain.apply(seg[c.s_m1 ^ wsx::slot(r << 8)]);
         return;
     }
 #pragma unroll

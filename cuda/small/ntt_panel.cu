@@ -26,7 +26,8 @@
 // reads, the reversal in the shared-memory write.
 // Its 2-D twiddle w^(n2 k) takes n2 = rev(t) for transform t mod 2^post_log_rows: the 2-D path's
 // RN first pass runs the rows of the input as it lies, row t holding column rev(t) of the matrix
-// (chained along the row from 2^10, `Leave::Rows`).
+// (chained along the row from 2^10, `Leave::Rows`; below, products over the row's reversed bits,
+// `Leave::Bits`).
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -179,12 +180,12 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
     static_assert(!FAST || L == Leave::Plain || L == Leave::Scale || L == Leave::Chain, "Rows, Bits, Any walk the elements");
     static_assert((L != Leave::Rows && L != Leave::Bits) || GROUPS == 1, "Rows, Bits: one tile of 256 threads");
     if (FAST && out.limit == 0) return;  // this thread's transform is past the batch
-    uint32_t c = 0, s = 0;
+    TwiddleChain<Q> chain;
     if constexpr (L == Leave::Chain) {
-        c = post_mont<F, Form>(f, p, post_n2 * out.e, true);
-        s = post_mont<F, Form>(f, p, post_n2 * out.de, false);
+        chain = {post_mont<F, Form>(f, p, post_n2 * out.e, true), post_mont<F, Form>(f, p, post_n2 * out.de, false)};
     }
-    // Bits: hi[h][m >> 2] lo[h][m & 3] is word (h, m)'s twiddle (Montgomery forms).
+    // Bits: hi[h][m >> 2] lo[h][m & 3] is word (h, m)'s twiddle (Montgomery forms); lo[h][0] (1)
+    // and, at LOG_C = 1, hi[h][2..3] are never read.
     uint32_t lo[1u << LOG_C][4], hi[1u << LOG_C][4];
     if constexpr (L == Leave::Bits) {
         uint32_t uo, e;
@@ -228,19 +229,16 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
                 z = f.mul(z, scale);
                 if (Form::LAZY) z = reduce_once(z, Q);
             } else if constexpr (L == Leave::Chain) {
-                z = mul_mont<Q>(z, c);
-                c = mul_mont<Q>(c, s);
+                z = chain.apply(z);
             } else if constexpr (L == Leave::Rows) {
                 if (((k0 + k) & ((1u << (log_n - 8)) - 1)) == 0) {  // a row's first word: e = tid
                     uint32_t uo, e;
                     at(out, k0 + k, log_n, uo, e);
                     const uint32_t row = (uint32_t)((u0 + uo) & ((1ull << p.post_log_rows) - 1));
                     const uint32_t n2r = bitrev(row, p.post_log_rows);
-                    c = post_mont<F, Form>(f, p, n2r * e, true);
-                    s = post_mont<F, Form>(f, p, n2r * THREADS, false);
+                    chain = {post_mont<F, Form>(f, p, n2r * e, true), post_mont<F, Form>(f, p, n2r * THREADS, false)};
                 }
-                z = mul_mont<Q>(z, c);
-                c = mul_mont<Q>(c, s);
+                z = chain.apply(z);
             } else if constexpr (L == Leave::Bits) {
                 const uint32_t h = (k0 + k) & ((1u << LOG_C) - 1), m = (k0 + k) >> LOG_C;
                 z = mul_mont<Q>(z, m & 3 ? mul_mont<Q>(hi[h][m >> 2], lo[h][m & 3]) : hi[h][m >> 2]);
@@ -355,7 +353,11 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     // What the store does, decided once (uniform). NR: 2-D twiddles only with columns out.
     // RN rows out: the 2-D twiddles chained along each row from 2^10 (`Leave::Rows`), below as
     // products over the reversed row bits (`Leave::Bits`).
-    const Leave leave = !NR && !out_fast ? (RN && p.post_lo != nullptr ? (log_n >= 10 ? Leave::Rows : Leave::Bits)
+    // Bits needs 2^post_log_rows >= the panel's 4096 / 2^log_n rows (the 2-D path's always are).
+    const bool bits = log_n + p.post_log_rows >= TILE_LOG;
+    const Leave leave = !NR && !out_fast ? (RN && p.post_lo != nullptr ? (log_n >= 10 ? Leave::Rows
+                                                                          : bits       ? Leave::Bits
+                                                                                       : Leave::Any)
                                                                        : Leave::Any)
                         : p.post_lo == nullptr ? (p.has_scale ? Leave::Scale : Leave::Plain)
                                                : Leave::Chain;

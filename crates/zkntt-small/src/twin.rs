@@ -470,13 +470,15 @@ impl TwoDTables {
 /// The 2-D transform of `SmallNtt::run` with the WSX kernel above one tile (`two_d_panels`): N =
 /// N1 x N2, the N1-point columns times w_N^(n2 k1) in place, then the N2-point rows out at
 /// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n. `ordering` NR:
-/// the columns' entry k1 to row rev(k1), then rows in and rows out, entry k2 at rev(k2). RN (up
-/// to 2^24): the input's rows (column rev(r) of the matrix, bit-reversed) in and out times
-/// w_N^(rev(r) k1), then the N2-point columns (entry n2 at row rev(n2)) in and out.
+/// the columns' entry k1 to row rev(k1), then rows in and rows out, entry k2 at rev(k2). RN: the
+/// input's rows (column rev(r) of the matrix, bit-reversed) in and out times w_N^(rev(r) k1),
+/// then the columns (entry n2 at row rev(n2)) in and out.
 ///
-/// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) the rows run as the
-/// cluster kernel runs them, bit-reversed out, then (natural order) a transpose into X's order
-/// that reverses the columns back.
+/// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) NN and NR run the
+/// rows as the cluster kernel runs them, bit-reversed out, then (natural order) a transpose into
+/// X's order that reverses the columns back; RN (`ntt::rn_split`) runs the input's rows of
+/// 2^13/2^14 first, as the cluster kernel does with the outer 2-D twiddle, then the 2^12-point
+/// columns.
 pub fn two_d_panels(
     field: SmallField,
     form: ModMulForm,
@@ -529,11 +531,7 @@ pub fn two_d_panels_split(
     if ordering == Ordering::RN {
         // Rows of 2^a, then columns of 2^b; rows above a tile (2^13/2^14) as the cluster kernel
         // runs them, RN in, natural out, times the 2-D twiddle on the way out.
-        let (a, b) = if log2 > TILE_LOG {
-            (log2, log1)
-        } else {
-            (log1, log2)
-        };
+        let (a, b) = crate::ntt::rn_split(log1, log2);
         if a > TILE_LOG {
             mid.copy_from_slice(data);
             cluster_rows(

@@ -723,6 +723,7 @@ fn babybear_above_two_tiles() {
         return;
     }
     drop(big);
+    let mont = SmallNtt::new(&gpu, field, ModMulForm::Montgomery).unwrap();
     for (log_n, batch) in [(25u32, 2usize), (26, 1)] {
         if log_n > max {
             continue;
@@ -759,6 +760,19 @@ fn babybear_above_two_tiles() {
                 }
                 let got = gpu.stream().clone_dtoh(&d).unwrap();
                 assert_same(&got, &want, log_n, &format!("{what} run_raw"));
+            }
+            // RN's outer twiddle chain in a Montgomery form too (above: Shoup lazy).
+            if log_n == 25 {
+                let mut d = gpu.stream().clone_htod(&reversed).unwrap();
+                mont.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)
+                    .unwrap();
+                let what = format!("BabyBear Montgomery {dir:?} RN 2^{log_n} x {batch}");
+                assert_same(
+                    &gpu.stream().clone_dtoh(&d).unwrap(),
+                    &natural,
+                    log_n,
+                    &what,
+                );
             }
         }
     }

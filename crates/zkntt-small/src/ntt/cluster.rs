@@ -163,7 +163,12 @@ impl SmallNtt {
         scale_log_n: Option<u32>,
         outer: Option<(u64, u64, u32)>,
     ) -> Result<()> {
-        debug_assert!(outer.is_none() || ordering != zkntt_gpu::Ordering::NR);
+        if outer.is_some() && ordering == zkntt_gpu::Ordering::NR {
+            return Err(crate::Error::OrderingUnsupported {
+                ordering,
+                reason: "the cluster kernel's outer 2-D twiddle takes natural-order output",
+            });
+        }
         let log_c = log_n - TILE_LOG;
         debug_assert!((1..=MAX_LOG_CLUSTER).contains(&log_c));
         if batch == 0 {
@@ -220,8 +225,13 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // NttParams (72 bytes), three pointers and two u32.
+        // NttParams (72 bytes), three pointers and two u32, at the C struct's offsets.
         assert_eq!(std::mem::size_of::<ClusterParams>(), 104);
         assert_eq!(std::mem::align_of::<ClusterParams>(), 8);
+        assert_eq!(std::mem::offset_of!(ClusterParams, out), 72);
+        assert_eq!(std::mem::offset_of!(ClusterParams, outer_lo), 80);
+        assert_eq!(std::mem::offset_of!(ClusterParams, outer_hi), 88);
+        assert_eq!(std::mem::offset_of!(ClusterParams, outer_log_rows), 96);
+        assert_eq!(std::mem::offset_of!(ClusterParams, reserved), 100);
     }
 }

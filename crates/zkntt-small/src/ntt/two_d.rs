@@ -21,6 +21,17 @@ pub(crate) fn two_d_split(log_n: u32) -> (u32, u32) {
     (log1, log_n - log1)
 }
 
+/// RN's (log2 of the rows, log2 of the columns) for a 2-D split (log1, log2): the input's rows
+/// first, 2^log1 points up to 2^24; above, where 2^log2 exceeds a tile, the rows are those 2^log2
+/// points (on clusters) and the columns one tile.
+pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
+    if log2 > TILE_LOG {
+        (log2, log1)
+    } else {
+        (log1, log2)
+    }
+}
+
 impl SmallNtt {
     /// The addresses (lo, hi) of the 2-D twiddles of one size and direction, uploaded on first
     /// use.
@@ -97,13 +108,8 @@ impl SmallNtt {
             )?
         };
         if ordering == Ordering::RN {
-            // Rows of 2^a (the first pass), columns of 2^b: (log1, log2) up to 2^24; above, the
-            // rows are the 2^13/2^14 points, on clusters, and the columns one tile.
-            let (a, b) = if log2 > TILE_LOG {
-                (log2, log1)
-            } else {
-                (log1, log2)
-            };
+            // Rows of 2^a (the first pass), columns of 2^b.
+            let (a, b) = rn_split(log1, log2);
             if a > TILE_LOG {
                 // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
                 // clusters.
@@ -128,6 +134,8 @@ impl SmallNtt {
                 order,
                 ..self.params(tw, mid, batch << a, b, scale, None)?
             };
+            // A dependent launch after the panel pass only: the cluster kernel does not signal
+            // its dependents early, so the column pass simply follows it.
             return self.panel(
                 stream,
                 second,
