@@ -121,37 +121,11 @@ impl SmallNtt {
     /// `batch` transforms of 2^log_n (13..=cluster_max_log_n) from `src` to `dst` (may be
     /// equal), one cluster of 2^(log_n - 12) blocks each, in `ordering`; every
     /// output times 2^-scale_log_n where given (the inverse's 1/N: N of the whole transform when
-    /// these are the rows of a larger one).
+    /// these are the rows of a larger one). With `outer` = (lo, hi, log_rows), the 2-D tables of
+    /// a larger transform whose rows these are, output k of transform u (natural order only) is
+    /// also multiplied by w_M^(rev(u mod 2^log_rows) k), as RN's first pass above 2^24 needs.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
-        &self,
-        stream: &Arc<CudaStream>,
-        src: u64,
-        dst: u64,
-        log_n: u32,
-        batch: u64,
-        direction: Direction,
-        ordering: zkntt_gpu::Ordering,
-        scale_log_n: Option<u32>,
-    ) -> Result<()> {
-        self.cluster_rows(
-            stream,
-            src,
-            dst,
-            log_n,
-            batch,
-            direction,
-            ordering,
-            scale_log_n,
-            None,
-        )
-    }
-
-    /// [`SmallNtt::cluster`] for the rows of a larger transform: with `outer` = (lo, hi,
-    /// log_rows), the 2-D tables of that transform, output k of transform u (natural order only)
-    /// is also multiplied by w_M^(rev(u mod 2^log_rows) k), as RN's first pass above 2^24 needs.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn cluster_rows(
         &self,
         stream: &Arc<CudaStream>,
         src: u64,

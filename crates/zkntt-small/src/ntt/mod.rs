@@ -570,7 +570,7 @@ impl SmallNtt {
         }
         if self.takes_cluster_in(log_n, batch, kernel, ordering) {
             let scale = (direction == Direction::Inverse).then_some(log_n);
-            return self.cluster(stream, d, d, log_n, batch, direction, ordering, scale);
+            return self.cluster(stream, d, d, log_n, batch, direction, ordering, scale, None);
         }
         if kernel != Kernel::Wsx {
             return Err(Error::NoFormKernel {
@@ -620,7 +620,9 @@ impl SmallNtt {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             let scale = (direction == Direction::Inverse).then_some(log_n);
-            return self.cluster(&stream, i, o, log_n, batch, direction, ordering, scale);
+            return self.cluster(
+                &stream, i, o, log_n, batch, direction, ordering, scale, None,
+            );
         }
         if kernel == Kernel::Wsx {
             // The first pass in place in `input`, the second into `output`.

@@ -114,7 +114,7 @@ impl SmallNtt {
                 // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
                 // clusters.
                 debug_assert!(a <= self.cluster_max_log_n, "2^{log_n}");
-                self.cluster_rows(
+                self.cluster(
                     stream,
                     src,
                     mid,
@@ -167,6 +167,7 @@ impl SmallNtt {
                 direction,
                 Ordering::NR,
                 scale,
+                None,
             )?;
             if !nr {
                 let (n1, n2) = (1 << log1, 1 << log2);
