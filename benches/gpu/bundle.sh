@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 B=${ZKNTT_BUNDLE:-.gpu}
 # ZKNTT_BUNDLE_PACKAGES="-p a -p b" limits what is built (default: the whole workspace).
 PKGS=${ZKNTT_BUNDLE_PACKAGES:---workspace}
+# ZKNTT_ARCHS=90 (read by zkntt-kernels' build script) compiles the kernels for sm_90 only.
 # ZKNTT_BUNDLE_PROBES=1 adds the probes of benches/probes/ (run.sh probe NAME), compiled for the
 # H100 with ZKNTT_PROBE_NVCCFLAGS added (e.g. -DMINB=3).
 PROBES=${ZKNTT_BUNDLE_PROBES:-0}
@@ -67,6 +68,7 @@ PY
 find benches/gpu -maxdepth 1 -name '*.sh' ! -name bundle.sh -exec cp {} "$B/" \;
 chmod +x "$B"/*.sh
 git rev-parse --short HEAD > "$B/COMMIT" 2>/dev/null || echo unknown > "$B/COMMIT"
+[ -n "${ZKNTT_ARCHS:-}" ] && echo "ZKNTT_ARCHS=$ZKNTT_ARCHS" >> "$B/COMMIT"
 git diff --quiet 2>/dev/null || echo "+dirty" >> "$B/COMMIT"
 du -sh "$B"
 size=$(du -sm "$B" | cut -f1)

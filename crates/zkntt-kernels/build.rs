@@ -14,6 +14,27 @@ mod names;
 
 /// SASS for these, PTX for the last one.
 const ARCHS: [&str; 4] = ["80", "86", "89", "90"];
+/// `ZKNTT_ARCHS=90` (a comma-separated subset of [`ARCHS`]): SASS for those only. For bundles
+/// built to measure on one GPU: the one TU is compiled once per architecture, so a single one
+/// builds in about a quarter of the time. Releases and CI keep every architecture.
+const ARCHS_ENV: &str = "ZKNTT_ARCHS";
+
+/// [`ARCHS`], or the subset `ZKNTT_ARCHS` names (in [`ARCHS`]' order). A name not in [`ARCHS`]
+/// fails the build, so a typo never yields a fatbin without the wanted machine code.
+fn archs() -> Vec<&'static str> {
+    let Some(list) = env::var(ARCHS_ENV).ok().filter(|v| !v.trim().is_empty()) else {
+        return ARCHS.to_vec();
+    };
+    let wanted: Vec<&str> = list.split(',').map(str::trim).collect();
+    if let Some(bad) = wanted.iter().find(|w| !ARCHS.contains(w)) {
+        panic!("{ARCHS_ENV}={list}: {bad} is not one of {ARCHS:?}");
+    }
+    ARCHS
+        .iter()
+        .copied()
+        .filter(|a| wanted.contains(a))
+        .collect()
+}
 
 /// The wheels of the pinned CUDA 13.0 compiler (the Makefile's `CUDA_WHEELS`): the one command
 /// that fixes a build with no nvcc installs them.
@@ -34,6 +55,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed={TOOLCHAIN_ENV}");
     println!("cargo:rerun-if-env-changed={CPU_ONLY_ENV}");
     println!("cargo:rerun-if-env-changed=ZKNTT_NVCC_FLAGS");
+    println!("cargo:rerun-if-env-changed={ARCHS_ENV}");
     let toolchain_nvcc = root.join(".toolchain/nvidia/cu13/bin/nvcc");
     println!("cargo:rerun-if-changed={}", toolchain_nvcc.display());
 
@@ -80,7 +102,10 @@ fn main() {
         },
         version,
         note,
-        ARCHS.iter().map(|a| format!("sm_{a}")).collect::<Vec<_>>(),
+        archs()
+            .iter()
+            .map(|a| format!("sm_{a}"))
+            .collect::<Vec<_>>(),
         symbols,
     );
     fs::write(out.join("kernels.rs"), rs).unwrap();
@@ -209,7 +234,7 @@ fn compile_cached(nvcc: &Path, version: &str, cuda: &Path, out: &Path) -> (PathB
     let mut files = Vec::new();
     all_files(cuda, &mut files);
     let mut hasher = DefaultHasher::new();
-    (nvcc, version, ARCHS, env::var("ZKNTT_NVCC_FLAGS").ok()).hash(&mut hasher);
+    (nvcc, version, archs(), env::var("ZKNTT_NVCC_FLAGS").ok()).hash(&mut hasher);
     for f in &files {
         f.hash(&mut hasher);
         fs::read(f).unwrap().hash(&mut hasher);
@@ -300,7 +325,8 @@ fn compile(nvcc: &Path, cuda: &Path, out: &Path) -> (PathBuf, Vec<String>) {
         .arg(&tu_path);
     gencode(&mut cmd);
     run(cmd, nvcc, "compiling the kernels");
-    let newest = ARCHS[ARCHS.len() - 1];
+    let archs = archs();
+    let newest = archs[archs.len() - 1];
     let ptx = keep.join(format!("all_kernels.compute_{newest}.ptx"));
     let text = fs::read_to_string(&ptx)
         .unwrap_or_else(|e| panic!("nvcc kept no PTX at {}: {e}", ptx.display()));
@@ -312,8 +338,9 @@ fn compile(nvcc: &Path, cuda: &Path, out: &Path) -> (PathBuf, Vec<String>) {
 }
 
 fn gencode(cmd: &mut Command) {
-    let newest = ARCHS[ARCHS.len() - 1];
-    for a in ARCHS {
+    let archs = archs();
+    let newest = archs[archs.len() - 1];
+    for a in archs {
         if a == newest {
             cmd.arg(format!(
                 "-gencode=arch=compute_{a},code=[sm_{a},compute_{a}]"

@@ -277,7 +277,8 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 }  // namespace zkntt
 
 // Launch: grid (N / S / cols, batch) (or fewer blocks from column p.col_base on), 128 threads or,
-// with NARROW, at least half the block's elements; dynamic shared memory 32 * padded_slots(S * cols)
+// with NARROW, half the block's elements (at most 256: the launch bounds; 128 registers as at
+// 128 x 4); dynamic shared memory 32 * padded_slots(S * cols)
 // bytes, plus 32 * S / 2 with NARROW (the staged twiddles). In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
 // i*R + c with R = N / S). The natural-order symbols (not `_lde`) store to p.out (the data, or a
@@ -286,48 +287,48 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 // symbol: natural order, the launch of the inverse's last column stage (shared memory, threads,
 // grid).
 #define ZKNTT_COLUMN(FIELD)                                                                        \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_##FIELD(                          \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_##FIELD(                          \
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, false, true>(p);        \
         else zkntt::ntt::column_stage<zkntt::FIELD, false, false>(p);                                    \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_t_##FIELD(                        \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_t_##FIELD(                        \
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW)                                                                \
             zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, false, true>(p);           \
         else zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, false, false, true>(p);         \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_nr_##FIELD(                       \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_nr_##FIELD(                       \
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true, false>(p);  \
         else zkntt::ntt::column_stage<zkntt::FIELD, true, false, false>(p);                              \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_rn_##FIELD(                       \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_rn_##FIELD(                       \
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true, true>(p);   \
         else zkntt::ntt::column_stage<zkntt::FIELD, true, false, true>(p);                               \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_lde_##FIELD(                      \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_lde_##FIELD(                      \
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW)                                                                \
             zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, true>(p);                  \
         else zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, false, true>(p);                \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_lde_ordered_##FIELD(              \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_lde_ordered_##FIELD(              \
         const zkntt::ntt::NttStageParams p) {                                                            \
         if (p.flags & zkntt::ntt::NARROW)                                                                \
             zkntt::ntt::column_stage<zkntt::FIELD, true, true, false, false, true>(p);                   \
         else zkntt::ntt::column_stage<zkntt::FIELD, true, false, false, false, true>(p);                 \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_hybrid_##FIELD(                   \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_hybrid_##FIELD(                   \
         const zkntt::ntt::NttStageParams p) {                                                            \
         zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, true>(p);                            \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_nr_hybrid_##FIELD(                \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_nr_hybrid_##FIELD(                \
         const zkntt::ntt::NttStageParams p) {                                                            \
         zkntt::ntt::column_stage<zkntt::FIELD, true, false, false, true>(p);                             \
     }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(128, 4) ntt_column_rn_hybrid_##FIELD(                \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_rn_hybrid_##FIELD(                \
         const zkntt::ntt::NttStageParams p) {                                                            \
         zkntt::ntt::column_stage<zkntt::FIELD, true, false, true, true>(p);                              \
     }

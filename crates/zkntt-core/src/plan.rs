@@ -66,14 +66,23 @@ pub const PREFERRED_LOG_P: u32 = 10;
 pub const MIN_COLUMN_BLOCKS_LOG: u32 = 9;
 pub const MIN_COLUMN_ELEMENTS_LOG: u32 = 9;
 
-/// Threads per block of the wide blocks (and the most of any NTT launch): 128 threads x 128
+/// Threads per block of the wide blocks (and the most of any middle launch): 128 threads x 128
 /// registers lets four column blocks of 2^10 elements share an SM, each waiting at its own
 /// barriers (benches/NOTES.md has the sweep).
 pub const THREADS: u32 = 128;
-/// Narrow blocks ([`Blocks::Narrow`]) hold at most 2^NARROW_ELEMENTS_LOG elements, one radix-2
-/// butterfly per thread per layer (2 x [`THREADS`]), and at least 2^NARROW_MIN_ELEMENTS_LOG
-/// where the columns allow (a warp of butterflies).
+/// Narrow blocks ([`Blocks::Narrow`]) hold at most 2^NARROW_ELEMENTS_LOG elements (middle
+/// blocks) or 2^[`NARROW_COLUMN_ELEMENTS_LOG`] (column blocks), one radix-2 butterfly per thread
+/// per layer, and at least 2^NARROW_MIN_ELEMENTS_LOG where the columns allow (a warp of
+/// butterflies).
 pub const NARROW_ELEMENTS_LOG: u32 = 8;
+/// A narrow column block holds one column of up to 2^9 entries on [`NARROW_THREADS`] threads:
+/// 2^17's 2^9-point launch then runs twice the warps of a wide block (ncu: 31.5 us wide against
+/// 24.8 for its narrow 2^8-point launch; benches/NOTES.md, issue 17).
+pub const NARROW_COLUMN_ELEMENTS_LOG: u32 = 9;
+/// The most threads of any NTT launch: a narrow column block of 2^[`NARROW_COLUMN_ELEMENTS_LOG`]
+/// elements. The column kernels are compiled for it (`__launch_bounds__(256, 2)`: the same 128
+/// registers as 128 x 4).
+pub const NARROW_THREADS: u32 = 1 << (NARROW_COLUMN_ELEMENTS_LOG - 1);
 pub const NARROW_MIN_ELEMENTS_LOG: u32 = 6;
 /// Largest log2 size whose launches take narrow blocks under [`Blocks::Auto`].
 pub const NARROW_MAX_LOG: u32 = 17;
@@ -210,8 +219,9 @@ pub enum Blocks {
     /// and 2^9 per middle block. One-block transforms (up to 2^[`MAX_SINGLE_LOG`]) are narrow
     /// whatever the choice.
     Wide,
-    /// At most 2^[`NARROW_ELEMENTS_LOG`] elements per block and a radix-2 butterfly per thread
-    /// (half as many threads as elements), where the column or group fits; wide elsewhere.
+    /// At most 2^[`NARROW_COLUMN_ELEMENTS_LOG`] elements per column block (2^[`NARROW_ELEMENTS_LOG`]
+    /// per middle block) and a radix-2 butterfly per thread (half as many threads as elements),
+    /// where the column or group fits; wide elsewhere.
     Narrow,
     /// One launch per transform on a cluster ([`Kernel::Cluster`]) for the sizes in
     /// [`CLUSTER_LOGS`], narrow blocks elsewhere and where the GPU runs no 16-block cluster
@@ -788,9 +798,10 @@ pub fn column_geometry(log_n: u32, log_s: u32, blocks: Blocks) -> (u32, u32) {
 }
 
 /// Narrow column blocks: 2^NARROW_MIN_ELEMENTS_LOG elements (or one column, if longer), half
-/// as many threads (a warp at least); None where a column is longer than a narrow block.
+/// as many threads (a warp at least); None where a column is longer than a narrow block
+/// (2^[`NARROW_COLUMN_ELEMENTS_LOG`]).
 pub fn narrow_columns(log_n: u32, log_s: u32) -> Option<(u32, u32)> {
-    if log_s > NARROW_ELEMENTS_LOG {
+    if log_s > NARROW_COLUMN_ELEMENTS_LOG {
         return None;
     }
     let log_cols = NARROW_MIN_ELEMENTS_LOG
@@ -1409,19 +1420,22 @@ mod tests {
                 assert!(t.iter().map(what).eq(wide.iter().map(what)), "2^{log_n}");
                 for l in &t {
                     assert!(
-                        l.threads <= THREADS && l.threads % 32 == 0,
+                        l.threads <= NARROW_THREADS && l.threads % 32 == 0,
                         "2^{log_n} {l:?}"
                     );
-                    let log_e = match l.kernel {
+                    let (log_e, most) = match l.kernel {
                         Kernel::Column => {
                             assert_eq!((l.blocks as u64) << (l.layers + l.log_cols), 1 << log_n);
-                            l.layers + l.log_cols
+                            (l.layers + l.log_cols, NARROW_COLUMN_ELEMENTS_LOG)
                         }
-                        Kernel::Middle => 1 + 2 * l.log_cols + l.layers,
+                        Kernel::Middle => {
+                            assert!(l.threads <= THREADS, "2^{log_n} {l:?}");
+                            (1 + 2 * l.log_cols + l.layers, NARROW_ELEMENTS_LOG)
+                        }
                         _ => continue,
                     };
                     // Narrow where the column or group fits: a butterfly per thread.
-                    if log_e <= NARROW_ELEMENTS_LOG {
+                    if log_e <= most {
                         assert!(2 * l.threads >= 1 << log_e, "2^{log_n} {l:?}");
                         assert_ne!(l.flags & flags::NARROW, 0);
                         assert_eq!(l.smem, narrow_smem_bytes(1 << log_e, l.layers));
