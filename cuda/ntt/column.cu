@@ -61,9 +61,9 @@ __device__ __forceinline__ ColumnElement load_element(const ColumnBlock& b, uint
 // narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
 // one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
-template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false>
+template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, uint32_t STRIDE = 0>
 __device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k,
-                                             const SmemElements<F>& sm) {
+                                             const SmemElements<F, STRIDE>& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < k.E; e0 += B * blockDim.x) {
         F x[B];
         uint64_t idx[B];
@@ -116,8 +116,9 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
 // Natural order: e is the index j the entry belongs at. ORDERED (an inverse NR's last launch
 // fused with a coset RN's first): the inverse would store entry k at row rev(k), whose index j
 // the coset forward reads as coefficient rev_N(j), so e = rev_N(j). Ends with a barrier.
-template <class F, bool ORDERED>
-__device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnBlock& b, const SmemElements<F>& sm) {
+template <class F, bool ORDERED, uint32_t STRIDE>
+__device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnBlock& b,
+                                          const SmemElements<F, STRIDE>& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < b.E; e0 += 2 * blockDim.x) {
         F x[2];
         uint64_t j[2];
@@ -156,8 +157,10 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // so no reordering between the two; entry k is then read from slot rev(k)), TWIDDLE_OUT.
 // TRANSPOSE (natural order, flag SCRATCH_IN: a two-pass transform's second launch): row i of
 // column c read at c*S + i of p.data (the scratch), not at i*R + c.
+// STRIDE (narrow blocks): the shared-memory word stride as a constant, the block's elements rounded
+// up to its class (narrow_stride); the host allocates for the class (plan::narrow_column_smem_bytes).
 template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false,
-          bool TRANSPOSE = false>
+          bool TRANSPOSE = false, uint32_t STRIDE = 0>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -180,7 +183,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     blk.in_rev = ORDERED && IN_REV && !LDE;
     blk.out_rev = ORDERED && !IN_REV && !LDE;
     const uint32_t E = blk.E;
-    const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
+    const SmemElements<F, STRIDE> sm{smem_words, STRIDE != 0 ? STRIDE : SmemElements<F>::padded_slots(E)};
     const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
     // Narrow blocks: the output twiddles of this thread's two elements (single-table reads).
     const bool prefetch = NARROW_BLOCK && (p.flags & TWIDDLE_OUT) && (p.flags & (MID_TWIDDLES | OMEGA_FULL));
@@ -273,6 +276,28 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     }
 }
 
+// The narrow blocks' stride classes: blocks of at most 2^8 elements lay them out as 2^8 would,
+// larger ones (2^9, NARROW_COLUMN_ELEMENTS_LOG) as 2^9. Two instantiations of the narrow path, not
+// one per size; the host's allocation is plan::narrow_column_smem_bytes.
+constexpr uint32_t NARROW_SMALL_LOG = 8;
+template <class F>
+__host__ __device__ constexpr uint32_t narrow_stride(uint32_t log_e) {
+    return SmemElements<F>::padded_slots(1u << log_e);
+}
+
+// A column symbol's body: the narrow path in its stride class, or the wide one.
+template <class F, bool ORDERED, bool IN_REV = false, bool HYBRID = false, bool LDE = false, bool TRANSPOSE = false>
+__device__ __forceinline__ void column_entry(const NttStageParams& p) {
+    if (!HYBRID && (p.flags & NARROW)) {
+        if (p.log_p + p.log_cols <= NARROW_SMALL_LOG)
+            column_stage<F, ORDERED, true, IN_REV, false, LDE, TRANSPOSE, narrow_stride<F>(NARROW_SMALL_LOG)>(p);
+        else
+            column_stage<F, ORDERED, true, IN_REV, false, LDE, TRANSPOSE, narrow_stride<F>(NARROW_SMALL_LOG + 1)>(p);
+    } else {
+        column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE>(p);
+    }
+}
+
 }  // namespace ntt
 }  // namespace zkntt
 
@@ -286,51 +311,33 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 // row i of column c at c*S + i. The `_hybrid` symbols: wide blocks only (no NARROW). The `_lde`
 // symbol: natural order, the launch of the inverse's last column stage (shared memory, threads,
 // grid).
-#define ZKNTT_COLUMN(FIELD)                                                                        \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_##FIELD(                          \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, false, true>(p);        \
-        else zkntt::ntt::column_stage<zkntt::FIELD, false, false>(p);                                    \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_t_##FIELD(                        \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        if (p.flags & zkntt::ntt::NARROW)                                                                \
-            zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, false, true>(p);           \
-        else zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, false, false, true>(p);         \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_nr_##FIELD(                       \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true, false>(p);  \
-        else zkntt::ntt::column_stage<zkntt::FIELD, true, false, false>(p);                              \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_rn_##FIELD(                       \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::column_stage<zkntt::FIELD, true, true, true>(p);   \
-        else zkntt::ntt::column_stage<zkntt::FIELD, true, false, true>(p);                               \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_lde_##FIELD(                      \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        if (p.flags & zkntt::ntt::NARROW)                                                                \
-            zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, true>(p);                  \
-        else zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, false, true>(p);                \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_lde_ordered_##FIELD(              \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        if (p.flags & zkntt::ntt::NARROW)                                                                \
-            zkntt::ntt::column_stage<zkntt::FIELD, true, true, false, false, true>(p);                   \
-        else zkntt::ntt::column_stage<zkntt::FIELD, true, false, false, false, true>(p);                 \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_hybrid_##FIELD(                   \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        zkntt::ntt::column_stage<zkntt::FIELD, false, false, false, true>(p);                            \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_nr_hybrid_##FIELD(                \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        zkntt::ntt::column_stage<zkntt::FIELD, true, false, false, true>(p);                             \
-    }                                                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_rn_hybrid_##FIELD(                \
-        const zkntt::ntt::NttStageParams p) {                                                            \
-        zkntt::ntt::column_stage<zkntt::FIELD, true, false, true, true>(p);                              \
+#define ZKNTT_COLUMN(FIELD)                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_##FIELD(const zkntt::ntt::NttStageParams p) {             \
+        zkntt::ntt::column_entry<zkntt::FIELD, false>(p);                                                                     \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_t_##FIELD(const zkntt::ntt::NttStageParams p) {           \
+        zkntt::ntt::column_entry<zkntt::FIELD, false, false, false, false, true>(p);                                          \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_nr_##FIELD(const zkntt::ntt::NttStageParams p) {          \
+        zkntt::ntt::column_entry<zkntt::FIELD, true, false>(p);                                                               \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_rn_##FIELD(const zkntt::ntt::NttStageParams p) {          \
+        zkntt::ntt::column_entry<zkntt::FIELD, true, true>(p);                                                                \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_lde_##FIELD(const zkntt::ntt::NttStageParams p) {         \
+        zkntt::ntt::column_entry<zkntt::FIELD, false, false, false, true>(p);                                                 \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_lde_ordered_##FIELD(const zkntt::ntt::NttStageParams p) { \
+        zkntt::ntt::column_entry<zkntt::FIELD, true, false, false, true>(p);                                                  \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_hybrid_##FIELD(const zkntt::ntt::NttStageParams p) {      \
+        zkntt::ntt::column_entry<zkntt::FIELD, false, false, true>(p);                                                        \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_nr_hybrid_##FIELD(const zkntt::ntt::NttStageParams p) {   \
+        zkntt::ntt::column_entry<zkntt::FIELD, true, false, true>(p);                                                         \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_rn_hybrid_##FIELD(const zkntt::ntt::NttStageParams p) {   \
+        zkntt::ntt::column_entry<zkntt::FIELD, true, true, true>(p);                                                          \
     }
 
 ZKNTT_COLUMN(bn254_fr)

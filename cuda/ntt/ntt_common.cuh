@@ -76,26 +76,31 @@ __device__ __forceinline__ uint64_t bit_reverse64(uint64_t x, uint32_t bits) {
 }
 
 // Elements in shared memory, column-major by 32-bit word with one padding word per 32 slots, so
-// that consecutive slots are consecutive banks for every word.
-template <class F>
+// that consecutive slots are consecutive banks for every word. STRIDE != 0 (narrow column blocks):
+// the stride is that constant, so word w of a slot is an immediate offset from word 0 (one address
+// per access, not one per word); `stride` then holds the same value.
+template <class F, uint32_t STRIDE = 0>
 struct SmemElements {
     uint32_t* base;
     uint32_t stride;  // words between word w and word w+1 of the same slot
 
-    __device__ __forceinline__ static uint32_t padded_slots(uint32_t slots) { return slots + (slots >> 5) + 1; }
+    __host__ __device__ __forceinline__ static constexpr uint32_t padded_slots(uint32_t slots) {
+        return slots + (slots >> 5) + 1;
+    }
     __device__ __forceinline__ static uint32_t pad(uint32_t slot) { return slot + (slot >> 5); }
+    __device__ __forceinline__ uint32_t word_stride() const { return STRIDE != 0 ? STRIDE : stride; }
 
     __device__ __forceinline__ F get(uint32_t slot) const {
         F x;
         const uint32_t s = pad(slot);
 #pragma unroll
-        for (int w = 0; w < F::N; w++) x.l[w] = base[w * stride + s];
+        for (int w = 0; w < F::N; w++) x.l[w] = base[w * word_stride() + s];
         return x;
     }
     __device__ __forceinline__ void set(uint32_t slot, const F& x) const {
         const uint32_t s = pad(slot);
 #pragma unroll
-        for (int w = 0; w < F::N; w++) base[w * stride + s] = x.l[w];
+        for (int w = 0; w < F::N; w++) base[w * word_stride() + s] = x.l[w];
     }
 };
 
@@ -161,8 +166,8 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
 
 // Layer 0 alone, in DIT and DIF alike: each of `pairs` pairs of neighbouring slots (2i, 2i+1),
 // twiddle 1. Called by the whole block; ends with a barrier.
-template <class F>
-__device__ __forceinline__ void neighbour_layer(const SmemElements<F>& sm, uint32_t pairs) {
+template <class F, uint32_t STRIDE>
+__device__ __forceinline__ void neighbour_layer(const SmemElements<F, STRIDE>& sm, uint32_t pairs) {
     using L = lazy<typename F::params>;
     for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
         const F u = sm.get(2 * i), v = sm.get(2 * i + 1);
@@ -183,8 +188,8 @@ __device__ __forceinline__ void neighbour_layer(const SmemElements<F>& sm, uint3
 // Values in and out are in the lazy range of `lazy<P>` ([0, 2p) for BN254 Fr). Called by the
 // whole block; ends with a barrier. HYBRID (wide blocks): the second product of each independent
 // pair of a radix-4 group (x3 * w1 beside x1 * w1, a3's beside a2's) on the FP64 pipe.
-template <class F, bool NARROW_BLOCK, bool HYBRID = false>
-__device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
+template <class F, bool NARROW_BLOCK, bool HYBRID = false, uint32_t STRIDE = 0>
+__device__ __forceinline__ void dit_in_shared(const SmemElements<F, STRIDE>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw) {
     using L = lazy<typename F::params>;
     if (NARROW_BLOCK) {
@@ -195,8 +200,9 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
             // Layer s: slots base + pos and base + pos + h, h = 2^s, twiddle w_(2h)^pos.
             const uint32_t h = 1u << s;
             for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
-                const uint32_t g = i >> log_half, j = i & ((1u << log_half) - 1), pos = j & (h - 1);
-                const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
+                // Pair i's first slot: i with a 0 inserted at bit s (sub-transform i >> log_half's
+                // pair i mod 2^log_half, as h <= 2^log_half).
+                const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;
                 const F u = sm.get(i0);
                 F v = sm.get(i0 + h);
                 if (s > 0) v = L::mul(v, F::load(tw + (pos << (log_s - 1 - s))));
@@ -262,8 +268,8 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F>& sm, uint32_
 // 2^tw_shift-th entry is read (the cluster kernel's C-point columns read its L-point table).
 // CALLED: every product out of line (mul_called). Lazy range in and out; called by the whole
 // block; ends with a barrier. CPU twin: zkntt_core::self_sort::dif_in_slots.
-template <class F, bool NARROW_BLOCK, bool CALLED = false>
-__device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_t log_s, uint32_t count,
+template <class F, bool NARROW_BLOCK, bool CALLED = false, uint32_t STRIDE = 0>
+__device__ __forceinline__ void dif_in_shared(const SmemElements<F, STRIDE>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw, uint32_t tw_shift = 0) {
     using L = lazy<typename F::params>;
     if (log_s == 0) return;
@@ -273,8 +279,7 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F>& sm, uint32_
         for (int32_t s = (int32_t)log_s - 1; s >= 0; s--) {
             const uint32_t h = 1u << s;
             for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
-                const uint32_t g = i >> log_half, j = i & ((1u << log_half) - 1), pos = j & (h - 1);
-                const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 1)) + pos;
+                const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;  // as in dit_in_shared
                 const F u = sm.get(i0), v = sm.get(i0 + h);
                 F d = L::sub(u, v);
                 if (s > 0) d = mul_by<F, CALLED>(d, F::load(tw + ((pos << (log_s - 1 - s)) << tw_shift)));
