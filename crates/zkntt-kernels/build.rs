@@ -327,9 +327,17 @@ fn compile(nvcc: &Path, cuda: &Path, out: &Path) -> (PathBuf, Vec<String>) {
     run(cmd, nvcc, "compiling the kernels");
     let archs = archs();
     let newest = archs[archs.len() - 1];
-    let ptx = keep.join(format!("all_kernels.compute_{newest}.ptx"));
-    let text = fs::read_to_string(&ptx)
-        .unwrap_or_else(|e| panic!("nvcc kept no PTX at {}: {e}", ptx.display()));
+    // Several architectures: one PTX file per architecture; one (ZKNTT_ARCHS): no suffix.
+    let ptx = [
+        format!("all_kernels.compute_{newest}.ptx"),
+        "all_kernels.ptx".into(),
+    ]
+    .map(|f| keep.join(f))
+    .into_iter()
+    .find(|p| p.is_file())
+    .unwrap_or_else(|| panic!("nvcc kept no PTX in {}", keep.display()));
+    let text =
+        fs::read_to_string(&ptx).unwrap_or_else(|e| panic!("cannot read {}: {e}", ptx.display()));
     let mut symbols = ptx_entries(&text);
     symbols.sort();
     // The kept intermediates are large; only the list is needed.
