@@ -303,8 +303,8 @@ __device__ __forceinline__ void column_entry(const NttStageParams& p) {
 
 // Launch: grid (N / S / cols, batch) (or fewer blocks from column p.col_base on), 128 threads or,
 // with NARROW, half the block's elements (at most 256: the launch bounds; 128 registers as at
-// 128 x 4); dynamic shared memory 32 * padded_slots(S * cols)
-// bytes, plus 32 * S / 2 with NARROW (the staged twiddles). In place; row i of column c of
+// 128 x 4); dynamic shared memory 32 * padded_slots(S * cols) bytes, or with NARROW 32 *
+// padded_slots of its stride class (narrow_stride) plus 32 * S / 2 (the staged twiddles). In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
 // i*R + c with R = N / S). The natural-order symbols (not `_lde`) store to p.out (the data, or a
 // two-pass transform's scratch: same layout); `ntt_column_t_*` (SCRATCH_IN) loads transposed,
