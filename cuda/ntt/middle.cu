@@ -31,8 +31,8 @@ __device__ __forceinline__ GroupOut group_out(const NttStageParams& p, uint32_t 
 // Stores the block's groups. B elements per thread per round: BATCH in wide blocks; narrow blocks
 // have one round of 2 per thread whose twiddles `pre` (nullptr otherwise) were read before the
 // butterflies.
-template <class F, uint32_t B>
-__device__ __forceinline__ void store_groups(const NttStageParams& p, const SmemElements<F>& sm, uint32_t ti,
+template <class F, uint32_t B, uint32_t STRIDE>
+__device__ __forceinline__ void store_groups(const NttStageParams& p, const SmemElements<F, STRIDE>& sm, uint32_t ti,
                                              uint32_t tj, uint32_t E, const F* pre) {
     using L = lazy<typename F::params>;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
@@ -56,7 +56,9 @@ __device__ __forceinline__ void store_groups(const NttStageParams& p, const Smem
 
 // NARROW_BLOCK (flag NARROW): a radix-2 butterfly per thread, the sub-NTT twiddles staged in shared
 // memory after the elements, the output twiddles read before the butterflies.
-template <class F, bool NARROW_BLOCK>
+// STRIDE: the shared-memory word stride as a constant (wide blocks of 2^MIDDLE_WIDE_LOG elements:
+// every middle launch from 2^18 on), 0 for a runtime one.
+template <class F, bool NARROW_BLOCK, uint32_t STRIDE = 0>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
     const uint32_t log_p = p.log_p, log_q = p.log_q, log_t = p.log_cols;
@@ -70,7 +72,8 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const uint32_t TT = T * T;
     const uint32_t E = pairs * TT * Q;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
-    const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(E)};
+    // The layout of a full tile pair (2 T^2 Q slots) whether or not this block is diagonal.
+    const SmemElements<F, STRIDE> sm{smem_words, STRIDE != 0 ? STRIDE : SmemElements<F>::padded_slots(2 * TT * Q)};
     // Narrow blocks: this thread's two output twiddles, read now (off the chain of products).
     F w_out[2], staged_twiddle;
     if (NARROW_BLOCK) {
@@ -117,6 +120,17 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     else store_groups<F, BATCH>(p, sm, ti, tj, E, nullptr);
 }
 
+// plan::MIDDLE_ELEMENTS_LOG: a wide tile pair's 2 T^2 Q elements.
+constexpr uint32_t MIDDLE_WIDE_LOG = 9;
+
+template <class F>
+__device__ __forceinline__ void middle_entry(const NttStageParams& p) {
+    if (p.flags & NARROW) middle_stage<F, true>(p);
+    else if (1 + 2 * p.log_cols + p.log_q == MIDDLE_WIDE_LOG)
+        middle_stage<F, false, SmemElements<F>::padded_slots(1u << MIDDLE_WIDE_LOG)>(p);
+    else middle_stage<F, false>(p);
+}
+
 }  // namespace ntt
 }  // namespace zkntt
 
@@ -127,8 +141,7 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
 #define ZKNTT_MIDDLE(FIELD)                                                                  \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_middle_##FIELD(                    \
         const zkntt::ntt::NttStageParams p) {                                                      \
-        if (p.flags & zkntt::ntt::NARROW) zkntt::ntt::middle_stage<zkntt::FIELD, true>(p);         \
-        else zkntt::ntt::middle_stage<zkntt::FIELD, false>(p);                                     \
+        zkntt::ntt::middle_entry<zkntt::FIELD>(p);                                                 \
     }
 
 ZKNTT_MIDDLE(bn254_fr)
