@@ -295,10 +295,7 @@ template <class F, bool ORDERED, bool IN_REV = false, bool HYBRID = false, bool 
 __device__ __forceinline__ void column_entry(const NttStageParams& p) {
     const uint32_t log_e = p.log_p + p.log_cols;
     if (!HYBRID && (p.flags & NARROW)) {
-        if (log_e <= NARROW_SMALL_LOG)
-            column_stage<F, ORDERED, true, IN_REV, false, LDE, TRANSPOSE, slots_stride<F>(NARROW_SMALL_LOG)>(p);
-        else
-            column_stage<F, ORDERED, true, IN_REV, false, LDE, TRANSPOSE, slots_stride<F>(NARROW_SMALL_LOG + 1)>(p);
+        column_stage<F, ORDERED, true, IN_REV, false, LDE, TRANSPOSE>(p);
     } else if (log_e == WIDE_LOG) {
         column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE, slots_stride<F>(WIDE_LOG)>(p);
     } else {
