@@ -157,9 +157,8 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // so no reordering between the two; entry k is then read from slot rev(k)), TWIDDLE_OUT.
 // TRANSPOSE (natural order, flag SCRATCH_IN: a two-pass transform's second launch): row i of
 // column c read at c*S + i of p.data (the scratch), not at i*R + c.
-// STRIDE (narrow blocks): the shared-memory word stride as a constant, the block's elements rounded
-// up to its class (slots_stride); the host allocates for the class (plan::narrow_column_smem_bytes);
-// wide blocks of 2^WIDE_LOG elements: their exact stride.
+// STRIDE (wide blocks of 2^WIDE_LOG elements): the shared-memory word stride as a constant, so a
+// word's address is an immediate offset from its slot's; 0: padded_slots(E) at run time.
 template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false,
           bool TRANSPOSE = false, uint32_t STRIDE = 0>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
@@ -282,15 +281,12 @@ template <class F>
 __host__ __device__ constexpr uint32_t slots_stride(uint32_t log_e) {
     return SmemElements<F>::padded_slots(1u << log_e);
 }
-// Narrow blocks come in two stride classes: at most 2^8 elements laid out as 2^8, larger ones
-// (2^9, plan::NARROW_COLUMN_ELEMENTS_LOG) as 2^9; the host allocates the class
-// (plan::narrow_column_smem_bytes). Wide blocks of 2^WIDE_LOG elements (plan::COLUMN_ELEMENTS_LOG:
-// every column launch from 2^18 on) have theirs as a constant too; other wide blocks keep a
-// runtime stride. So three copies of the body per symbol, not one per size.
-constexpr uint32_t NARROW_SMALL_LOG = 8;
+// Wide blocks of 2^WIDE_LOG elements (plan::COLUMN_ELEMENTS_LOG: every column launch from 2^18
+// on) have their stride as a constant; the others, narrow blocks included, a runtime one (a
+// constant stride made the narrow launches slower on the H100: benches/NOTES.md, issue 17).
 constexpr uint32_t WIDE_LOG = 10;
 
-// A column symbol's body: the narrow path in its stride class, or the wide one.
+// A column symbol's body: the narrow path, or the wide one (2^WIDE_LOG blocks on a constant stride).
 template <class F, bool ORDERED, bool IN_REV = false, bool HYBRID = false, bool LDE = false, bool TRANSPOSE = false>
 __device__ __forceinline__ void column_entry(const NttStageParams& p) {
     const uint32_t log_e = p.log_p + p.log_cols;
@@ -308,8 +304,8 @@ __device__ __forceinline__ void column_entry(const NttStageParams& p) {
 
 // Launch: grid (N / S / cols, batch) (or fewer blocks from column p.col_base on), 128 threads or,
 // with NARROW, half the block's elements (at most 256: the launch bounds; 128 registers as at
-// 128 x 4); dynamic shared memory 32 * padded_slots(S * cols) bytes, or with NARROW 32 *
-// padded_slots of its stride class (column_entry) plus 32 * S / 2 (the staged twiddles). In place; row i of column c of
+// 128 x 4); dynamic shared memory 32 * padded_slots(S * cols) bytes, plus 32 * S / 2 with NARROW
+// (the staged twiddles). In place; row i of column c of
 // transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
 // i*R + c with R = N / S). The natural-order symbols (not `_lde`) store to p.out (the data, or a
 // two-pass transform's scratch: same layout); `ntt_column_t_*` (SCRATCH_IN) loads transposed,

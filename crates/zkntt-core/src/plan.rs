@@ -125,8 +125,7 @@ pub mod flags {
     pub const MID_TWIDDLES: u32 = 256;
     /// A narrow block (at most two elements per thread): a radix-2 butterfly per thread per
     /// layer, the sub-NTT's twiddles staged in shared memory after the elements (the launch's
-    /// `smem` counts them: [`narrow_column_smem_bytes`](super::narrow_column_smem_bytes),
-    /// [`narrow_smem_bytes`](super::narrow_smem_bytes) for middle blocks), the stage twiddles
+    /// `smem` counts them: [`narrow_smem_bytes`](super::narrow_smem_bytes)), the stage twiddles
     /// of the output read before the butterflies.
     pub const NARROW: u32 = 512;
     /// A wide column launch on the hybrid kernels (`ntt_column*_hybrid_*`): one product of each
@@ -865,28 +864,12 @@ pub const fn narrow_smem_bytes(slots: u32, log_s: u32) -> u32 {
     smem_bytes(slots) + if log_s > 0 { 32 << (log_s - 1) } else { 0 }
 }
 
-/// Shared memory of a narrow column block: its elements laid out as its stride class lays them
-/// out (2^[`NARROW_ELEMENTS_LOG`] slots for blocks up to that many elements, 2^9 above), and the
-/// 2^log_s / 2 twiddles of its sub-NTTs. The column kernel's word stride is a constant per class
-/// (`narrow_stride` in cuda/ntt/column.cu: one address per element access, not one per word).
-pub const fn narrow_column_smem_bytes(slots: u32, log_s: u32) -> u32 {
-    let class = if slots <= 1 << NARROW_ELEMENTS_LOG {
-        NARROW_ELEMENTS_LOG
-    } else {
-        NARROW_COLUMN_ELEMENTS_LOG
-    };
-    narrow_smem_bytes(1 << class, log_s)
-}
-
 /// Marks a column or middle launch whose block holds 2^log_e elements as narrow
 /// ([`flags::NARROW`]) where its threads are at least half its elements.
 fn mark_narrow(mut l: Launch, log_e: u32) -> Launch {
     if 2 * l.threads >= 1 << log_e {
         l.flags |= flags::NARROW;
-        l.smem = match l.kernel {
-            Kernel::Column => narrow_column_smem_bytes(1 << log_e, l.layers),
-            _ => narrow_smem_bytes(1 << log_e, l.layers),
-        };
+        l.smem = narrow_smem_bytes(1 << log_e, l.layers);
     }
     l
 }
@@ -1394,7 +1377,7 @@ mod tests {
         assert_eq!(nr[0].flags, scale | bits | flags::NARROW);
         assert_eq!(
             (nr[0].smem, nr[0].threads),
-            (narrow_column_smem_bytes(1 << 8, 8), 128)
+            (narrow_smem_bytes(1 << 8, 8), 128)
         );
         let two = Plan::for_size(12).unwrap().launches(nr_form, SHARED);
         assert_eq!(two.iter().map(|l| l.log_m).collect::<Vec<_>>(), [12, 6]);
@@ -1440,21 +1423,14 @@ mod tests {
                         l.threads <= NARROW_THREADS && l.threads % 32 == 0,
                         "2^{log_n} {l:?}"
                     );
-                    let (log_e, most, narrow_smem) = match l.kernel {
+                    let (log_e, most) = match l.kernel {
                         Kernel::Column => {
                             assert_eq!((l.blocks as u64) << (l.layers + l.log_cols), 1 << log_n);
-                            let log_e = l.layers + l.log_cols;
-                            let smem = narrow_column_smem_bytes(1 << log_e, l.layers);
-                            (log_e, NARROW_COLUMN_ELEMENTS_LOG, smem)
+                            (l.layers + l.log_cols, NARROW_COLUMN_ELEMENTS_LOG)
                         }
                         Kernel::Middle => {
                             assert!(l.threads <= THREADS, "2^{log_n} {l:?}");
-                            let log_e = 1 + 2 * l.log_cols + l.layers;
-                            (
-                                log_e,
-                                NARROW_ELEMENTS_LOG,
-                                narrow_smem_bytes(1 << log_e, l.layers),
-                            )
+                            (1 + 2 * l.log_cols + l.layers, NARROW_ELEMENTS_LOG)
                         }
                         _ => continue,
                     };
@@ -1462,7 +1438,7 @@ mod tests {
                     if log_e <= most {
                         assert!(2 * l.threads >= 1 << log_e, "2^{log_n} {l:?}");
                         assert_ne!(l.flags & flags::NARROW, 0);
-                        assert_eq!(l.smem, narrow_smem);
+                        assert_eq!(l.smem, narrow_smem_bytes(1 << log_e, l.layers));
                     } else {
                         assert_eq!(l.threads, THREADS, "2^{log_n} {l:?}");
                         assert_eq!(l.flags & flags::NARROW, 0);
