@@ -276,11 +276,6 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     }
 }
 
-// The shared-memory word stride of a block laid out for 2^log_e elements (SmemElements).
-template <class F>
-__host__ __device__ constexpr uint32_t slots_stride(uint32_t log_e) {
-    return SmemElements<F>::padded_slots(1u << log_e);
-}
 // Wide blocks of 2^WIDE_LOG elements (plan::COLUMN_ELEMENTS_LOG: every column launch from 2^18
 // on) have their stride as a constant; the others, narrow blocks included, a runtime one (a
 // constant stride made the narrow launches slower on the H100: benches/NOTES.md, issue 17).
@@ -293,7 +288,8 @@ __device__ __forceinline__ void column_entry(const NttStageParams& p) {
     if (!HYBRID && (p.flags & NARROW)) {
         column_stage<F, ORDERED, true, IN_REV, false, LDE, TRANSPOSE>(p);
     } else if (log_e == WIDE_LOG) {
-        column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE, slots_stride<F>(WIDE_LOG)>(p);
+        constexpr uint32_t stride = SmemElements<F>::padded_slots(1u << WIDE_LOG);
+        column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE, stride>(p);
     } else {
         column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE>(p);
     }
