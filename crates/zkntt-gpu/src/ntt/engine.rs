@@ -24,9 +24,22 @@ fn kernels_from_env() -> Kernels {
 }
 
 type Key = (FieldId, u32, Direction);
-/// (field, log2 size, canonical bytes of the power base: the offset g, or g^-1 for inverses,
-/// whether the powers are scaled by 1/N: an inverse's).
-type CosetKey = (FieldId, u32, Vec<u8>, bool);
+/// (field, log2 size, canonical bytes of the caller's coset offset g, which table of its powers).
+/// Keyed by g itself, not by the table's base: a coset inverse's hit then costs no field
+/// inversion (g^-1, a few microseconds on the host, is computed only when its table is built).
+type CosetKey = (FieldId, u32, Vec<u8>, CosetTable);
+
+/// Which powers of a coset offset g a table holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CosetTable {
+    /// g^j: a coset forward transform's input scaling.
+    Forward,
+    /// g^-k / N: a coset inverse transform's output scaling (1/N folded in: one product per
+    /// element, not two).
+    Inverse,
+    /// g^j / N: the fused launch of a coset LDE (the inverse's 1/N and the forward's g^j).
+    Lde,
+}
 /// Coset power tables kept per engine (a prover reuses one or two offsets per domain size); the
 /// least recently used is dropped beyond this. Each is two tables of about sqrt(N) elements.
 const COSET_CACHE: usize = 8;
@@ -201,19 +214,18 @@ impl NttEngine {
         self.cosets.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Powers of `base` up to base^(2^log_n - 1), times 1/N where `inverse` (a coset inverse's
-    /// output scaling g^-k / N in one table: one product per element instead of two), from the
-    /// cache or built (and cached).
+    /// The `table` powers of the coset offset `g` up to exponent 2^log_n - 1, from the cache or
+    /// built (and cached). `ZeroCosetOffset` where an inverse needs g^-1 and g is zero.
     pub(super) fn coset_powers<F: GpuField>(
         &self,
-        base: F,
+        g: F,
         log_n: u32,
-        inverse: bool,
+        table: CosetTable,
     ) -> Result<Arc<SplitPowers>> {
         let mut bytes = Vec::new();
-        base.serialize_compressed(&mut bytes)
+        g.serialize_compressed(&mut bytes)
             .expect("serializing a field element into a Vec cannot fail");
-        let key = (F::ID, log_n, bytes, inverse);
+        let key = (F::ID, log_n, bytes, table);
         {
             let mut cache = self.lock_cosets();
             if let Some(i) = cache.iter().position(|(k, _)| *k == key) {
@@ -223,11 +235,18 @@ impl NttEngine {
                 return Ok(t);
             }
         }
-        let scale = match inverse {
-            false => F::ONE,
-            true => F::from(1u64 << log_n)
+        let n_inv = || {
+            F::from(1u64 << log_n)
                 .inverse()
-                .ok_or_else(|| Error::Internal(format!("2^{log_n} has no inverse in the field")))?,
+                .ok_or_else(|| Error::Internal(format!("2^{log_n} has no inverse in the field")))
+        };
+        let (scale, base) = match table {
+            CosetTable::Forward => (F::ONE, g),
+            CosetTable::Inverse => (
+                n_inv()?,
+                g.inverse().ok_or(zkntt_core::Error::ZeroCosetOffset)?,
+            ),
+            CosetTable::Lde => (n_inv()?, g),
         };
         let t = Arc::new(SplitPowers::scaled(&self.gpu, scale, base, log_n)?);
         let mut cache = self.lock_cosets();
@@ -362,7 +381,7 @@ impl NttEngine {
         // transforms in full.
         let (fwd, fused) = match fused {
             Some(l) => {
-                let scale = self.coset_powers(g, fwd.log_n(), true)?;
+                let scale = self.coset_powers(g, fwd.log_n(), CosetTable::Lde)?;
                 (fwd, Some((l, scale)))
             }
             None => (self.prepare(data, &forward)?.ok_or_else(empty)?, None),

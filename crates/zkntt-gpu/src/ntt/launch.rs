@@ -2,6 +2,7 @@
 //! its parameters and geometry, plain or as a dependent launch.
 
 use super::NttEngine;
+use super::engine::CosetTable;
 use super::params::{NttStageParams, PowerTable};
 use super::twiddles::{SplitPowers, Twiddles, lo_bits};
 use crate::{Error, Result};
@@ -47,10 +48,11 @@ impl Prepared {
         // Coset tables for this call: g^j before a forward transform, g^-k / N after an inverse.
         let coset = match (cfg.coset, cfg.direction) {
             (None, _) => None,
-            (Some(g), Direction::Forward) => Some(engine.coset_powers(g, log_n, false)?),
+            (Some(g), Direction::Forward) => {
+                Some(engine.coset_powers(g, log_n, CosetTable::Forward)?)
+            }
             (Some(g), Direction::Inverse) => {
-                let g_inv = g.inverse().ok_or(zkntt_core::Error::ZeroCosetOffset)?;
-                Some(engine.coset_powers(g_inv, log_n, true)?)
+                Some(engine.coset_powers(g, log_n, CosetTable::Inverse)?)
             }
         };
         let n = 1u64 << log_n;

@@ -640,9 +640,10 @@ fn every_three_stage_size(name: &str, kernels: Kernels) {
     );
 }
 
-/// Coset power tables are cached per (field, size, offset): repeated offsets, forward and inverse
-/// sharing a table (offset h forward and h^-1 inverse both use powers of h), more offsets than
-/// the cache holds (eviction), all still equal to ark-poly, and the cache stays small.
+/// Coset power tables are cached per (field, size, offset, table): repeated offsets, more
+/// offsets than the cache holds (eviction), the same offset's forward, inverse and LDE tables
+/// kept apart (g^j, g^-k / N, g^j / N), a repeated inverse served from the cache (no table
+/// built), all still equal to ark-poly, and the cache stays small.
 #[test]
 fn coset_tables_cached_and_evicted() {
     type F = ark_bn254::Fr;
@@ -684,11 +685,35 @@ fn coset_tables_cached_and_evicted() {
     e.ntt_in_place(&mut d, &NttConfig::inverse().with_coset(h_inv))
         .unwrap();
     let want = domain.get_coset(h_inv).unwrap().ifft(&x);
-    assert_same(
-        &d.to_host(gpu).unwrap(),
-        &want,
-        "inverse coset sharing a table",
-    );
+    assert_same(&d.to_host(gpu).unwrap(), &want, "inverse coset of h^-1");
+    // Offset h (cached forward): its inverse, an LDE and the inverse again, each its own table.
+    let inverse_h = domain.get_coset(h).unwrap().ifft(&x);
+    let lde_h = domain.get_coset(h).unwrap().fft(&domain.ifft(&x));
+    for (step, lde) in [false, true, false].into_iter().enumerate() {
+        let before = e.twiddle_bytes();
+        let mut d = DeviceVec::from_host(gpu, &x).unwrap();
+        let (what, want) = if lde {
+            e.coset_lde_in_place(&mut d, &NttConfig::forward().with_coset(h))
+                .unwrap();
+            ("LDE", &lde_h)
+        } else {
+            e.ntt_in_place(&mut d, &NttConfig::inverse().with_coset(h))
+                .unwrap();
+            ("inverse", &inverse_h)
+        };
+        assert_same(
+            &d.to_host(gpu).unwrap(),
+            want,
+            &format!("coset {what} of h, step {step}"),
+        );
+        if step == 2 {
+            assert_eq!(
+                e.twiddle_bytes(),
+                before,
+                "a repeated coset inverse builds no table"
+            );
+        }
+    }
     // At most 8 coset tables of 2 x 2^ceil(log_n/2) elements (11 offsets were used).
     let per_table = (2 * 32) << log_n.div_ceil(2);
     let cosets = e.twiddle_bytes() - base;
