@@ -61,7 +61,9 @@ __device__ __forceinline__ ColumnElement load_element(const ColumnBlock& b, uint
 // narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
 // one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
-template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, uint32_t STRIDE = 0>
+// ONE_ROUND (narrow blocks: E <= B * blockDim.x): the round without its loop.
+template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false,
+          uint32_t STRIDE = 0>
 __device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k,
                                              const SmemElements<F, STRIDE>& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < k.E; e0 += B * blockDim.x) {
@@ -96,6 +98,7 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
 #pragma unroll
         for (uint32_t u = 0; u < B; u++)
             if (e0 + u * blockDim.x < k.E) sm.set(slot[u], x[u]);
+        if (ONE_ROUND) break;
     }
 }
 
@@ -203,7 +206,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         const bool mine = threadIdx.x < blk.S / 2;
         F t;
         if (mine) t = F::load(tw + threadIdx.x);
-        load_columns<F, ORDERED, 2, false, TRANSPOSE>(p, blk, sm);
+        load_columns<F, ORDERED, 2, false, TRANSPOSE, true>(p, blk, sm);
         if (mine) t.store(staged + threadIdx.x);
         tw = staged;
     } else {
@@ -273,6 +276,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++)
             if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(out) + idx[u] * p.elem_stride);
+        if (NARROW_BLOCK) break;  // E <= 2 * blockDim.x: one round
     }
 }
 

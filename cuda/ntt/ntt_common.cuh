@@ -197,10 +197,12 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F, STRIDE>& sm,
         if (log_s == 0) return;
         __builtin_assume(__isShared(tw));  // shared-memory loads (LDS), not generic ones
         const uint32_t log_half = log_s - 1, pairs = count << log_half;
+        // A narrow block has a thread per pair (pairs <= blockDim.x): one butterfly, no loop.
+        const uint32_t i = threadIdx.x;
         for (uint32_t s = 0; s < log_s; s++) {
             // Layer s: slots base + pos and base + pos + h, h = 2^s, twiddle w_(2h)^pos.
             const uint32_t h = 1u << s;
-            for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
+            if (i < pairs) {
                 // Pair i's first slot: i with a 0 inserted at bit s (sub-transform i >> log_half's
                 // pair i mod 2^log_half, as h <= 2^log_half).
                 const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;
@@ -277,9 +279,10 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F, STRIDE>& sm,
     if (NARROW_BLOCK) {
         __builtin_assume(__isShared(tw));
         const uint32_t log_half = log_s - 1, pairs = count << log_half;
+        const uint32_t i = threadIdx.x;  // a thread per pair, as in dit_in_shared
         for (int32_t s = (int32_t)log_s - 1; s >= 0; s--) {
             const uint32_t h = 1u << s;
-            for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
+            if (i < pairs) {
                 const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;  // as in dit_in_shared
                 const F u = sm.get(i0), v = sm.get(i0 + h);
                 F d = L::sub(u, v);
