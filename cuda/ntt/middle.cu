@@ -120,14 +120,11 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     else store_groups<F, BATCH>(p, sm, ti, tj, E, nullptr);
 }
 
-// plan::MIDDLE_ELEMENTS_LOG: a wide tile pair's 2 T^2 Q elements.
-constexpr uint32_t MIDDLE_WIDE_LOG = 9;
-
+// Every middle block on a runtime stride: a constant-stride copy for the wide 2^9 tile pairs ran
+// each launch faster alone but NN 2^20 3% slower end to end (benches/NOTES.md, issue 17).
 template <class F>
 __device__ __forceinline__ void middle_entry(const NttStageParams& p) {
     if (p.flags & NARROW) middle_stage<F, true>(p);
-    else if (1 + 2 * p.log_cols + p.log_q == MIDDLE_WIDE_LOG)
-        middle_stage<F, false, SmemElements<F>::padded_slots(1u << MIDDLE_WIDE_LOG)>(p);
     else middle_stage<F, false>(p);
 }
 
