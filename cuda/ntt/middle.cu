@@ -31,8 +31,8 @@ __device__ __forceinline__ GroupOut group_out(const NttStageParams& p, uint32_t 
 // Stores the block's groups. B elements per thread per round: BATCH in wide blocks; narrow blocks
 // have one round of 2 per thread whose twiddles `pre` (nullptr otherwise) were read before the
 // butterflies.
-template <class F, uint32_t B, uint32_t STRIDE>
-__device__ __forceinline__ void store_groups(const NttStageParams& p, const SmemElements<F, STRIDE>& sm, uint32_t ti,
+template <class F, uint32_t B>
+__device__ __forceinline__ void store_groups(const NttStageParams& p, const SmemElements<F>& sm, uint32_t ti,
                                              uint32_t tj, uint32_t E, const F* pre) {
     using L = lazy<typename F::params>;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
@@ -56,9 +56,7 @@ __device__ __forceinline__ void store_groups(const NttStageParams& p, const Smem
 
 // NARROW_BLOCK (flag NARROW): a radix-2 butterfly per thread, the sub-NTT twiddles staged in shared
 // memory after the elements, the output twiddles read before the butterflies.
-// STRIDE: the shared-memory word stride as a constant (wide blocks of 2^MIDDLE_WIDE_LOG elements:
-// every middle launch from 2^18 on), 0 for a runtime one.
-template <class F, bool NARROW_BLOCK, uint32_t STRIDE = 0>
+template <class F, bool NARROW_BLOCK>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
     const uint32_t log_p = p.log_p, log_q = p.log_q, log_t = p.log_cols;
@@ -73,7 +71,7 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const uint32_t E = pairs * TT * Q;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     // The layout of a full tile pair (2 T^2 Q slots) whether or not this block is diagonal.
-    const SmemElements<F, STRIDE> sm{smem_words, STRIDE != 0 ? STRIDE : SmemElements<F>::padded_slots(2 * TT * Q)};
+    const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(2 * TT * Q)};
     // Narrow blocks: this thread's two output twiddles, read now (off the chain of products).
     F w_out[2], staged_twiddle;
     if (NARROW_BLOCK) {
