@@ -76,10 +76,10 @@ __device__ __forceinline__ uint64_t bit_reverse64(uint64_t x, uint32_t bits) {
 }
 
 // Elements in shared memory, column-major by 32-bit word with one padding word per 32 slots, so
-// that consecutive slots are consecutive banks for every word. STRIDE != 0 (the wide column and
-// middle blocks of the large sizes): the stride is that constant, so word w of a slot is an
-// immediate offset from word 0 (one address per access, not one per word); `stride` then holds
-// the same value.
+// that consecutive slots are consecutive banks for every word. STRIDE != 0 (the wide column
+// blocks of the large sizes): the stride is that constant, so word w of a slot is an immediate
+// offset from word 0 (one address per access, not one per word); `stride` then holds the same
+// value.
 template <class F, uint32_t STRIDE = 0>
 struct SmemElements {
     uint32_t* base;
