@@ -118,8 +118,8 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     else store_groups<F, BATCH>(p, sm, ti, tj, E, nullptr);
 }
 
-// Every middle block on a runtime stride: a constant-stride copy for the wide 2^9 tile pairs ran
-// each launch faster alone but NN 2^20 3% slower end to end (benches/NOTES.md, issue 17).
+// Every middle block on a runtime stride: a constant-stride copy for the wide 2^9 tile pairs
+// stalled on instruction fetch and measured slower (benches/NOTES.md, issue 17).
 template <class F>
 __device__ __forceinline__ void middle_entry(const NttStageParams& p) {
     if (p.flags & NARROW) middle_stage<F, true>(p);
