@@ -45,9 +45,9 @@ pub(super) enum CosetTable {
 const COSET_CACHE: usize = 8;
 
 /// One device's NTT engine: launches on the device's stream, caches twiddles per
-/// (field, size, direction) and the power tables of the 8 most recently used coset offsets per
-/// (field, size) (`clear_cache` drops both; `twiddle_bytes` counts both). Cheap to share (`&self`
-/// methods; put it in an `Arc`). Host memory in and out goes through a
+/// (field, size, direction) and the 8 most recently used coset power tables, each per (field,
+/// size, offset, kind: g^j, g^-k / N or g^j / N) (`clear_cache` drops both; `twiddle_bytes`
+/// counts both). Cheap to share (`&self` methods; put it in an `Arc`). Host memory in and out goes through a
 /// [`HostPipeline`](crate::HostPipeline) built on an engine.
 ///
 /// Twiddle memory: up to 2^22 a size's stage twiddles are all N powers (as many bytes as the data,
