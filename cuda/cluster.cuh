@@ -17,6 +17,14 @@ __device__ __forceinline__ uint32_t rank() {
 __device__ __forceinline__ void barrier() {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+// The two halves of `barrier`, apart: what a thread did to memory before `arrive` is seen by every
+// thread of the cluster after its `wait`.
+__device__ __forceinline__ void arrive() {
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wait() {
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
 // The two halves of a barrier that orders nothing: every block of the cluster has started once
 // `wait_started` returns (a block's shared memory may be addressed from another only then).
 __device__ __forceinline__ void arrive_started() {

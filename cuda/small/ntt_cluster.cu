@@ -16,6 +16,9 @@
 //      larger one, RN above 2^24, a chain of that one's 2-D twiddles, the scale in its start,
 //      `outer_lo`).
 // Every remote access lies between the two barriers, so no block exits while another reads it.
+// That is the NR kernel, and RN's below with the outer twiddle; natural order without one (NN,
+// RN) takes `kernel_nn` (the transposed split, whole runs stored); here X[me + C k2] is stored at
+// stride C.
 //
 // RN (p.order 2, input bit-reversed): x[4096 n1 + n2] lies at rev_N(4096 n1 + n2) = rev(n2) C +
 // rev(n1), so segment me holds whole columns, n2 = rev(me) + C m for m < 4096 / C, entry n1 at
@@ -34,11 +37,15 @@ namespace small {
 namespace cluster {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+using zkntt::cluster::arrive;
+using zkntt::cluster::arrive_started;
 using zkntt::cluster::barrier;
 using zkntt::cluster::load_remote;
 using zkntt::cluster::rank;
 using zkntt::cluster::remote;
 using zkntt::cluster::store_remote;
+using zkntt::cluster::wait;
+using zkntt::cluster::wait_started;
 #endif
 
 // Mirrored by `ClusterParams` in crates/zkntt-small/src/ntt/cluster.rs. ntt: the transforms
@@ -53,8 +60,37 @@ struct ClusterParams {
     const void* outer_lo;
     const void* outer_hi;
     uint32_t outer_log_rows;
-    uint32_t reserved;  // 0 (keeps the struct a multiple of 8 bytes)
+    uint32_t reserved;  // 0 (keeps the struct a multiple of 8 bytes); 1: NN and RN by `kernel` (an A/B of this session)
 };
+
+// The C-point DIF on register bits below log_c (register r = i C + n1 holds entry n1 of its
+// column): layer b pairs r and r | 2^b with twiddle entry 2^b + (r mod 2^b) (w_(2^(b+1))^(n1 mod
+// 2^b)); layer 0's twiddle is 1. Out: register r holds entry rev(n1) of its column.
+template <class F, class Form>
+__device__ __forceinline__ void column_dif(const Form& f, const NttParams& p, uint32_t (&y)[PER_THREAD],
+                                           uint32_t log_c) {
+    using W = typename Form::W;
+#pragma unroll
+    for (int b = 3; b >= 0; b--) {
+        if ((uint32_t)b >= log_c) continue;
+        const uint32_t h = 1u << b;
+        if (b == 0) {
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r += 2) dif_butterfly_unit<F, Form>(y[r], y[r + 1]);
+            continue;
+        }
+        W w[8];  // the first h used
+#pragma unroll
+        for (uint32_t k = 0; k < 8; k++) {
+            if (k < h) w[k] = Form::load(p.twiddles, h + k);
+        }
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            if (r & h) continue;
+            dif_butterfly<F>(f, y[r], y[r | h], w[r & (h - 1)]);
+        }
+    }
+}
 
 // seg: this block's segment, then the tile's exchange buffer; col: the columns' entries k1 = me
 // (TILE words each, declared by the entry point so that both instantiations share them).
@@ -120,28 +156,7 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
             y[r] = load_remote(remote(seg_at + 4 * n2_of(r), r & n1_mask));
         }
     }
-    // The C-point DIF on register bits below log_c: layer b pairs r and r | 2^b with twiddle
-    // entry 2^b + (r mod 2^b) (w_(2^(b+1))^(n1 mod 2^b)); layer 0's twiddle is 1.
-#pragma unroll
-    for (int b = 3; b >= 0; b--) {
-        if ((uint32_t)b >= log_c) continue;
-        const uint32_t h = 1u << b;
-        if (b == 0) {
-#pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r += 2) dif_butterfly_unit<F, Form>(y[r], y[r + 1]);
-            continue;
-        }
-        W w[8];  // the first h used
-#pragma unroll
-        for (uint32_t k = 0; k < 8; k++) {
-            if (k < h) w[k] = Form::load(p.twiddles, h + k);
-        }
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            if (r & h) continue;
-            dif_butterfly<F>(f, y[r], y[r | h], w[r & (h - 1)]);
-        }
-    }
+    column_dif<F>(f, p, y, log_c);
     // Register r now holds entry k1 = rev(n1) of its column: times w_N^(n2 k1), to block k1.
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
@@ -183,6 +198,134 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 #endif
 }
 
+// Natural order out without an outer twiddle (p.order 0 and 2): the transposed split, so that
+// every global store is a whole run (`kernel` stores single words at stride C). x[n1 + C n2]
+// (n1 < C, n2 < 4096), X[k1 + 4096 k2] (k1 < 4096, k2 < C):
+//   X[k1 + 4096 k2] = sum_n1 w_C^(n1 k2) w_N^(n1 k1) sum_n2 x[n1 + C n2] w_4096^(n2 k1).
+// Block `me`:
+//   1. NN: loads segment me into `seg` (coalesced; laid out by nu(s) = s ^ ((s >> log_c) mod
+//      32)); once every block has started, sends its elements 4096 me + s = n1 + C n2 to block
+//      n1's `col[n2]`: thread tid, register r = i C + n1, takes s = n1 + C m, m = tid + 256 i, so
+//      a warp's lanes read 32 banks and store one 128-byte run; cluster barrier.
+//      RN: x[me + C n2] lies at rev_N(me + C n2) = rev_C(me) 4096 + rev(n2), so segment rev_C(me)
+//      is the block's whole input, bit-reversed: read in runs of 8 words, each word w to tile
+//      position rev(w) of `col` (the panels' RN rows load at 2^12, conflict-free), no exchange;
+//   2. runs the WSX tile on `col` (the 4096-point transform of x[me + C n2]), natural order out in
+//      `seg`; cluster barrier;
+//   3. takes k1 = me 4096 / C + tid + 256 i, register r = i C + n1 holding block n1's output k1
+//      (remote loads, one 128-byte run a warp) times w_N^(n1 k1), runs the C-point DIF in
+//      registers and stores X[k1 + 4096 rev(n1)] with the inverse's scale (a warp's lanes on
+//      consecutive k1); the last barrier's wait keeps `seg` alive until every block has read it.
+template <class F, class Form, bool RN>
+__device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using W = typename Form::W;
+    const NttParams& p = cp.ntt;
+    const Form f(p);
+    const uint32_t tid = threadIdx.x;
+    const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
+    const uint32_t n1_mask = (1u << log_c) - 1;
+    const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
+    if (!RN) arrive_started();
+    const uint32_t* data = p.data + first;
+    uint32_t* out = cp.out + first;
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, true);
+    NttParams columns = p;  // the 2-D twiddle, no scale
+    columns.has_scale = 0;
+    columns.post_log_rows = TILE_LOG;
+    NttParams rows = p;  // the scale, no 2-D twiddle
+    rows.post_lo = nullptr;
+    // Linear over XOR, so a slot is the thread's part XOR the register's.
+    auto nu = [&](uint32_t s) { return s ^ ((s >> log_c) & 31u); };
+
+    if (RN) {
+        // 1. Segment rev_C(me): thread tid reads runs tid and tid + 256 of 8 words; word w goes
+        // to tile position rev(w) (linear over XOR, as the slot).
+        constexpr uint32_t RUN = 8;
+        const uint32_t* src = data + (bitrev(me, log_c) << TILE_LOG) + tid * RUN;
+        const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
+        uint32_t v[PER_THREAD];
+#pragma unroll
+        for (uint32_t kk = 0; kk < PER_THREAD / RUN; kk++) {
+            const uint32_t* run = src + kk * THREADS * RUN;
+            if (vec) {
+#pragma unroll
+                for (uint32_t q = 0; q < RUN / 4; q++) {
+                    const uint4 w = reinterpret_cast<const uint4*>(run)[q];
+                    v[kk * RUN + 4 * q] = w.x;
+                    v[kk * RUN + 4 * q + 1] = w.y;
+                    v[kk * RUN + 4 * q + 2] = w.z;
+                    v[kk * RUN + 4 * q + 3] = w.w;
+                }
+            } else {
+#pragma unroll
+                for (uint32_t j = 0; j < RUN; j++) v[kk * RUN + j] = run[j];
+            }
+        }
+        auto pos = [](uint32_t w) { return wsx::slot(bitrev(w, TILE_LOG)); };
+        const uint32_t s_t = pos(tid * RUN);
+#pragma unroll
+        for (uint32_t kk = 0; kk < PER_THREAD / RUN; kk++) {
+#pragma unroll
+            for (uint32_t j = 0; j < RUN; j++) col[s_t ^ pos(kk * THREADS * RUN + j)] = v[kk * RUN + j];
+        }
+        __syncthreads();
+    } else {
+        // 1. Segment me, coalesced, then to the blocks that transform it.
+        uint32_t v[PER_THREAD];
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = data[(me << TILE_LOG) | tid | r << 8];
+        const uint32_t s_t = nu(tid);
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) seg[s_t ^ nu(r << 8)] = v[r];
+    }
+    __syncthreads();
+    wait_started();
+    const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
+    {
+        const uint32_t s_t = nu(tid << log_c);
+        const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            const uint32_t n1 = r & n1_mask, i = r >> log_c;
+            const uint32_t y = seg[s_t ^ nu(n1 | i << (8 + log_c))];
+            store_remote(remote(col_at + 4 * (n2_0 + (i << 8)), n1), y);
+        }
+        barrier();
+    }
+
+    // 2. The 4096-point transform of x[me + C n2] (NN: at col[n2]; RN: at col[slot(n2)]), in M1
+    // order from `col`.
+    {
+        uint32_t v[PER_THREAD];
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[RN ? c.s_m1 ^ wsx::slot(r << 8) : tid | r << 8];
+        wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);  // output k1 at seg[slot(k1)]
+    }
+    barrier();
+
+    // 3. The C-point columns k1 of this block's output run.
+    const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
+    const uint32_t k1_0 = (me << (TILE_LOG - log_c)) + tid;
+    auto k1_of = [&](uint32_t r) { return k1_0 + ((r >> log_c) << 8); };
+    uint32_t y[PER_THREAD];
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        y[r] = load_remote(remote(seg_at + 4 * wsx::slot(k1_of(r)), r & n1_mask));
+    }
+    arrive();  // this block's remote reads are done
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) y[r] = finish<F>(f, columns, y[r], k1_of(r), r & n1_mask);
+    column_dif<F>(f, p, y, log_c);
+#pragma unroll
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t k2 = bitrev(r & n1_mask, log_c);
+        out[k1_of(r) + (k2 << TILE_LOG)] = finish<F>(f, rows, y[r], 0, 0);  // rows: no 2-D twiddle
+    }
+    wait();
+#endif
+}
+
 }  // namespace cluster
 }  // namespace small
 }  // namespace zkntt
@@ -190,15 +333,20 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
 // cluster per transform (grid = batch x C); static shared memory 32 KiB. p.order 0: natural
 // order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. The outer twiddle with
-// natural order out only. In place (every block's reads precede the cluster's first barrier, its
-// writes follow the second).
+// natural order out only. In place (every block's global reads precede a cluster barrier that
+// every block's global writes follow).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \
         using F = zkntt::small::FIELD;                                                               \
         __shared__ uint32_t seg[zkntt::small::TILE], col[zkntt::small::TILE];                       \
-        if (p.ntt.order == 2) {                                                                      \
+        const bool whole_runs = p.outer_lo == nullptr && p.reserved == 0;                           \
+        if (p.ntt.order == 2 && whole_runs) {                                                        \
+            zkntt::small::cluster::kernel_nn<F, zkntt::small::FORM<F>, true>(p, seg, col);          \
+        } else if (p.ntt.order == 2) {                                                               \
             zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, true>(p, seg, col);             \
+        } else if (p.ntt.order == 0 && whole_runs) {                                                 \
+            zkntt::small::cluster::kernel_nn<F, zkntt::small::FORM<F>, false>(p, seg, col);         \
         } else {                                                                                     \
             zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, false>(p, seg, col);            \
         }                                                                                            \

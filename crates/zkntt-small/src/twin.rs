@@ -678,6 +678,10 @@ fn cluster_rows(
     let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
     let rows = setup(args(scale, outer), TILE)?;
     let c = 1usize << log_c;
+    if ordering != Ordering::NR && outer.is_none() {
+        cluster_nn(&columns, &rows, log_c, log_n, data, rn);
+        return Ok(());
+    }
     for (u, x) in data.chunks_mut(1 << log_n).enumerate() {
         // The outer twiddle's transform index, reversed.
         let t = outer.map_or(0, |(_, _, l)| bitrev((u & ((1 << l) - 1)) as u32, l) as u64);
@@ -704,20 +708,7 @@ fn cluster_rows(
                     }
                 };
                 let mut y: [u32; PER_THREAD] = std::array::from_fn(|r| x[at(r)]);
-                for b in (0..log_c).rev() {
-                    let h = 1usize << b;
-                    for r in (0..PER_THREAD).filter(|r| r & h == 0) {
-                        (y[r], y[r | h]) = if b == 0 {
-                            columns.butterfly_unit(y[r], y[r | h])
-                        } else {
-                            columns.butterfly(
-                                y[r],
-                                y[r | h],
-                                columns.tw((h | (r & (h - 1))) as u32),
-                            )
-                        };
-                    }
-                }
+                column_dif(&columns, &mut y, log_c);
                 for (r, &v) in y.iter().enumerate() {
                     let k1 = bitrev((r & (c - 1)) as u32, log_c);
                     col[k1 as usize][n2(r)] = columns.finish(v, n2(r) as u64, k1);
@@ -739,6 +730,64 @@ fn cluster_rows(
         }
     }
     Ok(())
+}
+
+/// The cluster kernel's C-point DIF on the register bits below log_c (`column_dif`): layer b pairs
+/// r and r | 2^b with twiddle entry 2^b + (r mod 2^b); register r then holds entry rev(n1).
+fn column_dif(columns: &Ctx<'_>, y: &mut [u32; PER_THREAD], log_c: u32) {
+    for b in (0..log_c).rev() {
+        let h = 1usize << b;
+        for r in (0..PER_THREAD).filter(|r| r & h == 0) {
+            (y[r], y[r | h]) = if b == 0 {
+                columns.butterfly_unit(y[r], y[r | h])
+            } else {
+                columns.butterfly(y[r], y[r | h], columns.tw((h | (r & (h - 1))) as u32))
+            };
+        }
+    }
+}
+
+/// The cluster kernel's natural order out without an outer twiddle (`kernel_nn`; NN and RN): the
+/// transposed split, x[n1 + C n2] and X[k1 + 4096 k2]. Block n1 transforms the 4096 elements
+/// x[n1 + C n2] (WSX tile, natural order out; `rn`: x[j] at rev_N(j) = rev_C(n1) 4096 + rev(n2),
+/// segment rev_C(n1) bit-reversed); thread tid of block me then takes k1 = me 4096 / C + tid +
+/// 256 i, register r = i C + n1 holding block n1's output k1 times w_N^(n1 k1), runs the C-point
+/// DIF on the register bits below log2 C and stores register r at X[k1 + 4096 rev(n1)].
+fn cluster_nn(
+    columns: &Ctx<'_>,
+    rows: &Ctx<'_>,
+    log_c: u32,
+    log_n: u32,
+    data: &mut [u32],
+    rn: bool,
+) {
+    let c = 1usize << log_c;
+    for x in data.chunks_mut(1 << log_n) {
+        let at = |n1: usize, n2: u32| {
+            if rn {
+                ((bitrev(n1 as u32, log_c) as usize) << TILE_LOG) | bitrev(n2, TILE_LOG) as usize
+            } else {
+                n1 + c * n2 as usize
+            }
+        };
+        let outs: Vec<Vec<u32>> = (0..c)
+            .map(|n1| tile_layers(rows, true, |g| x[at(n1, g)]))
+            .collect();
+        for me in 0..c {
+            for tid in 0..THREADS {
+                let k1 = |r: usize| (me << (TILE_LOG - log_c)) + tid + ((r >> log_c) << 8);
+                let mut y: [u32; PER_THREAD] = std::array::from_fn(|r| {
+                    let n1 = r & (c - 1);
+                    columns.finish(outs[n1][k1(r)], k1(r) as u64, n1 as u32)
+                });
+                column_dif(columns, &mut y, log_c);
+                for (r, &v) in y.iter().enumerate() {
+                    let k2 = bitrev((r & (c - 1)) as u32, log_c) as usize;
+                    x[k1(r) + (k2 << TILE_LOG)] = rows.finish(v, 0, 0);
+                }
+            }
+        }
+    }
 }
 
 /// The block-synchronous baseline kernel on `data`.
@@ -1059,6 +1108,39 @@ mod tests {
                 wsx(args, &mut unreduced).unwrap();
                 block(args, &mut reduced).unwrap();
                 assert_eq!(unreduced, reduced, "{form:?} 2^{log_n}");
+            }
+        }
+    }
+
+    /// `kernel_nn` of ntt_cluster.cu lays its segment out by nu(s) = s ^ ((s >> log2 C) mod 32):
+    /// a bijection, and both accesses hit 32 banks a warp: the coalesced write (s = tid + 256 r)
+    /// and the read of the elements for block n1 (s = n1 + C (tid + 256 i)).
+    #[test]
+    fn cluster_nn_segment_is_conflict_free() {
+        for log_c in 1..=crate::ntt::MAX_LOG_CLUSTER {
+            let c = 1u32 << log_c;
+            let nu = |s: u32| s ^ ((s >> log_c) & 31);
+            let mut image: Vec<u32> = (0..TILE as u32).map(nu).collect();
+            image.sort_unstable();
+            assert!(
+                image.iter().enumerate().all(|(i, &v)| i as u32 == v),
+                "C = {c}"
+            );
+            let banks = |words: Vec<u32>| {
+                let mut b: Vec<u32> = words.iter().map(|&s| nu(s) % 32).collect();
+                b.sort_unstable();
+                b.dedup();
+                b.len()
+            };
+            for warp in 0..(THREADS / 32) as u32 {
+                for r in 0..PER_THREAD as u32 {
+                    let tids = (0..32).map(|l| warp * 32 + l);
+                    let write = tids.clone().map(|t| t | r << 8).collect();
+                    assert_eq!(banks(write), 32, "C = {c} write warp {warp} register {r}");
+                    let (n1, i) = (r & (c - 1), r >> log_c);
+                    let read = tids.map(|t| n1 + c * (t + 256 * i)).collect();
+                    assert_eq!(banks(read), 32, "C = {c} read warp {warp} register {r}");
+                }
             }
         }
     }

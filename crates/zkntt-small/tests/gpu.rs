@@ -400,10 +400,8 @@ fn cluster_kernel_matches_twin() {
                 16,
                 "{field:?} {form:?}: cluster sizes"
             );
-            // 2^16 fits a cluster of 16 but takes the panel passes (faster since the panels of 8
-            // transforms); the 16-block cluster is checked against the reference in the twin's tests.
-            assert!(!ntt.takes_cluster(16, 1, Kernel::Wsx));
-            for log_n in 13..=15u32 {
+            // 2^16 takes a cluster of 16 in every ordering.
+            for log_n in 13..=16u32 {
                 let batch = if log_n == 14 { 3 } else { 1 };
                 assert!(ntt.takes_cluster(log_n, batch as u64, Kernel::Wsx));
                 let x = inputs(field, batch << log_n, 300 + log_n as u64);
@@ -589,13 +587,13 @@ fn nr_matches_reference_bit_reversed() {
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
             let ntt = SmallNtt::new(&gpu, field, form).unwrap();
-            // One NR transform of 2^16 takes a 16-block cluster where the GPU has them; RN, as
-            // NN, the panel passes.
-            assert_eq!(
-                ntt.takes_cluster_in(16, 1, Kernel::Wsx, Ordering::NR),
-                sm90 && ntt.cluster_max_log_n() >= 16
-            );
-            assert!(!ntt.takes_cluster_in(16, 1, Kernel::Wsx, Ordering::RN));
+            // One NR or RN transform of 2^16 takes a 16-block cluster where the GPU has them.
+            for ordering in [Ordering::NR, Ordering::RN] {
+                assert_eq!(
+                    ntt.takes_cluster_in(16, 1, Kernel::Wsx, ordering),
+                    sm90 && ntt.cluster_max_log_n() >= 16
+                );
+            }
             for &(log_n, batch) in &cases {
                 if form == ModMulForm::Montgomery && log_n > 20 {
                     continue;

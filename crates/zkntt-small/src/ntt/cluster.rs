@@ -1,8 +1,8 @@
 //! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
 //! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
 //! memory (sm_90+), where the panel path takes two launches through global memory. Taken for
-//! 2^13..2^15, and in NR for 2^16 too (`cluster_batch_fits`: at 2^16 in NN and RN the panel
-//! passes measure faster).
+//! 2^13..2^16, in RN to 2^15 (`cluster_batch_fits`: at 2^16 in RN the panel passes measure
+//! faster).
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -29,7 +29,8 @@ pub(super) struct ClusterParams {
     pub outer_lo: u64,
     pub outer_hi: u64,
     pub outer_log_rows: u32,
-    /// 0 (keeps the struct a multiple of 8 bytes).
+    /// 0 (keeps the struct a multiple of 8 bytes); 1: NN by the stride-C stores (this session's
+    /// A/B, `ZKNTT_SMALL_CLUSTER_NN_STRIDE`).
     pub reserved: u32,
 }
 
@@ -37,21 +38,13 @@ pub(super) struct ClusterParams {
 unsafe impl DeviceRepr for ClusterParams {}
 
 /// Whether a batch of `batch` transforms in clusters of 2^log_c blocks goes to the cluster kernel
-/// rather than the panel passes: clusters of up to 8 blocks (2^15) and batch x C^2 <= 256, so up
-/// to 64 transforms of 2^13 and a single one of 2^15. Measured on an H100 (benches/NOTES.md,
-/// 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; but 2^16 x
-/// 1 17.4 against 15.7 since the panels of 8 transforms, and 2^16 x 8, x 64 slower on clusters
-/// before that; the bound between (C = 4, 8) is interpolated, not measured. NR: clusters of up
-/// to 16 blocks (2^16), whose segments are stored whole (NN stores single words at stride C). RN
-/// as NN: at 2^16 one transform took 26.1 us on the cluster against 20.5 on the panels
-/// (benches/NOTES.md, fifteenth session).
-pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
-    let max_log_c = if ordering == zkntt_gpu::Ordering::NR {
-        4
-    } else {
-        3
-    };
-    log_c <= max_log_c && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
+/// rather than the panel passes: clusters of up to 16 blocks (2^16), every store a whole run, and
+/// batch x C^2 <= 256, so up to 64 transforms of 2^13 and a single one of 2^15 or 2^16. Measured
+/// on an H100 (benches/NOTES.md, 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1
+/// 14.5 against 14.9, when NN stored single words at stride C; the bound between (C = 4, 8) is
+/// interpolated, not measured.
+pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64) -> bool {
+    log_c <= MAX_LOG_CLUSTER && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
 fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
@@ -98,15 +91,17 @@ impl SmallNtt {
         kernel: super::Kernel,
         ordering: zkntt_gpu::Ordering,
     ) -> bool {
+        // Every ordering stores whole runs on the cluster, and takes the same sizes.
+        let _ = ordering;
         kernel == super::Kernel::Wsx
             && log_n > TILE_LOG
             && log_n <= self.cluster_max_log_n
-            && cluster_batch_fits(log_n - TILE_LOG, batch, ordering)
+            && cluster_batch_fits(log_n - TILE_LOG, batch)
             && self.clusters.load(Ordering::Relaxed)
     }
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
-    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it, 2^16 too in NR
+    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^16 of it where the batch is small
     /// (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
@@ -155,13 +150,15 @@ impl SmallNtt {
             ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
         let (outer_lo, outer_hi, outer_log_rows) = outer.unwrap_or((0, 0, 0));
+        // This session's A/B only: NN by the stride-C stores of the NR kernel's path.
+        let stride_c = std::env::var_os("ZKNTT_SMALL_CLUSTER_NN_STRIDE").is_some();
         let p = ClusterParams {
             ntt,
             out: dst,
             outer_lo,
             outer_hi,
             outer_log_rows,
-            reserved: 0,
+            reserved: stride_c as u32,
         };
         // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`
         // to `batch` transforms of 2^log_n, the tables hold the entries it indexes, and
@@ -185,16 +182,11 @@ mod tests {
 
     #[test]
     fn cluster_batches_as_measured() {
-        use zkntt_gpu::Ordering::{NN, NR, RN};
-        for o in [NN, NR, RN] {
-            assert!(cluster_batch_fits(1, 64, o) && !cluster_batch_fits(1, 65, o));
-            assert!(cluster_batch_fits(3, 1, o) && !cluster_batch_fits(3, 8, o));
-            assert!(cluster_batch_fits(2, 3, o) && !cluster_batch_fits(3, u64::MAX, o));
-        }
-        // 2^16 (16 blocks) takes the panel passes at any batch in NN and RN, a cluster for one
-        // NR transform.
-        assert!(!cluster_batch_fits(4, 1, NN) && !cluster_batch_fits(4, 1, RN));
-        assert!(cluster_batch_fits(4, 1, NR) && !cluster_batch_fits(4, 2, NR));
+        assert!(cluster_batch_fits(1, 64) && !cluster_batch_fits(1, 65));
+        assert!(cluster_batch_fits(3, 1) && !cluster_batch_fits(3, 8));
+        assert!(cluster_batch_fits(2, 3) && !cluster_batch_fits(3, u64::MAX));
+        // 2^16 (16 blocks): one transform on a cluster, two on the panel passes.
+        assert!(cluster_batch_fits(4, 1) && !cluster_batch_fits(4, 2));
     }
 
     #[test]
