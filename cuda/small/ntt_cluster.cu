@@ -1,8 +1,9 @@
 // The cluster kernel: one transform of N = C x 4096 (C = 2..16, so 2^13..2^16) in one launch,
 // on a thread-block cluster of C blocks (sm_90) that exchange through distributed shared memory
-// instead of global memory and a second launch (the panel kernel's two passes).
+// instead of global memory and a second launch (the panel kernel's two passes). Every block
+// stores whole runs of the output; the split depends on the ordering.
 //
-// N = C x 4096, x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
+// NR (p.order 1, `kernel_nr`): x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
 //   sum_n2 w_4096^(n2 k2) w_N^(n2 k1) sum_n1 x[4096 n1 + n2] w_C^(n1 k1).
 // Block `me` (cluster rank) of transform u:
 //   1. loads its segment x[4096 me + n2] into `seg`; cluster barrier;
@@ -11,24 +12,14 @@
 //      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
 //      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
 //      cluster barrier;
-//   3. runs the WSX tile (wsx_tile.cuh) on `col` (output row k1 = me) and stores X[me + C k2]
-//      (stride C; `finish` with the inverse's scale; where the transforms are the rows of a
-//      larger one, RN above 2^24, a chain of that one's 2-D twiddles, the scale in its start,
-//      `outer_lo`).
+//   3. runs the WSX tile (wsx_tile.cuh) on `col` (row k1 = me), its output left in the DIF's
+//      order: X[me + C k2] lies at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2), so slot g = rev(k2)
+//      is word g of segment rev_C(me), stored whole with the inverse's scale.
 // Every remote access lies between the two barriers, so no block exits while another reads it.
-// That is the NR kernel, and RN's below with the outer twiddle; natural order without one (NN,
-// RN) takes `kernel_nn` (the transposed split, whole runs stored); here X[me + C k2] is stored at
-// stride C.
 //
-// RN (p.order 2, input bit-reversed): x[4096 n1 + n2] lies at rev_N(4096 n1 + n2) = rev(n2) C +
-// rev(n1), so segment me holds whole columns, n2 = rev(me) + C m for m < 4096 / C, entry n1 at
-// word rev(m) C + rev(n1) (rev(m) over 12 - log_c bits): step 2 reads them from the block's own
-// `seg`, no remote load. Thread tid takes m = tid + 256 i. `seg` is laid out by sigma(s) = s ^
-// ((s >> 7) mod 32); `col` by source, tau(n2) = a 4096 / C + (m ^ a 32 / C) for n2 = a + C m
-// (a < C, the block that computes column n2 is rev(a)), so a warp's remote stores fill one
-// 128-byte line, as NN's do. The segment's coalesced write, the columns' reads (a warp's lanes
-// on s bits 7..11), those stores and the tile's M1 read (lanes on a and m's low 5 - log_c bits)
-// each hit 32 banks. The rest is NN's.
+// Natural order out (p.order 0 NN and 2 RN, `kernel_nn`): the transposed split, x[n1 + C n2] ->
+// X[k1 + 4096 k2] (see there), so that each block stores C runs of 4096 / C words where the split
+// above would store single words at stride C.
 #include "cluster.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -60,7 +51,7 @@ struct ClusterParams {
     const void* outer_lo;
     const void* outer_hi;
     uint32_t outer_log_rows;
-    uint32_t reserved;  // 0 (keeps the struct a multiple of 8 bytes); 1: NN and RN by `kernel` (an A/B of this session)
+    uint32_t reserved;  // 0 (keeps the struct a multiple of 8 bytes)
 };
 
 // The C-point DIF on register bits below log_c (register r = i C + n1 holds entry n1 of its
@@ -93,9 +84,9 @@ __device__ __forceinline__ void column_dif(const Form& f, const NttParams& p, ui
 }
 
 // seg: this block's segment, then the tile's exchange buffer; col: the columns' entries k1 = me
-// (TILE words each, declared by the entry point so that both instantiations share them).
-template <class F, class Form, bool RN>
-__device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
+// (TILE words each, declared by the entry point so that every instantiation shares them).
+template <class F, class Form>
+__device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
@@ -105,102 +96,59 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
     const uint32_t* data = p.data + first;
     uint32_t* out = cp.out + first;
-    // NR (p.order 1): row me's outputs stay in the DIF's order, which is where they go.
-    const bool nr = p.order == 1;
-    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, !nr);
+    // Row me's outputs stay in the DIF's order, which is where they go.
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, false);
     NttParams columns = p;  // the 2-D twiddle, no scale
     columns.has_scale = 0;
     columns.post_log_rows = TILE_LOG;
     NttParams rows = p;  // the scale, no 2-D twiddle
     rows.post_lo = nullptr;
 
-    // RN's layouts (see the top); linear, so a slot is the thread's part XOR the register's.
-    auto sigma = [](uint32_t s) { return RN ? s ^ ((s >> 7) & 31u) : s; };
-    auto tau = [&](uint32_t n2) {
-        const uint32_t a = n2 & ((1u << log_c) - 1);
-        return RN ? a << (TILE_LOG - log_c) | ((n2 >> log_c) ^ (a << (5 - log_c))) : n2;
-    };
-    auto rev_m = [&](uint32_t m) { return bitrev(m, TILE_LOG - log_c); };
-
     // 1. Segment me, coalesced.
     {
         uint32_t v[PER_THREAD];
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = data[(me << TILE_LOG) | tid | r << 8];
-        const uint32_t s_t = sigma(tid);
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) seg[s_t ^ sigma(r << 8)] = v[r];
+        for (uint32_t r = 0; r < PER_THREAD; r++) seg[tid | r << 8] = v[r];
     }
     barrier();
 
-    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i (RN: n2 =
-    // rev(me) + C (tid + 256 i), from this block's `seg`).
+    // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i.
     const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
     const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
     const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
     const uint32_t n1_mask = (1u << log_c) - 1;
-    auto n2_of = [&](uint32_t r) {
-        return RN ? bitrev(me, log_c) + ((tid + ((r >> log_c) << 8)) << log_c) : n2_0 + ((r >> log_c) << 8);
-    };
+    auto n2_of = [&](uint32_t r) { return n2_0 + ((r >> log_c) << 8); };
     uint32_t y[PER_THREAD];
-    if (RN) {
-        // Word rev(m) C + rev(n1), m = tid + 256 i: rev(m) = rev(tid) ^ rev(256 i) (disjoint bits).
-        const uint32_t s_t = sigma(rev_m(tid) << log_c);
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            y[r] = seg[s_t ^ sigma((rev_m((r >> log_c) << 8) << log_c) | bitrev(r & n1_mask, log_c))];
-        }
-    } else {
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            y[r] = load_remote(remote(seg_at + 4 * n2_of(r), r & n1_mask));
-        }
-    }
+    for (uint32_t r = 0; r < PER_THREAD; r++) y[r] = load_remote(remote(seg_at + 4 * n2_of(r), r & n1_mask));
     column_dif<F>(f, p, y, log_c);
     // Register r now holds entry k1 = rev(n1) of its column: times w_N^(n2 k1), to block k1.
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t n2 = n2_of(r);
         const uint32_t k1 = bitrev(r & n1_mask, log_c);
-        store_remote(remote(col_at + 4 * tau(n2), k1), finish<F>(f, columns, y[r], n2, k1));
+        store_remote(remote(col_at + 4 * n2, k1), finish<F>(f, columns, y[r], n2, k1));
     }
     barrier();
 
-    // 3. The 4096-point row k1 = me: in M1 order from `col`, out natural in `seg` (NR: out in
-    // the DIF's order, so X[me + C k2] at rev_N(me + C k2) = rev_C(me) 4096 + rev_4096(k2) is
-    // slot g = rev(k2) of a contiguous segment).
+    // 3. The 4096-point row k1 = me: in M1 order from `col`, out in the DIF's order in `seg`.
     uint32_t v[PER_THREAD];
-    const uint32_t c_t = tau(tid);
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[c_t ^ tau(r << 8)];
+    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
-    uint32_t* dst = nr ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
-    const uint32_t step = nr ? 1u << 8 : 1u << (8 + log_c);
-    if (cp.outer_lo != nullptr) {
-        // Output k = me + C (tid + 256 r): w_M^(t k) = A S^r, A = w_M^(t (me + C tid)) (times
-        // the scale), S = w_M^(256 C t), t = rev(u mod 2^outer_log_rows), as the panels' `Chain`.
-        NttParams outer = p;
-        outer.post_lo = cp.outer_lo;
-        outer.post_hi = cp.outer_hi;
-        const uint32_t log_rows = cp.outer_log_rows;
-        const uint32_t t = bitrev((blockIdx.x >> log_c) & ((1u << log_rows) - 1), log_rows);
-        TwiddleChain<F::Q> chain{post_mont<F, Form>(f, outer, t * (me + (tid << log_c)), true),
-                                 post_mont<F, Form>(f, outer, t << (8 + log_c), false)};
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) dst[r * step] = chain.apply(seg[c.s_m1 ^ wsx::slot(r << 8)]);
-        return;
-    }
+    uint32_t* dst = out + (bitrev(me, log_c) << TILE_LOG) + tid;
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
-        dst[r * step] = finish<F>(f, rows, x, 0, tid | r << 8);  // rows: no 2-D twiddle
+        dst[r << 8] = finish<F>(f, rows, x, 0, 0);  // rows: no 2-D twiddle
     }
 #endif
 }
 
-// Natural order out without an outer twiddle (p.order 0 and 2): the transposed split, so that
-// every global store is a whole run (`kernel` stores single words at stride C). x[n1 + C n2]
-// (n1 < C, n2 < 4096), X[k1 + 4096 k2] (k1 < 4096, k2 < C):
+// Natural order out (p.order 0 NN and 2 RN): the transposed split, so that every global store is
+// a whole run. x[n1 + C n2] (n1 < C, n2 < 4096), X[k1 + 4096 k2] (k1 < 4096, k2 < C):
 //   X[k1 + 4096 k2] = sum_n1 w_C^(n1 k2) w_N^(n1 k1) sum_n2 x[n1 + C n2] w_4096^(n2 k1).
 // Block `me`:
 //   1. NN: loads segment me into `seg` (coalesced; laid out by nu(s) = s ^ ((s >> log_c) mod
@@ -216,6 +164,8 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 //      (remote loads, one 128-byte run a warp) times w_N^(n1 k1), runs the C-point DIF in
 //      registers and stores X[k1 + 4096 rev(n1)] with the inverse's scale (a warp's lanes on
 //      consecutive k1); the last barrier's wait keeps `seg` alive until every block has read it.
+//      Where the transforms are the rows of a larger one (RN above 2^24, `outer_lo`), output k
+//      also times w_M^(t k), t = rev(u mod 2^outer_log_rows), from that one's 2-D tables.
 template <class F, class Form, bool RN>
 __device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -233,8 +183,13 @@ __device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg
     NttParams columns = p;  // the 2-D twiddle, no scale
     columns.has_scale = 0;
     columns.post_log_rows = TILE_LOG;
-    NttParams rows = p;  // the scale, no 2-D twiddle
-    rows.post_lo = nullptr;
+    NttParams rows = p;  // the scale, and the outer 2-D twiddle where there is one
+    rows.post_lo = cp.outer_lo;
+    rows.post_hi = cp.outer_hi;
+    rows.post_log_rows = cp.outer_log_rows;
+    const uint32_t t = cp.outer_lo == nullptr
+                           ? 0
+                           : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1), cp.outer_log_rows);
     // Linear over XOR, so a slot is the thread's part XOR the register's.
     auto nu = [&](uint32_t s) { return s ^ ((s >> log_c) & 31u); };
 
@@ -319,8 +274,8 @@ __device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg
     column_dif<F>(f, p, y, log_c);
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t k2 = bitrev(r & n1_mask, log_c);
-        out[k1_of(r) + (k2 << TILE_LOG)] = finish<F>(f, rows, y[r], 0, 0);  // rows: no 2-D twiddle
+        const uint32_t k = k1_of(r) + (bitrev(r & n1_mask, log_c) << TILE_LOG);
+        out[k] = finish<F>(f, rows, y[r], t, k);
     }
     wait();
 #endif
@@ -333,22 +288,19 @@ __device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
 // cluster per transform (grid = batch x C); static shared memory 32 KiB. p.order 0: natural
 // order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. The outer twiddle with
-// natural order out only. In place (every block's global reads precede a cluster barrier that
-// every block's global writes follow).
+// natural order out only (NN, RN). In place (every block's global reads precede a cluster barrier
+// that every block's global writes follow).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \
         using F = zkntt::small::FIELD;                                                               \
         __shared__ uint32_t seg[zkntt::small::TILE], col[zkntt::small::TILE];                       \
-        const bool whole_runs = p.outer_lo == nullptr && p.reserved == 0;                           \
-        if (p.ntt.order == 2 && whole_runs) {                                                        \
-            zkntt::small::cluster::kernel_nn<F, zkntt::small::FORM<F>, true>(p, seg, col);          \
+        if (p.ntt.order == 1) {                                                                      \
+            zkntt::small::cluster::kernel_nr<F, zkntt::small::FORM<F>>(p, seg, col);                \
         } else if (p.ntt.order == 2) {                                                               \
-            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, true>(p, seg, col);             \
-        } else if (p.ntt.order == 0 && whole_runs) {                                                 \
-            zkntt::small::cluster::kernel_nn<F, zkntt::small::FORM<F>, false>(p, seg, col);         \
+            zkntt::small::cluster::kernel_nn<F, zkntt::small::FORM<F>, true>(p, seg, col);          \
         } else {                                                                                     \
-            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>, false>(p, seg, col);            \
+            zkntt::small::cluster::kernel_nn<F, zkntt::small::FORM<F>, false>(p, seg, col);         \
         }                                                                                            \
     }
 

@@ -593,15 +593,14 @@ pub fn two_d_panels_split(
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
 }
 
-/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^15 on sm_90): N =
-/// C x 4096, each transform's C blocks exchanging through distributed shared memory. Block `me`
-/// loads segment me; thread tid of block me takes the columns n2 = me 4096 / C + tid + 256 i
-/// (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on the register bits
-/// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then
-/// runs the WSX tile on its 4096 entries and stores X[me + C k2]. `data` holds whole transforms.
-/// `ordering` NR: X[k] at rev(k), so block me stores segment rev(me), its entry k2 at rev(k2).
-/// RN: x[4096 n1 + n2] at rev(n2) C + rev(n1), so segment me holds whole columns, n2 = rev(me)
-/// + C m, and thread tid takes m = tid + 256 i from it.
+/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N =
+/// C x 4096, each transform's C blocks exchanging through distributed shared memory. NR
+/// (`kernel_nr`): block `me` loads segment me; thread tid of block me takes the columns n2 = me
+/// 4096 / C + tid + 256 i (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on
+/// the register bits below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1;
+/// each block then runs the WSX tile on its 4096 entries and stores X[me + C k2] at rev_N(me +
+/// C k2): segment rev(me), entry k2 at rev(k2). NN and RN: [`cluster_nn`]'s transposed split.
+/// `data` holds whole transforms.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
@@ -678,36 +677,20 @@ fn cluster_rows(
     let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
     let rows = setup(args(scale, outer), TILE)?;
     let c = 1usize << log_c;
-    if ordering != Ordering::NR && outer.is_none() {
-        cluster_nn(&columns, &rows, log_c, log_n, data, rn);
+    if !bit_reversed {
+        let log_rows = outer.map(|(_, _, l)| l);
+        cluster_nn(&columns, &rows, log_c, log_n, data, rn, log_rows);
         return Ok(());
     }
-    for (u, x) in data.chunks_mut(1 << log_n).enumerate() {
-        // The outer twiddle's transform index, reversed.
-        let t = outer.map_or(0, |(_, _, l)| bitrev((u & ((1 << l) - 1)) as u32, l) as u64);
+    for x in data.chunks_mut(1 << log_n) {
         // Block k1's `col` after the column phase.
         let mut col = vec![vec![0u32; TILE]; c];
         for me in 0..c {
             for tid in 0..THREADS {
-                let n2_0 = (me << (TILE_LOG - log_c)) + tid;
-                let n2 = |r: usize| {
-                    if rn {
-                        bitrev(me as u32, log_c) as usize + ((tid + ((r >> log_c) << 8)) << log_c)
-                    } else {
-                        n2_0 + ((r >> log_c) << 8)
-                    }
-                };
-                // x[4096 n1 + n2]; RN: at rev_N(4096 n1 + n2) = rev(n2) C + rev(n1).
-                let at = |r: usize| {
-                    let n1 = r & (c - 1);
-                    if rn {
-                        ((bitrev(n2(r) as u32, TILE_LOG) as usize) << log_c)
-                            | bitrev(n1 as u32, log_c) as usize
-                    } else {
-                        (n1 << TILE_LOG) + n2(r)
-                    }
-                };
-                let mut y: [u32; PER_THREAD] = std::array::from_fn(|r| x[at(r)]);
+                let n2 = |r: usize| (me << (TILE_LOG - log_c)) + tid + ((r >> log_c) << 8);
+                // x[4096 n1 + n2].
+                let mut y: [u32; PER_THREAD] =
+                    std::array::from_fn(|r| x[((r & (c - 1)) << TILE_LOG) + n2(r)]);
                 column_dif(&columns, &mut y, log_c);
                 for (r, &v) in y.iter().enumerate() {
                     let k1 = bitrev((r & (c - 1)) as u32, log_c);
@@ -716,16 +699,12 @@ fn cluster_rows(
             }
         }
         for (me, row) in col.iter().enumerate() {
+            // X[me + C k2] at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2).
             let res = tile_layers(&rows, true, |g| row[g as usize]);
             for (k2, &v) in res.iter().enumerate() {
-                let at = if bit_reversed {
-                    (bitrev(me as u32, log_c) << TILE_LOG | bitrev(k2 as u32, TILE_LOG)) as usize
-                } else {
-                    me + (k2 << log_c)
-                };
-                // Without `outer` `rows` has no 2-D twiddle (k is then unused); with it, output
-                // k = me + C k2 (natural order).
-                x[at] = rows.finish(v, t, at as u32);
+                let at =
+                    (bitrev(me as u32, log_c) << TILE_LOG | bitrev(k2 as u32, TILE_LOG)) as usize;
+                x[at] = rows.finish(v, 0, 0);
             }
         }
     }
@@ -747,12 +726,13 @@ fn column_dif(columns: &Ctx<'_>, y: &mut [u32; PER_THREAD], log_c: u32) {
     }
 }
 
-/// The cluster kernel's natural order out without an outer twiddle (`kernel_nn`; NN and RN): the
-/// transposed split, x[n1 + C n2] and X[k1 + 4096 k2]. Block n1 transforms the 4096 elements
-/// x[n1 + C n2] (WSX tile, natural order out; `rn`: x[j] at rev_N(j) = rev_C(n1) 4096 + rev(n2),
-/// segment rev_C(n1) bit-reversed); thread tid of block me then takes k1 = me 4096 / C + tid +
-/// 256 i, register r = i C + n1 holding block n1's output k1 times w_N^(n1 k1), runs the C-point
-/// DIF on the register bits below log2 C and stores register r at X[k1 + 4096 rev(n1)].
+/// The cluster kernel's natural order out (`kernel_nn`; NN and RN): the transposed split, x[n1 +
+/// C n2] and X[k1 + 4096 k2]. Block n1 transforms the 4096 elements x[n1 + C n2] (WSX tile,
+/// natural order out; `rn`: x[j] at rev_N(j) = rev_C(n1) 4096 + rev(n2), segment rev_C(n1)
+/// bit-reversed); thread tid of block me then takes k1 = me 4096 / C + tid + 256 i, register r =
+/// i C + n1 holding block n1's output k1 times w_N^(n1 k1), runs the C-point DIF on the register
+/// bits below log2 C and stores register r at X[k1 + 4096 rev(n1)], through `rows` (the scale,
+/// and with `outer_log_rows` the outer 2-D twiddle w_M^(rev(u mod 2^log_rows) k)).
 fn cluster_nn(
     columns: &Ctx<'_>,
     rows: &Ctx<'_>,
@@ -760,9 +740,12 @@ fn cluster_nn(
     log_n: u32,
     data: &mut [u32],
     rn: bool,
+    outer_log_rows: Option<u32>,
 ) {
     let c = 1usize << log_c;
-    for x in data.chunks_mut(1 << log_n) {
+    for (u, x) in data.chunks_mut(1 << log_n).enumerate() {
+        // The outer twiddle's transform index, reversed.
+        let t = outer_log_rows.map_or(0, |l| bitrev((u & ((1 << l) - 1)) as u32, l) as u64);
         let at = |n1: usize, n2: u32| {
             if rn {
                 ((bitrev(n1 as u32, log_c) as usize) << TILE_LOG) | bitrev(n2, TILE_LOG) as usize
@@ -782,8 +765,9 @@ fn cluster_nn(
                 });
                 column_dif(columns, &mut y, log_c);
                 for (r, &v) in y.iter().enumerate() {
-                    let k2 = bitrev((r & (c - 1)) as u32, log_c) as usize;
-                    x[k1(r) + (k2 << TILE_LOG)] = rows.finish(v, 0, 0);
+                    let k = k1(r) + ((bitrev((r & (c - 1)) as u32, log_c) as usize) << TILE_LOG);
+                    // `rows` has the outer 2-D twiddle where there is one (t unused otherwise).
+                    x[k] = rows.finish(v, t, k as u32);
                 }
             }
         }

@@ -29,8 +29,7 @@ pub(super) struct ClusterParams {
     pub outer_lo: u64,
     pub outer_hi: u64,
     pub outer_log_rows: u32,
-    /// 0 (keeps the struct a multiple of 8 bytes); 1: NN by the stride-C stores (this session's
-    /// A/B, `ZKNTT_SMALL_CLUSTER_NN_STRIDE`).
+    /// 0 (keeps the struct a multiple of 8 bytes).
     pub reserved: u32,
 }
 
@@ -150,15 +149,13 @@ impl SmallNtt {
             ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
         let (outer_lo, outer_hi, outer_log_rows) = outer.unwrap_or((0, 0, 0));
-        // This session's A/B only: NN by the stride-C stores of the NR kernel's path.
-        let stride_c = std::env::var_os("ZKNTT_SMALL_CLUSTER_NN_STRIDE").is_some();
         let p = ClusterParams {
             ntt,
             out: dst,
             outer_lo,
             outer_hi,
             outer_log_rows,
-            reserved: stride_c as u32,
+            reserved: 0,
         };
         // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`
         // to `batch` transforms of 2^log_n, the tables hold the entries it indexes, and
