@@ -1,9 +1,8 @@
 // The cluster kernel: one transform of N = C x 4096 (C = 2..16, so 2^13..2^16) in one launch,
 // on a thread-block cluster of C blocks (sm_90) that exchange through distributed shared memory
-// instead of global memory and a second launch (the panel kernel's two passes). Every block
-// stores whole runs of the output; the split depends on the ordering.
+// instead of global memory and a second launch (the panel kernel's two passes).
 //
-// NR (p.order 1, `kernel_nr`): x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
+// NN and NR (`kernel`): x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
 //   sum_n2 w_4096^(n2 k2) w_N^(n2 k1) sum_n1 x[4096 n1 + n2] w_C^(n1 k1).
 // Block `me` (cluster rank) of transform u:
 //   1. loads its segment x[4096 me + n2] into `seg`; cluster barrier;
@@ -12,14 +11,15 @@
 //      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
 //      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
 //      cluster barrier;
-//   3. runs the WSX tile (wsx_tile.cuh) on `col` (row k1 = me), its output left in the DIF's
-//      order: X[me + C k2] lies at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2), so slot g = rev(k2)
-//      is word g of segment rev_C(me), stored whole with the inverse's scale.
+//   3. runs the WSX tile (wsx_tile.cuh) on `col` (row k1 = me) and stores X[me + C k2] (stride C,
+//      with the inverse's scale). NR (p.order 1) leaves the tile's output in the DIF's order:
+//      X[me + C k2] lies at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2), so slot g = rev(k2) is
+//      word g of segment rev_C(me), stored whole.
 // Every remote access lies between the two barriers, so no block exits while another reads it.
 //
-// Natural order out (p.order 0 NN and 2 RN, `kernel_nn`): the transposed split, x[n1 + C n2] ->
-// X[k1 + 4096 k2] (see there), so that each block stores C runs of 4096 / C words where the split
-// above would store single words at stride C.
+// RN (p.order 2, `kernel_rn`): the transposed split, x[n1 + C n2] -> X[k1 + 4096 k2] (see
+// there): the bit-reversed input gives each block its whole input in one segment, so one exchange,
+// after the tile, and each block stores C runs of 4096 / C words.
 #include "cluster.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -29,14 +29,12 @@ namespace cluster {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 using zkntt::cluster::arrive;
-using zkntt::cluster::arrive_started;
 using zkntt::cluster::barrier;
 using zkntt::cluster::load_remote;
 using zkntt::cluster::rank;
 using zkntt::cluster::remote;
 using zkntt::cluster::store_remote;
 using zkntt::cluster::wait;
-using zkntt::cluster::wait_started;
 #endif
 
 // Mirrored by `ClusterParams` in crates/zkntt-small/src/ntt/cluster.rs. ntt: the transforms
@@ -86,7 +84,7 @@ __device__ __forceinline__ void column_dif(const Form& f, const NttParams& p, ui
 // seg: this block's segment, then the tile's exchange buffer; col: the columns' entries k1 = me
 // (TILE words each, declared by the entry point so that every instantiation shares them).
 template <class F, class Form>
-__device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
+__device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
@@ -96,8 +94,9 @@ __device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg
     const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
     const uint32_t* data = p.data + first;
     uint32_t* out = cp.out + first;
-    // Row me's outputs stay in the DIF's order, which is where they go.
-    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, false);
+    // NR (p.order 1): row me's outputs stay in the DIF's order, which is where they go.
+    const bool nr = p.order == 1;
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, !nr);
     NttParams columns = p;  // the 2-D twiddle, no scale
     columns.has_scale = 0;
     columns.post_log_rows = TILE_LOG;
@@ -133,31 +132,30 @@ __device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg
     }
     barrier();
 
-    // 3. The 4096-point row k1 = me: in M1 order from `col`, out in the DIF's order in `seg`.
+    // 3. The 4096-point row k1 = me: in M1 order from `col`, out in `seg` (NR: in the DIF's
+    // order).
     uint32_t v[PER_THREAD];
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
-    uint32_t* dst = out + (bitrev(me, log_c) << TILE_LOG) + tid;
+    uint32_t* dst = nr ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
+    const uint32_t step = nr ? 1u << 8 : 1u << (8 + log_c);
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
-        dst[r << 8] = finish<F>(f, rows, x, 0, 0);  // rows: no 2-D twiddle
+        dst[r * step] = finish<F>(f, rows, x, 0, 0);  // rows: no 2-D twiddle
     }
 #endif
 }
 
-// Natural order out (p.order 0 NN and 2 RN): the transposed split, so that every global store is
-// a whole run. x[n1 + C n2] (n1 < C, n2 < 4096), X[k1 + 4096 k2] (k1 < 4096, k2 < C):
+// RN (p.order 2, input bit-reversed): the transposed split, so that no exchange precedes the tile
+// and every global store is a whole run. x[n1 + C n2] (n1 < C, n2 < 4096), X[k1 + 4096 k2]
+// (k1 < 4096, k2 < C):
 //   X[k1 + 4096 k2] = sum_n1 w_C^(n1 k2) w_N^(n1 k1) sum_n2 x[n1 + C n2] w_4096^(n2 k1).
-// Block `me`:
-//   1. NN: loads segment me into `seg` (coalesced; laid out by nu(s) = s ^ ((s >> log_c) mod
-//      32)); once every block has started, sends its elements 4096 me + s = n1 + C n2 to block
-//      n1's `col[n2]`: thread tid, register r = i C + n1, takes s = n1 + C m, m = tid + 256 i, so
-//      a warp's lanes read 32 banks and store one 128-byte run; cluster barrier.
-//      RN: x[me + C n2] lies at rev_N(me + C n2) = rev_C(me) 4096 + rev(n2), so segment rev_C(me)
-//      is the block's whole input, bit-reversed: read in runs of 8 words, each word w to tile
-//      position rev(w) of `col` (the panels' RN rows load at 2^12, conflict-free), no exchange;
+// x[me + C n2] lies at rev_N(me + C n2) = rev_C(me) 4096 + rev(n2), so segment rev_C(me) is
+// block me's whole input, bit-reversed. Block `me`:
+//   1. reads segment rev_C(me) in runs of 8 words, word w to tile position rev(w) of `col` (the
+//      panels' RN rows load at 2^12, conflict-free);
 //   2. runs the WSX tile on `col` (the 4096-point transform of x[me + C n2]), natural order out in
 //      `seg`; cluster barrier;
 //   3. takes k1 = me 4096 / C + tid + 256 i, register r = i C + n1 holding block n1's output k1
@@ -166,8 +164,8 @@ __device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg
 //      consecutive k1); the last barrier's wait keeps `seg` alive until every block has read it.
 //      Where the transforms are the rows of a larger one (RN above 2^24, `outer_lo`), output k
 //      also times w_M^(t k), t = rev(u mod 2^outer_log_rows), from that one's 2-D tables.
-template <class F, class Form, bool RN>
-__device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
+template <class F, class Form>
+__device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
@@ -176,7 +174,6 @@ __device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg
     const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
     const uint32_t n1_mask = (1u << log_c) - 1;
     const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
-    if (!RN) arrive_started();
     const uint32_t* data = p.data + first;
     uint32_t* out = cp.out + first;
     const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, true);
@@ -190,12 +187,10 @@ __device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg
     const uint32_t t = cp.outer_lo == nullptr
                            ? 0
                            : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1), cp.outer_log_rows);
-    // Linear over XOR, so a slot is the thread's part XOR the register's.
-    auto nu = [&](uint32_t s) { return s ^ ((s >> log_c) & 31u); };
 
-    if (RN) {
-        // 1. Segment rev_C(me): thread tid reads runs tid and tid + 256 of 8 words; word w goes
-        // to tile position rev(w) (linear over XOR, as the slot).
+    // 1. Segment rev_C(me): thread tid reads runs tid and tid + 256 of 8 words; word w goes to
+    // tile position rev(w) (linear over XOR, as the slot).
+    {
         constexpr uint32_t RUN = 8;
         const uint32_t* src = data + (bitrev(me, log_c) << TILE_LOG) + tid * RUN;
         const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
@@ -224,37 +219,14 @@ __device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg
 #pragma unroll
             for (uint32_t j = 0; j < RUN; j++) col[s_t ^ pos(kk * THREADS * RUN + j)] = v[kk * RUN + j];
         }
-        __syncthreads();
-    } else {
-        // 1. Segment me, coalesced, then to the blocks that transform it.
-        uint32_t v[PER_THREAD];
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = data[(me << TILE_LOG) | tid | r << 8];
-        const uint32_t s_t = nu(tid);
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) seg[s_t ^ nu(r << 8)] = v[r];
     }
     __syncthreads();
-    wait_started();
-    const uint32_t col_at = (uint32_t)__cvta_generic_to_shared(col);
-    {
-        const uint32_t s_t = nu(tid << log_c);
-        const uint32_t n2_0 = (me << (TILE_LOG - log_c)) + tid;
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            const uint32_t n1 = r & n1_mask, i = r >> log_c;
-            const uint32_t y = seg[s_t ^ nu(n1 | i << (8 + log_c))];
-            store_remote(remote(col_at + 4 * (n2_0 + (i << 8)), n1), y);
-        }
-        barrier();
-    }
 
-    // 2. The 4096-point transform of x[me + C n2] (NN: at col[n2]; RN: at col[slot(n2)]), in M1
-    // order from `col`.
+    // 2. The 4096-point transform of x[me + C n2] (at col[slot(n2)]), in M1 order.
     {
         uint32_t v[PER_THREAD];
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[RN ? c.s_m1 ^ wsx::slot(r << 8) : tid | r << 8];
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[c.s_m1 ^ wsx::slot(r << 8)];
         wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);  // output k1 at seg[slot(k1)]
     }
     barrier();
@@ -288,19 +260,17 @@ __device__ __forceinline__ void kernel_nn(const ClusterParams& cp, uint32_t* seg
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
 // cluster per transform (grid = batch x C); static shared memory 32 KiB. p.order 0: natural
 // order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. The outer twiddle with
-// natural order out only (NN, RN). In place (every block's global reads precede a cluster barrier
-// that every block's global writes follow).
+// RN only. In place (every block's global reads precede a cluster barrier that every block's
+// global writes follow).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \
         using F = zkntt::small::FIELD;                                                               \
         __shared__ uint32_t seg[zkntt::small::TILE], col[zkntt::small::TILE];                       \
-        if (p.ntt.order == 1) {                                                                      \
-            zkntt::small::cluster::kernel_nr<F, zkntt::small::FORM<F>>(p, seg, col);                \
-        } else if (p.ntt.order == 2) {                                                               \
-            zkntt::small::cluster::kernel_nn<F, zkntt::small::FORM<F>, true>(p, seg, col);          \
+        if (p.ntt.order == 2) {                                                                      \
+            zkntt::small::cluster::kernel_rn<F, zkntt::small::FORM<F>>(p, seg, col);                \
         } else {                                                                                     \
-            zkntt::small::cluster::kernel_nn<F, zkntt::small::FORM<F>, false>(p, seg, col);         \
+            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>>(p, seg, col);                   \
         }                                                                                            \
     }
 

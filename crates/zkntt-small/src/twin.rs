@@ -593,14 +593,15 @@ pub fn two_d_panels_split(
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
 }
 
-/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N =
-/// C x 4096, each transform's C blocks exchanging through distributed shared memory. NR
-/// (`kernel_nr`): block `me` loads segment me; thread tid of block me takes the columns n2 = me
+/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^15 on sm_90, 2^16 in NR
+/// and RN): N =
+/// C x 4096, each transform's C blocks exchanging through distributed shared memory. NN and NR
+/// (`kernel`): block `me` loads segment me; thread tid of block me takes the columns n2 = me
 /// 4096 / C + tid + 256 i (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on
 /// the register bits below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1;
-/// each block then runs the WSX tile on its 4096 entries and stores X[me + C k2] at rev_N(me +
-/// C k2): segment rev(me), entry k2 at rev(k2). NN and RN: [`cluster_nn`]'s transposed split.
-/// `data` holds whole transforms.
+/// each block then runs the WSX tile on its 4096 entries and stores X[me + C k2] (NR: at
+/// rev_N(me + C k2), segment rev(me), entry k2 at rev(k2)). RN: the transposed split of
+/// `cluster_rn`. `data` holds whole transforms.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
@@ -677,9 +678,15 @@ fn cluster_rows(
     let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
     let rows = setup(args(scale, outer), TILE)?;
     let c = 1usize << log_c;
-    if !bit_reversed {
-        let log_rows = outer.map(|(_, _, l)| l);
-        cluster_nn(&columns, &rows, log_c, log_n, data, rn, log_rows);
+    if rn {
+        cluster_rn(
+            &columns,
+            &rows,
+            log_c,
+            log_n,
+            data,
+            outer.map(|(_, _, l)| l),
+        );
         return Ok(());
     }
     for x in data.chunks_mut(1 << log_n) {
@@ -699,11 +706,14 @@ fn cluster_rows(
             }
         }
         for (me, row) in col.iter().enumerate() {
-            // X[me + C k2] at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2).
             let res = tile_layers(&rows, true, |g| row[g as usize]);
             for (k2, &v) in res.iter().enumerate() {
-                let at =
-                    (bitrev(me as u32, log_c) << TILE_LOG | bitrev(k2 as u32, TILE_LOG)) as usize;
+                // NR: X[me + C k2] at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2).
+                let at = if bit_reversed {
+                    (bitrev(me as u32, log_c) << TILE_LOG | bitrev(k2 as u32, TILE_LOG)) as usize
+                } else {
+                    me + (k2 << log_c)
+                };
                 x[at] = rows.finish(v, 0, 0);
             }
         }
@@ -726,20 +736,19 @@ fn column_dif(columns: &Ctx<'_>, y: &mut [u32; PER_THREAD], log_c: u32) {
     }
 }
 
-/// The cluster kernel's natural order out (`kernel_nn`; NN and RN): the transposed split, x[n1 +
-/// C n2] and X[k1 + 4096 k2]. Block n1 transforms the 4096 elements x[n1 + C n2] (WSX tile,
-/// natural order out; `rn`: x[j] at rev_N(j) = rev_C(n1) 4096 + rev(n2), segment rev_C(n1)
-/// bit-reversed); thread tid of block me then takes k1 = me 4096 / C + tid + 256 i, register r =
-/// i C + n1 holding block n1's output k1 times w_N^(n1 k1), runs the C-point DIF on the register
-/// bits below log2 C and stores register r at X[k1 + 4096 rev(n1)], through `rows` (the scale,
-/// and with `outer_log_rows` the outer 2-D twiddle w_M^(rev(u mod 2^log_rows) k)).
-fn cluster_nn(
+/// The cluster kernel's RN (`kernel_rn`): the transposed split, x[n1 + C n2] and X[k1 + 4096 k2].
+/// x[j] lies at rev_N(j), so x[n1 + C n2] at rev_C(n1) 4096 + rev(n2): block n1 transforms segment
+/// rev_C(n1) read bit-reversed (WSX tile, natural order out); thread tid of block me then takes
+/// k1 = me 4096 / C + tid + 256 i, register r = i C + n1 holding block n1's output k1 times
+/// w_N^(n1 k1), runs the C-point DIF on the register bits below log2 C and stores register r at
+/// X[k1 + 4096 rev(n1)], through `rows` (the scale, and with `outer_log_rows` the outer 2-D
+/// twiddle w_M^(rev(u mod 2^log_rows) k)).
+fn cluster_rn(
     columns: &Ctx<'_>,
     rows: &Ctx<'_>,
     log_c: u32,
     log_n: u32,
     data: &mut [u32],
-    rn: bool,
     outer_log_rows: Option<u32>,
 ) {
     let c = 1usize << log_c;
@@ -747,11 +756,7 @@ fn cluster_nn(
         // The outer twiddle's transform index, reversed.
         let t = outer_log_rows.map_or(0, |l| bitrev((u & ((1 << l) - 1)) as u32, l) as u64);
         let at = |n1: usize, n2: u32| {
-            if rn {
-                ((bitrev(n1 as u32, log_c) as usize) << TILE_LOG) | bitrev(n2, TILE_LOG) as usize
-            } else {
-                n1 + c * n2 as usize
-            }
+            ((bitrev(n1 as u32, log_c) as usize) << TILE_LOG) | bitrev(n2, TILE_LOG) as usize
         };
         let outs: Vec<Vec<u32>> = (0..c)
             .map(|n1| tile_layers(rows, true, |g| x[at(n1, g)]))
@@ -1092,39 +1097,6 @@ mod tests {
                 wsx(args, &mut unreduced).unwrap();
                 block(args, &mut reduced).unwrap();
                 assert_eq!(unreduced, reduced, "{form:?} 2^{log_n}");
-            }
-        }
-    }
-
-    /// `kernel_nn` of ntt_cluster.cu lays its segment out by nu(s) = s ^ ((s >> log2 C) mod 32):
-    /// a bijection, and both accesses hit 32 banks a warp: the coalesced write (s = tid + 256 r)
-    /// and the read of the elements for block n1 (s = n1 + C (tid + 256 i)).
-    #[test]
-    fn cluster_nn_segment_is_conflict_free() {
-        for log_c in 1..=crate::ntt::MAX_LOG_CLUSTER {
-            let c = 1u32 << log_c;
-            let nu = |s: u32| s ^ ((s >> log_c) & 31);
-            let mut image: Vec<u32> = (0..TILE as u32).map(nu).collect();
-            image.sort_unstable();
-            assert!(
-                image.iter().enumerate().all(|(i, &v)| i as u32 == v),
-                "C = {c}"
-            );
-            let banks = |words: Vec<u32>| {
-                let mut b: Vec<u32> = words.iter().map(|&s| nu(s) % 32).collect();
-                b.sort_unstable();
-                b.dedup();
-                b.len()
-            };
-            for warp in 0..(THREADS / 32) as u32 {
-                for r in 0..PER_THREAD as u32 {
-                    let tids = (0..32).map(|l| warp * 32 + l);
-                    let write = tids.clone().map(|t| t | r << 8).collect();
-                    assert_eq!(banks(write), 32, "C = {c} write warp {warp} register {r}");
-                    let (n1, i) = (r & (c - 1), r >> log_c);
-                    let read = tids.map(|t| n1 + c * (t + 256 * i)).collect();
-                    assert_eq!(banks(read), 32, "C = {c} read warp {warp} register {r}");
-                }
             }
         }
     }

@@ -1,8 +1,8 @@
 //! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
 //! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
 //! memory (sm_90+), where the panel path takes two launches through global memory. Taken for
-//! 2^13..2^16, in RN to 2^15 (`cluster_batch_fits`: at 2^16 in RN the panel passes measure
-//! faster).
+//! 2^13..2^15, and in NR and RN for 2^16 too (`cluster_batch_fits`: at 2^16 in NN the panel
+//! passes measure faster).
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -37,13 +37,19 @@ pub(super) struct ClusterParams {
 unsafe impl DeviceRepr for ClusterParams {}
 
 /// Whether a batch of `batch` transforms in clusters of 2^log_c blocks goes to the cluster kernel
-/// rather than the panel passes: clusters of up to 16 blocks (2^16), every store a whole run, and
-/// batch x C^2 <= 256, so up to 64 transforms of 2^13 and a single one of 2^15 or 2^16. Measured
-/// on an H100 (benches/NOTES.md, 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1
-/// 14.5 against 14.9, when NN stored single words at stride C; the bound between (C = 4, 8) is
+/// rather than the panel passes: batch x C^2 <= 256, so up to 64 transforms of 2^13 and a single
+/// one of 2^15; clusters of up to 16 blocks (2^16) in NR and RN, whose stores are whole runs, up
+/// to 8 (2^15) in NN, which stores single words at stride C. Measured on an H100 (benches/NOTES.md,
+/// 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; but 2^16
+/// x 1 17.4 against 15.7 since the panels of 8 transforms; the bound between (C = 4, 8) is
 /// interpolated, not measured.
-pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64) -> bool {
-    log_c <= MAX_LOG_CLUSTER && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
+pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
+    let max_log_c = if ordering == zkntt_gpu::Ordering::NN {
+        3
+    } else {
+        MAX_LOG_CLUSTER
+    };
+    log_c <= max_log_c && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
 fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
@@ -90,18 +96,16 @@ impl SmallNtt {
         kernel: super::Kernel,
         ordering: zkntt_gpu::Ordering,
     ) -> bool {
-        // Every ordering stores whole runs on the cluster, and takes the same sizes.
-        let _ = ordering;
         kernel == super::Kernel::Wsx
             && log_n > TILE_LOG
             && log_n <= self.cluster_max_log_n
-            && cluster_batch_fits(log_n - TILE_LOG, batch)
+            && cluster_batch_fits(log_n - TILE_LOG, batch, ordering)
             && self.clusters.load(Ordering::Relaxed)
     }
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
-    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^16 of it where the batch is small
-    /// (`cluster_batch_fits`).
+    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it where the batch is small, 2^16
+    /// too in NR and RN (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
     }
@@ -116,7 +120,7 @@ impl SmallNtt {
     /// equal), one cluster of 2^(log_n - 12) blocks each, in `ordering`; every
     /// output times 2^-scale_log_n where given (the inverse's 1/N: N of the whole transform when
     /// these are the rows of a larger one). With `outer` = (lo, hi, log_rows), the 2-D tables of
-    /// a larger transform whose rows these are, output k of transform u (natural order only) is
+    /// a larger transform whose rows these are, output k of transform u (RN only) is
     /// also multiplied by w_M^(rev(u mod 2^log_rows) k), as RN's first pass above 2^24 needs.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
@@ -131,10 +135,10 @@ impl SmallNtt {
         scale_log_n: Option<u32>,
         outer: Option<(u64, u64, u32)>,
     ) -> Result<()> {
-        if outer.is_some() && ordering == zkntt_gpu::Ordering::NR {
+        if outer.is_some() && ordering != zkntt_gpu::Ordering::RN {
             return Err(crate::Error::OrderingUnsupported {
                 ordering,
-                reason: "the cluster kernel's outer 2-D twiddle takes natural-order output",
+                reason: "the cluster kernel's outer 2-D twiddle is built for RN (the rows of RN above 2^24)",
             });
         }
         let log_c = log_n - TILE_LOG;
@@ -179,11 +183,18 @@ mod tests {
 
     #[test]
     fn cluster_batches_as_measured() {
-        assert!(cluster_batch_fits(1, 64) && !cluster_batch_fits(1, 65));
-        assert!(cluster_batch_fits(3, 1) && !cluster_batch_fits(3, 8));
-        assert!(cluster_batch_fits(2, 3) && !cluster_batch_fits(3, u64::MAX));
-        // 2^16 (16 blocks): one transform on a cluster, two on the panel passes.
-        assert!(cluster_batch_fits(4, 1) && !cluster_batch_fits(4, 2));
+        use zkntt_gpu::Ordering::{NN, NR, RN};
+        for o in [NN, NR, RN] {
+            assert!(cluster_batch_fits(1, 64, o) && !cluster_batch_fits(1, 65, o));
+            assert!(cluster_batch_fits(3, 1, o) && !cluster_batch_fits(3, 8, o));
+            assert!(cluster_batch_fits(2, 3, o) && !cluster_batch_fits(3, u64::MAX, o));
+        }
+        // 2^16 (16 blocks) takes the panel passes at any batch in NN, a cluster for one NR or RN
+        // transform.
+        assert!(!cluster_batch_fits(4, 1, NN));
+        for o in [NR, RN] {
+            assert!(cluster_batch_fits(4, 1, o) && !cluster_batch_fits(4, 2, o));
+        }
     }
 
     #[test]
