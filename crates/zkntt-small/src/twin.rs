@@ -594,12 +594,11 @@ pub fn two_d_panels_split(
 }
 
 /// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^15 on sm_90, 2^16 in NR
-/// and RN): N =
-/// C x 4096, each transform's C blocks exchanging through distributed shared memory. NN and NR
-/// (`kernel`): block `me` loads segment me; thread tid of block me takes the columns n2 = me
-/// 4096 / C + tid + 256 i (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on
-/// the register bits below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1;
-/// each block then runs the WSX tile on its 4096 entries and stores X[me + C k2] (NR: at
+/// and RN): N = C x 4096, each transform's C blocks exchanging through distributed shared memory.
+/// NN and NR (`kernel`): block `me` loads segment me; thread tid of block me takes the columns
+/// n2 = me 4096 / C + tid + 256 i (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point
+/// DIF on the register bits below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block
+/// k1; each block then runs the WSX tile on its 4096 entries and stores X[me + C k2] (NR: at
 /// rev_N(me + C k2), segment rev(me), entry k2 at rev(k2)). RN: the transposed split of
 /// `cluster_rn`. `data` holds whole transforms.
 pub fn cluster(
