@@ -244,10 +244,33 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) y[r] = finish<F>(f, columns, y[r], k1_of(r), r & n1_mask);
     column_dif<F>(f, p, y, log_c);
+    if (cp.outer_lo != nullptr) {
+        // Output k = k1_0 + 256 i + 4096 k2 (register r = i C + n1, k2 = rev(n1)): w_M^(t k) =
+        // A S^i G^k2, A = w_M^(t k1_0) (times the scale), S = w_M^(256 t), G = w_M^(4096 t): three
+        // lookups a thread and two products a word, where a lookup a word gathers across the
+        // tables (measured: 2^26 RN 1.34 ms against 1.20 on the old path).
+        constexpr uint32_t Q = F::Q;
+        uint32_t a = post_mont<F, Form>(f, rows, t * k1_0, true);
+        const uint32_t s = post_mont<F, Form>(f, rows, t << 8, false);
+        uint32_t g[1u << 4];  // g[j] = G^j (Montgomery form) for j < C
+        g[0] = (uint32_t)((0xffffffffull % Q + 1) % Q);  // R mod Q: one
+        g[1] = post_mont<F, Form>(f, rows, t << TILE_LOG, false);
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        const uint32_t k = k1_of(r) + (bitrev(r & n1_mask, log_c) << TILE_LOG);
-        out[k] = finish<F>(f, rows, y[r], t, k);
+        for (uint32_t j = 2; j < 16; j++) {
+            if (j <= n1_mask) g[j] = mul_mont<Q>(g[j - 1], g[1]);
+        }
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            if (r != 0 && (r & n1_mask) == 0) a = mul_mont<Q>(a, s);
+            const uint32_t k2 = bitrev(r & n1_mask, log_c);
+            out[k1_of(r) + (k2 << TILE_LOG)] = mul_mont<Q>(y[r], mul_mont<Q>(a, g[k2]));
+        }
+    } else {
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            const uint32_t k = k1_of(r) + (bitrev(r & n1_mask, log_c) << TILE_LOG);
+            out[k] = finish<F>(f, rows, y[r], 0, 0);  // the scale
+        }
     }
     wait();
 #endif
