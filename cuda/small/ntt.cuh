@@ -239,6 +239,27 @@ struct TwiddleChain {
     }
 };
 
+// RUN contiguous words from `run` into x[0..RUN): 16-byte loads where `vec` (the run 16-byte
+// aligned), else word by word.
+template <uint32_t RUN>
+__device__ __forceinline__ void read_run(const uint32_t* run, bool vec, uint32_t* x) {
+    if (RUN >= 4 && vec) {
+        if constexpr (RUN >= 4) {
+#pragma unroll
+            for (uint32_t q = 0; q < RUN / 4; q++) {
+                const uint4 v = reinterpret_cast<const uint4*>(run)[q];
+                x[4 * q] = v.x;
+                x[4 * q + 1] = v.y;
+                x[4 * q + 2] = v.z;
+                x[4 * q + 3] = v.w;
+            }
+        }
+    } else {
+#pragma unroll
+        for (uint32_t j = 0; j < RUN; j++) x[j] = run[j];
+    }
+}
+
 // Natural-order position of DIF output slot `pos` (bit reversal of the low log_n bits).
 __device__ __forceinline__ uint32_t bitrev(uint32_t pos, uint32_t log_n) {
     return log_n == 0 ? pos : __brev(pos) >> (32 - log_n);

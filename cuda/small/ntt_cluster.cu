@@ -196,22 +196,7 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
         const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
         uint32_t v[PER_THREAD];
 #pragma unroll
-        for (uint32_t kk = 0; kk < PER_THREAD / RUN; kk++) {
-            const uint32_t* run = src + kk * THREADS * RUN;
-            if (vec) {
-#pragma unroll
-                for (uint32_t q = 0; q < RUN / 4; q++) {
-                    const uint4 w = reinterpret_cast<const uint4*>(run)[q];
-                    v[kk * RUN + 4 * q] = w.x;
-                    v[kk * RUN + 4 * q + 1] = w.y;
-                    v[kk * RUN + 4 * q + 2] = w.z;
-                    v[kk * RUN + 4 * q + 3] = w.w;
-                }
-            } else {
-#pragma unroll
-                for (uint32_t j = 0; j < RUN; j++) v[kk * RUN + j] = run[j];
-            }
-        }
+        for (uint32_t kk = 0; kk < PER_THREAD / RUN; kk++) read_run<RUN>(src + kk * THREADS * RUN, vec, v + kk * RUN);
         auto pos = [](uint32_t w) { return wsx::slot(bitrev(w, TILE_LOG)); };
         const uint32_t s_t = pos(tid * RUN);
 #pragma unroll

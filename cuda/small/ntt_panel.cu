@@ -308,20 +308,8 @@ __device__ __forceinline__ void load_rn_rows(const Walk& in, uint32_t* panel, ui
         if ((tid + kk * THREADS) * RUN >= in.limit) {  // runs lie inside rows: all or nothing
 #pragma unroll
             for (uint32_t j = 0; j < RUN; j++) x[kk * RUN + j] = 0;
-        } else if (RUN >= 4 && vec) {
-            if constexpr (RUN >= 4) {
-#pragma unroll
-                for (uint32_t q = 0; q < RUN / 4; q++) {
-                    const uint4 v = reinterpret_cast<const uint4*>(run)[q];
-                    x[kk * RUN + 4 * q] = v.x;
-                    x[kk * RUN + 4 * q + 1] = v.y;
-                    x[kk * RUN + 4 * q + 2] = v.z;
-                    x[kk * RUN + 4 * q + 3] = v.w;
-                }
-            }
         } else {
-#pragma unroll
-            for (uint32_t j = 0; j < RUN; j++) x[kk * RUN + j] = run[j];
+            read_run<RUN>(run, vec, x + kk * RUN);
         }
     }
     const uint32_t s_t = wsx::slot(pos(tid * RUN));
