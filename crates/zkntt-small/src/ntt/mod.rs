@@ -1,6 +1,7 @@
 //! The host API of the small-word NTT kernels: device-resident batches on the GPU's stream (here),
-//! one cluster launch for 2^13..2^15 on sm_90 (`cluster.rs`), the 2-D decomposition beyond one
-//! tile (`two_d.rs`), and host-to-host batches over several CUDA streams (`host.rs`).
+//! one cluster launch for 2^13..2^15 (2^16 in NR and RN) on sm_90 (`cluster.rs`), the 2-D
+//! decomposition beyond one tile (`two_d.rs`), and host-to-host batches over several CUDA streams
+//! (`host.rs`).
 
 mod cluster;
 mod host;
@@ -435,7 +436,7 @@ impl SmallNtt {
     /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
     /// [0, 2q)); others give unspecified values, never memory errors. With [`Kernel::Wsx`],
     /// single transforms and small batches of 2^13..2^15 take one cluster launch on sm_90
-    /// ([`SmallNtt::takes_cluster`]; 2^16 too in NR). Other sizes
+    /// ([`SmallNtt::takes_cluster`]; 2^16 too in NR and RN). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
     /// [`Kernel::Wsx`] two panel passes (into the scratch and back), with the others five passes
     /// and a final copy back ([`SmallNtt::run_into`] avoids the copy).
@@ -456,7 +457,7 @@ impl SmallNtt {
     /// NR: the cluster kernel stores whole segments and the 2-D path's stores are contiguous in
     /// both passes, so NR is the faster order at 2^14..2^19 and 2^21..2^24, level at 2^12/2^13,
     /// 0-8% slower at 2^20 (measured on an H100: `benches/results/h100.md`). RN: one tile
-    /// launch to 2^12, one cluster launch to 2^15 where the batch is small, then two passes: the
+    /// launch to 2^12, one cluster launch to 2^16 where the batch is small, then two passes: the
     /// rows of the input as it lies (panels to 2^24; above, 2^13/2^14-point rows on clusters),
     /// then the columns in panels. NR and RN
     /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
