@@ -205,6 +205,12 @@ __device__ __forceinline__ constexpr uint32_t mont_r2() {
     return (uint32_t)((0xffffffffffffffffull % Q + 1) % Q);
 }
 
+// R mod Q for R = 2^32: one in Montgomery form.
+template <uint32_t Q>
+__device__ __forceinline__ constexpr uint32_t mont_one() {
+    return (uint32_t)((0xffffffffull % Q + 1) % Q);
+}
+
 // w_M^e as a canonical value from the 2-D tables (the exponent split in 12-bit halves).
 template <class F, class Form>
 __device__ __forceinline__ uint32_t post_twiddle(const Form& f, const NttParams& p, uint32_t e) {

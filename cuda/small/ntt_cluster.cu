@@ -81,6 +81,25 @@ __device__ __forceinline__ void column_dif(const Form& f, const NttParams& p, ui
     }
 }
 
+// What both kernels take from the launch: this thread, the cluster's size and rank, transform
+// u = blockIdx.x / C's input and output, and the step-2 2-D twiddle's parameters (no scale).
+struct Setup {
+    uint32_t tid, log_c, me;
+    const uint32_t* data;
+    uint32_t* out;
+    NttParams columns;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __device__ __forceinline__ explicit Setup(const ClusterParams& cp)
+        : tid(threadIdx.x), log_c(cp.ntt.log_n - TILE_LOG), me(rank()), columns(cp.ntt) {
+        const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << cp.ntt.log_n;
+        data = cp.ntt.data + first;
+        out = cp.out + first;
+        columns.has_scale = 0;
+        columns.post_log_rows = TILE_LOG;
+    }
+#endif
+};
+
 // seg: this block's segment, then the tile's exchange buffer; col: the columns' entries k1 = me
 // (TILE words each, declared by the entry point so that every instantiation shares them).
 template <class F, class Form>
@@ -89,17 +108,14 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
     const Form f(p);
-    const uint32_t tid = threadIdx.x;
-    const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
-    const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
-    const uint32_t* data = p.data + first;
-    uint32_t* out = cp.out + first;
+    const Setup st(cp);
+    const uint32_t tid = st.tid, log_c = st.log_c, me = st.me;
+    const uint32_t* data = st.data;
+    uint32_t* out = st.out;
     // NR (p.order 1): row me's outputs stay in the DIF's order, which is where they go.
     const bool nr = p.order == 1;
     const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, !nr);
-    NttParams columns = p;  // the 2-D twiddle, no scale
-    columns.has_scale = 0;
-    columns.post_log_rows = TILE_LOG;
+    const NttParams& columns = st.columns;
     NttParams rows = p;  // the scale, no 2-D twiddle
     rows.post_lo = nullptr;
 
@@ -170,20 +186,16 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
     const Form f(p);
-    const uint32_t tid = threadIdx.x;
-    const uint32_t log_c = p.log_n - TILE_LOG, me = rank();
+    const Setup st(cp);
+    const uint32_t tid = st.tid, log_c = st.log_c, me = st.me;
     const uint32_t n1_mask = (1u << log_c) - 1;
-    const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << p.log_n;
-    const uint32_t* data = p.data + first;
-    uint32_t* out = cp.out + first;
+    const uint32_t* data = st.data;
+    uint32_t* out = st.out;
     const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, true);
-    NttParams columns = p;  // the 2-D twiddle, no scale
-    columns.has_scale = 0;
-    columns.post_log_rows = TILE_LOG;
-    NttParams rows = p;  // the scale, and the outer 2-D twiddle where there is one
+    const NttParams& columns = st.columns;
+    NttParams rows = p;  // the scale, and the outer 2-D twiddle's tables where there is one
     rows.post_lo = cp.outer_lo;
     rows.post_hi = cp.outer_hi;
-    rows.post_log_rows = cp.outer_log_rows;
     const uint32_t t = cp.outer_lo == nullptr
                            ? 0
                            : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1), cp.outer_log_rows);
@@ -238,7 +250,7 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
         uint32_t a = post_mont<F, Form>(f, rows, t * k1_0, true);
         const uint32_t s = post_mont<F, Form>(f, rows, t << 8, false);
         uint32_t g[1u << 4];  // g[j] = G^j (Montgomery form) for j < C
-        g[0] = (uint32_t)((0xffffffffull % Q + 1) % Q);  // R mod Q: one
+        g[0] = mont_one<Q>();
         g[1] = post_mont<F, Form>(f, rows, t << TILE_LOG, false);
 #pragma unroll
         for (uint32_t j = 2; j < 16; j++) {

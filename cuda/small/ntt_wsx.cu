@@ -7,6 +7,28 @@ namespace zkntt {
 namespace small {
 namespace wsx {
 
+// RN's input at 2^10..2^12 (RUN = 2^(log_n - 8)): register r = h RUN + l (tile position
+// g = tid | r << 8) takes word out_pos(g) = h 2^log_n + rev8(tid) RUN + rev(l), so a thread
+// reads 16 / RUN runs of RUN contiguous words, in 16-byte loads (`base` 16-byte aligned), where
+// word by word each warp load touched 32 sectors for one word in each.
+template <uint32_t RUN>
+__device__ __forceinline__ void load_rn_runs(const uint32_t* base, uint32_t tid, uint32_t (&v)[PER_THREAD]) {
+    constexpr uint32_t LB = RUN == 16 ? 4 : RUN == 8 ? 3 : 2;
+    static_assert(RUN == 1u << LB, "RUN is 4, 8 or 16");
+    const uint32_t* src = base + (__brev(tid) >> 24) * RUN;
+#pragma unroll
+    for (uint32_t h = 0; h < PER_THREAD / RUN; h++) {
+        uint32_t x[RUN];
+        read_run<RUN>(src + h * (RUN << 8), true, x);
+#pragma unroll
+        for (uint32_t l = 0; l < RUN; l++) {
+            // rev(l) over LB bits, in closed form so that it folds (a loop here left x in local memory)
+            const uint32_t r4 = (l & 1) << 3 | (l & 2) << 1 | (l & 4) >> 1 | (l & 8) >> 3;
+            v[h * RUN + l] = x[r4 >> (4 - LB)];
+        }
+    }
+}
+
 // EXCHANGE: the M2 -> M3 half exchange (the kernel). Otherwise layers 3..0 shuffle every
 // register and compute half butterflies in both lanes (the ablation: the first design's layers).
 // RN (small_ntt_wsx_rn_*, p.order 2): tile position g is the input's word out_pos(g) (each
@@ -26,16 +48,26 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
     const uint32_t low = (1u << log_n) - 1;
     // No 2-D twiddle and no scale: the output is only brought to canonical form.
     const bool plain = p.post_lo == nullptr && !p.has_scale;
+    // RN from 2^10: a thread's input is runs of 16-byte words (`load_rn_runs`).
+    const bool runs = RN && log_n >= 10 && (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
 
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t* base = p.data + (tile << TILE_LOG);
         const bool full = ((tile + 1) << TILE_LOG) <= total;
         const uint32_t valid = full ? TILE : (uint32_t)(total - (tile << TILE_LOG));
         uint32_t v[PER_THREAD];
-        if (RN) {
-            // Word out_pos(g) into register r (at 2^12 a thread's 16 words are contiguous, its
-            // register bits reversed into the low bits: every sector a warp touches is used).
-            // Per tile: hoisted out of the loop, the 16 addresses would spill.
+        if (RN && runs && full) {
+            if (log_n == 12) {
+                load_rn_runs<16>(base, tid, v);
+            } else if (log_n == 11) {
+                load_rn_runs<8>(base, tid, v);
+            } else {
+                load_rn_runs<4>(base, tid, v);
+            }
+        } else if (RN) {
+            // Word out_pos(g) into register r, word by word (a partial tile, an unaligned
+            // buffer, or log_n < 10). Per tile: hoisted out of the loop, the 16 addresses would
+            // spill.
             uint32_t m = log_n > 8 ? tid : c.m2;
             asm volatile("" : "+r"(m));
             const uint32_t rstep = log_n > 8 ? 8 : 4;

@@ -567,10 +567,11 @@ fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
 /// NR (natural in, bit-reversed out: against the reference bit-reversed) and RN (bit-reversed
 /// in, natural out: the reference of the input bit-reversed), in place, out of place and by
 /// address, forward and inverse, BabyBear and KoalaBear, at every path's sizes: one tile (2^1,
-/// 2^4, 2^8, 2^11, 2^12, batches), the cluster kernel (2^13..2^16, on sm_90) and the panel
-/// passes forced there too, the 2-D panels to 2^24 (8-tile panels) and batches of them, RN
-/// also on an input only 4-byte aligned; the default form (Shoup lazy) and Montgomery (to
-/// 2^20). The name keeps the `nr_matches` filter of `issue20.sh sanitize`.
+/// 2^4, 2^8, 2^10, 2^11, 2^12, batches, whole and partial tiles), the cluster kernel
+/// (2^13..2^16, on sm_90) and the panel passes forced there too, the 2-D panels to 2^24 (8-tile
+/// panels) and batches of them, RN also on an input only 4-byte aligned; the default form (Shoup
+/// lazy) and Montgomery (to 2^20). The name keeps the `nr_matches` filter of `issue20.sh
+/// sanitize`.
 #[test]
 fn nr_matches_reference_bit_reversed() {
     let Some(gpu) = gpu_or_skip("nr_matches_reference_bit_reversed") else {
@@ -581,6 +582,7 @@ fn nr_matches_reference_bit_reversed() {
         (1u32, 5usize),
         (4, 3),
         (8, 2),
+        (10, 5),
         (11, 3),
         (12, 2),
         (13, 2),
@@ -667,9 +669,10 @@ fn nr_matches_reference_bit_reversed() {
                             log_n,
                             &format!("{what} run_raw, clusters {clusters}"),
                         );
-                        // RN's rows pass reads 16 bytes at a time from 2^20 up where the
-                        // input is 16-byte aligned: one word past an allocation it is not.
-                        if ordering == Ordering::RN && log_n >= 20 {
+                        // RN reads 16 bytes at a time where the input is 16-byte aligned (the
+                        // one-tile kernel at 2^10..2^12, the rows pass from 2^20): one word past
+                        // an allocation it is not.
+                        if ordering == Ordering::RN && ((10..=12).contains(&log_n) || log_n >= 20) {
                             let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
                             let mut tail = d.slice_mut(1..);
                             gpu.stream().memcpy_htod(&x, &mut tail).unwrap();

@@ -39,10 +39,10 @@ unsafe impl DeviceRepr for ClusterParams {}
 /// Whether a batch of `batch` transforms in clusters of 2^log_c blocks goes to the cluster kernel
 /// rather than the panel passes: batch x C^2 <= 256, so up to 64 transforms of 2^13 and a single
 /// one of 2^15; clusters of up to 16 blocks (2^16) in NR and RN, whose stores are whole runs, up
-/// to 8 (2^15) in NN, which stores single words at stride C. Measured on an H100 (benches/NOTES.md,
-/// 2026-11-26): 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; but 2^16
-/// x 1 17.4 against 15.7 since the panels of 8 transforms; the bound between (C = 4, 8) is
-/// interpolated, not measured.
+/// to 8 (2^15) in NN, which stores single words at stride C. Measured on an H100 (benches/NOTES.md):
+/// 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; NN 2^16 x 1 17.4
+/// against 15.7 (2026-11-26), RN 2^16 x 1 12.9-14.0 against 15.7-17.2 (2026-11-27); the bound
+/// between (C = 4, 8) is interpolated, not measured.
 pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
     let max_log_c = if ordering == zkntt_gpu::Ordering::NN {
         3
