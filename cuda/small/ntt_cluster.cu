@@ -52,14 +52,13 @@ struct ClusterParams {
     // The outer 2-D twiddle where these transforms are the rows of a larger one (RN above 2^24,
     // natural order out): output k of transform u times w_M^(rev(u mod 2^outer_log_rows) k),
     // from the tables w_M^i and w_M^(4096 i). outer_lo null: none.
-    // With log_groups = 1 (NR only): the tables w_M^i and w_M^(4096 i) of M = 2 N, whose
-    // first radix-2 layer the launch fuses into its loads (`kernel`).
+    // With log_groups = 1: the tables w_M^i and w_M^(4096 i) of M = 2 N, whose first radix-2
+    // layer (NR, `kernel`) or last (RN, `kernel_rn`) the launch fuses in.
     const void* outer_lo;
     const void* outer_hi;
     uint32_t outer_log_rows;
     // log2 of the groups of 256 threads a block (0 or 1): transform u of 2^(ntt.log_n +
-    // log_groups) words on cluster u, group j of every block computing the 2^ntt.log_n outputs
-    // X[2 k + j].
+    // log_groups) words on cluster u (NR and RN).
     uint32_t log_groups;
 };
 
@@ -213,6 +212,10 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 //      consecutive k1); the last barrier's wait keeps `seg` alive until every block has read it.
 //      Where the transforms are the rows of a larger one (RN above 2^24, `outer_lo`), output k
 //      also times w_M^(t k), t = rev(u mod 2^outer_log_rows), from that one's 2-D tables.
+// RN at N' = 2 N (2^17, log_groups 1): the input's segment j (of 2^16) is x[2 m + j] read
+// bit-reversed, so group j computes E_j = its 2^16-point transform as above, times w_N'^(j k) (the
+// outer twiddle with t = j and N' = M), and the last radix-2 DIT layer pairs the groups through
+// `col`: X[k] = T_0[k] + T_1[k], X[k + N] = T_0[k] - T_1[k].
 template <class F, class Form>
 __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -224,20 +227,23 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
     const uint32_t n1_mask = (1u << log_c) - 1;
     const uint32_t* data = st.data;
     uint32_t* out = st.out;
+    seg += st.grp * TILE;
+    col += st.grp * TILE;
     const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, true);
     const NttParams& columns = st.columns;
     NttParams rows = p;  // the scale, and the outer 2-D twiddle's tables where there is one
     rows.post_lo = cp.outer_lo;
     rows.post_hi = cp.outer_hi;
-    const uint32_t t = cp.outer_lo == nullptr
-                           ? 0
-                           : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1), cp.outer_log_rows);
+    const uint32_t t = cp.log_groups != 0   ? st.grp
+                       : cp.outer_lo == nullptr ? 0
+                                                : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1),
+                                                         cp.outer_log_rows);
 
     // 1. Segment rev_C(me): thread tid reads runs tid and tid + 256 of 8 words; word w goes to
     // tile position rev(w) (linear over XOR, as the slot).
     {
         constexpr uint32_t RUN = 8;
-        const uint32_t* src = data + (bitrev(me, log_c) << TILE_LOG) + tid * RUN;
+        const uint32_t* src = data + (st.grp << p.log_n) + (bitrev(me, log_c) << TILE_LOG) + tid * RUN;
         const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
         uint32_t v[PER_THREAD];
 #pragma unroll
@@ -293,7 +299,26 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
         for (uint32_t r = 0; r < PER_THREAD; r++) {
             if (r != 0 && (r & n1_mask) == 0) a = mul_mont<Q>(a, s);
             const uint32_t k2 = bitrev(r & n1_mask, log_c);
-            out[k1_of(r) + (k2 << TILE_LOG)] = mul_mont<Q>(y[r], mul_mont<Q>(a, g[k2]));
+            const uint32_t z = mul_mont<Q>(y[r], mul_mont<Q>(a, g[k2]));
+            if (cp.log_groups == 0) {
+                out[k1_of(r) + (k2 << TILE_LOG)] = z;
+            } else {
+                col[tid | r << 8] = z;  // free since step 2's loads
+            }
+        }
+        if (cp.log_groups != 0) {
+            // The last radix-2 layer across the groups: X[k] = T_0[k] + T_1[k], X[k + N] =
+            // T_0[k] - T_1[k]; group g finishes registers 8 g..8 g + 7 of both.
+            __syncthreads();
+            const uint32_t* t0 = col - st.grp * TILE;
+#pragma unroll
+            for (uint32_t i = 0; i < PER_THREAD / 2; i++) {
+                const uint32_t r = st.grp * (PER_THREAD / 2) + i;
+                const uint32_t e0 = t0[tid | r << 8], e1 = t0[TILE + (tid | r << 8)];
+                const uint32_t k = k1_of(r) + (bitrev(r & n1_mask, log_c) << TILE_LOG);
+                out[k] = add_mod(e0, e1, Q);
+                out[k + (1u << p.log_n)] = sub_mod(e0, e1, Q);
+            }
         }
     } else {
 #pragma unroll
@@ -313,7 +338,7 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
 // Launch (sm_90+ only): 256 x 2^log_groups threads per block, clusters of C = 2^(log_n - 12)
 // blocks (1-D), one cluster per transform (grid = batch x C); dynamic shared memory 32 KiB x
 // 2^log_groups. p.order 0: natural order in and out; 1 (NR): out bit-reversed; 2 (RN): in
-// bit-reversed. The outer twiddle with RN only, groups with NR only. In place (every block's
+// bit-reversed. The outer twiddle with RN only, groups with NR and RN. In place (every block's
 // global reads precede a cluster barrier that every block's global writes follow). No
 // __launch_bounds__: with (512) ptxas gave the Shoup lazy forms 109 registers, without 72.
 // Where a change takes more than 128, the groups' launch no longer fits and 2^17 takes the panels

@@ -600,8 +600,8 @@ pub fn two_d_panels_split(
 /// DIF on the register bits below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block
 /// k1; each block then runs the WSX tile on its 4096 entries and stores X[me + C k2] (NR: at
 /// rev_N(me + C k2), segment rev(me), entry k2 at rev(k2)). RN: the transposed split of
-/// `cluster_rn`. NR at 2^17: 16 blocks of two groups (`cluster_groups_nr`). `data` holds whole
-/// transforms.
+/// `cluster_rn`. NR and RN at 2^17: 16 blocks of two groups (`cluster_groups`). `data` holds
+/// whole transforms.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
@@ -640,10 +640,10 @@ fn cluster_rows(
 ) -> Result<()> {
     field.check_log_n(log_n)?;
     if log_n == TILE_LOG + crate::ntt::MAX_LOG_CLUSTER + 1
-        && ordering == Ordering::NR
+        && ordering != Ordering::NN
         && outer.is_none()
     {
-        return cluster_groups_nr(field, form, direction, log_n, data, scale_log_n);
+        return cluster_groups(field, form, direction, log_n, data, ordering, scale_log_n);
     }
     let (bit_reversed, rn) = (ordering == Ordering::NR, ordering == Ordering::RN);
     let log_c = log_n.saturating_sub(TILE_LOG);
@@ -727,18 +727,21 @@ fn cluster_rows(
     Ok(())
 }
 
-/// NR at N' = 2 x 2^16 (`kernel` with `log_groups` 1: 16 blocks of two groups of 256 threads):
-/// X[2 k + j] = sum_m w_16^(m k) z_j[m], z_j[m] = w_N'^(m j) (x[m] + (-1)^j x[m + 2^16]) for
-/// m, k < 2^16. Group j of the cluster loads z_j (the first radix-2 DIF layer, on the way in),
-/// runs the 2^16-point NR of the cluster kernel on it with the whole transform's scale, and
-/// stores it at offset rev(j) 2^16 = j 2^16 (X[2 k + j] lies at rev_N'(2 k + j) = j 2^16 +
-/// rev_16(k)).
-fn cluster_groups_nr(
+/// NR and RN at N' = 2 x 2^16 (`log_groups` 1: 16 blocks of two groups of 256 threads), m, k
+/// < 2^16. NR (`kernel`): X[2 k + j] = sum_m w_16^(m k) z_j[m], z_j[m] = w_N'^(m j) (x[m] +
+/// (-1)^j x[m + 2^16]): group j loads z_j (the first radix-2 DIF layer, on the way in), runs the
+/// 2^16-point NR on it with the whole transform's scale and stores it at offset j 2^16 (X[2 k + j]
+/// lies at rev_N'(2 k + j) = j 2^16 + rev_16(k)). RN (`kernel_rn`): the input's half j is x[2 m +
+/// j] bit-reversed, so group j computes its 2^16-point RN E_j (with the scale), T_j[k] = w_N'^(j
+/// k) E_j[k], and the last radix-2 DIT layer gives X[k] = T_0[k] + T_1[k] and X[k + 2^16] =
+/// T_0[k] - T_1[k].
+fn cluster_groups(
     field: SmallField,
     form: ModMulForm,
     direction: crate::Direction,
     log_n: u32,
     data: &mut [u32],
+    ordering: Ordering,
     scale_log_n: Option<u32>,
 ) -> Result<()> {
     let half = 1usize << (log_n - 1);
@@ -749,26 +752,36 @@ fn cluster_groups_nr(
         });
     }
     let w = field.directed_root(log_n, direction)?;
+    let nr = ordering == Ordering::NR;
     for x in data.chunks_mut(2 * half) {
         let (lo, hi) = x.split_at_mut(half);
+        // NR: the first layer (DIF), z_0 into `lo`, z_1 into `hi`.
         let mut wm = 1u32;
-        for m in 0..half {
+        for m in (0..half).filter(|_| nr) {
             let (a, b) = (lo[m], hi[m]);
             lo[m] = field.add(a, b);
             hi[m] = field.mul(field.sub(a, b), wm);
             wm = field.mul(wm, w);
         }
-        for z in [lo, hi] {
+        for z in [&mut *lo, &mut *hi] {
             cluster_rows(
                 field,
                 form,
                 direction,
                 log_n - 1,
                 z,
-                Ordering::NR,
+                ordering,
                 scale_log_n,
                 None,
             )?;
+        }
+        // RN: the last layer (DIT).
+        let mut wk = 1u32;
+        for k in (0..half).filter(|_| !nr) {
+            let (a, b) = (lo[k], field.mul(hi[k], wk));
+            lo[k] = field.add(a, b);
+            hi[k] = field.sub(a, b);
+            wk = field.mul(wk, w);
         }
     }
     Ok(())
@@ -1064,16 +1077,17 @@ mod tests {
         two_d_twin_matches_reference(&cases, cluster, Ordering::NN);
         two_d_twin_matches_reference(&cases, cluster, Ordering::NR);
         two_d_twin_matches_reference(&cases, cluster, Ordering::RN);
-        // NR at 2^17: 16 blocks of two groups.
+        // NR and RN at 2^17: 16 blocks of two groups.
         let groups = [
             (ModMulForm::ShoupLazy, 17, 1),
             (ModMulForm::Montgomery, 17, 2),
         ];
         two_d_twin_matches_reference(&groups, cluster, Ordering::NR);
-        // Not cluster sizes (2^12, 2^17 but in NR, 2^18): errors.
+        two_d_twin_matches_reference(&groups, cluster, Ordering::RN);
+        // Not cluster sizes (2^12, 2^17 in NN, 2^18): errors.
         for (log_n, orderings) in [
             (12, &[Ordering::NN, Ordering::NR, Ordering::RN][..]),
-            (17, &[Ordering::NN, Ordering::RN][..]),
+            (17, &[Ordering::NN][..]),
             (18, &[Ordering::NN, Ordering::NR, Ordering::RN][..]),
         ] {
             for &ordering in orderings {

@@ -29,8 +29,9 @@ pub(super) struct ClusterParams {
     pub outer_lo: u64,
     pub outer_hi: u64,
     pub outer_log_rows: u32,
-    /// log2 of the groups of 256 threads a block: 1 for NR at 2^17 (16 blocks, the first
-    /// radix-2 layer fused into the loads, `outer_lo`/`outer_hi` that size's tables), else 0.
+    /// log2 of the groups of 256 threads a block: 1 for NR and RN at 2^17 (16 blocks, the first
+    /// radix-2 layer fused into the loads or the last into the stores, `outer_lo`/`outer_hi`
+    /// that size's tables), else 0.
     pub log_groups: u32,
 }
 
@@ -45,10 +46,10 @@ unsafe impl DeviceRepr for ClusterParams {}
 /// against 15.7 (2026-11-26), RN 2^16 x 1 12.9-14.0 against 15.7-17.2 (2026-11-27); the bound
 /// between (C = 4, 8) is interpolated, not measured.
 ///
-/// log_c = 5 (2^17) is NR alone, one transform, on 16 blocks of two groups (`GROUPS_LOG_N`).
+/// log_c = 5 (2^17) is one NR or RN transform on 16 blocks of two groups (`GROUPS_LOG_N`).
 pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
     if log_c == GROUPS_LOG_N - TILE_LOG {
-        return ordering == zkntt_gpu::Ordering::NR && batch == 1;
+        return ordering != zkntt_gpu::Ordering::NN && batch == 1;
     }
     let max_log_c = if ordering == zkntt_gpu::Ordering::NN {
         3
@@ -58,7 +59,7 @@ pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Or
     log_c <= max_log_c && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
-/// The size that takes the cluster kernel's groups: 2^17 in NR, 16 blocks of 512 threads.
+/// The size that takes the cluster kernel's groups: 2^17 in NR and RN, 16 blocks of 512 threads.
 pub(crate) const GROUPS_LOG_N: u32 = TILE_LOG + MAX_LOG_CLUSTER + 1;
 
 /// `batch` clusters of 2^log_cluster blocks of 2^log_groups x 256 threads, `seg` and `col` (a
@@ -132,7 +133,7 @@ impl SmallNtt {
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
     /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it where the batch is small, 2^16
-    /// too in NR and RN (`cluster_batch_fits`), and one NR transform of 2^17 where the GPU
+    /// too in NR and RN (`cluster_batch_fits`), and one NR or RN transform of 2^17 where the GPU
     /// schedules 16 blocks of two groups.
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
@@ -150,7 +151,8 @@ impl SmallNtt {
     /// these are the rows of a larger one). With `outer` = (lo, hi, log_rows), the 2-D tables of
     /// a larger transform whose rows these are, output k of transform u (RN only) is
     /// also multiplied by w_M^(rev(u mod 2^log_rows) k), as RN's first pass above 2^24 needs.
-    /// 2^17 (NR, `GROUPS_LOG_N`): 16 blocks of two groups, the first radix-2 layer in the loads.
+    /// 2^17 (NR and RN, `GROUPS_LOG_N`): 16 blocks of two groups, NR's first radix-2 layer in
+    /// the loads, RN's last in the stores.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
         &self,
@@ -171,10 +173,10 @@ impl SmallNtt {
             });
         }
         let log_groups = u32::from(log_n == GROUPS_LOG_N);
-        if log_groups == 1 && (ordering != zkntt_gpu::Ordering::NR || outer.is_some()) {
+        if log_groups == 1 && (ordering == zkntt_gpu::Ordering::NN || outer.is_some()) {
             return Err(crate::Error::OrderingUnsupported {
                 ordering,
-                reason: "the cluster kernel's groups (2^17) are built for NR",
+                reason: "the cluster kernel's groups (2^17) are built for NR and RN",
             });
         }
         // Each group's transform: 2^(log_n - log_groups) on C blocks.
@@ -247,9 +249,11 @@ mod tests {
         for o in [NR, RN] {
             assert!(cluster_batch_fits(4, 1, o) && !cluster_batch_fits(4, 2, o));
         }
-        // 2^17: one NR transform on 16 blocks of two groups; nothing above.
-        assert!(cluster_batch_fits(5, 1, NR) && !cluster_batch_fits(5, 2, NR));
-        assert!(!cluster_batch_fits(5, 1, NN) && !cluster_batch_fits(5, 1, RN));
+        // 2^17: one NR or RN transform on 16 blocks of two groups; nothing above.
+        for o in [NR, RN] {
+            assert!(cluster_batch_fits(5, 1, o) && !cluster_batch_fits(5, 2, o));
+        }
+        assert!(!cluster_batch_fits(5, 1, NN));
         assert!(!cluster_batch_fits(6, 1, NR));
     }
 

@@ -198,7 +198,7 @@ pub struct SmallNtt {
     /// log2 of the largest transform this GPU's clusters hold (12: none); `takes_cluster` also
     /// asks `cluster_batch_fits`.
     cluster_max_log_n: u32,
-    /// Whether NR at 2^17 runs on the cluster kernel's groups (`cluster::groups_fit`).
+    /// Whether NR and RN at 2^17 run on the cluster kernel's groups (`cluster::groups_fit`).
     cluster_groups: bool,
     /// The cluster kernel, resolved once (a lone small transform pays its host time).
     cluster_f: CudaFunction,
