@@ -16,12 +16,6 @@
 //      X[me + C k2] lies at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2), so slot g = rev(k2) is
 //      word g of segment rev_C(me), stored whole.
 // Every remote access lies between the two barriers, so no block exits while another reads it.
-// NR at N' = 2 N (2^17, log_groups 1): X[2 k + j] = sum_m w_N^(m k) z_j[m] with
-// z_j[m] = w_N'^(m j) (x[m] + (-1)^j x[m + N]), the first radix-2 DIF layer. Group j of each
-// block (threads 256 j..) loads its part of z_j in step 1 and runs steps 2 and 3 on its own
-// halves of `seg` and `col`; X[2 k + j] lies at rev_N'(2 k + j) = j N + rev_N(k), so group j's
-// NR output is stored at offset j N. One cluster holds the transform: the clusters of a larger
-// transform could not run in place (each reads the whole input).
 //
 // RN (p.order 2, `kernel_rn`): the transposed split, x[n1 + C n2] -> X[k1 + 4096 k2] (see
 // there): the bit-reversed input gives each block its whole input in one segment, so one exchange,
@@ -52,14 +46,10 @@ struct ClusterParams {
     // The outer 2-D twiddle where these transforms are the rows of a larger one (RN above 2^24,
     // natural order out): output k of transform u times w_M^(rev(u mod 2^outer_log_rows) k),
     // from the tables w_M^i and w_M^(4096 i). outer_lo null: none.
-    // With log_groups = 1: the tables w_M^i and w_M^(4096 i) of M = 2 N, whose first radix-2
-    // layer (NR, `kernel`) or last (RN, `kernel_rn`) the launch fuses in.
     const void* outer_lo;
     const void* outer_hi;
     uint32_t outer_log_rows;
-    // log2 of the groups of 256 threads a block (0 or 1): transform u of 2^(ntt.log_n +
-    // log_groups) words on cluster u (NR and RN).
-    uint32_t log_groups;
+    uint32_t reserved;  // 0 (keeps the struct a multiple of 8 bytes)
 };
 
 // The C-point DIF on register bits below log_c (register r = i C + n1 holds entry n1 of its
@@ -91,19 +81,17 @@ __device__ __forceinline__ void column_dif(const Form& f, const NttParams& p, ui
     }
 }
 
-// What both kernels take from the launch: this thread and its group, the cluster's size and rank,
-// transform u = blockIdx.x / C's input and output, and the step-2 2-D twiddle's parameters (no
-// scale).
+// What both kernels take from the launch: this thread, the cluster's size and rank, transform
+// u = blockIdx.x / C's input and output, and the step-2 2-D twiddle's parameters (no scale).
 struct Setup {
-    uint32_t tid, grp, log_c, me;
+    uint32_t tid, log_c, me;
     const uint32_t* data;
     uint32_t* out;
     NttParams columns;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __device__ __forceinline__ explicit Setup(const ClusterParams& cp)
-        : tid(threadIdx.x % THREADS), grp(threadIdx.x / THREADS), log_c(cp.ntt.log_n - TILE_LOG), me(rank()),
-          columns(cp.ntt) {
-        const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << (cp.ntt.log_n + cp.log_groups);
+        : tid(threadIdx.x), log_c(cp.ntt.log_n - TILE_LOG), me(rank()), columns(cp.ntt) {
+        const uint64_t first = (uint64_t)(blockIdx.x >> log_c) << cp.ntt.log_n;
         data = cp.ntt.data + first;
         out = cp.out + first;
         columns.has_scale = 0;
@@ -124,8 +112,6 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     const uint32_t tid = st.tid, log_c = st.log_c, me = st.me;
     const uint32_t* data = st.data;
     uint32_t* out = st.out;
-    seg += st.grp * TILE;
-    col += st.grp * TILE;
     // NR (p.order 1): row me's outputs stay in the DIF's order, which is where they go.
     const bool nr = p.order == 1;
     const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, !nr);
@@ -133,30 +119,13 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     NttParams rows = p;  // the scale, no 2-D twiddle
     rows.post_lo = nullptr;
 
-    // 1. Segment me, coalesced (with groups: of z_j, j = grp).
-    if (cp.log_groups == 0) {
+    // 1. Segment me, coalesced.
+    {
         uint32_t v[PER_THREAD];
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = data[(me << TILE_LOG) | tid | r << 8];
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) seg[tid | r << 8] = v[r];
-    } else {
-        // z_j[m], m = 4096 me + tid + 256 r: w_N'^(m j) by a chain (two lookups a thread).
-        constexpr uint32_t Q = F::Q;
-        NttParams whole = p;
-        whole.post_lo = cp.outer_lo;
-        whole.post_hi = cp.outer_hi;
-        const uint32_t m0 = (me << TILE_LOG) + tid;
-        TwiddleChain<Q> ch;
-        ch.a = post_mont<F, Form>(f, whole, m0 * st.grp, false);
-        ch.s = post_mont<F, Form>(f, whole, THREADS * st.grp, false);
-        const uint32_t* src = data + m0;
-        const uint32_t half = 1u << p.log_n;
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            const uint32_t a = src[r << 8], b = src[half + (r << 8)];
-            seg[tid | r << 8] = st.grp == 0 ? add_mod(a, b, Q) : ch.apply(sub_mod(a, b, Q));
-        }
     }
     barrier();
 
@@ -185,8 +154,7 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
-    uint32_t* dst = nr ? out + (st.grp << p.log_n) + (bitrev(me, log_c) << TILE_LOG) + tid
-                       : out + me + (tid << log_c);
+    uint32_t* dst = nr ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
     const uint32_t step = nr ? 1u << 8 : 1u << (8 + log_c);
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
@@ -212,10 +180,6 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 //      consecutive k1); the last barrier's wait keeps `seg` alive until every block has read it.
 //      Where the transforms are the rows of a larger one (RN above 2^24, `outer_lo`), output k
 //      also times w_M^(t k), t = rev(u mod 2^outer_log_rows), from that one's 2-D tables.
-// RN at N' = 2 N (2^17, log_groups 1): the input's segment j (of 2^16) is x[2 m + j] read
-// bit-reversed, so group j computes E_j = its 2^16-point transform as above, times w_N'^(j k) (the
-// outer twiddle with t = j and N' = M), and the last radix-2 DIT layer pairs the groups through
-// `col`: X[k] = T_0[k] + T_1[k], X[k + N] = T_0[k] - T_1[k].
 template <class F, class Form>
 __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -227,23 +191,20 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
     const uint32_t n1_mask = (1u << log_c) - 1;
     const uint32_t* data = st.data;
     uint32_t* out = st.out;
-    seg += st.grp * TILE;
-    col += st.grp * TILE;
     const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, true);
     const NttParams& columns = st.columns;
     NttParams rows = p;  // the scale, and the outer 2-D twiddle's tables where there is one
     rows.post_lo = cp.outer_lo;
     rows.post_hi = cp.outer_hi;
-    const uint32_t t = cp.log_groups != 0   ? st.grp
-                       : cp.outer_lo == nullptr ? 0
-                                                : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1),
-                                                         cp.outer_log_rows);
+    const uint32_t t = cp.outer_lo == nullptr
+                           ? 0
+                           : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1), cp.outer_log_rows);
 
     // 1. Segment rev_C(me): thread tid reads runs tid and tid + 256 of 8 words; word w goes to
     // tile position rev(w) (linear over XOR, as the slot).
     {
         constexpr uint32_t RUN = 8;
-        const uint32_t* src = data + (st.grp << p.log_n) + (bitrev(me, log_c) << TILE_LOG) + tid * RUN;
+        const uint32_t* src = data + (bitrev(me, log_c) << TILE_LOG) + tid * RUN;
         const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
         uint32_t v[PER_THREAD];
 #pragma unroll
@@ -299,26 +260,7 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
         for (uint32_t r = 0; r < PER_THREAD; r++) {
             if (r != 0 && (r & n1_mask) == 0) a = mul_mont<Q>(a, s);
             const uint32_t k2 = bitrev(r & n1_mask, log_c);
-            const uint32_t z = mul_mont<Q>(y[r], mul_mont<Q>(a, g[k2]));
-            if (cp.log_groups == 0) {
-                out[k1_of(r) + (k2 << TILE_LOG)] = z;
-            } else {
-                col[tid | r << 8] = z;  // free since step 2's loads
-            }
-        }
-        if (cp.log_groups != 0) {
-            // The last radix-2 layer across the groups: X[k] = T_0[k] + T_1[k], X[k + N] =
-            // T_0[k] - T_1[k]; group g finishes registers 8 g..8 g + 7 of both.
-            __syncthreads();
-            const uint32_t* t0 = col - st.grp * TILE;
-#pragma unroll
-            for (uint32_t i = 0; i < PER_THREAD / 2; i++) {
-                const uint32_t r = st.grp * (PER_THREAD / 2) + i;
-                const uint32_t e0 = t0[tid | r << 8], e1 = t0[TILE + (tid | r << 8)];
-                const uint32_t k = k1_of(r) + (bitrev(r & n1_mask, log_c) << TILE_LOG);
-                out[k] = add_mod(e0, e1, Q);
-                out[k + (1u << p.log_n)] = sub_mod(e0, e1, Q);
-            }
+            out[k1_of(r) + (k2 << TILE_LOG)] = mul_mont<Q>(y[r], mul_mont<Q>(a, g[k2]));
         }
     } else {
 #pragma unroll
@@ -335,21 +277,16 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
 }  // namespace small
 }  // namespace zkntt
 
-// Launch (sm_90+ only): 256 x 2^log_groups threads per block, clusters of C = 2^(log_n - 12)
-// blocks (1-D), one cluster per transform (grid = batch x C); dynamic shared memory 32 KiB x
-// 2^log_groups. p.order 0: natural order in and out; 1 (NR): out bit-reversed; 2 (RN): in
-// bit-reversed. The outer twiddle with RN only, groups with NR and RN. In place (every block's
-// global reads precede a cluster barrier that every block's global writes follow). No
-// __launch_bounds__: with (512) ptxas gave the Shoup lazy forms 109 registers, without 72.
-// Where a change takes more than 128, the groups' launch no longer fits and 2^17 takes the panels
-// (`groups_fit`).
+// Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
+// cluster per transform (grid = batch x C); static shared memory 32 KiB. p.order 0: natural
+// order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. The outer twiddle with
+// RN only. In place (every block's global reads precede a cluster barrier that every block's
+// global writes follow).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
-    extern "C" __global__ void                                              \
+    extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \
         using F = zkntt::small::FIELD;                                                               \
-        extern __shared__ uint4 cluster_smem[];                                                      \
-        uint32_t* seg = reinterpret_cast<uint32_t*>(cluster_smem);                                   \
-        uint32_t* col = seg + (zkntt::small::TILE << p.log_groups);                                  \
+        __shared__ uint32_t seg[zkntt::small::TILE], col[zkntt::small::TILE];                       \
         if (p.ntt.order == 2) {                                                                      \
             zkntt::small::cluster::kernel_rn<F, zkntt::small::FORM<F>>(p, seg, col);                \
         } else {                                                                                     \

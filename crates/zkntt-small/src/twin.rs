@@ -600,8 +600,7 @@ pub fn two_d_panels_split(
 /// DIF on the register bits below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block
 /// k1; each block then runs the WSX tile on its 4096 entries and stores X[me + C k2] (NR: at
 /// rev_N(me + C k2), segment rev(me), entry k2 at rev(k2)). RN: the transposed split of
-/// `cluster_rn`. NR and RN at 2^17: 16 blocks of two groups (`cluster_groups`). `data` holds
-/// whole transforms.
+/// `cluster_rn`. `data` holds whole transforms.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
@@ -639,12 +638,6 @@ fn cluster_rows(
     outer: Option<(&Encoded, &Encoded, u32)>,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
-    if log_n == TILE_LOG + crate::ntt::MAX_LOG_CLUSTER + 1
-        && ordering != Ordering::NN
-        && outer.is_none()
-    {
-        return cluster_groups(field, form, direction, log_n, data, ordering, scale_log_n);
-    }
     let (bit_reversed, rn) = (ordering == Ordering::NR, ordering == Ordering::RN);
     let log_c = log_n.saturating_sub(TILE_LOG);
     if !(1..=crate::ntt::MAX_LOG_CLUSTER).contains(&log_c) {
@@ -722,66 +715,6 @@ fn cluster_rows(
                 };
                 x[at] = rows.finish(v, 0, 0);
             }
-        }
-    }
-    Ok(())
-}
-
-/// NR and RN at N' = 2 x 2^16 (`log_groups` 1: 16 blocks of two groups of 256 threads), m, k
-/// < 2^16. NR (`kernel`): X[2 k + j] = sum_m w_16^(m k) z_j[m], z_j[m] = w_N'^(m j) (x[m] +
-/// (-1)^j x[m + 2^16]): group j loads z_j (the first radix-2 DIF layer, on the way in), runs the
-/// 2^16-point NR on it with the whole transform's scale and stores it at offset j 2^16 (X[2 k + j]
-/// lies at rev_N'(2 k + j) = j 2^16 + rev_16(k)). RN (`kernel_rn`): the input's half j is x[2 m +
-/// j] bit-reversed, so group j computes its 2^16-point RN E_j (with the scale), T_j[k] = w_N'^(j
-/// k) E_j[k], and the last radix-2 DIT layer gives X[k] = T_0[k] + T_1[k] and X[k + 2^16] =
-/// T_0[k] - T_1[k].
-fn cluster_groups(
-    field: SmallField,
-    form: ModMulForm,
-    direction: crate::Direction,
-    log_n: u32,
-    data: &mut [u32],
-    ordering: Ordering,
-    scale_log_n: Option<u32>,
-) -> Result<()> {
-    let half = 1usize << (log_n - 1);
-    if data.len() % (2 * half) != 0 {
-        return Err(Error::NotWholeTransforms {
-            len: data.len(),
-            log_n,
-        });
-    }
-    let w = field.directed_root(log_n, direction)?;
-    let nr = ordering == Ordering::NR;
-    for x in data.chunks_mut(2 * half) {
-        let (lo, hi) = x.split_at_mut(half);
-        // NR: the first layer (DIF), z_0 into `lo`, z_1 into `hi`.
-        let mut wm = 1u32;
-        for m in (0..half).filter(|_| nr) {
-            let (a, b) = (lo[m], hi[m]);
-            lo[m] = field.add(a, b);
-            hi[m] = field.mul(field.sub(a, b), wm);
-            wm = field.mul(wm, w);
-        }
-        for z in [&mut *lo, &mut *hi] {
-            cluster_rows(
-                field,
-                form,
-                direction,
-                log_n - 1,
-                z,
-                ordering,
-                scale_log_n,
-                None,
-            )?;
-        }
-        // RN: the last layer (DIT).
-        let mut wk = 1u32;
-        for k in (0..half).filter(|_| !nr) {
-            let (a, b) = (lo[k], field.mul(hi[k], wk));
-            lo[k] = field.add(a, b);
-            hi[k] = field.sub(a, b);
-            wk = field.mul(wk, w);
         }
     }
     Ok(())
@@ -1077,20 +1010,9 @@ mod tests {
         two_d_twin_matches_reference(&cases, cluster, Ordering::NN);
         two_d_twin_matches_reference(&cases, cluster, Ordering::NR);
         two_d_twin_matches_reference(&cases, cluster, Ordering::RN);
-        // NR and RN at 2^17: 16 blocks of two groups.
-        let groups = [
-            (ModMulForm::ShoupLazy, 17, 1),
-            (ModMulForm::Montgomery, 17, 2),
-        ];
-        two_d_twin_matches_reference(&groups, cluster, Ordering::NR);
-        two_d_twin_matches_reference(&groups, cluster, Ordering::RN);
-        // Not cluster sizes (2^12, 2^17 in NN, 2^18): errors.
-        for (log_n, orderings) in [
-            (12, &[Ordering::NN, Ordering::NR, Ordering::RN][..]),
-            (17, &[Ordering::NN][..]),
-            (18, &[Ordering::NN, Ordering::NR, Ordering::RN][..]),
-        ] {
-            for &ordering in orderings {
+        // Not cluster sizes (2^12, 2^17): errors, in every ordering.
+        for log_n in [12, 17] {
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
                 let mut x = vec![0; 1 << log_n];
                 let (f, m) = (SmallField::BabyBear, ModMulForm::Montgomery);
                 assert!(cluster(f, m, Direction::Forward, log_n, &mut x, ordering).is_err());

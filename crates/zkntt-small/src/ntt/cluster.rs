@@ -29,10 +29,8 @@ pub(super) struct ClusterParams {
     pub outer_lo: u64,
     pub outer_hi: u64,
     pub outer_log_rows: u32,
-    /// log2 of the groups of 256 threads a block: 1 for NR and RN at 2^17 (16 blocks, the first
-    /// radix-2 layer fused into the loads or the last into the stores, `outer_lo`/`outer_hi`
-    /// that size's tables), else 0.
-    pub log_groups: u32,
+    /// 0 (keeps the struct a multiple of 8 bytes).
+    pub reserved: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
@@ -45,12 +43,7 @@ unsafe impl DeviceRepr for ClusterParams {}
 /// 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; NN 2^16 x 1 17.4
 /// against 15.7 (2026-11-26), RN 2^16 x 1 12.9-14.0 against 15.7-17.2 (2026-11-27); the bound
 /// between (C = 4, 8) is interpolated, not measured.
-///
-/// log_c = 5 (2^17) is one NR or RN transform on 16 blocks of two groups (`GROUPS_LOG_N`).
 pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
-    if log_c == GROUPS_LOG_N - TILE_LOG {
-        return ordering != zkntt_gpu::Ordering::NN && batch == 1;
-    }
     let max_log_c = if ordering == zkntt_gpu::Ordering::NN {
         3
     } else {
@@ -59,16 +52,11 @@ pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Or
     log_c <= max_log_c && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
-/// The size that takes the cluster kernel's groups: 2^17 in NR and RN, 16 blocks of 512 threads.
-pub(crate) const GROUPS_LOG_N: u32 = TILE_LOG + MAX_LOG_CLUSTER + 1;
-
-/// `batch` clusters of 2^log_cluster blocks of 2^log_groups x 256 threads, `seg` and `col` (a
-/// tile each per group) in dynamic shared memory.
-fn config(batch: u64, log_cluster: u32, log_groups: u32) -> LaunchConfig {
+fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
     LaunchConfig {
         grid_dim: ((batch << log_cluster) as u32, 1, 1),
-        block_dim: (THREADS << log_groups, 1, 1),
-        shared_mem_bytes: (8 << TILE_LOG) << log_groups, // seg and col, 4-byte words
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
     }
 }
 
@@ -81,28 +69,14 @@ pub(super) fn max_log_n(stream: &CudaStream, f: &CudaFunction, sm90: bool) -> u3
         return max;
     }
     for log_c in 1..=MAX_LOG_CLUSTER {
-        let fits =
-            zkntt_gpu::launch::max_active_clusters(stream, f, config(1, log_c, 0), 1 << log_c)
-                .is_ok_and(|n| n >= 1);
+        let fits = zkntt_gpu::launch::max_active_clusters(stream, f, config(1, log_c), 1 << log_c)
+            .is_ok_and(|n| n >= 1);
         if !fits {
             break;
         }
         max = TILE_LOG + log_c;
     }
     max
-}
-
-/// Whether the driver schedules the groups' cluster (16 blocks of 512 threads and 64 KiB) where
-/// 16-block clusters run at all (`max_log_n` 2^16).
-pub(super) fn groups_fit(stream: &CudaStream, f: &CudaFunction, max_log_n: u32) -> bool {
-    max_log_n == TILE_LOG + MAX_LOG_CLUSTER
-        && zkntt_gpu::launch::max_active_clusters(
-            stream,
-            f,
-            config(1, MAX_LOG_CLUSTER, 1),
-            1 << MAX_LOG_CLUSTER,
-        )
-        .is_ok_and(|n| n >= 1)
 }
 
 impl SmallNtt {
@@ -122,19 +96,16 @@ impl SmallNtt {
         kernel: super::Kernel,
         ordering: zkntt_gpu::Ordering,
     ) -> bool {
-        let fits =
-            log_n <= self.cluster_max_log_n || (log_n == GROUPS_LOG_N && self.cluster_groups);
         kernel == super::Kernel::Wsx
             && log_n > TILE_LOG
-            && fits
+            && log_n <= self.cluster_max_log_n
             && cluster_batch_fits(log_n - TILE_LOG, batch, ordering)
             && self.clusters.load(Ordering::Relaxed)
     }
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
     /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it where the batch is small, 2^16
-    /// too in NR and RN (`cluster_batch_fits`), and one NR or RN transform of 2^17 where the GPU
-    /// schedules 16 blocks of two groups.
+    /// too in NR and RN (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
     }
@@ -151,8 +122,6 @@ impl SmallNtt {
     /// these are the rows of a larger one). With `outer` = (lo, hi, log_rows), the 2-D tables of
     /// a larger transform whose rows these are, output k of transform u (RN only) is
     /// also multiplied by w_M^(rev(u mod 2^log_rows) k), as RN's first pass above 2^24 needs.
-    /// 2^17 (NR and RN, `GROUPS_LOG_N`): 16 blocks of two groups, NR's first radix-2 layer in
-    /// the loads, RN's last in the stores.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
         &self,
@@ -172,48 +141,25 @@ impl SmallNtt {
                 reason: "the cluster kernel's outer 2-D twiddle is built for RN (the rows of RN above 2^24)",
             });
         }
-        let log_groups = u32::from(log_n == GROUPS_LOG_N);
-        if log_groups == 1 && (ordering == zkntt_gpu::Ordering::NN || outer.is_some()) {
-            return Err(crate::Error::OrderingUnsupported {
-                ordering,
-                reason: "the cluster kernel's groups (2^17) are built for NR and RN",
-            });
-        }
-        // Each group's transform: 2^(log_n - log_groups) on C blocks.
-        let log_part = log_n - log_groups;
-        let log_c = log_part - TILE_LOG;
+        let log_c = log_n - TILE_LOG;
         debug_assert!((1..=MAX_LOG_CLUSTER).contains(&log_c));
         if batch == 0 {
             return Ok(());
         }
-        let (lo, hi) = self.post_tables(stream, log_part, direction)?;
+        let (lo, hi) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
         let ntt = NttParams {
             order: super::order_code(ordering),
-            ..self.params(
-                tw,
-                src,
-                batch,
-                log_part,
-                scale_log_n,
-                Some((lo, hi, TILE_LOG)),
-            )?
+            ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
-        let (outer_lo, outer_hi, outer_log_rows) = match outer {
-            Some(o) => o,
-            None if log_groups == 1 => {
-                let (lo, hi) = self.post_tables(stream, log_n, direction)?;
-                (lo, hi, 0)
-            }
-            None => (0, 0, 0),
-        };
+        let (outer_lo, outer_hi, outer_log_rows) = outer.unwrap_or((0, 0, 0));
         let p = ClusterParams {
             ntt,
             out: dst,
             outer_lo,
             outer_hi,
             outer_log_rows,
-            log_groups,
+            reserved: 0,
         };
         // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`
         // to `batch` transforms of 2^log_n, the tables hold the entries it indexes, and
@@ -222,7 +168,7 @@ impl SmallNtt {
             zkntt_gpu::launch::launch_cluster(
                 stream,
                 &self.cluster_f,
-                config(batch, log_c, log_groups),
+                config(batch, log_c),
                 &p,
                 1 << log_c,
             )
@@ -249,12 +195,6 @@ mod tests {
         for o in [NR, RN] {
             assert!(cluster_batch_fits(4, 1, o) && !cluster_batch_fits(4, 2, o));
         }
-        // 2^17: one NR or RN transform on 16 blocks of two groups; nothing above.
-        for o in [NR, RN] {
-            assert!(cluster_batch_fits(5, 1, o) && !cluster_batch_fits(5, 2, o));
-        }
-        assert!(!cluster_batch_fits(5, 1, NN));
-        assert!(!cluster_batch_fits(6, 1, NR));
     }
 
     #[test]
@@ -266,6 +206,6 @@ mod tests {
         assert_eq!(std::mem::offset_of!(ClusterParams, outer_lo), 80);
         assert_eq!(std::mem::offset_of!(ClusterParams, outer_hi), 88);
         assert_eq!(std::mem::offset_of!(ClusterParams, outer_log_rows), 96);
-        assert_eq!(std::mem::offset_of!(ClusterParams, log_groups), 100);
+        assert_eq!(std::mem::offset_of!(ClusterParams, reserved), 100);
     }
 }

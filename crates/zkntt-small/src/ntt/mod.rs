@@ -198,8 +198,6 @@ pub struct SmallNtt {
     /// log2 of the largest transform this GPU's clusters hold (12: none); `takes_cluster` also
     /// asks `cluster_batch_fits`.
     cluster_max_log_n: u32,
-    /// Whether NR and RN at 2^17 run on the cluster kernel's groups (`cluster::groups_fit`).
-    cluster_groups: bool,
     /// The cluster kernel, resolved once (a lone small transform pays its host time).
     cluster_f: CudaFunction,
     /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
@@ -277,7 +275,6 @@ impl SmallNtt {
                 4
             };
         let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
-        let cluster_groups = cluster::groups_fit(gpu.stream(), &cluster_f, cluster_max_log_n);
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -289,7 +286,6 @@ impl SmallNtt {
             smem_per_sm,
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             cluster_max_log_n,
-            cluster_groups,
             cluster_f,
             clusters: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
