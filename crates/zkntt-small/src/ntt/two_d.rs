@@ -22,14 +22,12 @@ pub(crate) fn two_d_split(log_n: u32) -> (u32, u32) {
 }
 
 /// RN's (log2 of the rows, log2 of the columns) for a 2-D split (log1, log2): the input's rows
-/// first, 2^log1 points up to 2^24; above, where 2^log2 exceeds a tile, the rows are those 2^log2
-/// points (on clusters) and the columns one tile.
+/// first, 2^log2 points (NR's dataflow reversed: NR runs the 2^log1-point columns first), so
+/// where the split is uneven the columns pass takes the shorter transforms, several to a tile
+/// (2^19: rows of 2^10, then columns of 2^9, 8 a tile); above 2^24 the rows (2^13/2^14) run on
+/// clusters and the columns are one tile.
 pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
-    if log2 > TILE_LOG {
-        (log2, log1)
-    } else {
-        (log1, log2)
-    }
+    (log2, log1)
 }
 
 impl SmallNtt {
@@ -94,21 +92,8 @@ impl SmallNtt {
         let tw = self.twiddle_table(direction);
         let order = super::order_code(ordering);
         let scale = (direction == Direction::Inverse).then_some(log_n);
-        // The first pass: 2^log2 N1-point transforms a matrix, times w_N^(n2 k1): the columns
-        // (element n1 at word n1 N2 + n2), or in RN the input's rows.
-        let first = NttParams {
-            order,
-            ..self.params(
-                tw,
-                src,
-                batch << log2,
-                log1,
-                None,
-                Some((lo_ptr, hi_ptr, log2)),
-            )?
-        };
         if ordering == Ordering::RN {
-            // Rows of 2^a (the first pass), columns of 2^b.
+            // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t), columns of 2^b.
             let (a, b) = rn_split(log1, log2);
             if a > TILE_LOG {
                 // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
@@ -127,6 +112,10 @@ impl SmallNtt {
                 )?;
             } else {
                 let rows = Layout { t: a, e: 0 };
+                let first = NttParams {
+                    order,
+                    ..self.params(tw, src, batch << b, a, None, Some((lo_ptr, hi_ptr, b)))?
+                };
                 self.panel(stream, first, mid, log_n, b, rows, rows, false)?;
             }
             let columns = Layout { t: 0, e: a };
@@ -147,6 +136,19 @@ impl SmallNtt {
                 a <= TILE_LOG,
             );
         }
+        // The first pass: 2^log2 N1-point transforms a matrix, times w_N^(n2 k1): the columns
+        // (element n1 at word n1 N2 + n2).
+        let first = NttParams {
+            order,
+            ..self.params(
+                tw,
+                src,
+                batch << log2,
+                log1,
+                None,
+                Some((lo_ptr, hi_ptr, log2)),
+            )?
+        };
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
         self.panel(stream, first, mid, log_n, log2, columns, columns, false)?;
