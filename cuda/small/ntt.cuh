@@ -266,6 +266,15 @@ __device__ __forceinline__ void read_run(const uint32_t* run, bool vec, uint32_t
     }
 }
 
+// k's low BITS bits reversed (k a constant of an unrolled loop: folded at compile time; with
+// BITS a function argument instead, the loop did not fold).
+template <uint32_t BITS>
+__device__ __forceinline__ constexpr uint32_t rev_bits(uint32_t k) {
+    uint32_t r = 0;
+    for (uint32_t b = 0; b < BITS; b++) r |= (k >> b & 1u) << (BITS - 1 - b);
+    return r;
+}
+
 // Natural-order position of DIF output slot `pos` (bit reversal of the low log_n bits).
 __device__ __forceinline__ uint32_t bitrev(uint32_t pos, uint32_t log_n) {
     return log_n == 0 ? pos : __brev(pos) >> (32 - log_n);

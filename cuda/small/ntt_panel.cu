@@ -142,13 +142,6 @@ __device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t 
 // What a store does to the word it reads from the panel, by what the launch asks.
 enum class Leave { Plain, Scale, Chain, Rows, Bits, Any };
 
-// k's low BITS bits reversed (k a constant of an unrolled loop: folded at compile time).
-template <uint32_t BITS>
-__device__ __forceinline__ constexpr uint32_t rev_bits(uint32_t k) {
-    uint32_t r = 0;
-    for (uint32_t b = 0; b < BITS; b++) r |= (k >> b & 1u) << (BITS - 1 - b);
-    return r;
-}
 template <uint32_t GROUPS>
 constexpr uint32_t LOG_LOADS = GROUPS == 1 ? 4 : 5;
 static_assert(1u << LOG_LOADS<1> == LOADS<1> && 1u << LOG_LOADS<2> == LOADS<2>, "LOADS are 2^LOG_LOADS");

@@ -21,11 +21,7 @@ __device__ __forceinline__ void load_rn_runs(const uint32_t* base, uint32_t tid,
         uint32_t x[RUN];
         read_run<RUN>(src + h * (RUN << 8), true, x);
 #pragma unroll
-        for (uint32_t l = 0; l < RUN; l++) {
-            // rev(l) over LB bits, in closed form so that it folds (a loop here left x in local memory)
-            const uint32_t r4 = (l & 1) << 3 | (l & 2) << 1 | (l & 4) >> 1 | (l & 8) >> 3;
-            v[h * RUN + l] = x[r4 >> (4 - LB)];
-        }
+        for (uint32_t l = 0; l < RUN; l++) v[h * RUN + l] = x[rev_bits<LB>(l)];
     }
 }
 
@@ -56,7 +52,7 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
         const bool full = ((tile + 1) << TILE_LOG) <= total;
         const uint32_t valid = full ? TILE : (uint32_t)(total - (tile << TILE_LOG));
         uint32_t v[PER_THREAD];
-        if (RN && runs && full) {
+        if (runs && full) {
             if (log_n == 12) {
                 load_rn_runs<16>(base, tid, v);
             } else if (log_n == 11) {

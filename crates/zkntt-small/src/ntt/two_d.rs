@@ -92,6 +92,21 @@ impl SmallNtt {
         let tw = self.twiddle_table(direction);
         let order = super::order_code(ordering);
         let scale = (direction == Direction::Inverse).then_some(log_n);
+        // The first pass: 2^log_rows transforms of 2^log_len a matrix, output k1 of transform t
+        // times w_N^(n2 k1) (n2 = t, or rev(t) in RN).
+        let first_pass = |log_len: u32, log_rows: u32| -> Result<NttParams> {
+            Ok(NttParams {
+                order,
+                ..self.params(
+                    tw,
+                    src,
+                    batch << log_rows,
+                    log_len,
+                    None,
+                    Some((lo_ptr, hi_ptr, log_rows)),
+                )?
+            })
+        };
         if ordering == Ordering::RN {
             // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t), columns of 2^b.
             let (a, b) = rn_split(log1, log2);
@@ -112,11 +127,7 @@ impl SmallNtt {
                 )?;
             } else {
                 let rows = Layout { t: a, e: 0 };
-                let first = NttParams {
-                    order,
-                    ..self.params(tw, src, batch << b, a, None, Some((lo_ptr, hi_ptr, b)))?
-                };
-                self.panel(stream, first, mid, log_n, b, rows, rows, false)?;
+                self.panel(stream, first_pass(a, b)?, mid, log_n, b, rows, rows, false)?;
             }
             let columns = Layout { t: 0, e: a };
             let second = NttParams {
@@ -136,22 +147,19 @@ impl SmallNtt {
                 a <= TILE_LOG,
             );
         }
-        // The first pass: 2^log2 N1-point transforms a matrix, times w_N^(n2 k1): the columns
-        // (element n1 at word n1 N2 + n2).
-        let first = NttParams {
-            order,
-            ..self.params(
-                tw,
-                src,
-                batch << log2,
-                log1,
-                None,
-                Some((lo_ptr, hi_ptr, log2)),
-            )?
-        };
+        // NN and NR: the first pass is the N1-point columns (element n1 at word n1 N2 + n2).
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
-        self.panel(stream, first, mid, log_n, log2, columns, columns, false)?;
+        self.panel(
+            stream,
+            first_pass(log1, log2)?,
+            mid,
+            log_n,
+            log2,
+            columns,
+            columns,
+            false,
+        )?;
         if log2 > TILE_LOG {
             // Rows of 2^13/2^14 on thread-block clusters, whose stores are whole segments in the
             // bit-reversed order (single words at stride C in natural order): row j of `mid`
