@@ -88,7 +88,7 @@ __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
             if (e0 + u * blockDim.x < Lsz) cols.set(slot[u], x[u]);
     }
     __syncthreads();
-    dif_in_shared<F, false, true>(cols, log_c, 1u << log_w, tw, log_w);
+    dif_in_shared<F, true>(cols, log_c, 1u << log_w, tw, log_w);
 
     // Slot t C + j holds entry k1 = rev_c(j) of column i2: times w_N^(i2 k1), to block k1's row,
     // slot i2. Consecutive threads take consecutive columns (one destination block, consecutive
@@ -127,7 +127,7 @@ __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
     cluster::barrier();
 
     // 2. Row k1 = b: the L-point DIF; slot j then holds entry k2 = rev_l(j).
-    dif_in_shared<F, false, true>(row, log_l, 1, tw);
+    dif_in_shared<F, true>(row, log_l, 1, tw);
     F post_const;
     if (p.flags & POST_CONST) post_const = load_global<F>(p.post_const, 0);
     for (uint32_t e0 = threadIdx.x; e0 < Lsz; e0 += 2 * blockDim.x) {

@@ -62,10 +62,8 @@ __device__ __forceinline__ ColumnElement load_element(const ColumnBlock& b, uint
 // one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
 // ONE_ROUND (narrow blocks: E <= B * blockDim.x): the round without its loop.
-template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false,
-          uint32_t STRIDE = 0>
-__device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k,
-                                             const SmemElements<F, STRIDE>& sm) {
+template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false, class SM>
+__device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k, const SM& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < k.E; e0 += B * blockDim.x) {
         F x[B];
         uint64_t idx[B];
@@ -119,9 +117,8 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
 // Natural order: e is the index j the entry belongs at. ORDERED (an inverse NR's last launch
 // fused with a coset RN's first): the inverse would store entry k at row rev(k), whose index j
 // the coset forward reads as coefficient rev_N(j), so e = rev_N(j). Ends with a barrier.
-template <class F, bool ORDERED, uint32_t STRIDE>
-__device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnBlock& b,
-                                          const SmemElements<F, STRIDE>& sm) {
+template <class F, bool ORDERED, class SM>
+__device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnBlock& b, const SM& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < b.E; e0 += 2 * blockDim.x) {
         F x[2];
         uint64_t j[2];
@@ -147,8 +144,9 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // launches); without it the map of natural order (M = N) and no IN/OUT_BITREV or TWIDDLE_IN,
 // which keeps the natural-order kernel's registers (the general map spills 16-40 bytes).
 // NARROW_BLOCK (flag NARROW): at most two elements per thread, one load and one store round; the
-// sub-NTT twiddles are staged in shared memory after the elements, and the output's stage
-// twiddles (one table read each) are read before the butterflies, off the thread's chain.
+// elements in SmemQuads, the sub-NTT twiddles staged after them by layer (LayerTwiddles), and the
+// output's stage twiddles (one table read each) read before the butterflies, off the thread's
+// chain.
 // IN_REV (ordered launches only): an RN launch (IN_BITREV, maybe TWIDDLE_IN), else an NR one
 // (OUT_BITREV); one kernel symbol each, so neither's index arithmetic or registers are the other's.
 // HYBRID (wide blocks only; the `_hybrid` symbols, flag FP64_HYBRID on the host): one product of
@@ -186,7 +184,13 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     blk.in_rev = ORDERED && IN_REV && !LDE;
     blk.out_rev = ORDERED && !IN_REV && !LDE;
     const uint32_t E = blk.E;
-    const SmemElements<F, STRIDE> sm{smem_words, STRIDE != 0 ? STRIDE : SmemElements<F>::padded_slots(E)};
+    const auto sm = [&] {
+        if constexpr (NARROW_BLOCK) return SmemQuads<F>{reinterpret_cast<uint4*>(smem_words), SmemQuads<F>::plane(E)};
+        else return SmemElements<F, STRIDE>{smem_words, STRIDE != 0 ? STRIDE : SmemElements<F>::padded_slots(E)};
+    }();
+    // Narrow blocks' sub-NTT twiddles, after the elements.
+    const SmemQuads<F> layer_tw{reinterpret_cast<uint4*>(smem_words) + SmemQuads<F>::QUADS * SmemQuads<F>::plane(E),
+                                SmemQuads<F>::plane(blk.S)};
     const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
     // Narrow blocks: the output twiddles of this thread's two elements (single-table reads).
     const bool prefetch = NARROW_BLOCK && (p.flags & TWIDDLE_OUT) && (p.flags & (MID_TWIDDLES | OMEGA_FULL));
@@ -199,33 +203,33 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             w_out[u] = load_global<F>(table, out_exponent<ORDERED>(blk, o.t, out_entry(blk, o)));
         }
     }
-    if (NARROW_BLOCK) {
-        // A thread's share of the S/2 sub-NTT twiddles (S/2 <= threads) is read with its data, so
-        // both reads are in flight together, then staged after the elements.
-        F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
-        const bool mine = threadIdx.x < blk.S / 2;
-        F t;
-        if (mine) t = F::load(tw + threadIdx.x);
+    if constexpr (NARROW_BLOCK) {
+        // A thread's share of the layer twiddles (S/2 <= threads) is read with its data, so both
+        // reads are in flight together, then staged.
+        LayerTwiddles<F> t;
+        t.load(p.sub_twiddles, blk.log_s);
         load_columns<F, ORDERED, 2, false, TRANSPOSE, true>(p, blk, sm);
-        if (mine) t.store(staged + threadIdx.x);
-        tw = staged;
+        t.stage(layer_tw, blk.log_s);
+        __syncthreads();
+        dit_narrow<F>(sm, blk.log_s, blk.cols, layer_tw);
     } else {
         load_columns<F, ORDERED, LOAD_BATCH, HYBRID, TRANSPOSE>(p, blk, sm);
+        __syncthreads();
+        if (blk.log_s > 0) dit_in_shared<F, HYBRID>(sm, blk.log_s, blk.cols, tw);
     }
-    __syncthreads();
-    if (blk.log_s > 0) dit_in_shared<F, NARROW_BLOCK, HYBRID>(sm, blk.log_s, blk.cols, tw);
     if constexpr (LDE) {
         lde_scale<F, ORDERED>(p, blk, sm);
-        const F* fwd = reinterpret_cast<const F*>(p.pre.lo);
-        if (NARROW_BLOCK) {
-            // The inverse's staged twiddles are read (dit_in_shared ended with a barrier): the
+        if constexpr (NARROW_BLOCK) {
+            // The inverse's layer twiddles are read (dit_narrow ended with a barrier): the
             // forward's take their place.
-            F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
-            if (threadIdx.x < blk.S / 2) F::load(fwd + threadIdx.x).store(staged + threadIdx.x);
+            LayerTwiddles<F> t;
+            t.load(p.pre.lo, blk.log_s);
+            t.stage(layer_tw, blk.log_s);
             __syncthreads();
-            fwd = staged;
+            dif_narrow<F>(sm, blk.log_s, blk.cols, layer_tw);
+        } else {
+            dif_in_shared<F>(sm, blk.log_s, blk.cols, reinterpret_cast<const F*>(p.pre.lo));
         }
-        dif_in_shared<F, NARROW_BLOCK>(sm, blk.log_s, blk.cols, fwd);
     }
     allow_dependent_launch();
 
@@ -281,17 +285,13 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
 }
 
 // Wide blocks of 2^WIDE_LOG elements (plan::COLUMN_ELEMENTS_LOG: every column launch from 2^18
-// on) have their stride as a constant; the others, narrow blocks included, a runtime one (a
-// constant stride made the narrow launches slower on the H100: benches/NOTES.md, issue 17).
+// on) have their stride as a constant; the others a runtime one.
 constexpr uint32_t WIDE_LOG = 10;
 
-// A column symbol's body: the narrow path, or the wide one (2^WIDE_LOG blocks on a constant stride).
+// A wide column symbol's body: 2^WIDE_LOG blocks on a constant stride, or others on a runtime one.
 template <class F, bool ORDERED, bool IN_REV = false, bool HYBRID = false, bool LDE = false, bool TRANSPOSE = false>
-__device__ __forceinline__ void column_entry(const NttStageParams& p) {
-    const uint32_t log_e = p.log_p + p.log_cols;
-    if (!HYBRID && (p.flags & NARROW)) {
-        column_stage<F, ORDERED, true, IN_REV, false, LDE, TRANSPOSE>(p);
-    } else if (log_e == WIDE_LOG) {
+__device__ __forceinline__ void column_wide(const NttStageParams& p) {
+    if (p.log_p + p.log_cols == WIDE_LOG) {
         constexpr uint32_t stride = SmemElements<F>::padded_slots(1u << WIDE_LOG);
         column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE, stride>(p);
     } else {
@@ -303,43 +303,38 @@ __device__ __forceinline__ void column_entry(const NttStageParams& p) {
 }  // namespace zkntt
 
 // Launch: grid (N / S / cols, batch) (or fewer blocks from column p.col_base on), 128 threads or,
-// with NARROW, half the block's elements (at most 256: the launch bounds; 128 registers as at
-// 128 x 4); dynamic shared memory 32 * padded_slots(S * cols) bytes, plus 32 * S / 2 with NARROW
-// (the staged twiddles). In place; row i of column c of
-// transform b is data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order:
-// i*R + c with R = N / S). The natural-order symbols (not `_lde`) store to p.out (the data, or a
-// two-pass transform's scratch: same layout); `ntt_column_t_*` (SCRATCH_IN) loads transposed,
-// row i of column c at c*S + i. The `_hybrid` symbols: wide blocks only (no NARROW). The `_lde`
-// symbol: natural order, the launch of the inverse's last column stage (shared memory, threads,
-// grid).
-#define ZKNTT_COLUMN(FIELD)                                                                                                   \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_##FIELD(const zkntt::ntt::NttStageParams p) {             \
-        zkntt::ntt::column_entry<zkntt::FIELD, false>(p);                                                                     \
-    }                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_t_##FIELD(const zkntt::ntt::NttStageParams p) {           \
-        zkntt::ntt::column_entry<zkntt::FIELD, false, false, false, false, true>(p);                                          \
-    }                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_nr_##FIELD(const zkntt::ntt::NttStageParams p) {          \
-        zkntt::ntt::column_entry<zkntt::FIELD, true, false>(p);                                                               \
-    }                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_rn_##FIELD(const zkntt::ntt::NttStageParams p) {          \
-        zkntt::ntt::column_entry<zkntt::FIELD, true, true>(p);                                                                \
-    }                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_lde_##FIELD(const zkntt::ntt::NttStageParams p) {         \
-        zkntt::ntt::column_entry<zkntt::FIELD, false, false, false, true>(p);                                                 \
-    }                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_lde_ordered_##FIELD(const zkntt::ntt::NttStageParams p) { \
-        zkntt::ntt::column_entry<zkntt::FIELD, true, false, false, true>(p);                                                  \
-    }                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_hybrid_##FIELD(const zkntt::ntt::NttStageParams p) {      \
-        zkntt::ntt::column_entry<zkntt::FIELD, false, false, true>(p);                                                        \
-    }                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_nr_hybrid_##FIELD(const zkntt::ntt::NttStageParams p) {   \
-        zkntt::ntt::column_entry<zkntt::FIELD, true, false, true>(p);                                                         \
-    }                                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(256, 2) ntt_column_rn_hybrid_##FIELD(const zkntt::ntt::NttStageParams p) {   \
-        zkntt::ntt::column_entry<zkntt::FIELD, true, true, true>(p);                                                          \
+// on the `_narrow` symbols (flag NARROW), half the block's elements (at most 256: the launch
+// bounds; 128 registers as at 128 x 4); dynamic shared memory 32 * padded_slots(S * cols) bytes,
+// or on the `_narrow` symbols 32 * (plane(S * cols) + plane(S)) (SmemQuads: the elements, the
+// layer twiddles). In place; row i of column c of transform b is
+// data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order: i*R + c with
+// R = N / S). The natural-order symbols (not `_lde`) store to p.out (the data, or a two-pass
+// transform's scratch: same layout); `ntt_column_t_*` (SCRATCH_IN) loads transposed, row i of
+// column c at c*S + i. The `_hybrid` symbols: wide blocks only. The `_lde` symbols: natural
+// order, the launch of the inverse's last column stage (shared memory, threads, grid). Narrow and
+// wide blocks are separate symbols so that each path has its own register allocation.
+#define ZKNTT_COLUMN_SYMBOL(NAME, FIELD, ...)                                                          \
+    extern "C" __global__ void __launch_bounds__(256, 2) NAME##_##FIELD(const zkntt::ntt::NttStageParams p) { \
+        __VA_ARGS__(p);                                                                                   \
     }
+#define ZKNTT_COLUMN(FIELD)                                                                                           \
+    ZKNTT_COLUMN_SYMBOL(ntt_column, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, false>)                              \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_t, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, false, false, false, false, true>) \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_nr, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, true, false>)                     \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_rn, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, true, true>)                      \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_lde, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, false, false, false, true>)      \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_lde_ordered, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, true, false, false, true>) \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_hybrid, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, false, false, true>)          \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_nr_hybrid, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, true, false, true>)        \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_rn_hybrid, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, true, true, true>)         \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_narrow, FIELD, zkntt::ntt::column_stage<zkntt::FIELD, false, true>)                \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_t_narrow, FIELD,                                                                   \
+                        zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, false, true>)               \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_nr_narrow, FIELD, zkntt::ntt::column_stage<zkntt::FIELD, true, true, false>)       \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_rn_narrow, FIELD, zkntt::ntt::column_stage<zkntt::FIELD, true, true, true>)        \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_lde_narrow, FIELD, zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, true>) \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_lde_ordered_narrow, FIELD,                                                         \
+                        zkntt::ntt::column_stage<zkntt::FIELD, true, true, false, false, true>)
 
 ZKNTT_COLUMN(bn254_fr)
 ZKNTT_COLUMN(bls12_381_fr)

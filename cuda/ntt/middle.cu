@@ -31,8 +31,8 @@ __device__ __forceinline__ GroupOut group_out(const NttStageParams& p, uint32_t 
 // Stores the block's groups. B elements per thread per round: BATCH in wide blocks; narrow blocks
 // have one round of 2 per thread whose twiddles `pre` (nullptr otherwise) were read before the
 // butterflies.
-template <class F, uint32_t B>
-__device__ __forceinline__ void store_groups(const NttStageParams& p, const SmemElements<F>& sm, uint32_t ti,
+template <class F, uint32_t B, class SM>
+__device__ __forceinline__ void store_groups(const NttStageParams& p, const SM& sm, uint32_t ti,
                                              uint32_t tj, uint32_t E, const F* pre) {
     using L = lazy<typename F::params>;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
@@ -54,8 +54,9 @@ __device__ __forceinline__ void store_groups(const NttStageParams& p, const Smem
     }
 }
 
-// NARROW_BLOCK (flag NARROW): a radix-2 butterfly per thread, the sub-NTT twiddles staged in shared
-// memory after the elements, the output twiddles read before the butterflies.
+// NARROW_BLOCK (flag NARROW): a radix-2 butterfly per thread, the elements in SmemQuads, the sub-NTT
+// twiddles staged after them by layer (LayerTwiddles), the output twiddles read before the
+// butterflies.
 template <class F, bool NARROW_BLOCK>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -71,13 +72,22 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const uint32_t E = pairs * TT * Q;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     // The layout of a full tile pair (2 T^2 Q slots) whether or not this block is diagonal.
-    const SmemElements<F> sm{smem_words, SmemElements<F>::padded_slots(2 * TT * Q)};
+    using Smem = std::conditional_t<NARROW_BLOCK, SmemQuads<F>, SmemElements<F>>;
+    Smem sm;
+    SmemQuads<F> layer_tw;  // narrow blocks' sub-NTT twiddles, after the elements
+    if constexpr (NARROW_BLOCK) {
+        sm = {reinterpret_cast<uint4*>(smem_words), SmemQuads<F>::plane(2 * TT * Q)};
+        layer_tw = {sm.base + SmemQuads<F>::QUADS * sm.stride, SmemQuads<F>::plane(Q)};
+    } else {
+        sm = {smem_words, SmemElements<F>::padded_slots(2 * TT * Q)};
+    }
     // Narrow blocks: this thread's two output twiddles, read now (off the chain of products).
-    F w_out[2], staged_twiddle;
+    F w_out[2];
+    LayerTwiddles<F> staged_twiddles;
     if (NARROW_BLOCK) {
-        // A thread's share of the Q/2 sub-NTT twiddles (Q/2 <= threads), read with its data and
-        // staged after the elements.
-        if (threadIdx.x < Q / 2) staged_twiddle = F::load(reinterpret_cast<const F*>(p.sub_twiddles) + threadIdx.x);
+        // A thread's share of the layer twiddles (Q/2 <= threads), read with its data and staged
+        // after the elements.
+        staged_twiddles.load(p.sub_twiddles, log_q);
 #pragma unroll
         for (uint32_t u = 0; u < 2; u++)
             w_out[u] = load_global<F>(p.mid_twiddles,
@@ -104,14 +114,14 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
         for (uint32_t u = 0; u < BATCH; u++)
             if (e0 + u * blockDim.x < E) sm.set(slot[u], x[u]);
     }
-    const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
-    if (NARROW_BLOCK) {
-        F* staged = reinterpret_cast<F*>(smem_words + F::N * sm.stride);
-        if (threadIdx.x < Q / 2) staged_twiddle.store(staged + threadIdx.x);
-        tw = staged;
+    if constexpr (NARROW_BLOCK) {
+        staged_twiddles.stage(layer_tw, log_q);
+        __syncthreads();
+        dit_narrow<F>(sm, log_q, pairs * TT, layer_tw);
+    } else {
+        __syncthreads();
+        dit_in_shared<F>(sm, log_q, pairs * TT, reinterpret_cast<const F*>(p.sub_twiddles));
     }
-    __syncthreads();
-    dit_in_shared<F, NARROW_BLOCK>(sm, log_q, pairs * TT, tw);
     allow_dependent_launch();
 
     if (NARROW_BLOCK) store_groups<F, 2>(p, sm, ti, tj, E, w_out);
@@ -130,8 +140,8 @@ __device__ __forceinline__ void middle_entry(const NttStageParams& p) {
 }  // namespace zkntt
 
 // Launch: grid ((P/T)^2, batch), 128 threads or, with NARROW, T*T*Q (a radix-2 butterfly per
-// thread); dynamic shared memory 32 * padded_slots(2*T*T*Q) bytes, plus 32 * Q / 2 with NARROW
-// (the staged twiddles); blocks below the diagonal exit at once. In/out: in place, group
+// thread); dynamic shared memory 32 * padded_slots(2*T*T*Q) bytes, or with NARROW
+// 32 * (plane(2*T*T*Q) + plane(Q)) (SmemQuads: the elements, the layer twiddles); blocks below the diagonal exit at once. In/out: in place, group
 // (a,*,b) -> (b,*,a).
 #define ZKNTT_MIDDLE(FIELD)                                                                  \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_middle_##FIELD(                    \

@@ -2,6 +2,7 @@
 // crates/zkntt-gpu/src/ntt/params.rs), shared-memory element storage, twiddle-table reads.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "field/mont52.cuh"
 #include "launch_dependent.cuh"
@@ -105,6 +106,47 @@ struct SmemElements {
     }
 };
 
+// Narrow blocks' elements and staged twiddles: an element as F::N / 4 16-byte quads, quad q of
+// slot s at q * stride + phys(s), so that a slot is F::N / 4 128-bit accesses from one address
+// (SmemElements takes F::N word accesses and an address each: benches/NOTES.md, issue 17). phys
+// permutes each 8 aligned slots, so no padding (`stride`: the slots, at least 8), and puts the 8
+// slots a quarter-warp touches at once on distinct 16-byte bank groups in a narrow block's every
+// pattern: a layer's pairs at any span, consecutive slots, a column's natural or bit-reversed rows.
+template <class F>
+struct SmemQuads {
+    uint4* base;
+    uint32_t stride;  // quads between quad q and q+1 of a slot
+    static constexpr int QUADS = F::N / 4;
+
+    __host__ __device__ __forceinline__ static constexpr uint32_t plane(uint32_t slots) { return slots < 8 ? 8 : slots; }
+    // GF(2)-linear, phys(a ^ b) = phys(a) ^ phys(b): the low three bits XOR slot bit 3 times 7
+    // (a layer's pairs at span 1, 2 or 4: bit 3 beside two of bits 0..2) and bits 4..6 and
+    // 7..9 (any three consecutive bits: a column's rows). Six instructions; a column's natural
+    // rows two or four columns to a block still meet 2-way conflicts, once a launch.
+    __device__ __forceinline__ static uint32_t phys(uint32_t s) {
+        const uint32_t bit3 = (uint32_t)((int32_t)(s << 28) >> 31);
+        return s ^ (((s >> 4) ^ (s >> 7) ^ bit3) & 7);
+    }
+    __device__ __forceinline__ F get_at(uint32_t p) const {
+        F x;
+#pragma unroll
+        for (int q = 0; q < QUADS; q++) {
+            const uint4 v = base[q * stride + p];
+            x.l[4 * q] = v.x;
+            x.l[4 * q + 1] = v.y;
+            x.l[4 * q + 2] = v.z;
+            x.l[4 * q + 3] = v.w;
+        }
+        return x;
+    }
+    __device__ __forceinline__ void set_at(uint32_t p, const F& x) const {
+#pragma unroll
+        for (int q = 0; q < QUADS; q++) base[q * stride + p] = make_uint4(x.l[4 * q], x.l[4 * q + 1], x.l[4 * q + 2], x.l[4 * q + 3]);
+    }
+    __device__ __forceinline__ F get(uint32_t slot) const { return get_at(phys(slot)); }
+    __device__ __forceinline__ void set(uint32_t slot, const F& x) const { set_at(phys(slot), x); }
+};
+
 template <class F>
 __device__ __forceinline__ F load_global(uint64_t ptr, uint64_t index) {
     const F* q = reinterpret_cast<const F*>(ptr) + index;
@@ -178,44 +220,95 @@ __device__ __forceinline__ void neighbour_layer(const SmemElements<F, STRIDE>& s
     __syncthreads();
 }
 
+// Narrow blocks' sub-NTT twiddles by layer, in a table of S = 2^log_s slots (plain quad planes):
+// slot h + pos holds layer s's twiddle w_(2h)^pos = w_S^(pos << (log_s - 1 - s)), h = 2^s, so a
+// layer's threads read consecutive slots (S/2 slots indexed pos << (log_s - 1 - s) put a
+// quarter-warp's reads on one bank group). Thread t < S/2 reads slots t and S/2 + t from the
+// global table of w_S^e, e < S/2 (`load`, beside its data), and stages them (`stage`); slot 0 is
+// not read.
+template <class F>
+struct LayerTwiddles {
+    F lo, hi;
+    __device__ __forceinline__ void load(uint64_t table, uint32_t log_s) {
+        const uint32_t t = threadIdx.x;
+        if (t < (1u << log_s) / 2) {
+            const uint32_t s = 31 - __clz(t | 1);  // slot t's layer (slot 0: not read)
+            lo = load_global<F>(table, t == 0 ? 0 : (t - (1u << s)) << (log_s - 1 - s));
+            hi = load_global<F>(table, t);
+        }
+    }
+    __device__ __forceinline__ void stage(const SmemQuads<F>& slots, uint32_t log_s) const {
+        const uint32_t t = threadIdx.x, half = (1u << log_s) / 2;
+        if (t < half) {
+            slots.set_at(t, lo);
+            slots.set_at(half + t, hi);
+        }
+    }
+};
+
+// Narrow blocks (a thread per butterfly: pairs <= blockDim.x): in-place DIT over `count`
+// independent sub-transforms of 2^log_s slots each, bit-reversed in, natural out, in radix-2
+// layers; layer s's twiddles from `tw` (LayerTwiddles). A pair's two slots are one phys and an
+// XOR (phys is linear; the second slot is the first's with bit s set). Lazy range in and out;
+// called by the whole block; ends with a barrier.
+template <class F>
+__device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
+                                           const SmemQuads<F>& tw) {
+    using L = lazy<typename F::params>;
+    if (log_s == 0) return;
+    const uint32_t pairs = count << (log_s - 1), i = threadIdx.x;
+    for (uint32_t s = 0; s < log_s; s++) {
+        const uint32_t h = 1u << s;
+        if (i < pairs) {
+            // Pair i's first slot: i with a 0 inserted at bit s.
+            const uint32_t pos = i & (h - 1), p0 = SmemQuads<F>::phys(((i >> s) << (s + 1)) + pos);
+            const uint32_t p1 = p0 ^ SmemQuads<F>::phys(h);
+            const F u = sm.get_at(p0);
+            F v = sm.get_at(p1);
+            if (s > 0) v = L::mul(v, tw.get_at(h + pos));
+            sm.set_at(p0, L::add(u, v));
+            sm.set_at(p1, L::sub(u, v));
+        }
+        __syncthreads();
+    }
+}
+
+// The mirror of dit_narrow: DIF (Gentleman-Sande) from the widest span down, natural in,
+// bit-reversed out (slot k holds entry rev(k)), each butterfly (u + v, (u - v) * w_(2h)^pos).
+template <class F>
+__device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
+                                           const SmemQuads<F>& tw) {
+    using L = lazy<typename F::params>;
+    if (log_s == 0) return;
+    const uint32_t pairs = count << (log_s - 1), i = threadIdx.x;
+    for (int32_t s = (int32_t)log_s - 1; s >= 0; s--) {
+        const uint32_t h = 1u << s;
+        if (i < pairs) {
+            const uint32_t pos = i & (h - 1), p0 = SmemQuads<F>::phys(((i >> s) << (s + 1)) + pos);
+            const uint32_t p1 = p0 ^ SmemQuads<F>::phys(h);
+            const F u = sm.get_at(p0), v = sm.get_at(p1);
+            F d = L::sub(u, v);
+            if (s > 0) d = L::mul(d, tw.get_at(h + pos));
+            sm.set_at(p0, L::add(u, v));
+            sm.set_at(p1, d);
+        }
+        __syncthreads();
+    }
+}
+
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
-// bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards.
-// Wide blocks take layers two at a time (radix-4 groups of four slots in registers: half the
-// shared-memory round trips and barriers of radix-2, three twiddle loads per four products); an
-// odd layer count starts with one radix-2 layer. Narrow blocks (NARROW: threads at least half the
-// slots) run radix-2 layers, a butterfly per thread: a thread does one product per layer where a
-// radix-4 group's thread does two. Layer 0's twiddles are all 1 and its products are skipped in
-// both paths; layer 1's are 1 and w_4, whose products the wide path skips too. `tw` holds w_S^t, t < S/2 (in shared memory in narrow blocks).
+// bit-reversed order at slots [g << log_s, (g+1) << log_s); natural order afterwards (wide
+// blocks; narrow ones run dit_narrow). Layers two at a time (radix-4 groups of four slots in
+// registers: half the shared-memory round trips and barriers of radix-2, three twiddle loads per
+// four products); an odd layer count starts with one radix-2 layer. Layer 0's twiddles are all
+// 1 and layer 1's are 1 and w_4: those products are skipped. `tw` holds w_S^t, t < S/2.
 // Values in and out are in the lazy range of `lazy<P>` ([0, 2p) for BN254 Fr). Called by the
-// whole block; ends with a barrier. HYBRID (wide blocks): the second product of each independent
-// pair of a radix-4 group (x3 * w1 beside x1 * w1, a3's beside a2's) on the FP64 pipe.
-template <class F, bool NARROW_BLOCK, bool HYBRID = false, uint32_t STRIDE = 0>
+// whole block; ends with a barrier. HYBRID: the second product of each independent pair of a
+// radix-4 group (x3 * w1 beside x1 * w1, a3's beside a2's) on the FP64 pipe.
+template <class F, bool HYBRID = false, uint32_t STRIDE = 0>
 __device__ __forceinline__ void dit_in_shared(const SmemElements<F, STRIDE>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw) {
     using L = lazy<typename F::params>;
-    if (NARROW_BLOCK) {
-        if (log_s == 0) return;
-        __builtin_assume(__isShared(tw));  // shared-memory loads (LDS), not generic ones
-        const uint32_t log_half = log_s - 1, pairs = count << log_half;
-        // A narrow block has a thread per pair (pairs <= blockDim.x): one butterfly, no loop.
-        const uint32_t i = threadIdx.x;
-        for (uint32_t s = 0; s < log_s; s++) {
-            // Layer s: slots base + pos and base + pos + h, h = 2^s, twiddle w_(2h)^pos.
-            const uint32_t h = 1u << s;
-            if (i < pairs) {
-                // Pair i's first slot: i with a 0 inserted at bit s (sub-transform i >> log_half's
-                // pair i mod 2^log_half, as h <= 2^log_half).
-                const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;
-                const F u = sm.get(i0);
-                F v = sm.get(i0 + h);
-                if (s > 0) v = L::mul(v, F::load(tw + (pos << (log_s - 1 - s))));
-                sm.set(i0, L::add(u, v));
-                sm.set(i0 + h, L::sub(u, v));
-            }
-            __syncthreads();
-        }
-        return;
-    }
     uint32_t s = 0;
     if (log_s & 1) {
         neighbour_layer(sm, count << (log_s - 1));
@@ -262,38 +355,19 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F, STRIDE>& sm,
 
 // In-place DIF (Gentleman-Sande) over `count` independent sub-transforms of 2^log_s slots each,
 // held in natural order at slots [g << log_s, (g+1) << log_s); bit-reversed order afterwards
-// (slot k holds entry rev(k)). The mirror of dit_in_shared (the fused coset LDE's forward half,
-// whose input the inverse half leaves in natural order): layers from the widest span down, each
-// butterfly (u + v, (u - v) * w_(2h)^pos); wide blocks two layers at a time in radix-4 groups,
-// an odd layer count ending with one radix-2 layer of twiddle 1; narrow blocks radix-2, a
-// butterfly per thread. The same trivial twiddles are skipped. `tw` holds w_S^t, t < S/2 (in
-// shared memory in narrow blocks), or with `tw_shift` w_S'^t, S' = S 2^tw_shift, of which every
-// 2^tw_shift-th entry is read (the cluster kernel's C-point columns read its L-point table).
-// CALLED: every product out of line (mul_called). Lazy range in and out; called by the whole
-// block; ends with a barrier. CPU twin: zkntt_core::self_sort::dif_in_slots.
-template <class F, bool NARROW_BLOCK, bool CALLED = false, uint32_t STRIDE = 0>
+// (slot k holds entry rev(k)). The mirror of dit_in_shared (wide blocks; narrow ones run
+// dif_narrow): layers from the widest span down, each butterfly (u + v, (u - v) * w_(2h)^pos),
+// two layers at a time in radix-4 groups, an odd layer count ending with one radix-2 layer of
+// twiddle 1. The same trivial twiddles are skipped. `tw` holds w_S^t, t < S/2, or with
+// `tw_shift` w_S'^t, S' = S 2^tw_shift, of which every 2^tw_shift-th entry is read (the cluster
+// kernel's C-point columns read its L-point table). CALLED: every product out of line
+// (mul_called). Lazy range in and out; called by the whole block; ends with a barrier. CPU twin:
+// zkntt_core::self_sort::dif_in_slots.
+template <class F, bool CALLED = false, uint32_t STRIDE = 0>
 __device__ __forceinline__ void dif_in_shared(const SmemElements<F, STRIDE>& sm, uint32_t log_s, uint32_t count,
                                               const F* __restrict__ tw, uint32_t tw_shift = 0) {
     using L = lazy<typename F::params>;
     if (log_s == 0) return;
-    if (NARROW_BLOCK) {
-        __builtin_assume(__isShared(tw));
-        const uint32_t log_half = log_s - 1, pairs = count << log_half;
-        const uint32_t i = threadIdx.x;  // a thread per pair, as in dit_in_shared
-        for (int32_t s = (int32_t)log_s - 1; s >= 0; s--) {
-            const uint32_t h = 1u << s;
-            if (i < pairs) {
-                const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;  // as in dit_in_shared
-                const F u = sm.get(i0), v = sm.get(i0 + h);
-                F d = L::sub(u, v);
-                if (s > 0) d = mul_by<F, CALLED>(d, F::load(tw + ((pos << (log_s - 1 - s)) << tw_shift)));
-                sm.set(i0, L::add(u, v));
-                sm.set(i0 + h, d);
-            }
-            __syncthreads();
-        }
-        return;
-    }
     const uint32_t log_quarter = log_s - 2;
     const uint32_t groups = log_s >= 2 ? count << log_quarter : 0;
     // Layers s+1 and s on the slots base + pos + {0, h, 2h, 3h}, h = 2^s, from the top.

@@ -858,10 +858,14 @@ pub const fn smem_bytes(slots: u32) -> u32 {
     32 * (slots + (slots >> 5) + 1)
 }
 
-/// Shared memory of a narrow block ([`flags::NARROW`]): `slots` elements and the 2^log_s / 2
-/// twiddles of its sub-NTTs.
+/// Shared memory of a narrow block ([`flags::NARROW`]): `slots` elements and the layer table of
+/// its 2^log_s-point sub-NTTs' twiddles (2^log_s slots), each in the quad layout of
+/// `ntt_common.cuh` (`SmemQuads`: no padding, at least 8 slots).
 pub const fn narrow_smem_bytes(slots: u32, log_s: u32) -> u32 {
-    smem_bytes(slots) + if log_s > 0 { 32 << (log_s - 1) } else { 0 }
+    const fn plane(slots: u32) -> u32 {
+        if slots < 8 { 8 } else { slots }
+    }
+    32 * (plane(slots) + plane(1 << log_s))
 }
 
 /// Marks a column or middle launch whose block holds 2^log_e elements as narrow

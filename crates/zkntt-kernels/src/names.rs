@@ -54,6 +54,38 @@ pub mod ntt {
         bn254_fr: "ntt_column_lde_ordered_bn254_fr",
         bls12_381_fr: "ntt_column_lde_ordered_bls12_381_fr",
     };
+    /// The column launches of narrow blocks (flag NARROW: a radix-2 butterfly per thread, the
+    /// elements in 16-byte quads), one symbol per kind as above, apart from the wide blocks'
+    /// symbols so that each gets its own register allocation: natural order ...
+    pub const COLUMN_NARROW: PerField = PerField {
+        bn254_fr: "ntt_column_narrow_bn254_fr",
+        bls12_381_fr: "ntt_column_narrow_bls12_381_fr",
+    };
+    /// ... the second launch of a two-pass natural-order transform ...
+    pub const COLUMN_T_NARROW: PerField = PerField {
+        bn254_fr: "ntt_column_t_narrow_bn254_fr",
+        bls12_381_fr: "ntt_column_t_narrow_bls12_381_fr",
+    };
+    /// ... the NR launches ...
+    pub const COLUMN_NR_NARROW: PerField = PerField {
+        bn254_fr: "ntt_column_nr_narrow_bn254_fr",
+        bls12_381_fr: "ntt_column_nr_narrow_bls12_381_fr",
+    };
+    /// ... the RN launches ...
+    pub const COLUMN_RN_NARROW: PerField = PerField {
+        bn254_fr: "ntt_column_rn_narrow_bn254_fr",
+        bls12_381_fr: "ntt_column_rn_narrow_bls12_381_fr",
+    };
+    /// ... a coset LDE's fused launch ...
+    pub const COLUMN_LDE_NARROW: PerField = PerField {
+        bn254_fr: "ntt_column_lde_narrow_bn254_fr",
+        bls12_381_fr: "ntt_column_lde_narrow_bls12_381_fr",
+    };
+    /// ... and its ordered form.
+    pub const COLUMN_LDE_ORDERED_NARROW: PerField = PerField {
+        bn254_fr: "ntt_column_lde_ordered_narrow_bn254_fr",
+        bls12_381_fr: "ntt_column_lde_ordered_narrow_bls12_381_fr",
+    };
     /// The column launches of wide blocks with the hybrid product (flag FP64_HYBRID: one product
     /// of each independent pair on the FP64 pipe), natural order ...
     pub const COLUMN_HYBRID: PerField = PerField {
@@ -166,7 +198,7 @@ pub mod pipe {
 pub const ALL_PLAIN: [&str; 2] = [pipe::DFMA, pipe::IMAD_WIDE];
 
 /// Every per-field name above, for the build's check.
-pub const ALL: [PerField; 25] = [
+pub const ALL: [PerField; 31] = [
     ntt::COLUMN,
     ntt::COLUMN_T,
     ntt::CLUSTER,
@@ -182,6 +214,12 @@ pub const ALL: [PerField; 25] = [
     ntt::COLUMN_HYBRID,
     ntt::COLUMN_NR_HYBRID,
     ntt::COLUMN_RN_HYBRID,
+    ntt::COLUMN_NARROW,
+    ntt::COLUMN_T_NARROW,
+    ntt::COLUMN_NR_NARROW,
+    ntt::COLUMN_RN_NARROW,
+    ntt::COLUMN_LDE_NARROW,
+    ntt::COLUMN_LDE_ORDERED_NARROW,
     field::ADD,
     field::SUB,
     field::MUL,

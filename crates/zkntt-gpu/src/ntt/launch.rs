@@ -35,6 +35,38 @@ pub(crate) struct Prepared {
     _tables: (Arc<Twiddles>, Option<Arc<SplitPowers>>),
 }
 
+/// The column kernel symbol of a launch's flags: a coset LDE's fused launch (LDE; ordered with
+/// IN_BITREV), a two-pass transform's second launch (SCRATCH_IN), the hybrid product (FP64_HYBRID:
+/// wide blocks only), RN (IN_BITREV), NR (OUT_BITREV) or natural order; narrow blocks (NARROW) on
+/// their own symbols.
+fn column_symbol(f: u32) -> &'static names::PerField {
+    use names::ntt::*;
+    let narrow = f & flags::NARROW != 0;
+    let by_blocks = |wide, narrow_symbol| if narrow { narrow_symbol } else { wide };
+    let (rn, nr) = (f & flags::IN_BITREV != 0, f & flags::OUT_BITREV != 0);
+    if f & flags::LDE != 0 {
+        return match rn {
+            true => by_blocks(&COLUMN_LDE_ORDERED, &COLUMN_LDE_ORDERED_NARROW),
+            false => by_blocks(&COLUMN_LDE, &COLUMN_LDE_NARROW),
+        };
+    }
+    if f & flags::SCRATCH_IN != 0 {
+        return by_blocks(&COLUMN_T, &COLUMN_T_NARROW);
+    }
+    if f & flags::FP64_HYBRID != 0 {
+        return match (rn, nr) {
+            (true, _) => &COLUMN_RN_HYBRID,
+            (_, true) => &COLUMN_NR_HYBRID,
+            _ => &COLUMN_HYBRID,
+        };
+    }
+    match (rn, nr) {
+        (true, _) => by_blocks(&COLUMN_RN, &COLUMN_RN_NARROW),
+        (_, true) => by_blocks(&COLUMN_NR, &COLUMN_NR_NARROW),
+        _ => by_blocks(&COLUMN, &COLUMN_NARROW),
+    }
+}
+
 impl Prepared {
     pub(super) fn new<F: GpuField>(
         engine: &NttEngine,
@@ -247,11 +279,9 @@ impl NttEngine {
             hi: 0,
         };
         p.post = scale.table();
-        let kernel = match fused.flags & flags::IN_BITREV {
-            0 => &names::ntt::COLUMN_LDE,
-            _ => &names::ntt::COLUMN_LDE_ORDERED,
-        };
-        let f = self.gpu().field_function(kernel, inv.field)?;
+        let f = self
+            .gpu()
+            .field_function(column_symbol(fused.flags), inv.field)?;
         let grid = (fused.blocks, batch.len() as u32);
         self.launch_kernel(&f, &p, grid, fused, fused.dependent)
     }
@@ -275,19 +305,8 @@ impl NttEngine {
             p.col_base = cols.start as u64;
             blocks = (cols.len() / per) as u32;
         }
-        let hybrid = l.flags & flags::FP64_HYBRID != 0;
         let kernel = match l.kernel {
-            Kernel::Column if l.flags & flags::SCRATCH_IN != 0 => &names::ntt::COLUMN_T,
-            Kernel::Column if hybrid && l.flags & flags::IN_BITREV != 0 => {
-                &names::ntt::COLUMN_RN_HYBRID
-            }
-            Kernel::Column if hybrid && l.flags & flags::OUT_BITREV != 0 => {
-                &names::ntt::COLUMN_NR_HYBRID
-            }
-            Kernel::Column if hybrid => &names::ntt::COLUMN_HYBRID,
-            Kernel::Column if l.flags & flags::IN_BITREV != 0 => &names::ntt::COLUMN_RN,
-            Kernel::Column if l.flags & flags::OUT_BITREV != 0 => &names::ntt::COLUMN_NR,
-            Kernel::Column => &names::ntt::COLUMN,
+            Kernel::Column => column_symbol(l.flags),
             Kernel::Middle => &names::ntt::MIDDLE,
             Kernel::Cluster => &names::ntt::CLUSTER,
             Kernel::Stage2Warp => &names::ntt::STAGE2_WARP,
