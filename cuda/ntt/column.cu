@@ -143,10 +143,10 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // ORDERED: the general index map and the bit-reversal flags (the bit-reversed orderings'
 // launches); without it the map of natural order (M = N) and no IN/OUT_BITREV or TWIDDLE_IN,
 // which keeps the natural-order kernel's registers (the general map spills 16-40 bytes).
-// NARROW_BLOCK (flag NARROW): at most two elements per thread, one load and one store round; the
-// elements in SmemQuads, the sub-NTT twiddles staged after them by layer (LayerTwiddles), and the
-// output's stage twiddles (one table read each) read before the butterflies, off the thread's
-// chain.
+// The elements in SmemQuads. NARROW_BLOCK (flag NARROW): at most two elements per thread, one load
+// and one store round; the sub-NTT twiddles staged after the elements by layer (LayerTwiddles),
+// and the output's stage twiddles (one table read each) read before the butterflies, off the
+// thread's chain.
 // IN_REV (ordered launches only): an RN launch (IN_BITREV, maybe TWIDDLE_IN), else an NR one
 // (OUT_BITREV); one kernel symbol each, so neither's index arithmetic or registers are the other's.
 // HYBRID (wide blocks only; the `_hybrid` symbols, flag FP64_HYBRID on the host): one product of
@@ -158,8 +158,8 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // so no reordering between the two; entry k is then read from slot rev(k)), TWIDDLE_OUT.
 // TRANSPOSE (natural order, flag SCRATCH_IN: a two-pass transform's second launch): row i of
 // column c read at c*S + i of p.data (the scratch), not at i*R + c.
-// STRIDE (wide blocks of 2^WIDE_LOG elements): the shared-memory word stride as a constant, so a
-// word's address is an immediate offset from its slot's; 0: padded_slots(E) at run time.
+// STRIDE (wide blocks of 2^WIDE_LOG elements): the shared-memory quad stride as a constant, so a
+// slot's second quad is an immediate offset from its first; 0: plane(E) at run time.
 template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false,
           bool TRANSPOSE = false, uint32_t STRIDE = 0>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
@@ -184,10 +184,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     blk.in_rev = ORDERED && IN_REV && !LDE;
     blk.out_rev = ORDERED && !IN_REV && !LDE;
     const uint32_t E = blk.E;
-    const auto sm = [&] {
-        if constexpr (NARROW_BLOCK) return SmemQuads<F>{reinterpret_cast<uint4*>(smem_words), SmemQuads<F>::plane(E)};
-        else return SmemElements<F, STRIDE>{smem_words, STRIDE != 0 ? STRIDE : SmemElements<F>::padded_slots(E)};
-    }();
+    const SmemQuads<F, STRIDE> sm{reinterpret_cast<uint4*>(smem_words), STRIDE != 0 ? STRIDE : SmemQuads<F>::plane(E)};
     // Narrow blocks' sub-NTT twiddles, after the elements.
     const SmemQuads<F> layer_tw{reinterpret_cast<uint4*>(smem_words) + SmemQuads<F>::QUADS * SmemQuads<F>::plane(E),
                                 SmemQuads<F>::plane(blk.S)};
@@ -292,7 +289,7 @@ constexpr uint32_t WIDE_LOG = 10;
 template <class F, bool ORDERED, bool IN_REV = false, bool HYBRID = false, bool LDE = false, bool TRANSPOSE = false>
 __device__ __forceinline__ void column_wide(const NttStageParams& p) {
     if (p.log_p + p.log_cols == WIDE_LOG) {
-        constexpr uint32_t stride = SmemElements<F>::padded_slots(1u << WIDE_LOG);
+        constexpr uint32_t stride = SmemQuads<F>::plane(1u << WIDE_LOG);
         column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE, stride>(p);
     } else {
         column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE>(p);

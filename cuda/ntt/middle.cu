@@ -54,9 +54,9 @@ __device__ __forceinline__ void store_groups(const NttStageParams& p, const SM& 
     }
 }
 
-// NARROW_BLOCK (flag NARROW): a radix-2 butterfly per thread, the elements in SmemQuads, the sub-NTT
-// twiddles staged after them by layer (LayerTwiddles), the output twiddles read before the
-// butterflies.
+// The elements in SmemQuads. NARROW_BLOCK (flag NARROW): a radix-2 butterfly per thread, the
+// sub-NTT twiddles staged after the elements by layer (LayerTwiddles), the output twiddles read
+// before the butterflies.
 template <class F, bool NARROW_BLOCK>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     extern __shared__ __align__(16) uint32_t smem_words[];
@@ -72,15 +72,9 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
     const uint32_t E = pairs * TT * Q;
     const uint64_t base = p.data + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
     // The layout of a full tile pair (2 T^2 Q slots) whether or not this block is diagonal.
-    using Smem = std::conditional_t<NARROW_BLOCK, SmemQuads<F>, SmemElements<F>>;
-    Smem sm;
-    SmemQuads<F> layer_tw;  // narrow blocks' sub-NTT twiddles, after the elements
-    if constexpr (NARROW_BLOCK) {
-        sm = {reinterpret_cast<uint4*>(smem_words), SmemQuads<F>::plane(2 * TT * Q)};
-        layer_tw = {sm.base + SmemQuads<F>::QUADS * sm.stride, SmemQuads<F>::plane(Q)};
-    } else {
-        sm = {smem_words, SmemElements<F>::padded_slots(2 * TT * Q)};
-    }
+    const SmemQuads<F> sm{reinterpret_cast<uint4*>(smem_words), SmemQuads<F>::plane(2 * TT * Q)};
+    // Narrow blocks' sub-NTT twiddles, after the elements.
+    const SmemQuads<F> layer_tw{sm.base + SmemQuads<F>::QUADS * sm.stride, SmemQuads<F>::plane(Q)};
     // Narrow blocks: this thread's two output twiddles, read now (off the chain of products).
     F w_out[2];
     LayerTwiddles<F> staged_twiddles;

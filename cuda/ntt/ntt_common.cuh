@@ -92,46 +92,60 @@ struct SmemElements {
     __device__ __forceinline__ static uint32_t pad(uint32_t slot) { return slot + (slot >> 5); }
     __device__ __forceinline__ uint32_t word_stride() const { return STRIDE != 0 ? STRIDE : stride; }
 
-    __device__ __forceinline__ F get(uint32_t slot) const {
+    // A slot's address, and that of slot + 2^b from it where the slot's bit b is 0 (a butterfly
+    // group's other slots); the same interface as SmemQuads.
+    __device__ __forceinline__ static uint32_t addr(uint32_t slot) { return pad(slot); }
+    __device__ __forceinline__ static uint32_t next_bit(uint32_t, uint32_t slot, uint32_t b) { return pad(slot + (1u << b)); }
+    __device__ __forceinline__ F get_at(uint32_t s) const {
         F x;
-        const uint32_t s = pad(slot);
 #pragma unroll
         for (int w = 0; w < F::N; w++) x.l[w] = base[w * word_stride() + s];
         return x;
     }
-    __device__ __forceinline__ void set(uint32_t slot, const F& x) const {
-        const uint32_t s = pad(slot);
+    __device__ __forceinline__ void set_at(uint32_t s, const F& x) const {
 #pragma unroll
         for (int w = 0; w < F::N; w++) base[w * word_stride() + s] = x.l[w];
     }
+    __device__ __forceinline__ F get(uint32_t slot) const { return get_at(pad(slot)); }
+    __device__ __forceinline__ void set(uint32_t slot, const F& x) const { set_at(pad(slot), x); }
 };
 
-// Narrow blocks' elements and staged twiddles: an element as F::N / 4 16-byte quads, quad q of
-// slot s at q * stride + phys(s), so that a slot is F::N / 4 128-bit accesses from one address
-// (SmemElements takes F::N word accesses and an address each: benches/NOTES.md, issue 17). phys
-// permutes each 8 aligned slots, so no padding (`stride`: the slots, at least 8), and puts the 8
-// slots a quarter-warp touches at once on distinct 16-byte bank groups in a narrow block's every
-// pattern: a layer's pairs at any span, consecutive slots, a column's natural or bit-reversed rows.
-template <class F>
+// The column and middle blocks' elements (and narrow blocks' staged twiddles): an element as
+// F::N / 4 16-byte quads, quad q of slot s at q * stride + phys(s), so that a slot is F::N / 4
+// 128-bit accesses from one address (SmemElements takes F::N word accesses: benches/NOTES.md,
+// issue 17). phys permutes each 8 aligned slots, so no padding (`stride`: the slots, at least 8),
+// and puts the 8 slots a quarter-warp touches at once on distinct 16-byte bank groups in every
+// pattern of these blocks: a radix-2 or radix-4 layer's slots at any span, consecutive slots, a
+// column's natural or bit-reversed rows. STRIDE != 0 (the wide column blocks of the large sizes):
+// the stride as a constant, so a slot's second quad is an immediate offset.
+template <class F, uint32_t STRIDE = 0>
 struct SmemQuads {
     uint4* base;
     uint32_t stride;  // quads between quad q and q+1 of a slot
     static constexpr int QUADS = F::N / 4;
 
     __host__ __device__ __forceinline__ static constexpr uint32_t plane(uint32_t slots) { return slots < 8 ? 8 : slots; }
-    // GF(2)-linear, phys(a ^ b) = phys(a) ^ phys(b): the low three bits XOR slot bit 3 times 7
-    // (a layer's pairs at span 1, 2 or 4: bit 3 beside two of bits 0..2) and bits 4..6 and
-    // 7..9 (any three consecutive bits: a column's rows). Six instructions; a column's natural
-    // rows two or four columns to a block still meet 2-way conflicts, once a launch.
+    __device__ __forceinline__ uint32_t quad_stride() const { return STRIDE != 0 ? STRIDE : stride; }
+    // GF(2)-linear, phys(a ^ b) = phys(a) ^ phys(b): the low three bits XOR the image of slot
+    // bits 3, 4, 5, 6 under 7, 5, 6, 4 (repeating from bit 7), so that any three consecutive slot
+    // bits, and bit 3 or 4 beside any two of bits 0..2, land on independent values (simulated
+    // over every pattern above: benches/NOTES.md, issue 17).
     __device__ __forceinline__ static uint32_t phys(uint32_t s) {
-        const uint32_t bit3 = (uint32_t)((int32_t)(s << 28) >> 31);
-        return s ^ (((s >> 4) ^ (s >> 7) ^ bit3) & 7);
+        const uint32_t y = (s >> 3) ^ (s >> 7), a = y ^ (y >> 1);
+        return s ^ ((((0u - (a & 1)) ^ a) & 6) | (a & 1));
+    }
+    // A slot's address, and that of slot + 2^b from it where the slot's bit b is 0: an XOR with
+    // phys(2^b), read from a table of the bits' images (b < 16), not folded.
+    __device__ __forceinline__ static uint32_t addr(uint32_t slot) { return phys(slot); }
+    __device__ __forceinline__ static uint32_t next_bit(uint32_t a, uint32_t, uint32_t b) {
+        constexpr uint64_t images = 0x46574657000ull;  // nibble b: phys(2^b) ^ 2^b
+        return a ^ (1u << b) ^ (uint32_t)((images >> (4 * b)) & 7);
     }
     __device__ __forceinline__ F get_at(uint32_t p) const {
         F x;
 #pragma unroll
         for (int q = 0; q < QUADS; q++) {
-            const uint4 v = base[q * stride + p];
+            const uint4 v = base[q * quad_stride() + p];
             x.l[4 * q] = v.x;
             x.l[4 * q + 1] = v.y;
             x.l[4 * q + 2] = v.z;
@@ -141,7 +155,8 @@ struct SmemQuads {
     }
     __device__ __forceinline__ void set_at(uint32_t p, const F& x) const {
 #pragma unroll
-        for (int q = 0; q < QUADS; q++) base[q * stride + p] = make_uint4(x.l[4 * q], x.l[4 * q + 1], x.l[4 * q + 2], x.l[4 * q + 3]);
+        for (int q = 0; q < QUADS; q++)
+            base[q * quad_stride() + p] = make_uint4(x.l[4 * q], x.l[4 * q + 1], x.l[4 * q + 2], x.l[4 * q + 3]);
     }
     __device__ __forceinline__ F get(uint32_t slot) const { return get_at(phys(slot)); }
     __device__ __forceinline__ void set(uint32_t slot, const F& x) const { set_at(phys(slot), x); }
@@ -209,13 +224,14 @@ __device__ __forceinline__ void mul_table(F (&x)[B], uint64_t table, const uint6
 
 // Layer 0 alone, in DIT and DIF alike: each of `pairs` pairs of neighbouring slots (2i, 2i+1),
 // twiddle 1. Called by the whole block; ends with a barrier.
-template <class F, uint32_t STRIDE>
-__device__ __forceinline__ void neighbour_layer(const SmemElements<F, STRIDE>& sm, uint32_t pairs) {
+template <class F, class SM>
+__device__ __forceinline__ void neighbour_layer(const SM& sm, uint32_t pairs) {
     using L = lazy<typename F::params>;
     for (uint32_t i = threadIdx.x; i < pairs; i += blockDim.x) {
-        const F u = sm.get(2 * i), v = sm.get(2 * i + 1);
-        sm.set(2 * i, L::add(u, v));
-        sm.set(2 * i + 1, L::sub(u, v));
+        const uint32_t a = sm.addr(2 * i), b = sm.next_bit(a, 2 * i, 0);
+        const F u = sm.get_at(a), v = sm.get_at(b);
+        sm.set_at(a, L::add(u, v));
+        sm.set_at(b, L::sub(u, v));
     }
     __syncthreads();
 }
@@ -249,7 +265,7 @@ struct LayerTwiddles {
 // Narrow blocks (a thread per butterfly: pairs <= blockDim.x): in-place DIT over `count`
 // independent sub-transforms of 2^log_s slots each, bit-reversed in, natural out, in radix-2
 // layers; layer s's twiddles from `tw` (LayerTwiddles). A pair's two slots are one phys and an
-// XOR (phys is linear; the second slot is the first's with bit s set). Lazy range in and out;
+// XOR (next_bit: the second slot is the first's with bit s set). Lazy range in and out;
 // called by the whole block; ends with a barrier.
 template <class F>
 __device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
@@ -261,8 +277,8 @@ __device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_
         const uint32_t h = 1u << s;
         if (i < pairs) {
             // Pair i's first slot: i with a 0 inserted at bit s.
-            const uint32_t pos = i & (h - 1), p0 = SmemQuads<F>::phys(((i >> s) << (s + 1)) + pos);
-            const uint32_t p1 = p0 ^ SmemQuads<F>::phys(h);
+            const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;
+            const uint32_t p0 = sm.addr(i0), p1 = sm.next_bit(p0, i0, s);
             const F u = sm.get_at(p0);
             F v = sm.get_at(p1);
             if (s > 0) v = L::mul(v, tw.get_at(h + pos));
@@ -284,8 +300,8 @@ __device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_
     for (int32_t s = (int32_t)log_s - 1; s >= 0; s--) {
         const uint32_t h = 1u << s;
         if (i < pairs) {
-            const uint32_t pos = i & (h - 1), p0 = SmemQuads<F>::phys(((i >> s) << (s + 1)) + pos);
-            const uint32_t p1 = p0 ^ SmemQuads<F>::phys(h);
+            const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;
+            const uint32_t p0 = sm.addr(i0), p1 = sm.next_bit(p0, i0, s);
             const F u = sm.get_at(p0), v = sm.get_at(p1);
             F d = L::sub(u, v);
             if (s > 0) d = L::mul(d, tw.get_at(h + pos));
@@ -305,13 +321,12 @@ __device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_
 // Values in and out are in the lazy range of `lazy<P>` ([0, 2p) for BN254 Fr). Called by the
 // whole block; ends with a barrier. HYBRID: the second product of each independent pair of a
 // radix-4 group (x3 * w1 beside x1 * w1, a3's beside a2's) on the FP64 pipe.
-template <class F, bool HYBRID = false, uint32_t STRIDE = 0>
-__device__ __forceinline__ void dit_in_shared(const SmemElements<F, STRIDE>& sm, uint32_t log_s, uint32_t count,
-                                              const F* __restrict__ tw) {
+template <class F, bool HYBRID = false, class SM>
+__device__ __forceinline__ void dit_in_shared(const SM& sm, uint32_t log_s, uint32_t count, const F* __restrict__ tw) {
     using L = lazy<typename F::params>;
     uint32_t s = 0;
     if (log_s & 1) {
-        neighbour_layer(sm, count << (log_s - 1));
+        neighbour_layer<F>(sm, count << (log_s - 1));
         s = 1;
     }
     const uint32_t log_quarter = log_s - 2;
@@ -324,7 +339,9 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F, STRIDE>& sm,
             const uint32_t j = i & ((1u << log_quarter) - 1);
             const uint32_t pos = j & (h - 1);
             const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 2)) + pos;
-            const F x0 = sm.get(i0), x1 = sm.get(i0 + h), x2 = sm.get(i0 + 2 * h), x3 = sm.get(i0 + 3 * h);
+            const uint32_t p0 = sm.addr(i0), p1 = sm.next_bit(p0, i0, s), p2 = sm.next_bit(p0, i0, s + 1),
+                           p3 = sm.next_bit(p2, i0 + 2 * h, s);
+            const F x0 = sm.get_at(p0), x1 = sm.get_at(p1), x2 = sm.get_at(p2), x3 = sm.get_at(p3);
             F a0, a1, a2, a3, b2, b3;
             if (s == 0) {
                 // pos == 0: layer 0 twiddles 1; layer 1 twiddles 1 and w_S^(S/4) (= w_4).
@@ -344,10 +361,10 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F, STRIDE>& sm,
                 b2 = L::mul(a2, F::load(tw + (pos << (log_s - 2 - s))));
                 b3 = mul_on<F, HYBRID>(a3, F::load(tw + ((pos + h) << (log_s - 2 - s))));
             }
-            sm.set(i0, L::add(a0, b2));
-            sm.set(i0 + 2 * h, L::sub(a0, b2));
-            sm.set(i0 + h, L::add(a1, b3));
-            sm.set(i0 + 3 * h, L::sub(a1, b3));
+            sm.set_at(p0, L::add(a0, b2));
+            sm.set_at(p2, L::sub(a0, b2));
+            sm.set_at(p1, L::add(a1, b3));
+            sm.set_at(p3, L::sub(a1, b3));
         }
         __syncthreads();
     }
@@ -363,9 +380,9 @@ __device__ __forceinline__ void dit_in_shared(const SmemElements<F, STRIDE>& sm,
 // kernel's C-point columns read its L-point table). CALLED: every product out of line
 // (mul_called). Lazy range in and out; called by the whole block; ends with a barrier. CPU twin:
 // zkntt_core::self_sort::dif_in_slots.
-template <class F, bool CALLED = false, uint32_t STRIDE = 0>
-__device__ __forceinline__ void dif_in_shared(const SmemElements<F, STRIDE>& sm, uint32_t log_s, uint32_t count,
-                                              const F* __restrict__ tw, uint32_t tw_shift = 0) {
+template <class F, bool CALLED = false, class SM>
+__device__ __forceinline__ void dif_in_shared(const SM& sm, uint32_t log_s, uint32_t count, const F* __restrict__ tw,
+                                              uint32_t tw_shift = 0) {
     using L = lazy<typename F::params>;
     if (log_s == 0) return;
     const uint32_t log_quarter = log_s - 2;
@@ -378,7 +395,9 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F, STRIDE>& sm,
             const uint32_t j = i & ((1u << log_quarter) - 1);
             const uint32_t pos = j & (h - 1);
             const uint32_t i0 = (g << log_s) + ((j >> s) << (s + 2)) + pos;
-            const F x0 = sm.get(i0), x1 = sm.get(i0 + h), x2 = sm.get(i0 + 2 * h), x3 = sm.get(i0 + 3 * h);
+            const uint32_t p0 = sm.addr(i0), p1 = sm.next_bit(p0, i0, s), p2 = sm.next_bit(p0, i0, s + 1),
+                           p3 = sm.next_bit(p2, i0 + 2 * h, s);
+            const F x0 = sm.get_at(p0), x1 = sm.get_at(p1), x2 = sm.get_at(p2), x3 = sm.get_at(p3);
             F a2, a3, y1, y3;
             const F a0 = L::add(x0, x2), a1 = L::add(x1, x3);
             if (s == 0) {
@@ -394,14 +413,14 @@ __device__ __forceinline__ void dif_in_shared(const SmemElements<F, STRIDE>& sm,
                 y1 = mul_by<F, CALLED>(L::sub(a0, a1), w1);
                 y3 = mul_by<F, CALLED>(L::sub(a2, a3), w1);
             }
-            sm.set(i0, L::add(a0, a1));
-            sm.set(i0 + h, y1);
-            sm.set(i0 + 2 * h, L::add(a2, a3));
-            sm.set(i0 + 3 * h, y3);
+            sm.set_at(p0, L::add(a0, a1));
+            sm.set_at(p1, y1);
+            sm.set_at(p2, L::add(a2, a3));
+            sm.set_at(p3, y3);
         }
         __syncthreads();
     }
-    if (log_s & 1) neighbour_layer(sm, count << (log_s - 1));
+    if (log_s & 1) neighbour_layer<F>(sm, count << (log_s - 1));
 }
 
 }  // namespace ntt
