@@ -301,9 +301,9 @@ __device__ __forceinline__ void column_wide(const NttStageParams& p) {
 
 // Launch: grid (N / S / cols, batch) (or fewer blocks from column p.col_base on), 128 threads or,
 // on the `_narrow` symbols (flag NARROW), half the block's elements (at most 256: the launch
-// bounds; 128 registers as at 128 x 4); dynamic shared memory 32 * padded_slots(S * cols) bytes,
-// or on the `_narrow` symbols 32 * (plane(S * cols) + plane(S)) (SmemQuads: the elements, the
-// layer twiddles). In place; row i of column c of transform b is
+// bounds; 128 registers as at 128 x 4); dynamic shared memory 32 * plane(S * cols) bytes (the
+// host gives 32 * padded_slots(S * cols)), or on the `_narrow` symbols 32 * (plane(S * cols) +
+// plane(S)) (SmemQuads: the elements, the layer twiddles). In place; row i of column c of transform b is
 // data[b*batch_stride + index(c, i)*elem_stride] (index above; natural order: i*R + c with
 // R = N / S). The natural-order symbols (not `_lde`) store to p.out (the data, or a two-pass
 // transform's scratch: same layout); `ntt_column_t_*` (SCRATCH_IN) loads transposed, row i of

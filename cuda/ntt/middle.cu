@@ -134,8 +134,9 @@ __device__ __forceinline__ void middle_entry(const NttStageParams& p) {
 }  // namespace zkntt
 
 // Launch: grid ((P/T)^2, batch), 128 threads or, with NARROW, T*T*Q (a radix-2 butterfly per
-// thread); dynamic shared memory 32 * padded_slots(2*T*T*Q) bytes, or with NARROW
-// 32 * (plane(2*T*T*Q) + plane(Q)) (SmemQuads: the elements, the layer twiddles); blocks below the diagonal exit at once. In/out: in place, group
+// thread); dynamic shared memory 32 * plane(2*T*T*Q) bytes (the host gives
+// 32 * padded_slots(2*T*T*Q)), or with NARROW 32 * (plane(2*T*T*Q) + plane(Q)) (SmemQuads: the
+// elements, the layer twiddles); blocks below the diagonal exit at once. In/out: in place, group
 // (a,*,b) -> (b,*,a).
 #define ZKNTT_MIDDLE(FIELD)                                                                  \
     extern "C" __global__ void __launch_bounds__(128, 4) ntt_middle_##FIELD(                    \

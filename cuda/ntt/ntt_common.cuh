@@ -77,11 +77,9 @@ __device__ __forceinline__ uint64_t bit_reverse64(uint64_t x, uint32_t bits) {
 }
 
 // Elements in shared memory, column-major by 32-bit word with one padding word per 32 slots, so
-// that consecutive slots are consecutive banks for every word. STRIDE != 0 (the wide column
-// blocks of the large sizes): the stride is that constant, so word w of a slot is an immediate
-// offset from word 0 (one address per access, not one per word); `stride` then holds the same
-// value.
-template <class F, uint32_t STRIDE = 0>
+// that consecutive slots are consecutive banks for every word (stage1 and the cluster kernel; the
+// column and middle blocks use SmemQuads).
+template <class F>
 struct SmemElements {
     uint32_t* base;
     uint32_t stride;  // words between word w and word w+1 of the same slot
@@ -90,7 +88,6 @@ struct SmemElements {
         return slots + (slots >> 5) + 1;
     }
     __device__ __forceinline__ static uint32_t pad(uint32_t slot) { return slot + (slot >> 5); }
-    __device__ __forceinline__ uint32_t word_stride() const { return STRIDE != 0 ? STRIDE : stride; }
 
     // A slot's address, and that of slot + 2^b from it where the slot's bit b is 0 (a butterfly
     // group's other slots); the same interface as SmemQuads.
@@ -99,12 +96,12 @@ struct SmemElements {
     __device__ __forceinline__ F get_at(uint32_t s) const {
         F x;
 #pragma unroll
-        for (int w = 0; w < F::N; w++) x.l[w] = base[w * word_stride() + s];
+        for (int w = 0; w < F::N; w++) x.l[w] = base[w * stride + s];
         return x;
     }
     __device__ __forceinline__ void set_at(uint32_t s, const F& x) const {
 #pragma unroll
-        for (int w = 0; w < F::N; w++) base[w * word_stride() + s] = x.l[w];
+        for (int w = 0; w < F::N; w++) base[w * stride + s] = x.l[w];
     }
     __device__ __forceinline__ F get(uint32_t slot) const { return get_at(pad(slot)); }
     __device__ __forceinline__ void set(uint32_t slot, const F& x) const { set_at(pad(slot), x); }

@@ -853,7 +853,10 @@ pub fn column_block_log(log_n: u32, log_s: u32) -> u32 {
     log_cols
 }
 
-/// Shared memory for `slots` elements in the padded column-major layout of `ntt_common.cuh`.
+/// Shared memory for `slots` elements in the padded column-major layout of `ntt_common.cuh`
+/// (`SmemElements`: stage1 and the cluster kernel). The wide column and middle blocks, whose
+/// elements are in quads (`SmemQuads`: 32 bytes a slot, no padding), are given the same, a
+/// little more than they use.
 pub const fn smem_bytes(slots: u32) -> u32 {
     32 * (slots + (slots >> 5) + 1)
 }
