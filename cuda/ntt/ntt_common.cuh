@@ -124,15 +124,16 @@ struct SmemQuads {
     __host__ __device__ __forceinline__ static constexpr uint32_t plane(uint32_t slots) { return slots < 8 ? 8 : slots; }
     __device__ __forceinline__ uint32_t quad_stride() const { return STRIDE != 0 ? STRIDE : stride; }
     // GF(2)-linear, phys(a ^ b) = phys(a) ^ phys(b): the low three bits XOR the image of slot
-    // bits 3, 4, 5, 6 under 7, 5, 6, 4 (repeating from bit 7), so that any three consecutive slot
-    // bits, and bit 3 or 4 beside any two of bits 0..2, land on independent values (simulated
-    // over every pattern above: benches/NOTES.md, issue 17).
+    // bits 3, 4, 5, 6 under 7, 5, 6, 4, and of bits 7..10 under the same again (bits 11 and up map
+    // to 0: the largest block, a middle tile pair, holds 2^11 slots), so that any three
+    // consecutive slot bits, and bit 3 or 4 beside any two of bits 0..2, land on independent
+    // values (simulated over every pattern above: benches/NOTES.md, issue 17).
     __device__ __forceinline__ static uint32_t phys(uint32_t s) {
         const uint32_t y = (s >> 3) ^ (s >> 7), a = y ^ (y >> 1);
         return s ^ ((((0u - (a & 1)) ^ a) & 6) | (a & 1));
     }
     // A slot's address, and that of slot + 2^b from it where the slot's bit b is 0: an XOR with
-    // phys(2^b), read from a table of the bits' images (b < 16), not folded.
+    // phys(2^b), read from a table of the bits' images (b < 16; blocks use b <= 10), not folded.
     __device__ __forceinline__ static uint32_t addr(uint32_t slot) { return phys(slot); }
     __device__ __forceinline__ static uint32_t next_bit(uint32_t a, uint32_t, uint32_t b) {
         constexpr uint64_t images = 0x46574657000ull;  // nibble b: phys(2^b) ^ 2^b

@@ -565,7 +565,9 @@ pub struct Launch {
     pub blocks: u32,
     /// Threads per block.
     pub threads: u32,
-    /// Dynamic shared memory in bytes (32-byte elements, padded column-major layout).
+    /// Dynamic shared memory in bytes: [`smem_bytes`] (32-byte elements; the padded layout of
+    /// stage1 and the cluster kernel, a little more than the wide column and middle blocks'
+    /// quads use) or [`narrow_smem_bytes`].
     pub smem: u32,
     /// [`flags`] bits.
     pub flags: u32,
@@ -855,8 +857,8 @@ pub fn column_block_log(log_n: u32, log_s: u32) -> u32 {
 
 /// Shared memory for `slots` elements in the padded column-major layout of `ntt_common.cuh`
 /// (`SmemElements`: stage1 and the cluster kernel). The wide column and middle blocks, whose
-/// elements are in quads (`SmemQuads`: 32 bytes a slot, no padding), are given the same, a
-/// little more than they use.
+/// elements are in quads (`SmemQuads`: 32 bytes a slot, at least 8 slots, no padding), are given
+/// the same: a little more than they use, as every wide block holds at least 2^9 slots.
 pub const fn smem_bytes(slots: u32) -> u32 {
     32 * (slots + (slots >> 5) + 1)
 }
@@ -1124,6 +1126,27 @@ mod tests {
         lde: Lde::Natural,
         natural: Natural::SelfSorting,
     };
+
+    /// Narrow blocks' shared memory in literal bytes, as `SmemQuads` lays it out in
+    /// `ntt_common.cuh`: two 16-byte quads a slot, planes of at least 8 slots, the elements then
+    /// the layer twiddles (a formula checked only against itself would not see either side move).
+    #[test]
+    fn narrow_smem_bytes_literal() {
+        for (slots, log_s, bytes) in [
+            (1, 0, 512),
+            (8, 3, 512),
+            (64, 6, 4096),
+            (128, 6, 6144),
+            (256, 8, 16384),
+            (512, 9, 32768),
+        ] {
+            assert_eq!(
+                narrow_smem_bytes(slots, log_s),
+                bytes,
+                "{slots} slots, 2^{log_s}"
+            );
+        }
+    }
 
     /// The hybrid product marks the wide column launches of every size and ordering, nothing else;
     /// the integer product marks none, and Auto resolves to it.

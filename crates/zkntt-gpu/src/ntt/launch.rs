@@ -358,3 +358,44 @@ impl NttEngine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::column_symbol;
+    use zkntt_core::plan::flags;
+    use zkntt_kernels::names::ntt::*;
+
+    /// Every kind of column launch maps to its symbol, narrow blocks to the `_narrow` one (whose
+    /// body assumes a butterfly per thread), the hybrid product to a wide one whatever NARROW says
+    /// (as the kernels' old runtime branch did).
+    #[test]
+    fn column_symbols_by_flags() {
+        let (n, rn, nr, h) = (
+            flags::NARROW,
+            flags::IN_BITREV,
+            flags::OUT_BITREV,
+            flags::FP64_HYBRID,
+        );
+        let (lde, t) = (flags::LDE, flags::SCRATCH_IN);
+        for (f, want) in [
+            (0, COLUMN),
+            (n, COLUMN_NARROW),
+            (t, COLUMN_T),
+            (t | n, COLUMN_T_NARROW),
+            (nr, COLUMN_NR),
+            (nr | n, COLUMN_NR_NARROW),
+            (rn, COLUMN_RN),
+            (rn | n, COLUMN_RN_NARROW),
+            (lde, COLUMN_LDE),
+            (lde | n, COLUMN_LDE_NARROW),
+            (lde | rn, COLUMN_LDE_ORDERED),
+            (lde | rn | n, COLUMN_LDE_ORDERED_NARROW),
+            (h, COLUMN_HYBRID),
+            (h | n, COLUMN_HYBRID),
+            (h | nr, COLUMN_NR_HYBRID),
+            (h | rn | n, COLUMN_RN_HYBRID),
+        ] {
+            assert_eq!(*column_symbol(f), want, "flags {f:#x}");
+        }
+    }
+}
