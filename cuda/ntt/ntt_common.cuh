@@ -2,7 +2,6 @@
 // crates/zkntt-gpu/src/ntt/params.rs), shared-memory element storage, twiddle-table reads.
 #pragma once
 #include <cstdint>
-#include <type_traits>
 
 #include "field/mont52.cuh"
 #include "launch_dependent.cuh"
