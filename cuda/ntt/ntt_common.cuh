@@ -26,6 +26,7 @@ constexpr uint32_t LDE = 2048;          // the `_lde` column symbol: a coset LDE
                                         // forward first column launches in one (column.cu)
 constexpr uint32_t SCRATCH_OUT = 4096;  // host only: the natural column launch stores into the scratch
 constexpr uint32_t SCRATCH_IN = 8192;   // natural column launch: row i of column c at data[c*S + i]
+constexpr uint32_t MID_SCALED = 16384;  // host only: mid_twiddles holds w_M^e / N (the inverse's 1/N)
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.

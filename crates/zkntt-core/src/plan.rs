@@ -143,6 +143,10 @@ pub mod flags {
     /// c at c*S + i: each column's entries contiguous) and storing into the data, the second of
     /// a [`Natural::TwoPass`] transform (the `ntt_column_t_*` symbol).
     pub const SCRATCH_IN: u32 = 8192;
+    /// The inverse's 1/N rides on this launch's mid-table twiddles ([`MID_TWIDDLES`] or a middle
+    /// launch): the engine gives it the table w_M^e / N, and no launch of the transform carries
+    /// [`POST_CONST`] ([`Plan::launches`]). Read by the host only.
+    pub const MID_SCALED: u32 = 16384;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -788,6 +792,37 @@ fn scale_flags(form: Form) -> (u32, u32) {
     (pre, post)
 }
 
+/// Whether a launch multiplies every element by an entry of the mid table (w_M^e, M = N/P): a
+/// middle launch, or a column launch whose stage twiddles come from there ([`flags::MID_TWIDDLES`]).
+fn reads_mid_table(l: &Launch) -> bool {
+    match l.kernel {
+        Kernel::Middle | Kernel::Stage2Warp => true,
+        Kernel::Column => {
+            l.flags & flags::MID_TWIDDLES != 0
+                && l.flags & (flags::TWIDDLE_IN | flags::TWIDDLE_OUT) != 0
+        }
+        Kernel::Cluster | Kernel::Stage1 => false,
+    }
+}
+
+/// Moves a plain inverse's 1/N ([`flags::POST_CONST`], a product per element in the last launch)
+/// into the mid table of the launch that already multiplies every element by one of its entries
+/// ([`flags::MID_SCALED`]: the engine reads w_M^e / N there): one product per element fewer. The
+/// natural order's three stages and the bit-reversed orderings' three launches have such a
+/// launch; a two-pass, two-launch, single-block or cluster transform keeps POST_CONST.
+fn fold_n_inv(launches: &mut [Launch]) {
+    if !launches.iter().any(|l| l.flags & flags::POST_CONST != 0) {
+        return;
+    }
+    let Some(i) = launches.iter().position(reads_mid_table) else {
+        return;
+    };
+    for l in launches.iter_mut() {
+        l.flags &= !flags::POST_CONST;
+    }
+    launches[i].flags |= flags::MID_SCALED;
+}
+
 /// (log2 columns per block, threads) of a column launch of 2^log_s-entry columns in a transform
 /// of 2^log_n: [`narrow_columns`] where `blocks` is Narrow (or Cluster, at a size no cluster
 /// runs) and a column fits, else the wide geometry ([`column_block_log`], [`THREADS`]).
@@ -969,8 +1004,11 @@ impl Plan {
     /// kernel, whatever `kernels` says.
     /// Wide column launches carry [`flags::FP64_HYBRID`] where `kernels.product` is
     /// [`Product::Hybrid`] (an unresolved Auto is the integer product).
+    /// An inverse's 1/N goes on the launch that multiplies every element by a mid-table twiddle
+    /// where there is one ([`fold_n_inv`]), else on the last launch ([`flags::POST_CONST`]).
     pub fn launches(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let mut out = self.launches_of_stages(form, kernels);
+        fold_n_inv(&mut out);
         if kernels.product == Product::Hybrid {
             for l in out.iter_mut() {
                 // A two-pass transform's second launch has no hybrid symbol (it loads transposed).
@@ -1743,5 +1781,79 @@ mod tests {
                 log_tile: 3
             }
         );
+    }
+
+    /// Every inverse carries its 1/N exactly once: on the launch that reads the mid table
+    /// (MID_SCALED, no POST_CONST anywhere) where the transform has one, else as POST_CONST on
+    /// its last launch; forward and coset transforms carry no MID_SCALED. The natural order's
+    /// three stages (2^9 up) and the bit-reversed orderings' three launches (2^21 up) fold it.
+    #[test]
+    fn inverse_scale_once() {
+        let mut folded = std::collections::BTreeSet::new();
+        for log_n in 1..=28 {
+            let plan = Plan::for_size(log_n).unwrap();
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                for (direction, coset) in [
+                    (Direction::Forward, false),
+                    (Direction::Forward, true),
+                    (Direction::Inverse, false),
+                    (Direction::Inverse, true),
+                ] {
+                    for stage2 in [Stage2::Shared, Stage2::Warp] {
+                        for blocks in [Blocks::Wide, Blocks::Narrow, Blocks::Cluster] {
+                            for natural in [Natural::SelfSorting, Natural::TwoPass] {
+                                let form = Form {
+                                    direction,
+                                    ordering,
+                                    coset,
+                                    full_omega: log_n <= 16,
+                                };
+                                let kernels = Kernels {
+                                    stage2,
+                                    blocks,
+                                    natural,
+                                    ..Kernels::default()
+                                };
+                                let l = plan.launches(form, kernels);
+                                let what = format!("2^{log_n} {form:?} {kernels:?}: {l:?}");
+                                let with = |f: u32| l.iter().filter(|l| l.flags & f != 0).count();
+                                let (scaled, post) =
+                                    (with(flags::MID_SCALED), with(flags::POST_CONST));
+                                if direction == Direction::Forward || coset {
+                                    assert_eq!((scaled, post), (0, 0), "{what}");
+                                    continue;
+                                }
+                                match l.iter().position(reads_mid_table) {
+                                    Some(i) => {
+                                        assert_eq!((scaled, post), (1, 0), "{what}");
+                                        assert!(l[i].flags & flags::MID_SCALED != 0, "{what}");
+                                        folded.insert((log_n, ordering == Ordering::NN));
+                                    }
+                                    None => {
+                                        assert_eq!((scaled, post), (0, 1), "{what}");
+                                        assert!(
+                                            l[l.len() - 1].flags & flags::POST_CONST != 0,
+                                            "{what}"
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for log_n in 9..=28 {
+            assert!(
+                folded.contains(&(log_n, true)),
+                "NN 2^{log_n} keeps POST_CONST"
+            );
+        }
+        for log_n in 21..=28 {
+            assert!(
+                folded.contains(&(log_n, false)),
+                "NR/RN 2^{log_n} keep POST_CONST"
+            );
+        }
     }
 }

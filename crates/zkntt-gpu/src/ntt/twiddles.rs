@@ -186,6 +186,9 @@ pub(crate) struct Twiddles {
     pub mid: Option<Table>,
     /// 1/N, one element (inverses).
     pub n_inv: Option<Table>,
+    /// The mid table times 1/N, w_(N/P)^e / N (inverses of three-stage plans): read by the launch
+    /// that carries the inverse's 1/N ([`zkntt_core::plan::flags::MID_SCALED`]).
+    pub mid_scaled: Option<Table>,
 }
 
 impl Twiddles {
@@ -199,13 +202,12 @@ impl Twiddles {
         if direction == Direction::Inverse {
             w = w.inverse().expect("roots of unity are invertible");
         }
-        let n_inv = match direction {
+        let inv = match direction {
             Direction::Forward => None,
-            Direction::Inverse => {
-                let inv = F::from(1u64 << log_n).inverse().expect("N < p");
-                Some(powers(gpu, inv, 2)?) // [1, 1/N]: element 1 is 1/N
-            }
+            Direction::Inverse => Some(F::from(1u64 << log_n).inverse().expect("N < p")),
         };
+        // [1, 1/N]: element 1 is 1/N
+        let n_inv = inv.map(|inv| powers(gpu, inv, 2)).transpose()?;
         let subs = sub_sizes(plan)
             .into_iter()
             .map(|log_s| {
@@ -219,17 +221,20 @@ impl Twiddles {
                 subs,
                 mid: None,
                 n_inv,
+                mid_scaled: None,
             },
-            Plan::ThreeStage { log_n, log_p, .. } => Self {
-                omega: Some(omega_table(gpu, w, log_n)?),
-                subs,
-                mid: Some(powers(
-                    gpu,
-                    w.pow([1u64 << log_p]),
-                    1usize << (log_n - log_p),
-                )?),
-                n_inv,
-            },
+            Plan::ThreeStage { log_n, log_p, .. } => {
+                let (w_mid, len) = (w.pow([1u64 << log_p]), 1usize << (log_n - log_p));
+                Self {
+                    omega: Some(omega_table(gpu, w, log_n)?),
+                    subs,
+                    mid: Some(powers(gpu, w_mid, len)?),
+                    n_inv,
+                    mid_scaled: inv
+                        .map(|inv| scaled_powers(gpu, inv, w_mid, len))
+                        .transpose()?,
+                }
+            }
         })
     }
 
@@ -252,6 +257,7 @@ impl Twiddles {
             + self.subs.iter().map(|(_, t)| t.bytes()).sum::<usize>()
             + self.mid.as_ref().map_or(0, Table::bytes)
             + self.n_inv.as_ref().map_or(0, Table::bytes)
+            + self.mid_scaled.as_ref().map_or(0, Table::bytes)
     }
 }
 
