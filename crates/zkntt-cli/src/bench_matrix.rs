@@ -172,11 +172,13 @@ pub fn table_row(row: &[Cell]) -> String {
 }
 
 /// The `--json` document: every cell, each row's best-order comparison, skipped sizes.
+#[allow(clippy::too_many_arguments)]
 pub fn to_json(
     gpu: &str,
     timestamp: &str,
     reps: u32,
     sppark: &str,
+    full_twiddles_max_log: u32,
     rows: &[Vec<Cell>],
     skipped: &[(u32, String)],
 ) -> Value {
@@ -224,6 +226,7 @@ pub fn to_json(
         "coset_offset": 5,
         "ratio": "sppark_ms / zkntt_ms (above 1: zkntt faster)",
         "sppark": sppark,
+        "full_twiddles_max_log": full_twiddles_max_log,
         "cells": cells,
         "zkntt_nn_vs_sppark_best": best,
         "skipped": skipped.iter().map(|(k, why)| json!({"log_n": k, "reason": why})).collect::<Vec<_>>(),
@@ -362,6 +365,8 @@ pub struct MatrixOptions<'a> {
     pub reps: u32,
     pub json: Option<&'a Path>,
     pub plot: Option<&'a Path>,
+    /// The engine's `set_full_twiddles_max_log`, where given.
+    pub full_twiddles_max_log: Option<u32>,
     pub device: crate::args::DeviceArg,
 }
 
@@ -380,10 +385,14 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
         .map_err(|e| format!("zkntt bench ntt --matrix needs a GPU: {e}"))?;
     let info = gpu.info()?;
     let engine = NttEngine::new(gpu.clone());
+    if let Some(log) = opts.full_twiddles_max_log {
+        engine.set_full_twiddles_max_log(log);
+    }
     let reps = opts.reps as usize;
     println!("zkntt bench ntt --matrix: BN254 Fr on {info}");
     println!(
-        "device-resident, same data for both, median of {reps} per-transform CUDA-event times (ms); ratio = sppark / zkntt (above 1: zkntt faster); coset offset 5 (sppark's group_gen) on both\n"
+        "device-resident, same data for both, median of {reps} per-transform CUDA-event times (ms); ratio = sppark / zkntt (above 1: zkntt faster); coset offset 5 (sppark's group_gen) on both; zkntt's stage twiddles kept whole up to 2^{}\n",
+        engine.full_twiddles_max_log()
     );
     let mut sppark_state: Result<(), String> = Ok(());
     let mut rows: Vec<Vec<Cell>> = Vec::new();
@@ -578,7 +587,15 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
         Err(why) => format!("not built in: {why}"),
     };
     if opts.json.is_some() || opts.plot.is_some() {
-        let doc = to_json(&info.name, &now(), opts.reps, &sppark_note, &rows, &skipped);
+        let doc = to_json(
+            &info.name,
+            &now(),
+            opts.reps,
+            &sppark_note,
+            engine.full_twiddles_max_log(),
+            &rows,
+            &skipped,
+        );
         crate::plot::save_outputs(&doc, opts.json, opts.plot)?;
     }
     if !failures.is_empty() {
@@ -662,10 +679,12 @@ mod tests {
             "2026-11-24T23:00:00Z",
             20,
             "built in",
+            22,
             &rows,
             &[(28, "no room".into())],
         );
         assert_eq!(v["gpu"], "H100");
+        assert_eq!(v["full_twiddles_max_log"], 22);
         assert_eq!(v["timestamp"], "2026-11-24T23:00:00Z");
         let cells = v["cells"].as_array().unwrap();
         assert_eq!(cells.len(), 3);

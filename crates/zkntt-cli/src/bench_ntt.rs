@@ -58,6 +58,11 @@ pub struct NttArgs {
     /// ratios per cell, zkntt NN against sppark's fastest order (sppark needs the `sppark` feature).
     #[arg(long, conflicts_with_all = ["host", "host_only", "copy_threads"])]
     matrix: bool,
+    /// Keep zkntt's stage twiddles as all N powers up to 2^LOG (the engine's
+    /// `set_full_twiddles_max_log`; default 22: as much device memory again as the data per size
+    /// and direction, for one product per element fewer).
+    #[arg(long, value_name = "LOG", value_parser = clap::value_parser!(u32).range(0..=28))]
+    full_twiddles_max_log: Option<u32>,
     /// Every number of the run as JSON into FILE (`zkntt plot --json FILE` plots it again).
     #[arg(long, value_name = "FILE")]
     json: Option<std::path::PathBuf>,
@@ -125,6 +130,7 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
             reps: args.reps,
             json: args.json.as_deref(),
             plot: args.plot.as_deref(),
+            full_twiddles_max_log: args.full_twiddles_max_log,
             device: args.device,
         });
     }
@@ -137,6 +143,13 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     let engine = Arc::new(NttEngine::new(gpu.clone()));
+    if let Some(log) = args.full_twiddles_max_log {
+        engine.set_full_twiddles_max_log(log);
+    }
+    println!(
+        "zkntt's stage twiddles kept whole up to 2^{}\n",
+        engine.full_twiddles_max_log()
+    );
     let mut host = None;
     if args.host || args.host_only {
         host = Some(host_table(

@@ -690,7 +690,9 @@ fn column_launch(
 /// j as coefficient rev_N(j)), the forward's column NTT and, in NN, its stage twiddles (`first`'s
 /// TWIDDLE_OUT). Its geometry is theirs; an ordered one carries IN_BITREV (the
 /// `ntt_column_lde_ordered_*` symbol). None where they differ (the seed's stage1 forced, other
-/// orderings, a two-pass transform's launches through its scratch): the caller then runs both.
+/// orderings, a two-pass transform's launches through its scratch, a launch that carries the
+/// inverse's 1/N in its mid table): the caller then runs both. Where an earlier launch of the
+/// inverse carries that 1/N ([`flags::MID_SCALED`]), the fused launch's table is g^e alone.
 pub fn fused_lde_launch(last: &Launch, first: &Launch) -> Option<Launch> {
     let geometry = |l: &Launch| {
         (
@@ -706,7 +708,7 @@ pub fn fused_lde_launch(last: &Launch, first: &Launch) -> Option<Launch> {
     let stage_twiddles = flags::TWIDDLE_IN | flags::TWIDDLE_OUT;
     let scratch = flags::SCRATCH_OUT | flags::SCRATCH_IN;
     if last.kernel != Kernel::Column
-        || (last.flags | first.flags) & scratch != 0
+        || (last.flags | first.flags) & (scratch | flags::MID_SCALED) != 0
         || geometry(last) != geometry(first)
         || last.flags & flags::NARROW != first.flags & flags::NARROW
         || (ordered && (last.flags | first.flags) & stage_twiddles != 0)

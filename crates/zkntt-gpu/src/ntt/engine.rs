@@ -1,14 +1,15 @@
 //! The NTT engine: validates a call, finds (or builds) the twiddles, runs the plan's launch table.
 
 use super::launch::Prepared;
-use super::twiddles::{SplitPowers, Twiddles};
+use super::twiddles::{FULL_TWIDDLES_DEFAULT_MAX_LOG, SplitPowers, Twiddles};
 use crate::device_vec::check_room;
 use crate::error::DriverContext;
 use crate::{DeviceVec, Error, Gpu, Result};
 use cudarc::driver::{CudaSlice, DevicePtr};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use zkntt_core::plan::{Kernels, Lde};
+use zkntt_core::plan::{Kernels, Lde, flags};
 use zkntt_core::{Direction, FieldId, GpuField, NttConfig, Ordering, Plan};
 
 /// `ZKNTT_KERNELS` (see [`Kernels::parse`]); an unreadable value is reported once and ignored.
@@ -53,7 +54,8 @@ const COSET_CACHE: usize = 8;
 /// Twiddle memory: up to 2^22 a size's stage twiddles are all N powers (as many bytes as the data,
 /// per size and direction, for one table read instead of two and a product per element); above
 /// 2^22, or when the device has no room for the full table, two tables of about sqrt(N) powers
-/// (2^23: 656 KiB in all). `clear_cache` frees them.
+/// (2^23: 656 KiB in all). `set_full_twiddles_max_log` moves the limit (24: 5-8% faster at 2^23
+/// and 2^24 for as much memory again as the data); `clear_cache` frees them.
 ///
 /// Scratch memory: a natural-order call of at most 2^17 elements in all runs as two passes through
 /// a scratch buffer of its size ([`Natural::TwoPass`](zkntt_core::plan::Natural): one launch fewer
@@ -89,6 +91,8 @@ pub struct NttEngine {
     /// a call queues its launches: every launch runs on the engine's one stream, so the next
     /// call's first launch starts after this call's last has read it.
     scratch: Mutex<Option<Scratch>>,
+    /// Stage twiddles kept as all N powers up to this log2 size ([`Self::set_full_twiddles_max_log`]).
+    full_twiddles_max_log: AtomicU32,
 }
 
 /// Device memory of a two-pass transform's scratch. Only kernels on the engine's stream touch it,
@@ -112,7 +116,26 @@ impl NttEngine {
             kernels: Mutex::new(kernels_from_env()),
             clusters: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
+            full_twiddles_max_log: AtomicU32::new(FULL_TWIDDLES_DEFAULT_MAX_LOG),
         }
+    }
+
+    /// Up to which log2 size a transform's stage twiddles are kept as all N powers: one table read
+    /// per element of the first column launch instead of two reads and a product, for N x 32
+    /// bytes of device memory per size and direction (as much as the data). Default
+    /// [`FULL_TWIDDLES_DEFAULT_MAX_LOG`] (22), which keeps an in-place 2^23 transform within 1.15x
+    /// its data; 24 measured 5-8% faster at 2^23 and 2^24 on an H200 (benches/NOTES.md) for 256
+    /// and 512 MiB more per direction. Where the full table does not fit the engine builds the
+    /// compact one anyway. Drops the cached twiddles (rebuilt by the next call).
+    pub fn set_full_twiddles_max_log(&self, log_n: u32) {
+        self.full_twiddles_max_log
+            .store(log_n, AtomicOrdering::Relaxed);
+        self.lock().clear();
+    }
+
+    /// The setting of [`Self::set_full_twiddles_max_log`].
+    pub fn full_twiddles_max_log(&self) -> u32 {
+        self.full_twiddles_max_log.load(AtomicOrdering::Relaxed)
     }
 
     /// Whether the GPU runs `field`'s cluster launch ([`zkntt_core::plan::Kernel::Cluster`]): sm_90
@@ -267,7 +290,8 @@ impl NttEngine {
         if let Some(t) = self.lock().get(&key) {
             return Ok(t.clone());
         }
-        let t = Arc::new(Twiddles::build::<F>(&self.gpu, plan, dir)?);
+        let full = self.full_twiddles_max_log();
+        let t = Arc::new(Twiddles::build::<F>(&self.gpu, plan, dir, full)?);
         Ok(self.lock().entry(key).or_insert(t).clone())
     }
 
@@ -381,7 +405,18 @@ impl NttEngine {
         // transforms in full.
         let (fwd, fused) = match fused {
             Some(l) => {
-                let scale = self.coset_powers(g, fwd.log_n(), CosetTable::Lde)?;
+                // g^j / N, or g^j where the inverse carries its 1/N in the mid table
+                // (flags::MID_SCALED, on a launch before the fused one).
+                let folded = inv
+                    .launches()
+                    .iter()
+                    .any(|l| l.flags & flags::MID_SCALED != 0);
+                let kind = if folded {
+                    CosetTable::Forward
+                } else {
+                    CosetTable::Lde
+                };
+                let scale = self.coset_powers(g, fwd.log_n(), kind)?;
                 (fwd, Some((l, scale)))
             }
             None => (self.prepare(data, &forward)?.ok_or_else(empty)?, None),

@@ -276,7 +276,7 @@ impl NttEngine {
     /// The fused launch of a coset LDE ([`zkntt_core::plan::fused_lde_launch`]) on transforms
     /// `batch`, in place of `inv`'s last launch and `fwd`'s first: the inverse's parameters and
     /// sub-NTT twiddles, the forward's sub-NTT twiddles at `pre.lo` and its stage twiddles,
-    /// g^j / N (`scale`) as `post`.
+    /// g^j / N (`scale`; g^j where the inverse's 1/N is in its mid table) as `post`.
     pub(crate) fn launch_lde(
         &self,
         inv: &Prepared,

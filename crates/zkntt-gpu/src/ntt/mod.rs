@@ -9,4 +9,5 @@ mod twiddles;
 pub use engine::NttEngine;
 pub(crate) use launch::Prepared;
 pub(crate) use params::PowerTable;
+pub use twiddles::FULL_TWIDDLES_DEFAULT_MAX_LOG;
 pub(crate) use twiddles::{SplitPowers, lo_bits, scaled_powers};

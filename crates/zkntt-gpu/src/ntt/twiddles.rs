@@ -2,7 +2,7 @@
 //! and cached per (field, size, direction). Stored compactly: the N-th root's powers as two tables
 //! of about sqrt(N) entries (x^e = hi[e >> b] * lo[e & (2^b - 1)]) plus the sub-NTTs' own tables,
 //! so 2^23 needs about 0.2 MiB of twiddles, not the 256 MiB of N entries. Up to
-//! [`FULL_OMEGA_MAX_LOG`] the N powers are kept whole (one read, no product per stage twiddle;
+//! [`FULL_TWIDDLES_DEFAULT_MAX_LOG`] (or the engine's setting) the N powers are kept whole (one read, no product per stage twiddle;
 //! as much device memory as the data).
 
 use super::params::PowerTable;
@@ -113,12 +113,13 @@ pub(crate) fn lo_bits(log_n: u32) -> u32 {
     log_n.div_ceil(2)
 }
 
-/// Up to this log2 size the first column launch's twiddles w_N^(c*k1) come from a table of all N
-/// powers (one read per element instead of two reads and a product; the gain is in
+/// Up to this log2 size, by default, the first column launch's twiddles w_N^(c*k1) come from a
+/// table of all N powers (one read per element instead of two reads and a product; the gain is in
 /// benches/NOTES.md), at the price of N x 32 bytes of device memory per (size, direction), as much
-/// as the data (128 MiB at 2^22). Above it, or when the full table does not fit, the two split tables of
-/// about sqrt(N) entries (2^23: 656 KiB in all).
-pub(crate) const FULL_OMEGA_MAX_LOG: u32 = 22;
+/// as the data (128 MiB at 2^22). Above it, or when the full table does not fit, the two split
+/// tables of about sqrt(N) entries (2^23: 656 KiB in all), so an in-place 2^23 transform stays
+/// within 1.15x its data. [`NttEngine::set_full_twiddles_max_log`](super::NttEngine) moves it.
+pub const FULL_TWIDDLES_DEFAULT_MAX_LOG: u32 = 22;
 
 /// The stage twiddles w_N^e, e < N, as the kernels read them.
 #[derive(Debug)]
@@ -145,9 +146,9 @@ impl OmegaTable {
     }
 }
 
-/// The full table up to [`FULL_OMEGA_MAX_LOG`] if the device has room for it, else the split one.
-fn omega_table<F: GpuField>(gpu: &Gpu, w: F, log_n: u32) -> Result<OmegaTable> {
-    if log_n <= FULL_OMEGA_MAX_LOG {
+/// The full table up to 2^`full_max_log` if the device has room for it, else the split one.
+fn omega_table<F: GpuField>(gpu: &Gpu, w: F, log_n: u32, full_max_log: u32) -> Result<OmegaTable> {
+    if log_n <= full_max_log {
         match powers(gpu, w, 1usize << log_n) {
             Ok(t) => return Ok(OmegaTable::Full(t)),
             Err(Error::OutOfMemory { .. }) => {} // the compact form needs ~sqrt(N) entries
@@ -192,7 +193,13 @@ pub(crate) struct Twiddles {
 }
 
 impl Twiddles {
-    pub fn build<F: GpuField>(gpu: &Gpu, plan: Plan, direction: Direction) -> Result<Self> {
+    /// The tables of `plan` in `direction`, the stage twiddles whole up to 2^`full_max_log`.
+    pub fn build<F: GpuField>(
+        gpu: &Gpu,
+        plan: Plan,
+        direction: Direction,
+        full_max_log: u32,
+    ) -> Result<Self> {
         let log_n = plan.log_n();
         let mut w =
             F::get_root_of_unity(1u64 << log_n).ok_or(zkntt_core::Error::DomainTooLarge {
@@ -226,7 +233,7 @@ impl Twiddles {
             Plan::ThreeStage { log_n, log_p, .. } => {
                 let (w_mid, len) = (w.pow([1u64 << log_p]), 1usize << (log_n - log_p));
                 Self {
-                    omega: Some(omega_table(gpu, w, log_n)?),
+                    omega: Some(omega_table(gpu, w, log_n, full_max_log)?),
                     subs,
                     mid: Some(powers(gpu, w_mid, len)?),
                     n_inv,

@@ -348,6 +348,73 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     );
 }
 
+/// The full twiddle table above its default limit (`set_full_twiddles_max_log`): 2^23 keeps its
+/// N powers per direction and every ordering still matches the reference, the inverse's 1/N in
+/// the mid table included; back at the default the tables are compact again.
+#[test]
+fn full_twiddles_above_the_default() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("full_twiddles_above_the_default") else {
+        return;
+    };
+    if max_log() < 23 {
+        return;
+    }
+    assert_eq!(
+        e.full_twiddles_max_log(),
+        zkntt_gpu::FULL_TWIDDLES_DEFAULT_MAX_LOG
+    );
+    e.set_full_twiddles_max_log(23);
+    let n = 1usize << 23;
+    let x: Vec<F> = input(&mut StdRng::seed_from_u64(123), n);
+    for (cfg, what) in [
+        (NttConfig::forward(), "forward NN"),
+        (
+            NttConfig::inverse().with_ordering(Ordering::NR),
+            "inverse NR",
+        ),
+        (
+            NttConfig::inverse().with_ordering(Ordering::RN),
+            "inverse RN",
+        ),
+    ] {
+        let input = if cfg.ordering.input_reversed() {
+            let mut r = x.clone();
+            bit_reverse_permute(&mut r);
+            r
+        } else {
+            x.clone()
+        };
+        let mut d = DeviceVec::from_host(e.gpu(), &input).unwrap();
+        e.ntt_in_place(&mut d, &cfg).unwrap();
+        let mut want = input;
+        reference::ntt(&mut want, &cfg).unwrap();
+        assert_same(
+            &d.to_host(e.gpu()).unwrap(),
+            &want,
+            &format!("2^23 {what}, full twiddles"),
+        );
+    }
+    let full = e.twiddle_bytes();
+    assert!(
+        full >= 2 * (n * 32),
+        "2^23 keeps N powers per direction: {full} bytes"
+    );
+    e.set_full_twiddles_max_log(zkntt_gpu::FULL_TWIDDLES_DEFAULT_MAX_LOG);
+    assert_eq!(
+        e.twiddle_bytes(),
+        0,
+        "the setting drops the cached twiddles"
+    );
+    let mut d = DeviceVec::from_host(e.gpu(), &x).unwrap();
+    e.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
+    assert!(
+        e.twiddle_bytes() < 1 << 20,
+        "2^23 compact again: {} bytes",
+        e.twiddle_bytes()
+    );
+}
+
 #[test]
 fn peak_memory_of_2_23_in_place() {
     type F = ark_bn254::Fr;
