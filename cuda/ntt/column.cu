@@ -113,7 +113,7 @@ __device__ __forceinline__ uint64_t out_exponent(const ColumnBlock& b, uint32_t 
 }
 
 // The middle of a fused coset LDE launch (LDE): entry k of column t (natural order, after the
-// inverse's layers) times post(e) = g^e / N, in place, each thread its own slots, two in flight.
+// inverse's layers) times post(e) = g^e / N (g^e where the inverse's 1/N rode on its mid table), in place, each thread its own slots, two in flight.
 // Natural order: e is the index j the entry belongs at. ORDERED (an inverse NR's last launch
 // fused with a coset RN's first): the inverse would store entry k at row rev(k), whose index j
 // the coset forward reads as coefficient rev_N(j), so e = rev_N(j). Ends with a barrier.
@@ -154,7 +154,7 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // LDE (the `_lde` symbol, flag LDE; `_lde_ordered` with ORDERED: an inverse NR's last launch and a
 // coset RN's first, on the same segments): a coset LDE's inverse last column launch and
 // its forward first one on the same columns in one pass: the inverse sub-NTT (DIT, sub_twiddles),
-// lde_scale (post: g^j / N), the forward sub-NTT as a DIF (its twiddles at pre.lo: natural order in,
+// lde_scale (post: g^j / N, or g^j), the forward sub-NTT as a DIF (its twiddles at pre.lo: natural order in,
 // so no reordering between the two; entry k is then read from slot rev(k)), TWIDDLE_OUT.
 // TRANSPOSE (natural order, flag SCRATCH_IN: a two-pass transform's second launch): row i of
 // column c read at c*S + i of p.data (the scratch), not at i*R + c.

@@ -54,7 +54,8 @@ struct NttStageParams {
     uint32_t log_cols;      // column stage: columns per block; middle stage: log2 tile side
     uint32_t lo_bits;       // split of every PowerTable
     uint32_t flags;
-    uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product)
+    uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product);
+                            // times 1/N on an inverse's MID_SCALED launch (host only)
     uint64_t col_base;      // column stage: first column of this launch (the host pipeline launches
                             // the column stages a range of columns at a time); 0 otherwise
     uint64_t out;           // natural column stage: F* the stores go to (transform 0), always set:

@@ -240,7 +240,12 @@ fn save(
     if args.json.is_none() && args.plot.is_none() {
         return Ok(());
     }
-    let doc = to_json(gpu, &crate::bench_matrix::now(), args.reps, rows, host);
+    let mut doc = to_json(gpu, &crate::bench_matrix::now(), args.reps, rows, host);
+    // The engine's setting the run used (as the matrix records it).
+    doc["full_twiddles_max_log"] = args
+        .full_twiddles_max_log
+        .unwrap_or(zkntt_gpu::FULL_TWIDDLES_DEFAULT_MAX_LOG)
+        .into();
     crate::plot::save_outputs(&doc, args.json.as_deref(), args.plot.as_deref())
 }
 

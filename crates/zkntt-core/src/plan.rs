@@ -9,7 +9,11 @@
 //! |---|---|---|---|
 //! | 1 | [`Kernel::Column`] | P-point NTTs down the columns of the P x (Q*P) matrix, times w_N^(c*k1) | column c, in place |
 //! | 2 | [`Kernel::Middle`] | Q-point NTTs on groups (a, *, b), times w_N^(P*b*k), written to (b, *, a) | tile pairs (a,b)/(b,a), in place |
-//! | 3 | [`Kernel::Column`] | P-point NTTs down the columns again (with 1/N and coset scaling for inverses) | column c, in place |
+//! | 3 | [`Kernel::Column`] | P-point NTTs down the columns again (with the coset inverse's scaling) | column c, in place |
+//!
+//! A plain inverse's 1/N rides on launch 2's twiddles (the mid table times 1/N, [`flags::MID_SCALED`]),
+//! as on the bit-reversed orderings' middle launch below; where a transform has no such launch, on
+//! its last launch ([`flags::POST_CONST`]).
 //!
 //! The bit-reversed orderings need no permutation pass and no transposition: N = P x R is split
 //! the other way round (Gentleman-Sande for NR, its mirror for RN), every launch a column launch
@@ -1353,7 +1357,7 @@ mod tests {
     #[test]
     fn launch_tables() {
         let nn = Form::default();
-        // 2^23: column, middle, column; the last one scales by 1/N for inverses.
+        // 2^23: column, middle, column; the middle one carries an inverse's 1/N.
         let t = Plan::for_size(23).unwrap().launches(nn, SHARED);
         let kernels: Vec<_> = t.iter().map(|l| l.kernel).collect();
         assert_eq!(kernels, [Kernel::Column, Kernel::Middle, Kernel::Column]);

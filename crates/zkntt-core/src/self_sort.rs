@@ -512,6 +512,8 @@ pub fn dif_in_slots<F: FftField>(a: &mut [F], log_s: u32, tw: &[F], radix4: bool
 /// every column c of the P x R matrix, the inverse P-point NTT (`omega`^-1), entry k times
 /// g^(k*R + c) / N, the forward P-point NTT (as the kernel runs it: [`dif_in_slots`], then entry
 /// k1 from slot rev(k1)), then `a[k1*R + c] *= w^(c*k1)` where `twiddle` (`omega` the N-th root).
+/// (The GPU applies the 1/N here or, where the inverse carries it in its mid table, in the middle
+/// launch: the same product of factors.)
 pub fn lde_column_stage<F: FftField>(a: &mut [F], log_p: u32, omega: F, g: F, twiddle: bool) {
     let n = a.len();
     let (p, r) = (1usize << log_p, n >> log_p);

@@ -54,7 +54,7 @@ const COSET_CACHE: usize = 8;
 /// Twiddle memory: up to 2^22 a size's stage twiddles are all N powers (as many bytes as the data,
 /// per size and direction, for one table read instead of two and a product per element); above
 /// 2^22, or when the device has no room for the full table, two tables of about sqrt(N) powers
-/// (2^23: 656 KiB in all). `set_full_twiddles_max_log` moves the limit (24: 5-8% faster at 2^23
+/// (2^23: under 1 MiB in all). `set_full_twiddles_max_log` moves the limit (24: 5-8% faster at 2^23
 /// and 2^24 for as much memory again as the data); `clear_cache` frees them.
 ///
 /// Scratch memory: a natural-order call of at most 2^17 elements in all runs as two passes through
@@ -128,9 +128,10 @@ impl NttEngine {
     /// and 512 MiB more per direction. Where the full table does not fit the engine builds the
     /// compact one anyway. Drops the cached twiddles (rebuilt by the next call).
     pub fn set_full_twiddles_max_log(&self, log_n: u32) {
+        let mut cache = self.lock();
         self.full_twiddles_max_log
             .store(log_n, AtomicOrdering::Relaxed);
-        self.lock().clear();
+        cache.clear();
     }
 
     /// The setting of [`Self::set_full_twiddles_max_log`].
@@ -292,7 +293,13 @@ impl NttEngine {
         }
         let full = self.full_twiddles_max_log();
         let t = Arc::new(Twiddles::build::<F>(&self.gpu, plan, dir, full)?);
-        Ok(self.lock().entry(key).or_insert(t).clone())
+        let mut cache = self.lock();
+        // The setting changes under this lock: a table built under an older one serves this call
+        // but is not kept.
+        if self.full_twiddles_max_log() != full {
+            return Ok(t);
+        }
+        Ok(cache.entry(key).or_insert(t).clone())
     }
 
     /// Runs the transforms `cfg` describes on device data, in place, asynchronously on the GPU's
@@ -386,8 +393,9 @@ impl NttEngine {
             ..*cfg
         };
         // Both halves validated (length, size, offset) and their tables built before any launch.
-        // The forward half is prepared without its coset: the fused launch scales by g^j / N
-        // itself, so the coset forward's own g^j table is built only where the halves do not fuse.
+        // The forward half is prepared without its coset: the fused launch scales by g^j / N (g^j
+        // where the inverse carries its 1/N in the mid table) itself, so the coset forward's own
+        // g^j table is built only where the halves do not fuse.
         let plain = NttConfig {
             coset: None,
             ..forward

@@ -1,7 +1,8 @@
 //! Twiddle tables, built on the GPU by the CUB shim (`cuda/ntt/twiddles_prefix_product.host.cu`)
 //! and cached per (field, size, direction). Stored compactly: the N-th root's powers as two tables
 //! of about sqrt(N) entries (x^e = hi[e >> b] * lo[e & (2^b - 1)]) plus the sub-NTTs' own tables,
-//! so 2^23 needs about 0.2 MiB of twiddles, not the 256 MiB of N entries. Up to
+//! so 2^23 needs under 1 MiB of twiddles (an inverse 256 KiB more: the mid table times 1/N), not the
+//! 256 MiB of N entries. Up to
 //! [`FULL_TWIDDLES_DEFAULT_MAX_LOG`] (or the engine's setting) the N powers are kept whole (one read, no product per stage twiddle;
 //! as much device memory as the data).
 
