@@ -19,6 +19,15 @@ pub(crate) fn max_log() -> u32 {
         .unwrap_or(24)
 }
 
+/// Held by the tests that read the device's free memory or twiddle bytes and by those that
+/// allocate hundreds of MiB at once, so that one's allocations do not show in another's
+/// measurement (the tests run in parallel; a run had the 2^23 peak read 128 MiB of another test's).
+static DEVICE_MEMORY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn device_memory() -> std::sync::MutexGuard<'static, ()> {
+    DEVICE_MEMORY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 pub(crate) fn engine(test: &str) -> Option<NttEngine> {
     gpu_or_skip(test).map(NttEngine::new)
 }
@@ -250,6 +259,7 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     let Some(h) = host("ntt_bad_input") else {
         return;
     };
+    let _memory = device_memory();
     let e = h.engine();
     let gpu = e.gpu();
     let x: Vec<F> = input(&mut StdRng::seed_from_u64(1), 12);
@@ -357,6 +367,7 @@ fn full_twiddles_above_the_default() {
     let Some(e) = engine("full_twiddles_above_the_default") else {
         return;
     };
+    let _memory = device_memory();
     if max_log() < 23 {
         return;
     }
@@ -421,6 +432,7 @@ fn peak_memory_of_2_23_in_place() {
     let Some(e) = engine("peak_memory_of_2_23_in_place") else {
         return;
     };
+    let _memory = device_memory();
     if max_log() < 23 {
         return;
     }
