@@ -163,7 +163,13 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
     if !args.host_only {
         rows = device_table(&args, from, to, &gpu, &engine)?;
     }
-    save(&args, &info.name, &rows, host.as_ref())
+    save(
+        &args,
+        &info.name,
+        engine.full_twiddles_max_log(),
+        &rows,
+        host.as_ref(),
+    )
 }
 
 /// One size of the device-resident table.
@@ -234,6 +240,7 @@ pub fn to_json(
 fn save(
     args: &NttArgs,
     gpu: &str,
+    full_twiddles_max_log: u32,
     rows: &[DeviceRow],
     host: Option<&HostRun>,
 ) -> Result<(), AnyError> {
@@ -242,10 +249,7 @@ fn save(
     }
     let mut doc = to_json(gpu, &crate::bench_matrix::now(), args.reps, rows, host);
     // The engine's setting the run used (as the matrix records it).
-    doc["full_twiddles_max_log"] = args
-        .full_twiddles_max_log
-        .unwrap_or(zkntt_gpu::FULL_TWIDDLES_DEFAULT_MAX_LOG)
-        .into();
+    doc["full_twiddles_max_log"] = full_twiddles_max_log.into();
     crate::plot::save_outputs(&doc, args.json.as_deref(), args.plot.as_deref())
 }
 

@@ -803,10 +803,8 @@ fn scale_flags(form: Form) -> (u32, u32) {
 fn reads_mid_table(l: &Launch) -> bool {
     match l.kernel {
         Kernel::Middle | Kernel::Stage2Warp => true,
-        Kernel::Column => {
-            l.flags & flags::MID_TWIDDLES != 0
-                && l.flags & (flags::TWIDDLE_IN | flags::TWIDDLE_OUT) != 0
-        }
+        // MID_TWIDDLES only ever qualifies a TWIDDLE_IN or TWIDDLE_OUT.
+        Kernel::Column => l.flags & flags::MID_TWIDDLES != 0,
         Kernel::Cluster | Kernel::Stage1 => false,
     }
 }

@@ -405,24 +405,18 @@ impl NttEngine {
         };
         let empty = || Error::Internal("a coset LDE's half is empty".into());
         let inv = self.prepare(data, &inverse)?.ok_or_else(empty)?;
-        let fused = zkntt_core::plan::fused_lde_launch(
-            inv.launches().last().expect("a transform has launches"),
-            &fwd.launches()[0],
-        );
+        let inv_last = *inv.launches().last().expect("a transform has launches");
+        let fused = zkntt_core::plan::fused_lde_launch(&inv_last, &fwd.launches()[0]);
         // Where they do not fuse (a stage generation forced, or one cluster launch each): both
         // transforms in full.
         let (fwd, fused) = match fused {
             Some(l) => {
-                // g^j / N, or g^j where the inverse carries its 1/N in the mid table
-                // (flags::MID_SCALED, on a launch before the fused one).
-                let folded = inv
-                    .launches()
-                    .iter()
-                    .any(|l| l.flags & flags::MID_SCALED != 0);
-                let kind = if folded {
-                    CosetTable::Forward
-                } else {
+                // The fused launch takes over the inverse's last launch and its 1/N: g^j / N, or
+                // g^j where the plan put that 1/N on an earlier launch (flags::MID_SCALED).
+                let kind = if inv_last.flags & flags::POST_CONST != 0 {
                     CosetTable::Lde
+                } else {
+                    CosetTable::Forward
                 };
                 let scale = self.coset_powers(g, fwd.log_n(), kind)?;
                 (fwd, Some((l, scale)))

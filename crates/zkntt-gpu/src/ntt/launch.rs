@@ -32,10 +32,9 @@ pub(crate) struct Prepared {
     /// address of a buffer of the call's size the engine lends while it queues the launches
     /// ([`Prepared::scratch_bytes`]); 0 otherwise.
     pub(super) scratch: u64,
-    /// The mid table times 1/N (the inverse's twiddles), for the launch with
-    /// [`flags::MID_SCALED`]; 0 where there is none.
-    mid_scaled: u64,
-    _tables: (Arc<Twiddles>, Option<Arc<SplitPowers>>),
+    /// The call's twiddles (also the mid table times 1/N that a [`flags::MID_SCALED`] launch
+    /// reads) and coset table, held while its launches may run.
+    tables: (Arc<Twiddles>, Option<Arc<SplitPowers>>),
 }
 
 /// The column kernel symbol of a launch's flags: a coset LDE's fused launch (LDE; ordered with
@@ -120,8 +119,6 @@ impl Prepared {
             (base.omega, full_omega) = (omega, full);
             base.mid_twiddles = tw.mid.as_ref().ok_or_else(missing)?.ptr();
         }
-        // The inverse's 1/N in the mid table, where the plan put it (flags::MID_SCALED).
-        let mid_scaled = tw.mid_scaled.as_ref().map_or(0, |t| t.ptr());
         let form = Form {
             direction: cfg.direction,
             ordering: cfg.ordering,
@@ -142,7 +139,7 @@ impl Prepared {
             kernels.natural = Natural::SelfSorting;
         }
         let launches = plan.launches(form, kernels);
-        if mid_scaled == 0 && launches.iter().any(|l| l.flags & flags::MID_SCALED != 0) {
+        if tw.mid_scaled.is_none() && launches.iter().any(|l| l.flags & flags::MID_SCALED != 0) {
             return Err(Error::Internal(
                 "an inverse's 1/N in the mid table without the scaled table".into(),
             ));
@@ -160,8 +157,7 @@ impl Prepared {
             batch: cfg.batch,
             subs,
             scratch: 0,
-            mid_scaled,
-            _tables: (tw.clone(), coset),
+            tables: (tw.clone(), coset),
         })
     }
 
@@ -237,7 +233,8 @@ impl Prepared {
         p.log_cols = launch.log_cols;
         p.sub_twiddles = self.subs[index];
         if launch.flags & flags::MID_SCALED != 0 {
-            p.mid_twiddles = self.mid_scaled;
+            // The inverse's 1/N in the mid table, where the plan put it.
+            p.mid_twiddles = self.tables.0.mid_scaled.as_ref().map_or(0, |t| t.ptr());
         }
         if launch.kernel == Kernel::Column {
             // Columns of S = 2^layers in sub-transforms of 2^log_m (log_q's slot).
