@@ -1823,6 +1823,13 @@ mod tests {
                                 let with = |f: u32| l.iter().filter(|l| l.flags & f != 0).count();
                                 let (scaled, post) =
                                     (with(flags::MID_SCALED), with(flags::POST_CONST));
+                                // reads_mid_table relies on it.
+                                let twiddle = flags::TWIDDLE_IN | flags::TWIDDLE_OUT;
+                                assert!(
+                                    l.iter().all(|l| l.flags & flags::MID_TWIDDLES == 0
+                                        || l.flags & twiddle != 0),
+                                    "{what}"
+                                );
                                 if direction == Direction::Forward || coset {
                                     assert_eq!((scaled, post), (0, 0), "{what}");
                                     continue;
