@@ -38,6 +38,9 @@ use zkntt_core::{FieldId, GpuField};
 pub struct DeviceVec<F: GpuField> {
     /// Taken out in `Drop` (freed, or leaked when `foreign`) and in `into_buf`.
     pub(crate) buf: ManuallyDrop<CudaSlice<u64>>,
+    /// `buf`'s device address, read once: kernel launches take it without cudarc's per-use event
+    /// calls (a wait and a record on every call), the order being `last_stream`'s.
+    ptr: u64,
     len: usize,
     last_stream: Mutex<Arc<CudaStream>>,
     /// Memory another library owns (`DeviceVec::borrow_raw`): never freed here, wherever the
@@ -120,6 +123,7 @@ impl<F: GpuField> DeviceVec<F> {
             .alloc_zeros::<u64>(words)
             .map_err(|e| alloc_error(gpu, words * 8, e))?;
         Ok(Self {
+            ptr: address(&buf),
             buf: ManuallyDrop::new(buf),
             len,
             last_stream: Mutex::new(gpu.stream().clone()),
@@ -135,8 +139,10 @@ impl<F: GpuField> DeviceVec<F> {
             needed: usize::MAX,
             free: 0,
         })?;
+        let buf = unsafe_alloc(gpu, words)?;
         Ok(Self {
-            buf: ManuallyDrop::new(unsafe_alloc(gpu, words)?),
+            ptr: address(&buf),
+            buf: ManuallyDrop::new(buf),
             len,
             last_stream: Mutex::new(gpu.stream().clone()),
             foreign: false,
@@ -149,6 +155,7 @@ impl<F: GpuField> DeviceVec<F> {
     pub(crate) fn from_parts(gpu: &Gpu, buf: CudaSlice<u64>, len: usize) -> Self {
         debug_assert_eq!(buf.len(), len * 4);
         Self {
+            ptr: address(&buf),
             buf: ManuallyDrop::new(buf),
             len,
             last_stream: Mutex::new(gpu.stream().clone()),
@@ -162,6 +169,7 @@ impl<F: GpuField> DeviceVec<F> {
     pub(crate) fn from_foreign(buf: CudaSlice<u64>, len: usize, stream: Arc<CudaStream>) -> Self {
         debug_assert_eq!(buf.len(), len * 4);
         Self {
+            ptr: address(&buf),
             buf: ManuallyDrop::new(buf),
             len,
             last_stream: Mutex::new(stream),
@@ -183,10 +191,15 @@ impl<F: GpuField> DeviceVec<F> {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: each field is taken out once and `this` is never dropped; `len`, `foreign` and
         // the PhantomData need no drop.
-        unsafe {
+        let mut buf = unsafe {
             drop(std::ptr::read(&this.last_stream));
             ManuallyDrop::take(&mut this.buf)
-        }
+        };
+        // Our launches took the raw address: tell cudarc's tracking of the slice that it was
+        // written on its own stream (now ordered after them), for whoever uses it through cudarc.
+        let own = buf.stream().clone();
+        drop(cudarc::driver::DevicePtrMut::device_ptr_mut(&mut buf, &own));
+        buf
     }
 
     /// A copy of `host` on the device.
@@ -197,6 +210,7 @@ impl<F: GpuField> DeviceVec<F> {
             .memcpy_htod(words, &mut buf)
             .during("memcpy host to device")?;
         Ok(Self {
+            ptr: address(&buf),
             buf: ManuallyDrop::new(buf),
             len: host.len(),
             last_stream: Mutex::new(gpu.stream().clone()),
@@ -266,14 +280,13 @@ impl<F: GpuField> DeviceVec<F> {
     /// work other handles queued on the buffer).
     pub fn device_ptr(&self, gpu: &Gpu) -> Result<u64> {
         self.order_on(gpu)?;
-        Ok(self.raw_ptr(gpu))
+        Ok(self.raw_ptr())
     }
 
-    /// The address without ordering: for launches on a stream already ordered after the buffer.
-    pub(crate) fn raw_ptr(&self, gpu: &Gpu) -> u64 {
-        use cudarc::driver::DevicePtr;
-        let (ptr, _sync) = self.buf.device_ptr(gpu.stream());
-        ptr
+    /// The address without ordering: for launches on a stream already ordered after the buffer
+    /// ([`Self::order_on`]).
+    pub(crate) fn raw_ptr(&self) -> u64 {
+        self.ptr
     }
 
     /// Makes `gpu`'s stream wait for the work last queued on this buffer on another stream, and
@@ -334,6 +347,15 @@ impl<F: GpuField> Drop for DeviceVec<F> {
             drop(buf); // freed, stream-ordered, on the stream it was allocated on
         }
     }
+}
+
+/// A slice's device address. cudarc records a read on the slice's own stream here, once; later
+/// launches through [`DeviceVec::raw_ptr`] are ordered by the buffer's `last_stream`, and
+/// [`DeviceVec::into_buf`] hands cudarc back a write on that stream.
+fn address(buf: &CudaSlice<u64>) -> u64 {
+    use cudarc::driver::DevicePtr;
+    let (ptr, _record) = buf.device_ptr(buf.stream());
+    ptr
 }
 
 fn unsafe_alloc(gpu: &Gpu, words: usize) -> Result<CudaSlice<u64>> {

@@ -84,7 +84,7 @@ pub fn binary_in_place<F: GpuField>(
     a.order_on(gpu)?;
     b.order_on(gpu)?;
     let f = gpu.field_function(op.kernel(), F::ID)?;
-    let (a_in, n64) = (a.raw_ptr(gpu), n as u64);
+    let (a_in, n64) = (a.raw_ptr(), n as u64);
     let mut launch = gpu.stream().launch_builder(&f);
     launch.arg(&a_in).arg(&*b.buf).arg(&mut *a.buf).arg(&n64);
     // SAFETY: the kernel's signature is (const F*, const F*, F*, uint64_t n); `a_in` is `a`'s
@@ -113,7 +113,7 @@ pub fn scale<F: GpuField>(gpu: &Gpu, a: &DeviceVec<F>, s: F, out: &mut DeviceVec
     let n = a.len();
     a.check(gpu, n)?;
     a.order_on(gpu)?;
-    launch_scale(gpu, a.raw_ptr(gpu), s, out, n)
+    launch_scale(gpu, a.raw_ptr(), s, out, n)
 }
 
 /// `x[i] *= s`, in place. Asynchronous on `gpu`'s stream.
@@ -121,7 +121,7 @@ pub fn scale_in_place<F: GpuField>(gpu: &Gpu, x: &mut DeviceVec<F>, s: F) -> Res
     let n = x.len();
     x.check(gpu, n)?;
     x.order_on(gpu)?;
-    launch_scale(gpu, x.raw_ptr(gpu), s, x, n)
+    launch_scale(gpu, x.raw_ptr(), s, x, n)
 }
 
 /// `field_scale` from the `n` elements at `a_in` (ordered on `gpu`'s stream) into `out`.
@@ -227,7 +227,7 @@ pub fn product_chain<F: GpuField>(
     // The FP64 product's radix is 2^260 against ark's 2^256: its multiplier is stored times 16.
     let steps = DeviceVec::from_host(gpu, &[step, step * F::from(16u64)])?;
     let f = gpu.field_function(form.kernel(), F::ID)?;
-    let (n64, step16) = (n as u64, steps.raw_ptr(gpu) + 32);
+    let (n64, step16) = (n as u64, steps.raw_ptr() + 32);
     let mut launch = gpu.stream().launch_builder(&f);
     launch
         .arg(&mut *x.buf)

@@ -35,7 +35,7 @@ pub(crate) fn run<F: GpuField>(
     let [comp, s_in, s_out] = streams;
     let unit_cfg = cfg.with_batch(cut.rows);
     let slot_count = slots.len();
-    let slot_ptrs: Vec<u64> = slots.iter().map(|s| s.raw_ptr(gpu)).collect();
+    let slot_ptrs: Vec<u64> = slots.iter().map(|s| s.raw_ptr()).collect();
     // Both from one pointer: the input is read and the result written through it.
     let base = super::words_of(data);
     let (src, dst) = (base as *const u64, base);

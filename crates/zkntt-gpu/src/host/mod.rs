@@ -457,7 +457,7 @@ impl HostPipeline {
             };
             let buffer = &mut pinned.as_mut_slice()[..pinned_words];
             let keep = match &device_keep {
-                Some(d) => Keep::Device(d.raw_ptr(self.gpu())),
+                Some(d) => Keep::Device(d.raw_ptr()),
                 None => Keep::Host(&mut keep[..]),
             };
             let (input, ring) = match (streamed, &columns) {
@@ -490,7 +490,7 @@ impl HostPipeline {
             };
             let run = || match (&call, &columns) {
                 (Some(call), Some(columns)) => {
-                    columns::run(job, call, data, columns, slots[0].raw_ptr(self.gpu()))
+                    columns::run(job, call, data, columns, slots[0].raw_ptr())
                 }
                 _ => chunks::run(job, data, cfg, &cut, &mut slots),
             };

@@ -472,6 +472,6 @@ impl NttEngine {
         if log_n == 0 {
             return Ok(None);
         }
-        Prepared::new(self, plan, cfg, data.raw_ptr(&self.gpu), scratch).map(Some)
+        Prepared::new(self, plan, cfg, data.raw_ptr(), scratch).map(Some)
     }
 }
