@@ -27,6 +27,7 @@ constexpr uint32_t LDE = 2048;          // the `_lde` column symbol: a coset LDE
 constexpr uint32_t SCRATCH_OUT = 4096;  // host only: the natural column launch stores into the scratch
 constexpr uint32_t SCRATCH_IN = 8192;   // natural column launch: row i of column c at data[c*S + i]
 constexpr uint32_t MID_SCALED = 16384;  // host only: mid_twiddles holds w_M^e / N (the inverse's 1/N)
+constexpr uint32_t OMEGA_SCALED = 32768;  // host only: omega.lo holds w_N^e / N (the inverse's 1/N)
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.
@@ -40,7 +41,7 @@ struct NttStageParams {
     uint64_t elem_stride;   // elements between consecutive entries of one transform
     uint64_t batch_stride;  // elements between transform b and b+1
     uint64_t sub_twiddles;  // F*: w_S^t, t < S/2, for the S-point sub-NTT of this stage
-    PowerTable omega;       // w_N^e (stage twiddles)
+    PowerTable omega;       // w_N^e (stage twiddles); times 1/N on an inverse's OMEGA_SCALED launch (host only)
     PowerTable pre;         // PRE_SCALE table
     PowerTable post;        // POST_SCALE table
     uint64_t post_const;    // F*: one element (POST_CONST)

@@ -151,6 +151,11 @@ pub mod flags {
     /// launch): the engine gives it the table w_M^e / N, and no launch of the transform carries
     /// [`POST_CONST`] ([`Plan::launches`]). Read by the host only.
     pub const MID_SCALED: u32 = 16384;
+    /// The inverse's 1/N rides on this column launch's stage twiddles read from the full table
+    /// ([`OMEGA_FULL`] with [`TWIDDLE_IN`] or [`TWIDDLE_OUT`]), where the transform has no
+    /// mid-table launch: the engine gives it the table w_N^e / N ([`Form::scaled_omega`]), and no
+    /// launch carries [`POST_CONST`]. Read by the host only.
+    pub const OMEGA_SCALED: u32 = 32768;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -557,6 +562,9 @@ pub struct Form {
     pub coset: bool,
     /// The engine holds all N twiddle powers for this size (see [`flags::OMEGA_FULL`]).
     pub full_omega: bool,
+    /// The engine can lend that full table times 1/N to a plain inverse with no mid-table launch
+    /// ([`flags::OMEGA_SCALED`]); without it such an inverse keeps [`flags::POST_CONST`].
+    pub scaled_omega: bool,
 }
 
 /// One kernel launch of a transform. Grids are per transform: `grid.1` is the batch.
@@ -712,7 +720,7 @@ pub fn fused_lde_launch(last: &Launch, first: &Launch) -> Option<Launch> {
     let stage_twiddles = flags::TWIDDLE_IN | flags::TWIDDLE_OUT;
     let scratch = flags::SCRATCH_OUT | flags::SCRATCH_IN;
     if last.kernel != Kernel::Column
-        || (last.flags | first.flags) & (scratch | flags::MID_SCALED) != 0
+        || (last.flags | first.flags) & (scratch | flags::MID_SCALED | flags::OMEGA_SCALED) != 0
         || geometry(last) != geometry(first)
         || last.flags & flags::NARROW != first.flags & flags::NARROW
         || (ordered && (last.flags | first.flags) & stage_twiddles != 0)
@@ -809,22 +817,39 @@ fn reads_mid_table(l: &Launch) -> bool {
     }
 }
 
+/// Whether a launch multiplies every element by an entry of the full stage-twiddle table (w_N^e):
+/// a column launch with [`flags::OMEGA_FULL`] whose stage twiddles are not the mid table's.
+fn reads_full_omega(l: &Launch) -> bool {
+    let twiddle = flags::TWIDDLE_IN | flags::TWIDDLE_OUT;
+    l.kernel == Kernel::Column
+        && l.flags & flags::OMEGA_FULL != 0
+        && l.flags & twiddle != 0
+        && l.flags & (flags::MID_TWIDDLES | flags::LDE) == 0
+}
+
 /// Moves a plain inverse's 1/N ([`flags::POST_CONST`], a product per element in the last launch)
-/// into the mid table of the launch that already multiplies every element by one of its entries
-/// ([`flags::MID_SCALED`]: the engine reads w_M^e / N there): one product per element fewer. The
-/// natural order's three stages and the bit-reversed orderings' three launches have such a
-/// launch; a two-pass, two-launch, single-block or cluster transform keeps POST_CONST.
-fn fold_n_inv(launches: &mut [Launch]) {
+/// into the twiddle table of a launch that already multiplies every element by one of its
+/// entries: one product per element fewer. The mid table first ([`flags::MID_SCALED`]: the engine
+/// reads w_M^e / N there; the natural order's three stages and the bit-reversed orderings' three
+/// launches), else, where the engine lends it (`scaled_omega`), the full table of a launch's stage
+/// twiddles ([`flags::OMEGA_SCALED`]: w_N^e / N; the two-launch bit-reversed orderings and the
+/// two-pass natural order, whose first or last launch reads it). Single-block and cluster
+/// transforms, and those with neither table, keep POST_CONST.
+fn fold_n_inv(launches: &mut [Launch], scaled_omega: bool) {
     if !launches.iter().any(|l| l.flags & flags::POST_CONST != 0) {
         return;
     }
-    let Some(i) = launches.iter().position(reads_mid_table) else {
-        return;
+    let (i, flag) = match launches.iter().position(reads_mid_table) {
+        Some(i) => (i, flags::MID_SCALED),
+        None => match launches.iter().position(reads_full_omega) {
+            Some(i) if scaled_omega => (i, flags::OMEGA_SCALED),
+            _ => return,
+        },
     };
     for l in launches.iter_mut() {
         l.flags &= !flags::POST_CONST;
     }
-    launches[i].flags |= flags::MID_SCALED;
+    launches[i].flags |= flag;
 }
 
 /// (log2 columns per block, threads) of a column launch of 2^log_s-entry columns in a transform
@@ -1009,10 +1034,11 @@ impl Plan {
     /// Wide column launches carry [`flags::FP64_HYBRID`] where `kernels.product` is
     /// [`Product::Hybrid`] (an unresolved Auto is the integer product).
     /// An inverse's 1/N goes on the launch that multiplies every element by a mid-table twiddle
-    /// where there is one ([`fold_n_inv`]), else on the last launch ([`flags::POST_CONST`]).
+    /// where there is one, else (`form.scaled_omega`) by a full-table stage twiddle
+    /// ([`fold_n_inv`]), else on the last launch ([`flags::POST_CONST`]).
     pub fn launches(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let mut out = self.launches_of_stages(form, kernels);
-        fold_n_inv(&mut out);
+        fold_n_inv(&mut out, form.scaled_omega);
         if kernels.product == Product::Hybrid {
             for l in out.iter_mut() {
                 // A two-pass transform's second launch has no hybrid symbol (it loads transposed).
@@ -1788,12 +1814,17 @@ mod tests {
     }
 
     /// Every inverse carries its 1/N exactly once: on the launch that reads the mid table
-    /// (MID_SCALED, no POST_CONST anywhere) where the transform has one, else as POST_CONST on
-    /// its last launch; forward and coset transforms carry no MID_SCALED. The natural order's
-    /// three stages (2^9 up) and the bit-reversed orderings' three launches (2^21 up) fold it.
+    /// (MID_SCALED, no POST_CONST anywhere) where the transform has one, else, where the engine
+    /// lends the full table scaled, on the launch that reads it (OMEGA_SCALED), else as
+    /// POST_CONST on its last launch; forward and coset transforms carry neither. The natural
+    /// order's three stages (2^9 up) and the bit-reversed orderings' three launches (2^21 up)
+    /// fold it into the mid table; NR, RN and the two-pass NN into the full table where it is
+    /// held.
     #[test]
     fn inverse_scale_once() {
         let mut folded = std::collections::BTreeSet::new();
+        let mut omega_folded = std::collections::BTreeSet::new();
+        let order_name = |o: Ordering| format!("{o:?}");
         for log_n in 1..=28 {
             let plan = Plan::for_size(log_n).unwrap();
             for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
@@ -1805,12 +1836,18 @@ mod tests {
                 ] {
                     for stage2 in [Stage2::Shared, Stage2::Warp] {
                         for blocks in [Blocks::Wide, Blocks::Narrow, Blocks::Cluster] {
-                            for natural in [Natural::SelfSorting, Natural::TwoPass] {
+                            for (natural, scaled_omega) in [
+                                (Natural::SelfSorting, false),
+                                (Natural::SelfSorting, true),
+                                (Natural::TwoPass, false),
+                                (Natural::TwoPass, true),
+                            ] {
                                 let form = Form {
                                     direction,
                                     ordering,
                                     coset,
                                     full_omega: log_n <= 16,
+                                    scaled_omega,
                                 };
                                 let kernels = Kernels {
                                     stage2,
@@ -1821,8 +1858,10 @@ mod tests {
                                 let l = plan.launches(form, kernels);
                                 let what = format!("2^{log_n} {form:?} {kernels:?}: {l:?}");
                                 let with = |f: u32| l.iter().filter(|l| l.flags & f != 0).count();
-                                let (scaled, post) =
-                                    (with(flags::MID_SCALED), with(flags::POST_CONST));
+                                let (scaled, post) = (
+                                    with(flags::MID_SCALED) + with(flags::OMEGA_SCALED),
+                                    with(flags::POST_CONST),
+                                );
                                 // reads_mid_table relies on it.
                                 let twiddle = flags::TWIDDLE_IN | flags::TWIDDLE_OUT;
                                 assert!(
@@ -1834,11 +1873,18 @@ mod tests {
                                     assert_eq!((scaled, post), (0, 0), "{what}");
                                     continue;
                                 }
+                                let full = l.iter().position(reads_full_omega);
                                 match l.iter().position(reads_mid_table) {
                                     Some(i) => {
                                         assert_eq!((scaled, post), (1, 0), "{what}");
                                         assert!(l[i].flags & flags::MID_SCALED != 0, "{what}");
                                         folded.insert((log_n, ordering == Ordering::NN));
+                                    }
+                                    None if scaled_omega && full.is_some() => {
+                                        assert_eq!((scaled, post), (1, 0), "{what}");
+                                        let i = full.unwrap();
+                                        assert!(l[i].flags & flags::OMEGA_SCALED != 0, "{what}");
+                                        omega_folded.insert((log_n, order_name(ordering)));
                                     }
                                     None => {
                                         assert_eq!((scaled, post), (0, 1), "{what}");
@@ -1865,6 +1911,15 @@ mod tests {
                 folded.contains(&(log_n, false)),
                 "NR/RN 2^{log_n} keep POST_CONST"
             );
+        }
+        // With the full table (here to 2^16): the two-launch NR and RN and the two-pass NN.
+        for log_n in MAX_SINGLE_LOG + 1..=16 {
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                assert!(
+                    omega_folded.contains(&(log_n, order_name(ordering))),
+                    "{ordering:?} 2^{log_n} keeps POST_CONST with the full table scaled"
+                );
+            }
         }
     }
 }

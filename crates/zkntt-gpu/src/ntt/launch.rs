@@ -32,8 +32,8 @@ pub(crate) struct Prepared {
     /// address of a buffer of the call's size the engine lends while it queues the launches
     /// ([`Prepared::scratch_bytes`]); 0 otherwise.
     pub(super) scratch: u64,
-    /// The call's twiddles (also the mid table times 1/N that a [`flags::MID_SCALED`] launch
-    /// reads) and coset table, held while its launches may run.
+    /// The call's twiddles (also the mid or full table times 1/N that a [`flags::MID_SCALED`] or
+    /// [`flags::OMEGA_SCALED`] launch reads) and coset table, held while its launches may run.
     tables: (Arc<Twiddles>, Option<Arc<SplitPowers>>),
 }
 
@@ -124,6 +124,8 @@ impl Prepared {
             ordering: cfg.ordering,
             coset: coset.is_some(),
             full_omega,
+            // Built on first use (below): a plain inverse's 1/N on the full table's launch.
+            scaled_omega: full_omega && cfg.direction == Direction::Inverse && coset.is_none(),
         };
         let mut kernels = engine.kernels().resolve_batch(F::ID, &plan, cfg.batch);
         if kernels.blocks == Blocks::Cluster && !engine.runs_clusters(F::ID) {
@@ -138,11 +140,25 @@ impl Prepared {
             // The caller lends no scratch: the self-sorting stages, in place.
             kernels.natural = Natural::SelfSorting;
         }
-        let launches = plan.launches(form, kernels);
+        let mut launches = plan.launches(form, kernels);
         if tw.mid_scaled.is_none() && launches.iter().any(|l| l.flags & flags::MID_SCALED != 0) {
             return Err(Error::Internal(
                 "an inverse's 1/N in the mid table without the scaled table".into(),
             ));
+        }
+        if launches.iter().any(|l| l.flags & flags::OMEGA_SCALED != 0) {
+            match tw.omega_scaled::<F>(engine.gpu(), log_n) {
+                Ok(_) => {}
+                // No room for the scaled copy: the 1/N stays a product in the last launch.
+                Err(Error::OutOfMemory { .. }) => {
+                    let form = Form {
+                        scaled_omega: false,
+                        ..form
+                    };
+                    launches = plan.launches(form, kernels);
+                }
+                Err(e) => return Err(e),
+            }
         }
         // Each launch's sub-NTTs are 2^layers points (P, Q, or a bit-reversed ordering's column).
         let subs = launches
@@ -235,6 +251,13 @@ impl Prepared {
         if launch.flags & flags::MID_SCALED != 0 {
             // The inverse's 1/N in the mid table, where the plan put it.
             p.mid_twiddles = self.tables.0.mid_scaled.as_ref().map_or(0, |t| t.ptr());
+        }
+        if launch.flags & flags::OMEGA_SCALED != 0 {
+            // The inverse's 1/N in the full stage-twiddle table, where the plan put it.
+            p.omega = PowerTable {
+                lo: self.tables.0.omega_scaled_ptr(),
+                hi: 0,
+            };
         }
         if launch.kernel == Kernel::Column {
             // Columns of S = 2^layers in sub-transforms of 2^log_m (log_q's slot).

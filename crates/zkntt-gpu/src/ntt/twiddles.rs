@@ -11,6 +11,7 @@ use crate::device_vec::check_room;
 use crate::error::DriverContext;
 use crate::{Error, Gpu, Result};
 use cudarc::driver::{CudaSlice, DevicePtr};
+use std::sync::OnceLock;
 use zkntt_core::plan::{CLUSTER_LOG, CLUSTER_LOGS};
 use zkntt_core::{Direction, GpuField, Plan};
 
@@ -191,6 +192,9 @@ pub(crate) struct Twiddles {
     /// The mid table times 1/N, w_(N/P)^e / N (inverses of three-stage plans): read by the launch
     /// that carries the inverse's 1/N ([`zkntt_core::plan::flags::MID_SCALED`]).
     pub mid_scaled: Option<Table>,
+    /// The full stage-twiddle table times 1/N, w_N^e / N (inverses holding the full table), built
+    /// by the first call whose plan reads it ([`zkntt_core::plan::flags::OMEGA_SCALED`]).
+    omega_scaled: OnceLock<Table>,
 }
 
 impl Twiddles {
@@ -230,6 +234,7 @@ impl Twiddles {
                 mid: None,
                 n_inv,
                 mid_scaled: None,
+                omega_scaled: OnceLock::new(),
             },
             Plan::ThreeStage { log_n, log_p, .. } => {
                 let (w_mid, len) = (w.pow([1u64 << log_p]), 1usize << (log_n - log_p));
@@ -241,6 +246,7 @@ impl Twiddles {
                     mid_scaled: inv
                         .map(|inv| scaled_powers(gpu, inv, w_mid, len))
                         .transpose()?,
+                    omega_scaled: OnceLock::new(),
                 }
             }
         })
@@ -255,6 +261,35 @@ impl Twiddles {
             .ok_or_else(|| Error::Internal(format!("no sub-NTT twiddles for 2^{log_s}")))
     }
 
+    /// Address of w_N^e / N, e < N (an inverse's full table times 1/N), built on first use;
+    /// `Error::OutOfMemory` where it does not fit. `log_n` is this table's size.
+    pub fn omega_scaled<F: GpuField>(&self, gpu: &Gpu, log_n: u32) -> Result<u64> {
+        if let Some(t) = self.omega_scaled.get() {
+            return Ok(t.ptr());
+        }
+        if !matches!(self.omega, Some(OmegaTable::Full(_))) || self.n_inv.is_none() {
+            return Err(Error::Internal(
+                "a scaled stage-twiddle table asked of a forward or split table".into(),
+            ));
+        }
+        let n = 1u64 << log_n;
+        let w = F::get_root_of_unity(n).and_then(|w| w.inverse()).ok_or(
+            zkntt_core::Error::DomainTooLarge {
+                log_n,
+                max: F::TWO_ADICITY,
+            },
+        )?;
+        let inv = F::from(n).inverse().expect("N < p");
+        let t = scaled_powers(gpu, inv, w, n as usize)?;
+        // Two calls building at once: the first kept serves both, the other copy is freed.
+        Ok(self.omega_scaled.get_or_init(|| t).ptr())
+    }
+
+    /// The scaled full table's address where it was built, else 0.
+    pub fn omega_scaled_ptr(&self) -> u64 {
+        self.omega_scaled.get().map_or(0, Table::ptr)
+    }
+
     /// Address of 1/N (element 1 of the `[1, 1/N]` table), or 0.
     pub fn n_inv_ptr(&self) -> u64 {
         self.n_inv.as_ref().map_or(0, |t| t.ptr() + 32)
@@ -266,6 +301,7 @@ impl Twiddles {
             + self.mid.as_ref().map_or(0, Table::bytes)
             + self.n_inv.as_ref().map_or(0, Table::bytes)
             + self.mid_scaled.as_ref().map_or(0, Table::bytes)
+            + self.omega_scaled.get().map_or(0, Table::bytes)
     }
 }
 
