@@ -358,6 +358,64 @@ fn bad_input_is_an_error_and_leaves_data_untouched() {
     );
 }
 
+/// A plain inverse with no mid-table launch (NR and RN in two launches, NN in two passes) takes
+/// its 1/N in the full stage-twiddle table times 1/N, which the first call that needs it builds
+/// (N x 32 bytes, once); where that copy does not fit, the 1/N stays a product of the last launch
+/// and nothing is built. Every case matches the reference.
+#[test]
+fn inverse_scale_in_the_full_table() {
+    type F = ark_bn254::Fr;
+    let Some(e) = engine("inverse_scale_in_the_full_table") else {
+        return;
+    };
+    let _memory = device_memory();
+    let log_n = 16.min(max_log());
+    let n = 1usize << log_n;
+    let x: Vec<F> = input(&mut StdRng::seed_from_u64(0x5ca1ed), n);
+    let run = |cfg: NttConfig<F>, what: &str| {
+        let input = if cfg.ordering.input_reversed() {
+            let mut r = x.clone();
+            bit_reverse_permute(&mut r);
+            r
+        } else {
+            x.clone()
+        };
+        let mut d = DeviceVec::from_host(e.gpu(), &input).unwrap();
+        e.ntt_in_place(&mut d, &cfg).unwrap();
+        let mut want = input;
+        reference::ntt(&mut want, &cfg).unwrap();
+        assert_same(
+            &d.to_host(e.gpu()).unwrap(),
+            &want,
+            &format!("2^{log_n} {what}"),
+        );
+    };
+    let nr = NttConfig::inverse().with_ordering(Ordering::NR);
+    let rn = NttConfig::inverse().with_ordering(Ordering::RN);
+    // The inverse's own tables first (a coset inverse: its 1/N is in its coset table).
+    run(
+        NttConfig::inverse().with_coset(F::from(5u64)),
+        "coset inverse",
+    );
+    let before = e.twiddle_bytes();
+    // No room for the scaled copy: POST_CONST, nothing built.
+    e.gpu().set_memory_budget(Some(n * 32 - 1));
+    run(nr, "inverse NR, no room for the scaled table");
+    run(rn, "inverse RN, no room for the scaled table");
+    e.gpu().set_memory_budget(None);
+    assert_eq!(e.twiddle_bytes(), before, "no scaled table without room");
+    // With room: built once, then shared by NR, RN and the two-pass NN.
+    run(nr, "inverse NR");
+    assert_eq!(e.twiddle_bytes(), before + n * 32, "the scaled table, once");
+    run(rn, "inverse RN");
+    run(NttConfig::inverse(), "inverse NN");
+    assert_eq!(
+        e.twiddle_bytes(),
+        before + n * 32,
+        "the scaled table, shared"
+    );
+}
+
 /// The full twiddle table above its default limit (`set_full_twiddles_max_log`): 2^23 keeps its
 /// N powers per direction and every ordering still matches the reference, the inverse's 1/N in
 /// the mid table included; back at the default the tables are compact again.
