@@ -372,7 +372,8 @@ fn inverse_scale_in_the_full_table() {
     let log_n = 16.min(max_log());
     let n = 1usize << log_n;
     let x: Vec<F> = input(&mut StdRng::seed_from_u64(0x5ca1ed), n);
-    let run = |cfg: NttConfig<F>, what: &str| {
+    // `budget`: the device memory the call may assume free (the data allocated before it).
+    let run = |cfg: NttConfig<F>, budget: Option<usize>, what: &str| {
         let input = if cfg.ordering.input_reversed() {
             let mut r = x.clone();
             bit_reverse_permute(&mut r);
@@ -381,7 +382,10 @@ fn inverse_scale_in_the_full_table() {
             x.clone()
         };
         let mut d = DeviceVec::from_host(e.gpu(), &input).unwrap();
-        e.ntt_in_place(&mut d, &cfg).unwrap();
+        e.gpu().set_memory_budget(budget);
+        let done = e.ntt_in_place(&mut d, &cfg);
+        e.gpu().set_memory_budget(None);
+        done.unwrap();
         let mut want = input;
         reference::ntt(&mut want, &cfg).unwrap();
         assert_same(
@@ -393,27 +397,21 @@ fn inverse_scale_in_the_full_table() {
     let nr = NttConfig::inverse().with_ordering(Ordering::NR);
     let rn = NttConfig::inverse().with_ordering(Ordering::RN);
     // The inverse's own tables first (a coset inverse: its 1/N is in its coset table).
-    run(
-        NttConfig::inverse().with_coset(F::from(5u64)),
-        "coset inverse",
-    );
+    let coset = NttConfig::inverse().with_coset(F::from(5u64));
+    run(coset, None, "coset inverse");
     let before = e.twiddle_bytes();
     // No room for the scaled copy: POST_CONST, nothing built.
-    e.gpu().set_memory_budget(Some(n * 32 - 1));
-    run(nr, "inverse NR, no room for the scaled table");
-    run(rn, "inverse RN, no room for the scaled table");
-    e.gpu().set_memory_budget(None);
+    let short = Some(n * 32 - 1);
+    run(nr, short, "inverse NR, no room for the scaled table");
+    run(rn, short, "inverse RN, no room for the scaled table");
     assert_eq!(e.twiddle_bytes(), before, "no scaled table without room");
     // With room: built once, then shared by NR, RN and the two-pass NN.
-    run(nr, "inverse NR");
-    assert_eq!(e.twiddle_bytes(), before + n * 32, "the scaled table, once");
-    run(rn, "inverse RN");
-    run(NttConfig::inverse(), "inverse NN");
-    assert_eq!(
-        e.twiddle_bytes(),
-        before + n * 32,
-        "the scaled table, shared"
-    );
+    run(nr, None, "inverse NR");
+    let once = e.twiddle_bytes();
+    assert_eq!(once, before + n * 32, "the scaled table, once");
+    run(rn, None, "inverse RN");
+    run(NttConfig::inverse(), None, "inverse NN");
+    assert_eq!(e.twiddle_bytes(), once, "the scaled table, shared");
 }
 
 /// The full twiddle table above its default limit (`set_full_twiddles_max_log`): 2^23 keeps its
