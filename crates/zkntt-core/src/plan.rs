@@ -13,7 +13,9 @@
 //!
 //! A plain inverse's 1/N rides on launch 2's twiddles (the mid table times 1/N, [`flags::MID_SCALED`]),
 //! as on the bit-reversed orderings' middle launch below; where a transform has no such launch, on
-//! its last launch ([`flags::POST_CONST`]).
+//! the stage twiddles of a launch that reads the full table (times 1/N, [`flags::OMEGA_SCALED`]:
+//! the two-launch bit-reversed orderings, the two-pass natural order) where the engine lends that
+//! table ([`Form::scaled_omega`]), else on its last launch ([`flags::POST_CONST`]).
 //!
 //! The bit-reversed orderings need no permutation pass and no transposition: N = P x R is split
 //! the other way round (Gentleman-Sande for NR, its mirror for RN), every launch a column launch
