@@ -1376,6 +1376,25 @@ mod tests {
                         5
                     }
                 );
+                // With the full table scaled (the engine's plain inverse where it holds that
+                // table) the inverse NR's 1/N rides on its first launch: the halves still fuse,
+                // and the fused launch scales by g^j alone (no POST_CONST on the inverse's last).
+                let scaled = Form {
+                    scaled_omega: full_omega,
+                    ..inverse_nr
+                };
+                let inv = plan.launches(scaled, k);
+                let last = inv.last().unwrap();
+                let fused = fused_lde_launch(last, &fwd[0])
+                    .unwrap_or_else(|| panic!("NR/RN 2^{log_n} {blocks:?}, scaled table"));
+                assert_eq!(fused.flags & !keep, 0, "2^{log_n}: {fused:?}");
+                let folded = inv.iter().any(|l| l.flags & flags::OMEGA_SCALED != 0);
+                assert_eq!(
+                    last.flags & flags::POST_CONST == 0,
+                    folded || log_n > 20,
+                    "2^{log_n}: {inv:?}"
+                );
+                assert_eq!(folded, full_omega && (9..=20).contains(&log_n), "2^{log_n}");
             }
         }
     }

@@ -98,7 +98,7 @@ pub(crate) fn check_room(gpu: &Gpu, needed: usize) -> Result<()> {
 }
 
 /// Turns an allocation failure into `OutOfMemory` with the sizes.
-fn alloc_error(gpu: &Gpu, needed: usize, e: DriverError) -> Error {
+pub(crate) fn alloc_error(gpu: &Gpu, needed: usize, e: DriverError) -> Error {
     if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
         let free = gpu.memory().map(|(free, _)| free).unwrap_or(0);
         Error::OutOfMemory { needed, free }
@@ -164,12 +164,17 @@ impl<F: GpuField> DeviceVec<F> {
         }
     }
 
-    /// A buffer around `buf`, memory another library allocated, last used on `stream` (which
-    /// `buf` was upgraded on, so `settle` orders that stream after our work). See `interop`.
-    pub(crate) fn from_foreign(buf: CudaSlice<u64>, len: usize, stream: Arc<CudaStream>) -> Self {
+    /// A buffer around `buf` at `ptr`, memory another library allocated, last used on `stream`
+    /// (which `buf` was upgraded on, so `settle` orders that stream after our work). See `interop`.
+    pub(crate) fn from_foreign(
+        buf: CudaSlice<u64>,
+        ptr: u64,
+        len: usize,
+        stream: Arc<CudaStream>,
+    ) -> Self {
         debug_assert_eq!(buf.len(), len * 4);
         Self {
-            ptr: address(&buf),
+            ptr,
             buf: ManuallyDrop::new(buf),
             len,
             last_stream: Mutex::new(stream),

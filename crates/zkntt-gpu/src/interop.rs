@@ -140,7 +140,7 @@ impl<F: GpuField> DeviceVec<F> {
         // the lifetime); the slice is leaked, never freed, in `into_foreign`.
         let buf = unsafe { owner.upgrade_device_ptr::<u64>(ptr, len * 4) };
         Ok(BorrowedDeviceVec {
-            inner: DeviceVec::from_foreign(buf, len, owner),
+            inner: DeviceVec::from_foreign(buf, ptr, len, owner),
             _owner: PhantomData,
         })
     }

@@ -55,7 +55,10 @@ const COSET_CACHE: usize = 8;
 /// per size and direction, for one table read instead of two and a product per element); above
 /// 2^22, or when the device has no room for the full table, two tables of about sqrt(N) powers
 /// (2^23: under 1 MiB in all). `set_full_twiddles_max_log` moves the limit (24: 5-8% faster at 2^23
-/// and 2^24 for as much memory again as the data); `clear_cache` frees them.
+/// and 2^24 for as much memory again as the data); `clear_cache` frees them. A plain inverse that has
+/// no mid-table launch (NR and RN up to 2^20, the two-pass natural order) also keeps that full table
+/// times 1/N, built by its first call, so that its 1/N costs no product: twice the data's bytes for
+/// such an inverse size (without room for the copy, the product stays).
 ///
 /// Scratch memory: a natural-order call of at most 2^17 elements in all runs as two passes through
 /// a scratch buffer of its size ([`Natural::TwoPass`](zkntt_core::plan::Natural): one launch fewer

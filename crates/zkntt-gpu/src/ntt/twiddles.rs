@@ -4,11 +4,11 @@
 //! so 2^23 needs under 1 MiB of twiddles (an inverse 256 KiB more: the mid table times 1/N), not the
 //! 256 MiB of N entries. Up to
 //! [`FULL_TWIDDLES_DEFAULT_MAX_LOG`] (or the engine's setting) the N powers are kept whole (one read, no product per stage twiddle;
-//! as much device memory as the data).
+//! as much device memory as the data), and for a plain inverse with no mid-table launch a second,
+//! scaled by 1/N, built by its first call (`Twiddles::omega_scaled`).
 
 use super::params::PowerTable;
-use crate::device_vec::check_room;
-use crate::error::DriverContext;
+use crate::device_vec::{alloc_error, check_room};
 use crate::{Error, Gpu, Result};
 use cudarc::driver::{CudaSlice, DevicePtr};
 use std::sync::OnceLock;
@@ -46,7 +46,8 @@ pub(crate) fn scaled_powers<F: GpuField>(gpu: &Gpu, c: F, x: F, n: usize) -> Res
     let n = n.max(1);
     check_room(gpu, n * 32)?;
     // SAFETY: every word is written by the shim before any kernel reads it.
-    let buf = unsafe { gpu.stream().alloc::<u64>(n * 4) }.during("cuMemAlloc (twiddles)")?;
+    let buf =
+        unsafe { gpu.stream().alloc::<u64>(n * 4) }.map_err(|e| alloc_error(gpu, n * 32, e))?;
     let (ptr, sync) = buf.device_ptr(gpu.stream());
     // SAFETY: `ptr` holds n elements of F; `c` and `x` are elements of F, a GpuField (so each is
     // exactly its Montgomery limbs) whose kernels the name selects; the stream is this context's.

@@ -792,10 +792,14 @@ fn coset_tables_cached_and_evicted() {
     let domain = Radix2EvaluationDomain::<F>::new(n).unwrap();
     let x: Vec<F> = input(&mut rng, n);
     let offsets: Vec<F> = (0..11).map(|_| F::rand(&mut rng)).collect();
-    // The transform's own twiddles, both directions, before any coset.
+    // The transform's own twiddles, both directions, before any coset; the inverse NR builds the
+    // full table times 1/N that the LDE's NR half reads (the inverse NN may not, whatever kernels
+    // ZKNTT_KERNELS forces).
     let mut d = DeviceVec::from_host(gpu, &x).unwrap();
     e.ntt_in_place(&mut d, &NttConfig::forward()).unwrap();
     e.ntt_in_place(&mut d, &NttConfig::inverse()).unwrap();
+    let nr = NttConfig::inverse().with_ordering(Ordering::NR);
+    e.ntt_in_place(&mut d, &nr).unwrap();
     gpu.synchronize().unwrap();
     let base = e.twiddle_bytes();
     // Each offset twice forward (a miss, then a hit), then offsets[0] again after 10 others
