@@ -51,6 +51,15 @@ fn first_difference<F: PartialEq>(a: &[F], b: &[F]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y)
 }
 
+/// `x` as a transform in `cfg`'s ordering reads it: bit-reversed where the input is (RN).
+fn ordered_input<F: GpuField>(x: &[F], cfg: &NttConfig<F>) -> Vec<F> {
+    let mut v = x.to_vec();
+    if cfg.ordering.input_reversed() {
+        bit_reverse_permute(&mut v);
+    }
+    v
+}
+
 pub(crate) fn assert_same<F: PartialEq + std::fmt::Display>(got: &[F], want: &[F], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     if let Some(i) = first_difference(got, want) {
@@ -374,13 +383,7 @@ fn inverse_scale_in_the_full_table() {
     let x: Vec<F> = input(&mut StdRng::seed_from_u64(0x5ca1ed), n);
     // `budget`: the device memory the call may assume free (the data allocated before it).
     let run = |cfg: NttConfig<F>, budget: Option<usize>, what: &str| {
-        let input = if cfg.ordering.input_reversed() {
-            let mut r = x.clone();
-            bit_reverse_permute(&mut r);
-            r
-        } else {
-            x.clone()
-        };
+        let input = ordered_input(&x, &cfg);
         let mut d = DeviceVec::from_host(e.gpu(), &input).unwrap();
         e.gpu().set_memory_budget(budget);
         let done = e.ntt_in_place(&mut d, &cfg);
@@ -445,13 +448,7 @@ fn full_twiddles_above_the_default() {
             "inverse RN",
         ),
     ] {
-        let input = if cfg.ordering.input_reversed() {
-            let mut r = x.clone();
-            bit_reverse_permute(&mut r);
-            r
-        } else {
-            x.clone()
-        };
+        let input = ordered_input(&x, &cfg);
         let mut d = DeviceVec::from_host(e.gpu(), &input).unwrap();
         e.ntt_in_place(&mut d, &cfg).unwrap();
         let mut want = input;
