@@ -196,15 +196,10 @@ impl<F: GpuField> DeviceVec<F> {
         let mut this = ManuallyDrop::new(self);
         // SAFETY: each field is taken out once and `this` is never dropped; `len`, `foreign` and
         // the PhantomData need no drop.
-        let mut buf = unsafe {
+        unsafe {
             drop(std::ptr::read(&this.last_stream));
             ManuallyDrop::take(&mut this.buf)
-        };
-        // Our launches took the raw address: tell cudarc's tracking of the slice that it was
-        // written on its own stream (now ordered after them), for whoever uses it through cudarc.
-        let own = buf.stream().clone();
-        drop(cudarc::driver::DevicePtrMut::device_ptr_mut(&mut buf, &own));
-        buf
+        }
     }
 
     /// A copy of `host` on the device.
@@ -355,8 +350,8 @@ impl<F: GpuField> Drop for DeviceVec<F> {
 }
 
 /// A slice's device address. cudarc records a read on the slice's own stream here, once; later
-/// launches through [`DeviceVec::raw_ptr`] are ordered by the buffer's `last_stream`, and
-/// [`DeviceVec::into_buf`] hands cudarc back a write on that stream.
+/// launches through [`DeviceVec::raw_ptr`] are ordered by the buffer's `last_stream` (and the
+/// slice's own stream waits for it before a free or a return to a pool: `settle`).
 fn address(buf: &CudaSlice<u64>) -> u64 {
     use cudarc::driver::DevicePtr;
     let (ptr, _record) = buf.device_ptr(buf.stream());

@@ -147,7 +147,7 @@ impl Prepared {
             ));
         }
         if launches.iter().any(|l| l.flags & flags::OMEGA_SCALED != 0) {
-            match tw.omega_scaled::<F>(engine.gpu(), log_n) {
+            match tw.omega_scaled::<F>(engine.gpu()) {
                 Ok(_) => {}
                 // No room for the scaled copy: the 1/N stays a product in the last launch.
                 Err(Error::OutOfMemory { .. }) => {

@@ -263,25 +263,22 @@ impl Twiddles {
     }
 
     /// Address of w_N^e / N, e < N (an inverse's full table times 1/N), built on first use;
-    /// `Error::OutOfMemory` where it does not fit. `log_n` is this table's size.
-    pub fn omega_scaled<F: GpuField>(&self, gpu: &Gpu, log_n: u32) -> Result<u64> {
+    /// `Error::OutOfMemory` where it does not fit.
+    pub fn omega_scaled<F: GpuField>(&self, gpu: &Gpu) -> Result<u64> {
         if let Some(t) = self.omega_scaled.get() {
             return Ok(t.ptr());
         }
-        if !matches!(self.omega, Some(OmegaTable::Full(_))) || self.n_inv.is_none() {
+        let (Some(OmegaTable::Full(full)), Some(_)) = (&self.omega, &self.n_inv) else {
             return Err(Error::Internal(
                 "a scaled stage-twiddle table asked of a forward or split table".into(),
             ));
-        }
-        let n = 1u64 << log_n;
-        let w = F::get_root_of_unity(n).and_then(|w| w.inverse()).ok_or(
-            zkntt_core::Error::DomainTooLarge {
-                log_n,
-                max: F::TWO_ADICITY,
-            },
-        )?;
+        };
+        let n = full.len as u64;
+        let w = F::get_root_of_unity(n)
+            .and_then(|w| w.inverse())
+            .ok_or_else(|| Error::Internal("a full table of no root of unity".into()))?;
         let inv = F::from(n).inverse().expect("N < p");
-        let t = scaled_powers(gpu, inv, w, n as usize)?;
+        let t = scaled_powers(gpu, inv, w, full.len)?;
         // Two calls building at once: the first kept serves both, the other copy is freed.
         Ok(self.omega_scaled.get_or_init(|| t).ptr())
     }
