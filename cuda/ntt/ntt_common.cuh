@@ -137,9 +137,11 @@ struct SmemQuads {
     // A slot's address, and that of slot + 2^b from it where the slot's bit b is 0: an XOR with
     // phys(2^b), read from a table of the bits' images (b < 16; blocks use b <= 10), not folded.
     __device__ __forceinline__ static uint32_t addr(uint32_t slot) { return phys(slot); }
-    __device__ __forceinline__ static uint32_t next_bit(uint32_t a, uint32_t, uint32_t b) {
+    __device__ __forceinline__ static uint32_t next_bit(uint32_t a, uint32_t, uint32_t b) { return a ^ image(b); }
+    // phys(2^b) (b < 16).
+    __device__ __forceinline__ static uint32_t image(uint32_t b) {
         constexpr uint64_t images = 0x46574657000ull;  // nibble b: phys(2^b) ^ 2^b
-        return a ^ (1u << b) ^ (uint32_t)((images >> (4 * b)) & 7);
+        return (1u << b) ^ (uint32_t)((images >> (4 * b)) & 7);
     }
     __device__ __forceinline__ F get_at(uint32_t p) const {
         F x;
@@ -262,54 +264,110 @@ struct LayerTwiddles {
     }
 };
 
+// Narrow blocks' pair address, layer by layer. Pair i's first slot at layer s is i0 = i with a 0
+// inserted at bit s (its second i0 | 2^s). phys is GF(2)-linear, so between layers s and s+1 (bit
+// s of i moving from slot bit s+1 to bit s) phys(i0) changes by i_s (phys(2^s) ^ phys(2^(s+1))):
+// two logic operations a layer instead of the swizzle of a fresh index (benches/NOTES.md, issue 17).
+template <class F>
+struct NarrowPair {
+    uint32_t p0;  // phys(i0)
+    __device__ __forceinline__ static NarrowPair at(uint32_t i, uint32_t s) {
+        return {SmemQuads<F>::phys(((i >> s) << (s + 1)) + (i & ((1u << s) - 1)))};
+    }
+    // Moves between layers s and s + 1 (either way): img = phys(2^s), img_up = phys(2^(s+1)).
+    __device__ __forceinline__ void step(uint32_t i, uint32_t s, uint32_t img, uint32_t img_up) {
+        p0 ^= (0u - ((i >> s) & 1)) & (img ^ img_up);
+    }
+};
+
 // Narrow blocks (a thread per butterfly: pairs <= blockDim.x): in-place DIT over `count`
 // independent sub-transforms of 2^log_s slots each, bit-reversed in, natural out, in radix-2
-// layers; layer s's twiddles from `tw` (LayerTwiddles). A pair's two slots are one phys and an
-// XOR (next_bit: the second slot is the first's with bit s set). Lazy range in and out;
+// layers; layer s's twiddles from `tw` (LayerTwiddles). A pair's first slot is carried from layer
+// to layer (NarrowPair), its second is that with bit s set. Layer 0 (twiddle 1) is peeled off the
+// loop, and ALL (every thread has a pair: all but one-block transforms below 2^6) drops the
+// per-layer test, so a layer is its loads, product, sums and stores. Lazy range in and out;
 // called by the whole block; ends with a barrier.
+template <class F, bool ALL>
+__device__ __forceinline__ void dit_narrow_layers(const SmemQuads<F>& sm, uint32_t log_s, uint32_t pairs,
+                                                  const SmemQuads<F>& tw) {
+    using L = lazy<typename F::params>;
+    using SM = SmemQuads<F>;
+    const uint32_t i = threadIdx.x;
+    const bool mine = ALL || i < pairs;
+    NarrowPair<F> a = NarrowPair<F>::at(i, 0);
+    uint32_t img = SM::image(0);
+    if (mine) {
+        const uint32_t p1 = a.p0 ^ img;
+        const F u = sm.get_at(a.p0), v = sm.get_at(p1);
+        sm.set_at(a.p0, L::add(u, v));
+        sm.set_at(p1, L::sub(u, v));
+    }
+    for (uint32_t s = 1; s < log_s; s++) {
+        const uint32_t h = 1u << s, img_up = SM::image(s);
+        a.step(i, s - 1, img, img_up);
+        img = img_up;
+        __syncthreads();
+        if (mine) {
+            const uint32_t p1 = a.p0 ^ img;
+            const F u = sm.get_at(a.p0);
+            const F v = L::mul(sm.get_at(p1), tw.get_at(h | (i & (h - 1))));
+            sm.set_at(a.p0, L::add(u, v));
+            sm.set_at(p1, L::sub(u, v));
+        }
+    }
+    __syncthreads();
+}
+
 template <class F>
 __device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
                                            const SmemQuads<F>& tw) {
-    using L = lazy<typename F::params>;
     if (log_s == 0) return;
-    const uint32_t pairs = count << (log_s - 1), i = threadIdx.x;
-    for (uint32_t s = 0; s < log_s; s++) {
-        const uint32_t h = 1u << s;
-        if (i < pairs) {
-            // Pair i's first slot: i with a 0 inserted at bit s.
-            const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;
-            const uint32_t p0 = sm.addr(i0), p1 = sm.next_bit(p0, i0, s);
-            const F u = sm.get_at(p0);
-            F v = sm.get_at(p1);
-            if (s > 0) v = L::mul(v, tw.get_at(h + pos));
-            sm.set_at(p0, L::add(u, v));
-            sm.set_at(p1, L::sub(u, v));
-        }
-        __syncthreads();
-    }
+    const uint32_t pairs = count << (log_s - 1);
+    if (pairs >= blockDim.x) dit_narrow_layers<F, true>(sm, log_s, pairs, tw);
+    else dit_narrow_layers<F, false>(sm, log_s, pairs, tw);
 }
 
 // The mirror of dit_narrow: DIF (Gentleman-Sande) from the widest span down, natural in,
-// bit-reversed out (slot k holds entry rev(k)), each butterfly (u + v, (u - v) * w_(2h)^pos).
+// bit-reversed out (slot k holds entry rev(k)), each butterfly (u + v, (u - v) * w_(2h)^pos);
+// layer 0 (twiddle 1) peeled off the loop.
+template <class F, bool ALL>
+__device__ __forceinline__ void dif_narrow_layers(const SmemQuads<F>& sm, uint32_t log_s, uint32_t pairs,
+                                                  const SmemQuads<F>& tw) {
+    using L = lazy<typename F::params>;
+    using SM = SmemQuads<F>;
+    const uint32_t i = threadIdx.x;
+    const bool mine = ALL || i < pairs;
+    NarrowPair<F> a = NarrowPair<F>::at(i, log_s - 1);
+    uint32_t img = SM::image(log_s - 1);
+    for (uint32_t s = log_s - 1; s > 0; s--) {
+        const uint32_t h = 1u << s;
+        if (mine) {
+            const uint32_t p1 = a.p0 ^ img;
+            const F u = sm.get_at(a.p0), v = sm.get_at(p1);
+            sm.set_at(p1, L::mul(L::sub(u, v), tw.get_at(h | (i & (h - 1)))));
+            sm.set_at(a.p0, L::add(u, v));
+        }
+        const uint32_t img_down = SM::image(s - 1);
+        a.step(i, s - 1, img_down, img);
+        img = img_down;
+        __syncthreads();
+    }
+    if (mine) {
+        const uint32_t p1 = a.p0 ^ img;
+        const F u = sm.get_at(a.p0), v = sm.get_at(p1);
+        sm.set_at(a.p0, L::add(u, v));
+        sm.set_at(p1, L::sub(u, v));
+    }
+    __syncthreads();
+}
+
 template <class F>
 __device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
                                            const SmemQuads<F>& tw) {
-    using L = lazy<typename F::params>;
     if (log_s == 0) return;
-    const uint32_t pairs = count << (log_s - 1), i = threadIdx.x;
-    for (int32_t s = (int32_t)log_s - 1; s >= 0; s--) {
-        const uint32_t h = 1u << s;
-        if (i < pairs) {
-            const uint32_t pos = i & (h - 1), i0 = ((i >> s) << (s + 1)) + pos;
-            const uint32_t p0 = sm.addr(i0), p1 = sm.next_bit(p0, i0, s);
-            const F u = sm.get_at(p0), v = sm.get_at(p1);
-            F d = L::sub(u, v);
-            if (s > 0) d = L::mul(d, tw.get_at(h + pos));
-            sm.set_at(p0, L::add(u, v));
-            sm.set_at(p1, d);
-        }
-        __syncthreads();
-    }
+    const uint32_t pairs = count << (log_s - 1);
+    if (pairs >= blockDim.x) dif_narrow_layers<F, true>(sm, log_s, pairs, tw);
+    else dif_narrow_layers<F, false>(sm, log_s, pairs, tw);
 }
 
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
