@@ -55,14 +55,36 @@ __device__ __forceinline__ ColumnElement load_element(const ColumnBlock& b, uint
     return column_element(b, e);
 }
 
+// What a narrow column launch may ask for, as a compile-time choice, so that the code a launch runs
+// is one contiguous path: a lone warp per multiprocessor (2^12: 64 blocks of 32 threads) fetches
+// every instruction once, and a jump over the untaken coset and scale products' code (tens of KB)
+// costs a cold instruction fetch, ~0.4 us each (ncu source counters, benches/NOTES.md, issue 17).
+// ANY: every flag. PLAIN: no stage twiddles, no scale (PRE_SCALE, POST_SCALE, POST_CONST).
+// TABLE: stage twiddles from one table (OMEGA_FULL or MID_TWIDDLES), no scale.
+enum class Asks { Any, Plain, Table };
+
+// The Asks a launch's flags fit (the narrow symbols' dispatch).
+__device__ __forceinline__ Asks asks_of(uint32_t flags) {
+    if (flags & (PRE_SCALE | POST_SCALE | POST_CONST | LDE)) return Asks::Any;
+    if (!(flags & (TWIDDLE_IN | TWIDDLE_OUT))) return Asks::Plain;
+    return (flags & (OMEGA_FULL | MID_TWIDDLES)) ? Asks::Table : Asks::Any;
+}
+
+// The stage twiddles' single table (Asks::Table).
+__device__ __forceinline__ uint64_t single_table(const NttStageParams& p) {
+    return (p.flags & MID_TWIDDLES) ? p.mid_twiddles : p.omega.lo;
+}
+
 // Load row i of column t into slot t*S + rev(entry): row i holds entry i, or rev(i) with
 // IN_BITREV. B elements per thread per round, their global loads all in flight before the first
 // shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
 // narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
 // one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
-// thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
+// thread re-reads element E-1 and skips the store (ONE_ROUND: stores it again, unchanged), so
+// nothing but the stores needs a branch.
 // ONE_ROUND (narrow blocks: E <= B * blockDim.x): the round without its loop.
-template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false, class SM>
+template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false,
+          Asks ASKS = Asks::Any, class SM>
 __device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k, const SM& sm) {
     for (uint32_t e0 = threadIdx.x; e0 < k.E; e0 += B * blockDim.x) {
         F x[B];
@@ -76,7 +98,7 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
             x[u] = load_global<F>(k.base, idx[u] * p.elem_stride);
             slot[u] = (o.t << k.log_s) + (k.in_rev ? o.i : bit_reverse(o.i, k.log_s));
         }
-        if (p.flags & PRE_SCALE) {
+        if (ASKS == Asks::Any && (p.flags & PRE_SCALE)) {
             // The exponent is the input's index: its position, reversed in a bit-reversed input.
             if (k.in_rev) {
 #pragma unroll
@@ -84,18 +106,21 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
             }
             mul_lookups<F, B, HYBRID>(x, p.pre, p.lo_bits, idx);
         }
-        if (ORDERED && k.in_rev && (p.flags & TWIDDLE_IN)) {
+        if (ORDERED && ASKS != Asks::Plain && k.in_rev && (p.flags & TWIDDLE_IN)) {
             // Row i of column c is entry j = rev(i): times w_M^(j * c). Reuses idx (registers).
 #pragma unroll
             for (uint32_t u = 0; u < B; u++)
                 idx[u] = ((uint64_t)bit_reverse(slot[u] & (k.S - 1), k.log_s) *
                           ((k.c0 + (slot[u] >> k.log_s)) & (k.R - 1)))
                          << k.tw_shift;
-            mul_twiddles<F, B, HYBRID>(x, p, idx);
+            if (ASKS == Asks::Table) mul_table<F, B>(x, single_table(p), idx);
+            else mul_twiddles<F, B, HYBRID>(x, p, idx);
         }
+        // ONE_ROUND: a clamped copy stores what its owner stores, to the same slot, so the stores
+        // need no test (with one, the compiler sinks the second read below the first store).
 #pragma unroll
         for (uint32_t u = 0; u < B; u++)
-            if (e0 + u * blockDim.x < k.E) sm.set(slot[u], x[u]);
+            if (ONE_ROUND || e0 + u * blockDim.x < k.E) sm.set(slot[u], x[u]);
         if (ONE_ROUND) break;
     }
 }
@@ -160,9 +185,11 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // column c read at c*S + i of p.data (the scratch), not at i*R + c.
 // STRIDE (wide blocks of 2^WIDE_LOG elements): the shared-memory quad stride as a constant, so a
 // slot's second quad is an immediate offset from its first; 0: plane(E) at run time.
+// ASKS (narrow blocks, not LDE): the flags the launch may carry (Asks, `column_narrow`).
 template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HYBRID = false, bool LDE = false,
-          bool TRANSPOSE = false, uint32_t STRIDE = 0>
+          bool TRANSPOSE = false, uint32_t STRIDE = 0, Asks ASKS = Asks::Any>
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
+    static_assert(ASKS == Asks::Any || (NARROW_BLOCK && !LDE), "narrow blocks of a plain transform only");
     wait_for_previous_grid();
     extern __shared__ __align__(16) uint32_t smem_words[];
     using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
@@ -190,10 +217,11 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
                                 SmemQuads<F>::plane(blk.S)};
     const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
     // Narrow blocks: the output twiddles of this thread's two elements (single-table reads).
-    const bool prefetch = NARROW_BLOCK && (p.flags & TWIDDLE_OUT) && (p.flags & (MID_TWIDDLES | OMEGA_FULL));
+    const bool prefetch = NARROW_BLOCK && ASKS != Asks::Plain && (p.flags & TWIDDLE_OUT) &&
+                          (ASKS == Asks::Table || (p.flags & (MID_TWIDDLES | OMEGA_FULL)));
     F w_out[STORE_BATCH];
     if (prefetch) {
-        const uint64_t table = (p.flags & MID_TWIDDLES) ? p.mid_twiddles : p.omega.lo;
+        const uint64_t table = single_table(p);
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
             const ColumnElement o = column_element(blk, min(threadIdx.x + u * blockDim.x, E - 1));
@@ -205,7 +233,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         // reads are in flight together, then staged.
         LayerTwiddles<F> t;
         t.load(p.sub_twiddles, blk.log_s);
-        load_columns<F, ORDERED, 2, false, TRANSPOSE, true>(p, blk, sm);
+        load_columns<F, ORDERED, 2, false, TRANSPOSE, true, ASKS>(p, blk, sm);
         t.stage(layer_tw, blk.log_s);
         __syncthreads();
         dit_narrow<F>(sm, blk.log_s, blk.cols, layer_tw);
@@ -231,7 +259,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     allow_dependent_launch();
 
     F post_const;
-    if (p.flags & POST_CONST) post_const = load_global<F>(p.post_const, 0);
+    if (ASKS == Asks::Any && (p.flags & POST_CONST)) post_const = load_global<F>(p.post_const, 0);
     // Entry k of column t to row k, or to row rev(k) with OUT_BITREV: each thread takes a row and
     // the entry that goes there. STORE_BATCH elements per thread per round (their twiddle reads in
     // flight together); the same clamping as the loads.
@@ -251,10 +279,10 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             // Narrow blocks have one store round: this thread's two elements, read above.
 #pragma unroll
             for (uint32_t u = 0; u < STORE_BATCH; u++) x[u] = L::mul(x[u], w_out[u]);
-        } else if (p.flags & TWIDDLE_OUT) {
+        } else if (ASKS == Asks::Any && (p.flags & TWIDDLE_OUT)) {
             mul_twiddles<F, STORE_BATCH, HYBRID>(x, p, ck);
         }
-        if (p.flags & POST_SCALE) {
+        if (ASKS == Asks::Any && (p.flags & POST_SCALE)) {
             // The exponent is the output's index: its position, reversed in a bit-reversed output.
             if (blk.out_rev) {
 #pragma unroll
@@ -266,7 +294,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         }
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++) {
-            if (p.flags & POST_CONST) x[u] = L::mul(x[u], post_const);
+            if (ASKS == Asks::Any && (p.flags & POST_CONST)) x[u] = L::mul(x[u], post_const);
             x[u] = L::canonical(x[u]);
         }
         // Where the stores go: a natural-order launch's p.out (the data, in place, or a two-pass
@@ -293,6 +321,17 @@ __device__ __forceinline__ void column_wide(const NttStageParams& p) {
         column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE, stride>(p);
     } else {
         column_stage<F, ORDERED, false, IN_REV, HYBRID, LDE, TRANSPOSE>(p);
+    }
+}
+
+// A narrow column symbol's body: the launch's flags pick a compact copy (Asks) where they fit, so a
+// plain or single-table launch runs no branch over the coset and scale code.
+template <class F, bool ORDERED, bool IN_REV = false, bool TRANSPOSE = false>
+__device__ __forceinline__ void column_narrow(const NttStageParams& p) {
+    switch (asks_of(p.flags)) {
+        case Asks::Plain: column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE, 0, Asks::Plain>(p); break;
+        case Asks::Table: column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE, 0, Asks::Table>(p); break;
+        default: column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE>(p); break;
     }
 }
 
@@ -324,11 +363,10 @@ __device__ __forceinline__ void column_wide(const NttStageParams& p) {
     ZKNTT_COLUMN_SYMBOL(ntt_column_hybrid, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, false, false, true>)          \
     ZKNTT_COLUMN_SYMBOL(ntt_column_nr_hybrid, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, true, false, true>)        \
     ZKNTT_COLUMN_SYMBOL(ntt_column_rn_hybrid, FIELD, zkntt::ntt::column_wide<zkntt::FIELD, true, true, true>)         \
-    ZKNTT_COLUMN_SYMBOL(ntt_column_narrow, FIELD, zkntt::ntt::column_stage<zkntt::FIELD, false, true>)                \
-    ZKNTT_COLUMN_SYMBOL(ntt_column_t_narrow, FIELD,                                                                   \
-                        zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, false, true>)               \
-    ZKNTT_COLUMN_SYMBOL(ntt_column_nr_narrow, FIELD, zkntt::ntt::column_stage<zkntt::FIELD, true, true, false>)       \
-    ZKNTT_COLUMN_SYMBOL(ntt_column_rn_narrow, FIELD, zkntt::ntt::column_stage<zkntt::FIELD, true, true, true>)        \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_narrow, FIELD, zkntt::ntt::column_narrow<zkntt::FIELD, false>)                     \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_t_narrow, FIELD, zkntt::ntt::column_narrow<zkntt::FIELD, false, false, true>)      \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_nr_narrow, FIELD, zkntt::ntt::column_narrow<zkntt::FIELD, true, false>)            \
+    ZKNTT_COLUMN_SYMBOL(ntt_column_rn_narrow, FIELD, zkntt::ntt::column_narrow<zkntt::FIELD, true, true>)             \
     ZKNTT_COLUMN_SYMBOL(ntt_column_lde_narrow, FIELD, zkntt::ntt::column_stage<zkntt::FIELD, false, true, false, false, true>) \
     ZKNTT_COLUMN_SYMBOL(ntt_column_lde_ordered_narrow, FIELD,                                                         \
                         zkntt::ntt::column_stage<zkntt::FIELD, true, true, false, false, true>)

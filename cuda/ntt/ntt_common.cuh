@@ -284,90 +284,80 @@ struct NarrowPair {
 // independent sub-transforms of 2^log_s slots each, bit-reversed in, natural out, in radix-2
 // layers; layer s's twiddles from `tw` (LayerTwiddles). A pair's first slot is carried from layer
 // to layer (NarrowPair), its second is that with bit s set. Layer 0 (twiddle 1) is peeled off the
-// loop, and ALL (every thread has a pair: all but one-block transforms below 2^6) drops the
-// per-layer test, so a layer is its loads, product, sums and stores. Lazy range in and out;
-// called by the whole block; ends with a barrier.
-template <class F, bool ALL>
-__device__ __forceinline__ void dit_narrow_layers(const SmemQuads<F>& sm, uint32_t log_s, uint32_t pairs,
-                                                  const SmemQuads<F>& tw) {
+// loop. Threads past the pairs (one-block transforms below 2^6 only) compute the last pair's
+// butterfly and store nothing, so a layer has no branch. Lazy range in and out; called by the
+// whole block; ends with a barrier.
+template <class F>
+__device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
+                                           const SmemQuads<F>& tw) {
     using L = lazy<typename F::params>;
     using SM = SmemQuads<F>;
-    const uint32_t i = threadIdx.x;
-    const bool mine = ALL || i < pairs;
+    if (log_s == 0) return;
+    const uint32_t pairs = count << (log_s - 1), i = min(threadIdx.x, pairs - 1);
+    const bool mine = threadIdx.x < pairs;
     NarrowPair<F> a = NarrowPair<F>::at(i, 0);
     uint32_t img = SM::image(0);
-    if (mine) {
+    {
         const uint32_t p1 = a.p0 ^ img;
         const F u = sm.get_at(a.p0), v = sm.get_at(p1);
-        sm.set_at(a.p0, L::add(u, v));
-        sm.set_at(p1, L::sub(u, v));
+        const F x = L::add(u, v), y = L::sub(u, v);
+        if (mine) {
+            sm.set_at(a.p0, x);
+            sm.set_at(p1, y);
+        }
     }
     for (uint32_t s = 1; s < log_s; s++) {
         const uint32_t h = 1u << s, img_up = SM::image(s);
         a.step(i, s - 1, img, img_up);
         img = img_up;
         __syncthreads();
+        const uint32_t p1 = a.p0 ^ img;
+        const F u = sm.get_at(a.p0);
+        const F v = L::mul(sm.get_at(p1), tw.get_at(h | (i & (h - 1))));
+        const F x = L::add(u, v), y = L::sub(u, v);
         if (mine) {
-            const uint32_t p1 = a.p0 ^ img;
-            const F u = sm.get_at(a.p0);
-            const F v = L::mul(sm.get_at(p1), tw.get_at(h | (i & (h - 1))));
-            sm.set_at(a.p0, L::add(u, v));
-            sm.set_at(p1, L::sub(u, v));
+            sm.set_at(a.p0, x);
+            sm.set_at(p1, y);
         }
     }
     __syncthreads();
 }
 
-template <class F>
-__device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
-                                           const SmemQuads<F>& tw) {
-    if (log_s == 0) return;
-    const uint32_t pairs = count << (log_s - 1);
-    if (pairs >= blockDim.x) dit_narrow_layers<F, true>(sm, log_s, pairs, tw);
-    else dit_narrow_layers<F, false>(sm, log_s, pairs, tw);
-}
-
 // The mirror of dit_narrow: DIF (Gentleman-Sande) from the widest span down, natural in,
 // bit-reversed out (slot k holds entry rev(k)), each butterfly (u + v, (u - v) * w_(2h)^pos);
-// layer 0 (twiddle 1) peeled off the loop.
-template <class F, bool ALL>
-__device__ __forceinline__ void dif_narrow_layers(const SmemQuads<F>& sm, uint32_t log_s, uint32_t pairs,
-                                                  const SmemQuads<F>& tw) {
+// layer 0 (twiddle 1) peeled off the loop, the threads past the pairs as in dit_narrow.
+template <class F>
+__device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
+                                           const SmemQuads<F>& tw) {
     using L = lazy<typename F::params>;
     using SM = SmemQuads<F>;
-    const uint32_t i = threadIdx.x;
-    const bool mine = ALL || i < pairs;
+    if (log_s == 0) return;
+    const uint32_t pairs = count << (log_s - 1), i = min(threadIdx.x, pairs - 1);
+    const bool mine = threadIdx.x < pairs;
     NarrowPair<F> a = NarrowPair<F>::at(i, log_s - 1);
     uint32_t img = SM::image(log_s - 1);
     for (uint32_t s = log_s - 1; s > 0; s--) {
         const uint32_t h = 1u << s;
+        const uint32_t p1 = a.p0 ^ img;
+        const F u = sm.get_at(a.p0), v = sm.get_at(p1);
+        const F x = L::add(u, v), y = L::mul(L::sub(u, v), tw.get_at(h | (i & (h - 1))));
         if (mine) {
-            const uint32_t p1 = a.p0 ^ img;
-            const F u = sm.get_at(a.p0), v = sm.get_at(p1);
-            sm.set_at(p1, L::mul(L::sub(u, v), tw.get_at(h | (i & (h - 1)))));
-            sm.set_at(a.p0, L::add(u, v));
+            sm.set_at(a.p0, x);
+            sm.set_at(p1, y);
         }
         const uint32_t img_down = SM::image(s - 1);
         a.step(i, s - 1, img_down, img);
         img = img_down;
         __syncthreads();
     }
+    const uint32_t p1 = a.p0 ^ img;
+    const F u = sm.get_at(a.p0), v = sm.get_at(p1);
+    const F x = L::add(u, v), y = L::sub(u, v);
     if (mine) {
-        const uint32_t p1 = a.p0 ^ img;
-        const F u = sm.get_at(a.p0), v = sm.get_at(p1);
-        sm.set_at(a.p0, L::add(u, v));
-        sm.set_at(p1, L::sub(u, v));
+        sm.set_at(a.p0, x);
+        sm.set_at(p1, y);
     }
     __syncthreads();
-}
-
-template <class F>
-__device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
-                                           const SmemQuads<F>& tw) {
-    if (log_s == 0) return;
-    const uint32_t pairs = count << (log_s - 1);
-    if (pairs >= blockDim.x) dif_narrow_layers<F, true>(sm, log_s, pairs, tw);
-    else dif_narrow_layers<F, false>(sm, log_s, pairs, tw);
 }
 
 // In-place DIT over `count` independent sub-transforms of 2^log_s slots each, held in
