@@ -59,13 +59,15 @@ __device__ __forceinline__ ColumnElement load_element(const ColumnBlock& b, uint
 // is one contiguous path: a lone warp per multiprocessor (2^12: 64 blocks of 32 threads) fetches
 // every instruction once, and a jump over the untaken coset and scale products' code (tens of KB)
 // costs a cold instruction fetch, ~0.4 us each (ncu source counters, benches/NOTES.md, issue 17).
-// ANY: every flag. PLAIN: no stage twiddles, no scale (PRE_SCALE, POST_SCALE, POST_CONST).
-// TABLE: stage twiddles from one table (OMEGA_FULL or MID_TWIDDLES), no scale.
+// ANY: every flag and block shape. PLAIN: no stage twiddles, no scale (PRE_SCALE, POST_SCALE,
+// POST_CONST). TABLE: stage twiddles from one table (OMEGA_FULL or MID_TWIDDLES), no scale. PLAIN
+// and TABLE blocks are full: two elements a thread, one butterfly each (every narrow launch but
+// the one-block transforms below 2^6), so their loads and layers need no test either.
 enum class Asks { Any, Plain, Table };
 
-// The Asks a launch's flags fit (the narrow symbols' dispatch).
-__device__ __forceinline__ Asks asks_of(uint32_t flags) {
-    if (flags & (PRE_SCALE | POST_SCALE | POST_CONST | LDE)) return Asks::Any;
+// The Asks a launch fits (the narrow symbols' dispatch); `full`: E == 2 * blockDim.x.
+__device__ __forceinline__ Asks asks_of(uint32_t flags, bool full) {
+    if (!full || (flags & (PRE_SCALE | POST_SCALE | POST_CONST | LDE))) return Asks::Any;
     if (!(flags & (TWIDDLE_IN | TWIDDLE_OUT))) return Asks::Plain;
     return (flags & (OMEGA_FULL | MID_TWIDDLES)) ? Asks::Table : Asks::Any;
 }
@@ -80,8 +82,7 @@ __device__ __forceinline__ uint64_t single_table(const NttStageParams& p) {
 // shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
 // narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
 // one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
-// thread re-reads element E-1 and skips the store (ONE_ROUND: stores it again, unchanged), so
-// nothing but the stores needs a branch.
+// thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
 // ONE_ROUND (narrow blocks: E <= B * blockDim.x): the round without its loop.
 template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false,
           Asks ASKS = Asks::Any, class SM>
@@ -116,11 +117,11 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
             if (ASKS == Asks::Table) mul_table<F, B>(x, single_table(p), idx);
             else mul_twiddles<F, B, HYBRID>(x, p, idx);
         }
-        // ONE_ROUND: a clamped copy stores what its owner stores, to the same slot, so the stores
-        // need no test (with one, the compiler sinks the second read below the first store).
+        // Full blocks (Plain, Table) have no clamped copy, so their stores need no test (with one,
+        // the compiler sinks the second read below the first store: two global latencies).
 #pragma unroll
         for (uint32_t u = 0; u < B; u++)
-            if (ONE_ROUND || e0 + u * blockDim.x < k.E) sm.set(slot[u], x[u]);
+            if (ASKS != Asks::Any || e0 + u * blockDim.x < k.E) sm.set(slot[u], x[u]);
         if (ONE_ROUND) break;
     }
 }
@@ -236,7 +237,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         load_columns<F, ORDERED, 2, false, TRANSPOSE, true, ASKS>(p, blk, sm);
         t.stage(layer_tw, blk.log_s);
         __syncthreads();
-        dit_narrow<F>(sm, blk.log_s, blk.cols, layer_tw);
+        dit_narrow<F, ASKS != Asks::Any>(sm, blk.log_s, blk.cols, layer_tw);
     } else {
         load_columns<F, ORDERED, LOAD_BATCH, HYBRID, TRANSPOSE>(p, blk, sm);
         __syncthreads();
@@ -328,11 +329,11 @@ __device__ __forceinline__ void column_wide(const NttStageParams& p) {
 // plain or single-table launch runs no branch over the coset and scale code.
 template <class F, bool ORDERED, bool IN_REV = false, bool TRANSPOSE = false>
 __device__ __forceinline__ void column_narrow(const NttStageParams& p) {
-    switch (asks_of(p.flags)) {
-        case Asks::Plain: column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE, 0, Asks::Plain>(p); break;
-        case Asks::Table: column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE, 0, Asks::Table>(p); break;
-        default: column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE>(p); break;
-    }
+    // The cosets' Any copy marked unlikely, so that nvcc lays it out last (cuobjdump).
+    const Asks asks = asks_of(p.flags, (1u << (p.log_p + p.log_cols)) == 2 * blockDim.x);
+    if (__builtin_expect(asks == Asks::Any, 0)) column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE>(p);
+    else if (asks == Asks::Plain) column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE, 0, Asks::Plain>(p);
+    else column_stage<F, ORDERED, true, IN_REV, false, false, TRANSPOSE, 0, Asks::Table>(p);
 }
 
 }  // namespace ntt

@@ -284,40 +284,36 @@ struct NarrowPair {
 // independent sub-transforms of 2^log_s slots each, bit-reversed in, natural out, in radix-2
 // layers; layer s's twiddles from `tw` (LayerTwiddles). A pair's first slot is carried from layer
 // to layer (NarrowPair), its second is that with bit s set. Layer 0 (twiddle 1) is peeled off the
-// loop. Threads past the pairs (one-block transforms below 2^6 only) compute the last pair's
-// butterfly and store nothing, so a layer has no branch. Lazy range in and out; called by the
-// whole block; ends with a barrier.
-template <class F>
+// loop. FULL: every thread has a pair (pairs == blockDim.x, the column launches' Plain and Table
+// copies), so a layer has no test; otherwise threads past the pairs skip the butterflies. Lazy
+// range in and out; called by the whole block; ends with a barrier.
+template <class F, bool FULL = false>
 __device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
                                            const SmemQuads<F>& tw) {
     using L = lazy<typename F::params>;
     using SM = SmemQuads<F>;
     if (log_s == 0) return;
-    const uint32_t pairs = count << (log_s - 1), i = min(threadIdx.x, pairs - 1);
-    const bool mine = threadIdx.x < pairs;
+    const uint32_t pairs = count << (log_s - 1), i = threadIdx.x;
+    const bool mine = FULL || i < pairs;
     NarrowPair<F> a = NarrowPair<F>::at(i, 0);
     uint32_t img = SM::image(0);
-    {
+    if (mine) {
         const uint32_t p1 = a.p0 ^ img;
         const F u = sm.get_at(a.p0), v = sm.get_at(p1);
-        const F x = L::add(u, v), y = L::sub(u, v);
-        if (mine) {
-            sm.set_at(a.p0, x);
-            sm.set_at(p1, y);
-        }
+        sm.set_at(a.p0, L::add(u, v));
+        sm.set_at(p1, L::sub(u, v));
     }
     for (uint32_t s = 1; s < log_s; s++) {
         const uint32_t h = 1u << s, img_up = SM::image(s);
         a.step(i, s - 1, img, img_up);
         img = img_up;
         __syncthreads();
-        const uint32_t p1 = a.p0 ^ img;
-        const F u = sm.get_at(a.p0);
-        const F v = L::mul(sm.get_at(p1), tw.get_at(h | (i & (h - 1))));
-        const F x = L::add(u, v), y = L::sub(u, v);
         if (mine) {
-            sm.set_at(a.p0, x);
-            sm.set_at(p1, y);
+            const uint32_t p1 = a.p0 ^ img;
+            const F u = sm.get_at(a.p0);
+            const F v = L::mul(sm.get_at(p1), tw.get_at(h | (i & (h - 1))));
+            sm.set_at(a.p0, L::add(u, v));
+            sm.set_at(p1, L::sub(u, v));
         }
     }
     __syncthreads();
@@ -325,37 +321,35 @@ __device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_
 
 // The mirror of dit_narrow: DIF (Gentleman-Sande) from the widest span down, natural in,
 // bit-reversed out (slot k holds entry rev(k)), each butterfly (u + v, (u - v) * w_(2h)^pos);
-// layer 0 (twiddle 1) peeled off the loop, the threads past the pairs as in dit_narrow.
+// layer 0 (twiddle 1) peeled off the loop.
 template <class F>
 __device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
                                            const SmemQuads<F>& tw) {
     using L = lazy<typename F::params>;
     using SM = SmemQuads<F>;
     if (log_s == 0) return;
-    const uint32_t pairs = count << (log_s - 1), i = min(threadIdx.x, pairs - 1);
-    const bool mine = threadIdx.x < pairs;
+    const uint32_t pairs = count << (log_s - 1), i = threadIdx.x;
+    const bool mine = i < pairs;
     NarrowPair<F> a = NarrowPair<F>::at(i, log_s - 1);
     uint32_t img = SM::image(log_s - 1);
     for (uint32_t s = log_s - 1; s > 0; s--) {
         const uint32_t h = 1u << s;
-        const uint32_t p1 = a.p0 ^ img;
-        const F u = sm.get_at(a.p0), v = sm.get_at(p1);
-        const F x = L::add(u, v), y = L::mul(L::sub(u, v), tw.get_at(h | (i & (h - 1))));
         if (mine) {
-            sm.set_at(a.p0, x);
-            sm.set_at(p1, y);
+            const uint32_t p1 = a.p0 ^ img;
+            const F u = sm.get_at(a.p0), v = sm.get_at(p1);
+            sm.set_at(p1, L::mul(L::sub(u, v), tw.get_at(h | (i & (h - 1)))));
+            sm.set_at(a.p0, L::add(u, v));
         }
         const uint32_t img_down = SM::image(s - 1);
         a.step(i, s - 1, img_down, img);
         img = img_down;
         __syncthreads();
     }
-    const uint32_t p1 = a.p0 ^ img;
-    const F u = sm.get_at(a.p0), v = sm.get_at(p1);
-    const F x = L::add(u, v), y = L::sub(u, v);
     if (mine) {
-        sm.set_at(a.p0, x);
-        sm.set_at(p1, y);
+        const uint32_t p1 = a.p0 ^ img;
+        const F u = sm.get_at(a.p0), v = sm.get_at(p1);
+        sm.set_at(a.p0, L::add(u, v));
+        sm.set_at(p1, L::sub(u, v));
     }
     __syncthreads();
 }
