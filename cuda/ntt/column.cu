@@ -61,8 +61,11 @@ __device__ __forceinline__ ColumnElement load_element(const ColumnBlock& b, uint
 // costs a cold instruction fetch, ~0.4 us each (ncu source counters, benches/NOTES.md, issue 17).
 // ANY: every flag and block shape. PLAIN: no stage twiddles, no scale (PRE_SCALE, POST_SCALE,
 // POST_CONST). TABLE: stage twiddles from one table (OMEGA_FULL or MID_TWIDDLES), no scale. PLAIN
-// and TABLE blocks are full: two elements a thread, one butterfly each (every narrow launch but
-// the one-block transforms below 2^6), so their loads and layers need no test either.
+// and TABLE blocks are full: two elements a thread, one butterfly each (the narrow geometry's
+// blocks; not a block with more threads than pairs: the one-block transforms below 2^6, or a
+// one-block NR/RN of 2^6/2^7 on the wide geometry's 128 threads), so their loads and layers need
+// no test either. Cold (caches flushed, as ncu runs a kernel) the copy laid out last pays for the
+// distance from the entry: Any, the cosets' (benches/NOTES.md).
 enum class Asks { Any, Plain, Table };
 
 // The Asks a launch fits (the narrow symbols' dispatch); `full`: E == 2 * blockDim.x.
@@ -81,7 +84,7 @@ __device__ __forceinline__ uint64_t single_table(const NttStageParams& p) {
 // IN_BITREV. B elements per thread per round, their global loads all in flight before the first
 // shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
 // narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
-// one-block transforms below 2^6, whose warp has more threads than pairs). Past the end a
+// blocks with more threads than pairs, such as the one-block transforms below 2^6). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
 // ONE_ROUND (narrow blocks: E <= B * blockDim.x): the round without its loop.
 template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false,
