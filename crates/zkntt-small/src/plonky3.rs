@@ -5,6 +5,9 @@
 //! The matrix goes up once, row-major as Plonky3 holds it; the device transposes it into one
 //! contiguous transform per column, runs [`SmallNtt`] over the batch, applies coset powers and
 //! zero-padding there (`cuda/small/coset.cu`), transposes back and the result comes down once.
+//! Both copies go through pinned memory in 16 MiB chunks, so that the CPU's copy of one chunk
+//! (into pinned memory, or out of it into the result) runs while the chunk before it crosses
+//! PCIe; [`GpuDft::last_profile`] says where a call's time went.
 //!
 //! Plonky3's `MontyField31` holds x R mod p (R = 2^32) in a `#[repr(transparent)]` `u32`, always
 //! below p. The kernels' additions are mod p and every product is x * w mod p with w a twiddle,
@@ -19,14 +22,15 @@ use crate::transpose::transpose_words;
 use crate::{
     Direction, Error, ModMulForm, PinnedBuffer, Result, SmallField, SmallNtt, coset, reference,
 };
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, sys};
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_field::{PrimeField32, TwoAdicField};
 use p3_matrix::Matrix;
 use p3_matrix::dense::RowMajorMatrix;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use zkntt_gpu::Gpu;
+use std::time::{Duration, Instant};
+use zkntt_gpu::{Gpu, host};
 
 pub use p3_baby_bear::BabyBear;
 pub use p3_koala_bear::KoalaBear;
@@ -126,6 +130,44 @@ struct Stats {
     cpu: AtomicU64,
     last: AtomicU8,
     fallback: Mutex<Option<String>>,
+    profile: Mutex<Option<Profile>>,
+}
+
+/// Where the time of the last call that ran on the GPU went ([`GpuDft::last_profile`]): host
+/// wall-clock times from the start of its copies (the engine and the pinned staging buffer, kept
+/// from call to call, ready), each up to the end of a phase. The phases overlap the transfers:
+/// the upload of each 16 MiB chunk runs while the next is copied into pinned memory, and the
+/// download of each while the one before is copied out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Profile {
+    /// The input copied into pinned memory, its last chunk's upload queued.
+    pub staged_in: Duration,
+    /// The first chunk of the result in pinned memory: the rest of the upload, the kernels and
+    /// that chunk's download.
+    pub first_out: Duration,
+    /// The result's last word in the returned vector.
+    pub total: Duration,
+    /// Bytes up (the input) and down (the result).
+    pub bytes_in: usize,
+    pub bytes_out: usize,
+}
+
+impl Profile {
+    fn new(
+        staged_in: Duration,
+        first_out: Duration,
+        total: Duration,
+        words_in: usize,
+        words_out: usize,
+    ) -> Self {
+        Self {
+            staged_in,
+            first_out,
+            total,
+            bytes_in: words_in * 4,
+            bytes_out: words_out * 4,
+        }
+    }
 }
 
 /// Plonky3's `TwoAdicSubgroupDft` on the GPU, for `BabyBear` and `KoalaBear`:
@@ -192,6 +234,11 @@ impl<F: GpuField> GpuDft<F> {
         )
     }
 
+    /// Where the time of the last call that ran on the GPU went (this value and its clones).
+    pub fn last_profile(&self) -> Option<Profile> {
+        *lock(&self.stats.profile)
+    }
+
     /// Why the last call that wanted the GPU ran on the CPU, if one did.
     pub fn last_fallback(&self) -> Option<String> {
         lock(&self.stats.fallback).clone()
@@ -231,7 +278,10 @@ impl<F: GpuField> GpuDft<F> {
             Err(why) => Err(why.clone()),
         };
         match words {
-            Ok(words) => Ok(RowMajorMatrix::new(from_words(words), w)),
+            Ok((words, profile)) => {
+                *lock(&self.stats.profile) = Some(profile);
+                Ok(RowMajorMatrix::new(from_words(words), w))
+            }
             Err(why) => {
                 *lock(&self.stats.fallback) = Some(why);
                 Err(mat)
@@ -340,14 +390,9 @@ pub fn release_staging() {
     }
 }
 
-/// `dst = src` on the caller's rayon pool, in pieces of 256 KiB.
-fn par_copy(dst: &mut [u32], src: &[u32]) {
-    use rayon::prelude::*;
-    const PIECE: usize = 1 << 16;
-    dst.par_chunks_mut(PIECE)
-        .zip(src.par_chunks(PIECE))
-        .for_each(|(d, s)| d.copy_from_slice(s));
-}
+/// Words per chunk of the staged copies (16 MiB): the CPU copy of a chunk into (or out of) pinned
+/// memory runs while the chunk before it crosses PCIe.
+const CHUNK_WORDS: usize = 1 << 22;
 
 /// The form the backend's NTTs use (any form gives the same words; this is the fastest measured
 /// for BabyBear in `benches/NOTES.md`).
@@ -390,7 +435,7 @@ impl Backend {
         w: usize,
         log_h: u32,
         op: Op,
-    ) -> Result<Vec<u32>> {
+    ) -> Result<(Vec<u32>, Profile)> {
         let slot = match field {
             SmallField::BabyBear => 0,
             SmallField::KoalaBear => 1,
@@ -434,25 +479,44 @@ impl Backend {
         log_h: u32,
         op: Op,
         mut staging: Option<&mut PinnedBuffer>,
-    ) -> Result<Vec<u32>> {
+    ) -> Result<(Vec<u32>, Profile)> {
         let gpu = &self.gpu;
         let stream = gpu.stream().clone();
         let field = ntt.field();
         let (h, cols) = (1u32 << log_h, w as u32);
         let n = words.len();
+        let started = Instant::now();
         let mut a = match staging.as_deref_mut() {
             Some(buf) => {
-                let staged = &mut buf.as_mut_slice()[..n];
-                par_copy(staged, words);
                 let mut a = alloc(&stream, n)?;
-                // From pinned memory this copy is asynchronous: `staged` is not written again
-                // before the stream has been synchronized (the result comes back into it after
-                // this copy, in stream order).
-                stream.memcpy_htod(staged, &mut a).during("input upload")?;
+                let (dev, guard) = a.device_ptr_mut(&stream);
+                let staged = &mut buf.as_mut_slice()[..n];
+                for (k, (to, from)) in staged
+                    .chunks_mut(CHUNK_WORDS)
+                    .zip(words.chunks(CHUNK_WORDS))
+                    .enumerate()
+                {
+                    host::par_copy(to, from);
+                    // SAFETY: `a` holds n words; the chunk is pinned memory, asynchronous to the
+                    // host, and not written again before the stream has been synchronized (the
+                    // result comes back into the buffer after these copies, in stream order).
+                    unsafe {
+                        sys::cuMemcpyHtoDAsync_v2(
+                            dev + (k * CHUNK_WORDS * 4) as u64,
+                            to.as_ptr().cast(),
+                            to.len() * 4,
+                            stream.cu_stream(),
+                        )
+                    }
+                    .result()
+                    .during("input upload")?;
+                }
+                drop(guard);
                 a
             }
             None => stream.clone_htod(words).map_err(|e| oom(e, n))?,
         };
+        let staged_in = started.elapsed();
         let mut b = alloc(&stream, n)?;
         // Row-major h x w -> w columns of h, each one transform.
         transpose(gpu, &stream, &a, &mut b, h, cols)?;
@@ -494,18 +558,46 @@ impl Backend {
             }
         };
         let Some(buf) = staging else {
-            return stream.clone_dtoh(&result).during("result download");
+            let out = stream.clone_dtoh(&result).during("result download")?;
+            let (total, len) = (started.elapsed(), out.len());
+            return Ok((out, Profile::new(staged_in, total, total, n, len)));
         };
         let len = result.len();
         let staged = &mut buf.as_mut_slice()[..len];
-        stream
-            .memcpy_dtoh(&result, staged)
+        let (dev, guard) = result.device_ptr(&stream);
+        let mut arrived = Vec::with_capacity(len.div_ceil(CHUNK_WORDS));
+        for (k, to) in staged.chunks_mut(CHUNK_WORDS).enumerate() {
+            // SAFETY: `result` holds `len` words, and the chunk is pinned memory that nothing
+            // reads before the event recorded after this copy has completed.
+            unsafe {
+                sys::cuMemcpyDtoHAsync_v2(
+                    to.as_mut_ptr().cast(),
+                    dev + (k * CHUNK_WORDS * 4) as u64,
+                    to.len() * 4,
+                    stream.cu_stream(),
+                )
+            }
+            .result()
             .during("result download")?;
-        stream.synchronize().during("result download")?;
-        // Zero pages from the allocator, first touched by the parallel copy.
+            arrived.push(stream.record_event(None).during("result download")?);
+        }
+        drop(guard);
+        // Zero pages from the allocator, first touched by the parallel copy; each chunk copied out
+        // as soon as it has arrived, while the next ones cross PCIe.
         let mut out = vec![0u32; len];
-        par_copy(&mut out, staged);
-        Ok(out)
+        let mut first = None;
+        for ((to, from), done) in out
+            .chunks_mut(CHUNK_WORDS)
+            .zip(staged.chunks(CHUNK_WORDS))
+            .zip(&arrived)
+        {
+            done.synchronize().during("result download")?;
+            first.get_or_insert_with(|| started.elapsed());
+            host::par_copy(to, from);
+        }
+        let total = started.elapsed();
+        let device = first.unwrap_or(total);
+        Ok((out, Profile::new(staged_in, device, total, n, len)))
     }
 }
 

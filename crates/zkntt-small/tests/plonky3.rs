@@ -181,7 +181,27 @@ fn conformance<F: GpuField>(test: &str) {
             .to_row_major_matrix();
         assert_same(&got, &want, "coset_lde_batch 2^23 + 2 bits");
     }
+    // Copies in 16 MiB chunks (4 Mi words): 2^21 x 3 is one and a half of them each way.
     if on_gpu {
+        let m = random_matrix::<F>(1 << 21, 3, 13);
+        let got = gpu.dft_batch(m.clone()).to_row_major_matrix();
+        check_ran(21, "dft_batch 2^21 x 3");
+        assert_same(
+            &got,
+            &cpu.dft_batch(m.clone()).to_row_major_matrix(),
+            "dft_batch 2^21 x 3",
+        );
+        let p = gpu.last_profile().expect("a profile of the GPU call");
+        assert_eq!((p.bytes_in, p.bytes_out), (24 << 20, 24 << 20), "{p:?}");
+        assert!(
+            p.staged_in <= p.first_out && p.first_out <= p.total,
+            "{p:?}"
+        );
+        let s = random_shift::<F>(14);
+        let got = gpu.coset_lde_batch(m.clone(), 1, s);
+        check_ran(22, "coset_lde_batch 2^21 x 3 + 1 bit");
+        let want = cpu.coset_lde_batch(m, 1, s).to_row_major_matrix();
+        assert_same(&got, &want, "coset_lde_batch 2^21 x 3 + 1 bit");
         let (g, c) = gpu.calls();
         eprintln!("{test}: {g} calls on the GPU, {c} on the CPU");
     }

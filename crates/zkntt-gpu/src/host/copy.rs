@@ -1,6 +1,7 @@
 //! The host side of the copies: the pipeline's own copy workers, CPU copies with non-temporal
 //! stores, and 2-D DMAs between pinned and device memory.
 
+use super::pinned::PinnedWord;
 use crate::error::DriverContext;
 use crate::{Error, Result};
 use cudarc::driver::CudaStream;
@@ -8,8 +9,10 @@ use cudarc::driver::sys;
 use rayon::prelude::*;
 use std::sync::{Mutex, OnceLock};
 
-/// Words per task of a CPU copy (256 KiB).
-pub(crate) const COPY_PIECE_WORDS: usize = 32 * 1024;
+/// Bytes per task of a CPU copy (256 KiB).
+const COPY_PIECE_BYTES: usize = 256 * 1024;
+/// 8-byte words per task of a CPU copy.
+pub(crate) const COPY_PIECE_WORDS: usize = COPY_PIECE_BYTES / 8;
 
 /// The pipeline's copy workers: a thread pool of its own, so that a call never runs on (or spins)
 /// the workers of the caller's rayon pool, whose jobs keep running beside it; idle workers nap.
@@ -74,15 +77,18 @@ impl CopyWorkers {
 pub(crate) type CopyStreams =
     OnceLock<std::result::Result<[std::sync::Arc<CudaStream>; 2], String>>;
 
-/// `dst = src` on the current rayon pool (the copy workers'), in pieces of 256 KiB.
-pub(crate) fn par_copy(dst: &mut [u64], src: &[u64]) {
-    debug_assert_eq!(dst.len(), src.len());
-    if dst.len() <= COPY_PIECE_WORDS {
+/// `dst = src` on the current rayon pool (the copy workers', or the caller's), in pieces of 256
+/// KiB, with non-temporal stores ([`copy_streaming`]). Public as [`crate::host::par_copy`] for
+/// the other crates' staging copies (zkntt-small's Plonky3 backend).
+pub fn par_copy<T: PinnedWord>(dst: &mut [T], src: &[T]) {
+    assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
+    let piece = COPY_PIECE_BYTES / std::mem::size_of::<T>();
+    if dst.len() <= piece {
         copy_streaming(dst, src);
         return;
     }
-    dst.par_chunks_mut(COPY_PIECE_WORDS)
-        .zip(src.par_chunks(COPY_PIECE_WORDS))
+    dst.par_chunks_mut(piece)
+        .zip(src.par_chunks(piece))
         .for_each(|(d, s)| copy_streaming(d, s));
 }
 
@@ -103,26 +109,29 @@ pub(crate) fn par_copy_twice(a: &mut [u64], b: &mut [u64], src: &[u64]) {
 /// read first (a plain store reads each line before writing it), which leaves more of the host's
 /// memory bandwidth to the DMA running at the same time. The data is larger than the caches
 /// anyway. The fence at the end makes the stores visible before the caller signals anyone.
-pub(crate) fn copy_streaming(dst: &mut [u64], src: &[u64]) {
+pub(crate) fn copy_streaming<T: PinnedWord>(dst: &mut [T], src: &[T]) {
     assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
     #[cfg(target_arch = "x86_64")]
-    if dst.len() >= 1024 {
+    if std::mem::size_of_val(dst) >= 8192 {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
-        // One word first if `dst` is not 16-byte aligned (words are 8-byte aligned).
-        let head = (dst.as_ptr() as usize / 8) & 1;
+        let size = std::mem::size_of::<T>(); // 1, 2, 4 or 8: divides 16
+        // Words first up to `dst`'s next 16-byte boundary (`dst` is aligned to its word size).
+        let head = ((16 - dst.as_ptr() as usize % 16) % 16) / size;
         dst[..head].copy_from_slice(&src[..head]);
-        let pairs = (dst.len() - head) / 2;
+        let per = 16 / size;
+        let blocks = (dst.len() - head) / per;
         // SAFETY: SSE2 is part of x86-64. `d` is 16-byte aligned (after `head`); `d` and `s`
-        // address `pairs` 16-byte blocks inside `dst` and `src`, which do not overlap (`&mut`).
+        // address `blocks` 16-byte blocks inside `dst` and `src`, which do not overlap (`&mut`);
+        // the words are plain data (`PinnedWord`), so copying their bytes copies them.
         unsafe {
             let d = dst.as_mut_ptr().add(head).cast::<__m128i>();
             let s = src.as_ptr().add(head).cast::<__m128i>();
-            for k in 0..pairs {
+            for k in 0..blocks {
                 _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
             }
             _mm_sfence();
         }
-        let done = head + 2 * pairs;
+        let done = head + per * blocks;
         dst[done..].copy_from_slice(&src[done..]);
         return;
     }
@@ -246,5 +255,26 @@ mod tests {
         let mut short = vec![0u64; 3];
         par_copy(&mut short, &src[..3]);
         assert_eq!(short, [0, 1, 2]);
+    }
+
+    #[test]
+    fn narrow_words_are_copied_at_every_alignment() {
+        // 4-byte and 1-byte words from every offset into a 16-byte line: the head before the
+        // first aligned block, the blocks and the tail.
+        let src: Vec<u32> = (0..100_003u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        for off in 0..4 {
+            let mut dst = vec![0u32; src.len()];
+            par_copy(&mut dst[off..], &src[off..]);
+            assert_eq!(dst[off..], src[off..], "u32 from word {off}");
+            assert!(dst[..off].iter().all(|&w| w == 0));
+        }
+        let bytes: Vec<u8> = (0..40_000u32).map(|i| (i * 7 + 3) as u8).collect();
+        for off in 0..16 {
+            let mut dst = vec![0u8; bytes.len()];
+            copy_streaming(&mut dst[off..], &bytes[off..]);
+            assert_eq!(dst[off..], bytes[off..], "u8 from byte {off}");
+        }
     }
 }
