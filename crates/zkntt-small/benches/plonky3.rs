@@ -1,9 +1,12 @@
 //! `coset_lde_batch` host matrix in and out: zkntt's `GpuDft` beside Plonky3's `Radix2DitParallel`
-//! on all cores, with the PCIe floor (the input up and the output down at 52 GB/s each, one after
-//! the other, no compute) beside them. Wall clock, medians; each call gets its own copy of the
+//! on all cores, with the PCIe floor (the input up and the output down, one after the other, no
+//! compute) beside them. Wall clock, medians; each call gets its own copy of the
 //! input (the API takes the matrix by value), made outside the clock, and the copy's time is a
 //! column of its own. Under each row, where the GPU call's time went (`GpuDft::last_profile`).
 //! One table, BabyBear and KoalaBear.
+//!
+//! The PCIe floor takes this machine's pinned copy rates, measured first (one copy of the result's
+//! size each way, best of three).
 //!
 //! `cargo bench -p zkntt-small --bench plonky3`; ZKNTT_P3_LOG_H (default 20), ZKNTT_P3_WIDTH
 //! (256), ZKNTT_P3_ADDED_BITS (1), ZKNTT_P3_REPS (5) pick the case.
@@ -35,13 +38,20 @@ fn time<I, T>(reps: usize, input: impl Fn() -> I, mut f: impl FnMut(I) -> T) -> 
     for _ in 0..reps {
         let x = input();
         let start = Instant::now();
-        out = f(x);
+        let r = f(x);
         t.push(start.elapsed().as_secs_f64() * 1e3);
+        out = r; // the previous result is freed here, outside the clock
     }
     (median(t), out)
 }
 
-fn case<F: GpuField>(log_h: usize, w: usize, added_bits: usize, reps: usize) {
+fn case<F: GpuField>(
+    log_h: usize,
+    w: usize,
+    added_bits: usize,
+    reps: usize,
+    pcie: Option<(f64, f64)>,
+) {
     let mut rng = StdRng::seed_from_u64(1);
     let q = F::FIELD.modulus();
     let values: Vec<F> = (0..w << log_h)
@@ -68,7 +78,7 @@ fn case<F: GpuField>(log_h: usize, w: usize, added_bits: usize, reps: usize) {
         },
     );
     let same = got.values == want.values;
-    let floor = pcie_floor_ms(w << log_h, w << (log_h + added_bits));
+    let floor = pcie_floor_ms(w << log_h, w << (log_h + added_bits), pcie);
     let clone = time(reps, || (), |()| m.clone()).0;
     println!(
         "{:<10} {:<18} | {:>10.1} | {:>9.1} {} | {:>6.2} | {:>10.2} | {:>10} | {:>6.1} | {}",
@@ -85,10 +95,11 @@ fn case<F: GpuField>(log_h: usize, w: usize, added_bits: usize, reps: usize) {
     );
     match profile {
         Some(p) if on_gpu => println!(
-            "  GpuDft's last call: input in pinned memory and queued {:.1} ms, first result chunk back {:.1} ms, result in the vector {:.1} ms ({:.0} MiB up, {:.0} MiB down)",
+            "  GpuDft's last call: input in pinned memory and queued {:.1} ms, first result chunk back {:.1} ms, result in the vector {:.1} ms (of which waiting for chunks {:.1} ms; {:.0} MiB up, {:.0} MiB down)",
             p.staged_in.as_secs_f64() * 1e3,
             p.first_out.as_secs_f64() * 1e3,
             p.total.as_secs_f64() * 1e3,
+            p.waited.as_secs_f64() * 1e3,
             p.bytes_in as f64 / (1 << 20) as f64,
             p.bytes_out as f64 / (1 << 20) as f64,
         ),
@@ -97,12 +108,54 @@ fn case<F: GpuField>(log_h: usize, w: usize, added_bits: usize, reps: usize) {
     assert_eq!(got.height(), want.height());
 }
 
-/// PCIe bandwidth each way (benches/NOTES.md's floor: 52 GB/s measured on the H100 host).
+/// PCIe bandwidth each way where it was not measured (benches/NOTES.md: the H100 host).
 const PCIE_BYTES_PER_S: f64 = 52e9;
 
-/// `up` words host to device, then `down` words back, at the PCIe floor.
-fn pcie_floor_ms(up: usize, down: usize) -> f64 {
-    (up + down) as f64 * 4.0 / PCIE_BYTES_PER_S * 1e3
+/// `up` words host to device, then `down` words back, at the measured rates (bytes/s up, down)
+/// or else at [`PCIE_BYTES_PER_S`].
+fn pcie_floor_ms(up: usize, down: usize, pcie: Option<(f64, f64)>) -> f64 {
+    let (r_up, r_down) = pcie.unwrap_or((PCIE_BYTES_PER_S, PCIE_BYTES_PER_S));
+    (up as f64 * 4.0 / r_up + down as f64 * 4.0 / r_down) * 1e3
+}
+
+/// This machine's PCIe rates (bytes/s up, down): `words` words between pinned memory and the
+/// device, one copy each way at a time, the best of three. None without a GPU.
+fn measure_pcie(words: usize) -> Option<(f64, f64)> {
+    use cudarc::driver::sys;
+    let gpu = zkntt_gpu::Gpu::new(0).ok()?;
+    let s = gpu.stream();
+    let mut host = zkntt_small::PinnedBuffer::new(&gpu, words).ok()?;
+    let dev = s.alloc_zeros::<u32>(words).ok()?;
+    let (d, _g) = cudarc::driver::DevicePtr::device_ptr(&dev, s);
+    let bytes = words * 4;
+    let mut best = (0.0f64, 0.0f64);
+    for _ in 0..3 {
+        let t = Instant::now();
+        // SAFETY: both buffers hold `words` words; the stream is synchronized before either is
+        // touched again.
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(d, host.as_slice().as_ptr().cast(), bytes, s.cu_stream())
+        }
+        .result()
+        .ok()?;
+        s.synchronize().ok()?;
+        best.0 = best.0.max(bytes as f64 / t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        // SAFETY: as above.
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                host.as_mut_slice().as_mut_ptr().cast(),
+                d,
+                bytes,
+                s.cu_stream(),
+            )
+        }
+        .result()
+        .ok()?;
+        s.synchronize().ok()?;
+        best.1 = best.1.max(bytes as f64 / t.elapsed().as_secs_f64());
+    }
+    Some(best)
 }
 
 fn main() {
@@ -110,16 +163,26 @@ fn main() {
     let w = env("ZKNTT_P3_WIDTH", 256);
     let added_bits = env("ZKNTT_P3_ADDED_BITS", 1);
     let reps = env("ZKNTT_P3_REPS", 5).max(1);
+    // The larger of the two transfers (the result), one copy each way.
+    let pcie = measure_pcie(w << (log_h + added_bits));
+    let floor = match pcie {
+        Some((up, down)) => format!(
+            "PCIe floor = in and out one after the other at this machine's pinned rates ({:.1} GB/s up, {:.1} GB/s down, best of three copies of the result's size)",
+            up / 1e9,
+            down / 1e9
+        ),
+        None => "PCIe floor = in and out at 52 GB/s (no GPU to measure)".into(),
+    };
     println!(
         "coset_lde_batch, host RowMajorMatrix in and out, wall clock ms (median of {reps}); \
          Radix2DitParallel on {} threads; each call on its own copy of the input, made outside the clock; \
          ratio = Radix2DitP / GpuDft; with clone = the same with the input's clone added to both (what a caller \
-         who keeps the matrix pays); PCIe floor = in and out at 52 GB/s:",
+         who keeps the matrix pays); {floor}:",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     println!(
         "field      case               | Radix2DitP | GpuDft        | ratio  | with clone | PCIe floor | clone  | check"
     );
-    case::<BabyBear>(log_h, w, added_bits, reps);
-    case::<KoalaBear>(log_h, w, added_bits, reps);
+    case::<BabyBear>(log_h, w, added_bits, reps, pcie);
+    case::<KoalaBear>(log_h, w, added_bits, reps, pcie);
 }

@@ -65,29 +65,35 @@ const _: () = {
     assert!(align_of::<KoalaBear>() == align_of::<u32>());
 };
 
-/// The raw words (Montgomery form, below p) of `values`.
-fn as_words<F: GpuField>(values: &[F]) -> &[u32] {
+/// `f` on `values` as its raw words (Montgomery form, below p), in the same allocation: `f` may
+/// write its result there, growing the vector, every word it leaves below p (a canonical
+/// Montgomery value, as the kernels' outputs are).
+fn into_words<F: GpuField, R>(values: &mut Vec<F>, f: impl FnOnce(&mut Vec<u32>) -> R) -> R {
     const { assert!(size_of::<F>() == 4 && align_of::<F>() == 4) };
-    // SAFETY: F is MontyField31 (sealed), `#[repr(transparent)]` over a u32: same size,
-    // alignment and bytes; every u32 is a valid u32.
-    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<u32>(), values.len()) }
-}
-
-/// Field elements from raw words; every word must be below p (a canonical Montgomery value), as
-/// the kernels' outputs are.
-fn from_words<F: GpuField>(words: Vec<u32>) -> Vec<F> {
-    const { assert!(size_of::<F>() == 4 && align_of::<F>() == 4) };
+    let mut taken = std::mem::ManuallyDrop::new(std::mem::take(values));
+    // SAFETY: F is MontyField31 (sealed), `#[repr(transparent)]` over a u32: same size and
+    // alignment (asserted above), so the allocation's layout is that of a Vec<u32> of the same
+    // length and capacity; every u32 is a valid u32.
+    let mut words = unsafe {
+        Vec::from_raw_parts(
+            taken.as_mut_ptr().cast::<u32>(),
+            taken.len(),
+            taken.capacity(),
+        )
+    };
+    let out = f(&mut words);
     debug_assert!(words.iter().all(|&w| w < F::FIELD.modulus()));
     let mut words = std::mem::ManuallyDrop::new(words);
-    // SAFETY: same size and alignment (above), so the allocation's layout is unchanged; the
-    // words are canonical Montgomery values, the only invariant MontyField31 has.
-    unsafe {
+    // SAFETY: back the same way: same layout; the words are canonical Montgomery values, the only
+    // invariant MontyField31 has.
+    *values = unsafe {
         Vec::from_raw_parts(
             words.as_mut_ptr().cast::<F>(),
             words.len(),
             words.capacity(),
         )
-    }
+    };
+    out
 }
 
 /// One transform of every column, on raw words. Shifts are plain residues.
@@ -147,6 +153,10 @@ pub struct Profile {
     pub first_out: Duration,
     /// The result's last word in the returned vector.
     pub total: Duration,
+    /// Of the time after `first_out`, how long the host waited for chunks still on their way
+    /// (the rest it spent copying them out): near `total - first_out` when the download is the
+    /// slower side, near zero when the copies are.
+    pub waited: Duration,
     /// Bytes up (the input) and down (the result).
     pub bytes_in: usize,
     pub bytes_out: usize,
@@ -157,6 +167,7 @@ impl Profile {
         staged_in: Duration,
         first_out: Duration,
         total: Duration,
+        waited: Duration,
         words_in: usize,
         words_out: usize,
     ) -> Self {
@@ -164,6 +175,7 @@ impl Profile {
             staged_in,
             first_out,
             total,
+            waited,
             bytes_in: words_in * 4,
             bytes_out: words_out * 4,
         }
@@ -271,20 +283,22 @@ impl<F: GpuField> GpuDft<F> {
         if too_small || log_out > F::FIELD.max_log_n() || u32::try_from(w).is_err() {
             return Err(mat);
         }
-        let words = match backend() {
-            Ok(b) => b
-                .transform(F::FIELD, as_words(&mat.values), w, log_h, op)
-                .map_err(|e| e.to_string()),
+        let mut values = mat.values;
+        let done = match backend() {
+            Ok(b) => into_words(&mut values, |words| {
+                b.transform(F::FIELD, words, w, log_h, op)
+            })
+            .map_err(|e| e.to_string()),
             Err(why) => Err(why.clone()),
         };
-        match words {
-            Ok((words, profile)) => {
+        match done {
+            Ok(profile) => {
                 *lock(&self.stats.profile) = Some(profile);
-                Ok(RowMajorMatrix::new(from_words(words), w))
+                Ok(RowMajorMatrix::new(values, w))
             }
             Err(why) => {
                 *lock(&self.stats.fallback) = Some(why);
-                Err(mat)
+                Err(RowMajorMatrix::new(values, w))
             }
         }
     }
@@ -431,11 +445,11 @@ impl Backend {
     fn transform(
         &self,
         field: SmallField,
-        words: &[u32],
+        words: &mut Vec<u32>,
         w: usize,
         log_h: u32,
         op: Op,
-    ) -> Result<(Vec<u32>, Profile)> {
+    ) -> Result<Profile> {
         let slot = match field {
             SmallField::BabyBear => 0,
             SmallField::KoalaBear => 1,
@@ -464,22 +478,23 @@ impl Backend {
             *staging = PinnedBuffer::new(&self.gpu, out_len).ok();
         }
         let out = self.enqueue(ntt, words, w, log_h, op, staging.as_mut());
-        // Whatever happened, nothing of this call may still run when it returns.
-        let synced = self.gpu.synchronize();
-        let out = out?;
-        synced?;
-        Ok(out)
+        if out.is_err() {
+            // Nothing of this call may still run when it returns. (On success the result's last
+            // download has completed, and every launch before it.)
+            let _ = self.gpu.synchronize();
+        }
+        out
     }
 
     fn enqueue(
         &self,
         ntt: &SmallNtt,
-        words: &[u32],
+        words: &mut Vec<u32>,
         w: usize,
         log_h: u32,
         op: Op,
         mut staging: Option<&mut PinnedBuffer>,
-    ) -> Result<(Vec<u32>, Profile)> {
+    ) -> Result<Profile> {
         let gpu = &self.gpu;
         let stream = gpu.stream().clone();
         let field = ntt.field();
@@ -514,7 +529,7 @@ impl Backend {
                 drop(guard);
                 a
             }
-            None => stream.clone_htod(words).map_err(|e| oom(e, n))?,
+            None => stream.clone_htod(&words[..]).map_err(|e| oom(e, n))?,
         };
         let staged_in = started.elapsed();
         let mut b = alloc(&stream, n)?;
@@ -558,15 +573,31 @@ impl Backend {
             }
         };
         let Some(buf) = staging else {
-            let out = stream.clone_dtoh(&result).during("result download")?;
-            let (total, len) = (started.elapsed(), out.len());
-            return Ok((out, Profile::new(staged_in, total, total, n, len)));
+            *words = stream.clone_dtoh(&result).during("result download")?;
+            let total = started.elapsed();
+            return Ok(Profile::new(
+                staged_in,
+                total,
+                total,
+                Duration::ZERO,
+                n,
+                words.len(),
+            ));
         };
+        // The result goes into the input's own vector, grown in place (the allocator moves the
+        // mapping, not the data): the input's pages are mapped already, only the growth is fresh
+        // memory. The chunks come down last first: those in the growth are copied out as they
+        // arrive, under the DMAs of the rest; the input's words are overwritten only once every
+        // chunk is in, when nothing can fail any more, so that an error leaves the input whole.
         let len = result.len();
+        words.reserve_exact(len - n);
+        advise_huge_pages(&mut words.spare_capacity_mut()[..len - n]);
         let staged = &mut buf.as_mut_slice()[..len];
         let (dev, guard) = result.device_ptr(&stream);
-        let mut arrived = Vec::with_capacity(len.div_ceil(CHUNK_WORDS));
-        for (k, to) in staged.chunks_mut(CHUNK_WORDS).enumerate() {
+        let chunks = len.div_ceil(CHUNK_WORDS);
+        let mut arrived = Vec::with_capacity(chunks);
+        for k in (0..chunks).rev() {
+            let to = &mut staged[k * CHUNK_WORDS..len.min((k + 1) * CHUNK_WORDS)];
             // SAFETY: `result` holds `len` words, and the chunk is pinned memory that nothing
             // reads before the event recorded after this copy has completed.
             unsafe {
@@ -579,33 +610,37 @@ impl Backend {
             }
             .result()
             .during("result download")?;
-            arrived.push(stream.record_event(None).during("result download")?);
+            arrived.push((k, stream.record_event(None).during("result download")?));
         }
         drop(guard);
-        // Zero pages from the allocator, first touched by the parallel copy; each chunk copied out
-        // as soon as it has arrived, while the next ones cross PCIe.
-        let mut out = vec![0u32; len];
-        advise_huge_pages(&mut out);
-        let mut first = None;
-        for ((to, from), done) in out
-            .chunks_mut(CHUNK_WORDS)
-            .zip(staged.chunks(CHUNK_WORDS))
-            .zip(&arrived)
-        {
+        let staged = &buf.as_slice()[..len];
+        let (mut first, mut waited) = (None, Duration::ZERO);
+        for (k, done) in &arrived {
+            let t = Instant::now();
             done.synchronize().during("result download")?;
+            waited += t.elapsed();
             first.get_or_insert_with(|| started.elapsed());
-            host::par_copy(to, from);
+            let (lo, hi) = ((k * CHUNK_WORDS).max(n), len.min((k + 1) * CHUNK_WORDS));
+            if hi > lo {
+                host::par_copy_uninit(
+                    &mut words.spare_capacity_mut()[lo - n..hi - n],
+                    &staged[lo..hi],
+                );
+            }
         }
+        host::par_copy(&mut words[..n], &staged[..n]);
+        // SAFETY: the loop wrote every word from n to len (the chunks cover the result).
+        unsafe { words.set_len(len) };
         let total = started.elapsed();
-        let device = first.unwrap_or(total);
-        Ok((out, Profile::new(staged_in, device, total, n, len)))
+        let first = first.unwrap_or(total);
+        Ok(Profile::new(staged_in, first, total, waited, n, len))
     }
 }
 
 /// Asks Linux for transparent huge pages under `v` (untouched memory, fresh from the allocator):
 /// the copy out then takes one fault per 2 MiB instead of one per 4 KiB page. Advice only: where
 /// the kernel has them switched off, or on other systems, nothing changes.
-fn advise_huge_pages(v: &mut [u32]) {
+fn advise_huge_pages(v: &mut [std::mem::MaybeUninit<u32>]) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -702,16 +737,16 @@ mod tests {
         fn check<F: GpuField>() {
             let q = F::FIELD.modulus() as u64;
             for x in [0u32, 1, 2, 12345, F::FIELD.modulus() - 1] {
-                let v = [F::from_u32(x)];
-                assert_eq!(
-                    as_words(&v)[0] as u64,
-                    ((x as u64) << 32) % q,
-                    "{:?} {x}",
-                    F::FIELD
-                );
-                assert_eq!(as_words(&v)[0], v[0].to_unique_u32());
-                let back: Vec<F> = from_words(vec![as_words(&v)[0]]);
-                assert_eq!(back[0], v[0]);
+                let want = F::from_u32(x);
+                let mut v = vec![want];
+                let word = into_words(&mut v, |words| {
+                    // Grown and written in place, as the GPU path writes its results.
+                    words.push(words[0]);
+                    words[0]
+                });
+                assert_eq!(word as u64, ((x as u64) << 32) % q, "{:?} {x}", F::FIELD);
+                assert_eq!(word, want.to_unique_u32());
+                assert_eq!(v, [want, want]);
             }
         }
         check::<BabyBear>();

@@ -7,6 +7,7 @@ use crate::{Error, Result};
 use cudarc::driver::CudaStream;
 use cudarc::driver::sys;
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 use std::sync::{Mutex, OnceLock};
 
 /// Bytes per task of a CPU copy (256 KiB).
@@ -111,31 +112,56 @@ pub(crate) fn par_copy_twice(a: &mut [u64], b: &mut [u64], src: &[u64]) {
 /// anyway. The fence at the end makes the stores visible before the caller signals anyone.
 pub(crate) fn copy_streaming<T: PinnedWord>(dst: &mut [T], src: &[T]) {
     assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
+    // SAFETY: two slices of equal length, which do not overlap (`&mut`).
+    unsafe { copy_streaming_raw(dst.as_mut_ptr(), src.as_ptr(), dst.len()) }
+}
+
+/// [`copy_streaming`] on pointers.
+///
+/// # Safety
+/// `dst` must be valid for `len` writes and `src` for `len` reads of `T`, aligned, not
+/// overlapping.
+unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len: usize) {
     #[cfg(target_arch = "x86_64")]
-    if std::mem::size_of_val(dst) >= 8192 {
+    if len * std::mem::size_of::<T>() >= 8192 {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
         let size = std::mem::size_of::<T>(); // 1, 2, 4 or 8: divides 16
         // Words first up to `dst`'s next 16-byte boundary (`dst` is aligned to its word size).
-        let head = ((16 - dst.as_ptr() as usize % 16) % 16) / size;
-        dst[..head].copy_from_slice(&src[..head]);
+        let head = ((16 - dst as usize % 16) % 16) / size;
         let per = 16 / size;
-        let blocks = (dst.len() - head) / per;
-        // SAFETY: SSE2 is part of x86-64. `d` is 16-byte aligned (after `head`); `d` and `s`
-        // address `blocks` 16-byte blocks inside `dst` and `src`, which do not overlap (`&mut`);
-        // the words are plain data (`PinnedWord`), so copying their bytes copies them.
+        let blocks = (len - head) / per;
+        let done = head + per * blocks;
+        // SAFETY: SSE2 is part of x86-64. The caller's ranges hold `len` words; `d` is 16-byte
+        // aligned and `d`, `s` address `blocks` 16-byte blocks inside them; the words are plain
+        // data (`PinnedWord`), so copying their bytes copies them.
         unsafe {
-            let d = dst.as_mut_ptr().add(head).cast::<__m128i>();
-            let s = src.as_ptr().add(head).cast::<__m128i>();
+            std::ptr::copy_nonoverlapping(src, dst, head);
+            let d = dst.add(head).cast::<__m128i>();
+            let s = src.add(head).cast::<__m128i>();
             for k in 0..blocks {
                 _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
             }
             _mm_sfence();
+            std::ptr::copy_nonoverlapping(src.add(done), dst.add(done), len - done);
         }
-        let done = head + per * blocks;
-        dst[done..].copy_from_slice(&src[done..]);
         return;
     }
-    dst.copy_from_slice(src);
+    // SAFETY: as the caller guarantees.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
+}
+
+/// [`par_copy`] into memory not yet initialised (a vector's spare capacity): every word of `dst`
+/// is written, so the caller may count them as initialised afterwards.
+pub fn par_copy_uninit<T: PinnedWord>(dst: &mut [MaybeUninit<T>], src: &[T]) {
+    assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
+    let piece = COPY_PIECE_BYTES / std::mem::size_of::<T>();
+    dst.par_chunks_mut(piece)
+        .zip(src.par_chunks(piece))
+        // SAFETY: MaybeUninit<T> has T's layout; the pieces have equal lengths and do not overlap
+        // (`&mut`); writing a word initialises it.
+        .for_each(|(d, s)| unsafe {
+            copy_streaming_raw(d.as_mut_ptr().cast::<T>(), s.as_ptr(), d.len())
+        });
 }
 
 /// Row segments: segment `a < rows` is the `seg` words at `src + a * src_stride`, copied to
@@ -270,6 +296,11 @@ mod tests {
             assert_eq!(dst[off..], src[off..], "u32 from word {off}");
             assert!(dst[..off].iter().all(|&w| w == 0));
         }
+        let mut spare: Vec<u32> = Vec::with_capacity(src.len());
+        par_copy_uninit(&mut spare.spare_capacity_mut()[..src.len()], &src);
+        // SAFETY: every word of the spare capacity was written just above.
+        unsafe { spare.set_len(src.len()) };
+        assert_eq!(spare, src, "into spare capacity");
         let bytes: Vec<u8> = (0..40_000u32).map(|i| (i * 7 + 3) as u8).collect();
         for off in 0..16 {
             let mut dst = vec![0u8; bytes.len()];
