@@ -1,9 +1,9 @@
-//! `coset_lde_batch` host matrix in and out: zkntt's `GpuDft` beside Plonky3's `Radix2DitParallel`
-//! on all cores, with the PCIe floor (the input up and the output down, one after the other, no
-//! compute) beside them. Wall clock, medians; each call gets its own copy of the
-//! input (the API takes the matrix by value), made outside the clock, and the copy's time is a
-//! column of its own. Under each row, where the GPU call's time went (`GpuDft::last_profile`).
-//! One table, BabyBear and KoalaBear.
+//! `coset_lde_batch` (and, for BabyBear, `dft_batch`) host matrix in and out: zkntt's `GpuDft`
+//! beside Plonky3's `Radix2DitParallel` on all cores, with the PCIe floor (the input up and the
+//! output down, one after the other, no compute) beside them. Wall clock, medians; each call gets
+//! its own copy of the input (the API takes the matrix by value), made outside the clock, and the
+//! copy's time is a column of its own. Under each row, where the GPU call's time went
+//! (`GpuDft::last_profile`). One table.
 //!
 //! The PCIe floor takes this machine's pinned copy rates, measured first (one copy of the result's
 //! size each way, best of three).
@@ -45,10 +45,12 @@ fn time<I, T>(reps: usize, input: impl Fn() -> I, mut f: impl FnMut(I) -> T) -> 
     (median(t), out)
 }
 
+/// One row: `coset_lde_batch` with `added_bits`, or `dft_batch` (`None`: a result the input's
+/// size, which the GPU path writes over the input alone).
 fn case<F: GpuField>(
     log_h: usize,
     w: usize,
-    added_bits: usize,
+    added_bits: Option<usize>,
     reps: usize,
     pcie: Option<(f64, f64)>,
 ) {
@@ -65,25 +67,32 @@ fn case<F: GpuField>(
     let (t_gpu, got) = time(
         reps,
         || m.clone(),
-        |x| gpu.coset_lde_batch(x, added_bits, shift),
+        |x| match added_bits {
+            Some(bits) => gpu.coset_lde_batch(x, bits, shift),
+            None => gpu.dft_batch(x),
+        },
     );
     let on_gpu = gpu.last_ran_on_gpu() == Some(true);
     let profile = gpu.last_profile();
     let (t_cpu, want) = time(
         reps,
         || m.clone(),
-        |x| {
-            cpu.coset_lde_batch(x, added_bits, shift)
-                .to_row_major_matrix()
+        |x| match added_bits {
+            Some(bits) => cpu.coset_lde_batch(x, bits, shift).to_row_major_matrix(),
+            None => cpu.dft_batch(x).to_row_major_matrix(),
         },
     );
     let same = got.values == want.values;
-    let floor = pcie_floor_ms(w << log_h, w << (log_h + added_bits), pcie);
+    let bits = added_bits.unwrap_or(0);
+    let floor = pcie_floor_ms(w << log_h, w << (log_h + bits), pcie);
     let clone = time(reps, || (), |()| m.clone()).0;
     println!(
         "{:<10} {:<18} | {:>10.1} | {:>9.1} {} | {:>6.2} | {:>10.2} | {:>10} | {:>6.1} | {}",
         format!("{:?}", F::FIELD),
-        format!("2^{log_h} x {w} +{added_bits}"),
+        match added_bits {
+            Some(bits) => format!("2^{log_h} x {w} +{bits}"),
+            None => format!("2^{log_h} x {w} dft"),
+        },
         t_cpu,
         t_gpu,
         if on_gpu { "GPU" } else { "CPU" },
@@ -174,7 +183,7 @@ fn main() {
         None => "PCIe floor = in and out at 52 GB/s (no GPU to measure)".into(),
     };
     println!(
-        "coset_lde_batch, host RowMajorMatrix in and out, wall clock ms (median of {reps}); \
+        "coset_lde_batch (+ added bits) and dft_batch, host RowMajorMatrix in and out, wall clock ms (median of {reps}); \
          Radix2DitParallel on {} threads; each call on its own copy of the input, made outside the clock; \
          ratio = Radix2DitP / GpuDft; with clone = the same with the input's clone added to both (what a caller \
          who keeps the matrix pays); {floor}:",
@@ -183,6 +192,7 @@ fn main() {
     println!(
         "field      case               | Radix2DitP | GpuDft        | ratio  | with clone | PCIe floor | clone  | check"
     );
-    case::<BabyBear>(log_h, w, added_bits, reps, pcie);
-    case::<KoalaBear>(log_h, w, added_bits, reps, pcie);
+    case::<BabyBear>(log_h, w, Some(added_bits), reps, pcie);
+    case::<KoalaBear>(log_h, w, Some(added_bits), reps, pcie);
+    case::<BabyBear>(log_h, w, None, reps, pcie);
 }
