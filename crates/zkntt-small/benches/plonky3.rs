@@ -13,6 +13,7 @@
 
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_matrix::Matrix;
+use p3_matrix::bitrev::BitReversibleMatrix;
 use p3_matrix::dense::RowMajorMatrix;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::time::Instant;
@@ -64,30 +65,39 @@ fn case<F: GpuField>(
     let gpu = GpuDft::<F>::new();
     let cpu = Radix2DitParallel::<F>::default();
     // The API takes the matrix by value: each call gets its own copy, made outside the clock.
-    let (t_gpu, got) = time(
-        reps,
-        || m.clone(),
-        |x| match added_bits {
-            Some(bits) => gpu.coset_lde_batch(x, bits, shift),
-            None => gpu.dft_batch(x),
-        },
-    );
+    // Each side's call returns its own `Evaluations` (GpuDft: natural row order; Radix2DitParallel:
+    // a bit-reversed view), compared outside the clock. Then the same calls as Plonky3's PCS
+    // takes them (`.bit_reverse_rows().to_row_major_matrix()`: a copy of the result, and for
+    // GpuDft's natural order also the permutation), conversion inside the clock.
+    let call_gpu = |x| match added_bits {
+        Some(bits) => gpu.coset_lde_batch(x, bits, shift),
+        None => gpu.dft_batch(x),
+    };
+    let call_cpu = |x| match added_bits {
+        Some(bits) => cpu.coset_lde_batch(x, bits, shift),
+        None => cpu.dft_batch(x),
+    };
+    let (t_gpu, got) = time(reps, || m.clone(), call_gpu);
     let on_gpu = gpu.last_ran_on_gpu() == Some(true);
     let profile = gpu.last_profile();
-    let (t_cpu, want) = time(
+    let (t_cpu, want) = time(reps, || m.clone(), call_cpu);
+    let same = got.values == want.to_row_major_matrix().values;
+    let (p_gpu, got) = time(
         reps,
         || m.clone(),
-        |x| match added_bits {
-            Some(bits) => cpu.coset_lde_batch(x, bits, shift).to_row_major_matrix(),
-            None => cpu.dft_batch(x).to_row_major_matrix(),
-        },
+        |x| call_gpu(x).bit_reverse_rows().to_row_major_matrix(),
     );
-    let same = got.values == want.values;
+    let (p_cpu, want) = time(
+        reps,
+        || m.clone(),
+        |x| call_cpu(x).bit_reverse_rows().to_row_major_matrix(),
+    );
+    let same = same && got.values == want.values;
     let bits = added_bits.unwrap_or(0);
     let floor = pcie_floor_ms(w << log_h, w << (log_h + bits), pcie);
     let clone = time(reps, || (), |()| m.clone()).0;
     println!(
-        "{:<10} {:<18} | {:>10.1} | {:>9.1} {} | {:>6.2} | {:>10.2} | {:>10} | {:>6.1} | {}",
+        "{:<10} {:<18} | {:>10.1} | {:>9.1} {} | {:>6.2} | {:>10.1} | {:>9.1} | {:>6.2} | {:>10.2} | {:>10} | {:>6.1} | {}",
         format!("{:?}", F::FIELD),
         match added_bits {
             Some(bits) => format!("2^{log_h} x {w} +{bits}"),
@@ -97,7 +107,10 @@ fn case<F: GpuField>(
         t_gpu,
         if on_gpu { "GPU" } else { "CPU" },
         t_cpu / t_gpu,
-        (t_cpu + clone) / (t_gpu + clone),
+        p_cpu,
+        p_gpu,
+        p_cpu / p_gpu,
+        (p_cpu + clone) / (p_gpu + clone),
         format!("{floor:.1}"),
         clone,
         if same { "bit-exact" } else { "DIFFERENT" },
@@ -114,7 +127,7 @@ fn case<F: GpuField>(
         ),
         _ => println!("  GpuDft ran on the CPU: {:?}", gpu.last_fallback()),
     }
-    assert_eq!(got.height(), want.height());
+    assert!(same, "GpuDft and Radix2DitParallel differ");
 }
 
 /// PCIe bandwidth each way where it was not measured (benches/NOTES.md: the H100 host).
@@ -185,12 +198,14 @@ fn main() {
     println!(
         "coset_lde_batch (+ added bits) and dft_batch, host RowMajorMatrix in and out, wall clock ms (median of {reps}); \
          Radix2DitParallel on {} threads; each call on its own copy of the input, made outside the clock; \
-         ratio = Radix2DitP / GpuDft; with clone = the same with the input's clone added to both (what a caller \
-         who keeps the matrix pays); {floor}:",
+         Radix2DitP / GpuDft: the calls alone (each returns its own Evaluations: a bit-reversed view / natural \
+         order); PCS: the calls as Plonky3's PCS takes them, .bit_reverse_rows().to_row_major_matrix() inside the \
+         clock; PCS, clone: that ratio with the input's clone added to both (a caller who keeps the matrix); \
+         {floor}:",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     println!(
-        "field      case               | Radix2DitP | GpuDft        | ratio  | with clone | PCIe floor | clone  | check"
+        "field      case               | Radix2DitP | GpuDft        | ratio  | PCS: R2DitP | PCS: GpuDft | ratio  | PCS, clone | PCIe floor | clone  | check"
     );
     case::<BabyBear>(log_h, w, Some(added_bits), reps, pcie);
     case::<KoalaBear>(log_h, w, Some(added_bits), reps, pcie);

@@ -5,9 +5,12 @@
 //! The matrix goes up once, row-major as Plonky3 holds it; the device transposes it into one
 //! contiguous transform per column, runs [`SmallNtt`] over the batch, applies coset powers and
 //! zero-padding there (`cuda/small/coset.cu`), transposes back and the result comes down once.
-//! Both copies go through pinned memory in 16 MiB chunks, so that the CPU's copy of one chunk
-//! (into pinned memory, or out of it into the result) runs while the chunk before it crosses
-//! PCIe; [`GpuDft::last_profile`] says where a call's time went.
+//! Both copies go through pinned memory in 16 MiB chunks: the CPU's copy of one input chunk into
+//! pinned memory runs while the chunk before it crosses PCIe. The result is written into the
+//! input's own vector, grown in place: the chunks beyond the input's length (an LDE's growth) are
+//! copied out as they arrive, under the DMAs of the rest, and the input's own words are
+//! overwritten only once the whole result is in pinned memory, so that a failure still leaves the
+//! input for the CPU fallback. [`GpuDft::last_profile`] says where a call's time went.
 //!
 //! Plonky3's `MontyField31` holds x R mod p (R = 2^32) in a `#[repr(transparent)]` `u32`, always
 //! below p. The kernels' additions are mod p and every product is x * w mod p with w a twiddle,
@@ -141,21 +144,20 @@ struct Stats {
 
 /// Where the time of the last call that ran on the GPU went ([`GpuDft::last_profile`]): host
 /// wall-clock times from the start of its copies (the engine and the pinned staging buffer, kept
-/// from call to call, ready), each up to the end of a phase. The phases overlap the transfers:
-/// the upload of each 16 MiB chunk runs while the next is copied into pinned memory, and the
-/// download of each while the one before is copied out.
+/// from call to call, ready), each up to the end of a phase. The uploads run under the copies into
+/// pinned memory, and the downloads under the copies of the result's growth (module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Profile {
     /// The input copied into pinned memory, its last chunk's upload queued.
     pub staged_in: Duration,
-    /// The first chunk of the result in pinned memory: the rest of the upload, the kernels and
-    /// that chunk's download.
+    /// The first result chunk to come back (the last of the result) in pinned memory: the rest
+    /// of the upload, the kernels and that chunk's download.
     pub first_out: Duration,
     /// The result's last word in the returned vector.
     pub total: Duration,
     /// Of the time after `first_out`, how long the host waited for chunks still on their way
-    /// (the rest it spent copying them out): near `total - first_out` when the download is the
-    /// slower side, near zero when the copies are.
+    /// (the rest it spent copying out): large when the download is the slower side, near zero
+    /// when the copies are.
     pub waited: Duration,
     /// Bytes up (the input) and down (the result).
     pub bytes_in: usize,
@@ -385,6 +387,36 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// One of the backend's locks. A rayon worker thread takes it only if it is free: the copies run
+/// on the caller's rayon pool, and while the holder waits in one, its pool may hand this thread's
+/// caller another call (a `par_iter` of commitments) on the very thread the holder waits for, or
+/// this thread may hold part of the holder's copy further up its stack; waiting would never end.
+/// Other threads wait.
+fn acquire<T>(m: &Mutex<T>) -> Result<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(g) => Ok(g),
+        Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) if rayon::current_thread_index().is_some() => {
+            Err(Error::Busy)
+        }
+        Err(std::sync::TryLockError::WouldBlock) => Ok(lock(m)),
+    }
+}
+
+/// Waits for the GPU's stream on drop while armed.
+struct Idle<'a> {
+    gpu: &'a Gpu,
+    armed: bool,
+}
+
+impl Drop for Idle<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = self.gpu.synchronize();
+        }
+    }
+}
+
 /// The process-wide GPU side: device 0 and one [`SmallNtt`] per field, built on first use.
 #[derive(Debug)]
 struct Backend {
@@ -461,7 +493,7 @@ impl Backend {
                 });
             }
         };
-        let mut guard = lock(&self.ntts[slot]);
+        let mut guard = acquire(&self.ntts[slot])?;
         if guard.is_none() {
             *guard = Some(SmallNtt::new(&self.gpu, field, FORM)?);
         }
@@ -469,20 +501,24 @@ impl Backend {
             expected: 1,
             got: 0,
         })?;
-        // Held until the stream is synchronized below: no other call reuses the memory under a copy.
-        let mut staging = lock(&self.staging);
+        // Held until this call's copies are over: no other call reuses the memory under a DMA.
+        let mut staging = acquire(&self.staging)?;
         let out_len = words.len() << op.added_bits();
         if staging.as_ref().is_none_or(|b| b.len() < out_len) {
             *staging = None;
             // Without pinned memory the copies go pageable (slower, same result).
             *staging = PinnedBuffer::new(&self.gpu, out_len).ok();
         }
+        // Nothing of this call may still run when it returns or unwinds, with the staging lock
+        // released: on success the result's last download has completed, and every launch
+        // before it on the same stream; otherwise (an error or a panic) the guard waits.
+        let mut idle = Idle {
+            gpu: &self.gpu,
+            armed: true,
+        };
         let out = self.enqueue(ntt, words, w, log_h, op, staging.as_mut());
-        if out.is_err() {
-            // Nothing of this call may still run when it returns. (On success the result's last
-            // download has completed, and every launch before it.)
-            let _ = self.gpu.synchronize();
-        }
+        idle.armed = out.is_err();
+        drop(idle);
         out
     }
 
@@ -505,16 +541,19 @@ impl Backend {
             Some(buf) => {
                 let mut a = alloc(&stream, n)?;
                 let (dev, guard) = a.device_ptr_mut(&stream);
-                let staged = &mut buf.as_mut_slice()[..n];
-                for (k, (to, from)) in staged
-                    .chunks_mut(CHUNK_WORDS)
-                    .zip(words.chunks(CHUNK_WORDS))
-                    .enumerate()
-                {
+                // By address: a chunk's DMA reads it after the loop has moved on, so no reference
+                // to the buffer outlives its own copy.
+                let base = buf.as_mut_slice().as_mut_ptr();
+                for (k, from) in words.chunks(CHUNK_WORDS).enumerate() {
+                    // SAFETY: the chunk lies inside the buffer (it holds at least n words) and no
+                    // DMA touches it yet: it is written here, then only read by its upload.
+                    let to = unsafe {
+                        std::slice::from_raw_parts_mut(base.add(k * CHUNK_WORDS), from.len())
+                    };
                     host::par_copy(to, from);
-                    // SAFETY: `a` holds n words; the chunk is pinned memory, asynchronous to the
-                    // host, and not written again before the stream has been synchronized (the
-                    // result comes back into the buffer after these copies, in stream order).
+                    // SAFETY: `a` holds n words; the chunk is pinned memory, which stays unwritten
+                    // until this upload has completed (the result's downloads into the buffer
+                    // follow it on the same stream, and the call waits for them or for the stream).
                     unsafe {
                         sys::cuMemcpyHtoDAsync_v2(
                             dev + (k * CHUNK_WORDS * 4) as u64,
@@ -573,7 +612,9 @@ impl Backend {
             }
         };
         let Some(buf) = staging else {
-            *words = stream.clone_dtoh(&result).during("result download")?;
+            let out = stream.clone_dtoh(&result).during("result download")?;
+            stream.synchronize().during("result download")?;
+            *words = out;
             let total = started.elapsed();
             return Ok(Profile::new(
                 staged_in,
@@ -584,27 +625,32 @@ impl Backend {
                 words.len(),
             ));
         };
-        // The result goes into the input's own vector, grown in place (the allocator moves the
-        // mapping, not the data): the input's pages are mapped already, only the growth is fresh
-        // memory. The chunks come down last first: those in the growth are copied out as they
-        // arrive, under the DMAs of the rest; the input's words are overwritten only once every
-        // chunk is in, when nothing can fail any more, so that an error leaves the input whole.
+        // The result goes into the input's own vector, grown in place (glibc's allocator moves a
+        // large block's mapping, not its data): the input's pages are mapped already, only the
+        // growth is fresh memory. The chunks come down last first: those in the growth are copied
+        // out as they arrive, under the DMAs of the rest; the input's words are overwritten only
+        // once every chunk is in, when nothing can fail any more, so that an error leaves the
+        // input whole.
         let len = result.len();
-        words.reserve_exact(len - n);
+        words
+            .try_reserve_exact(len - n)
+            .map_err(|_| Error::HostMemory { words: len })?;
         advise_huge_pages(&mut words.spare_capacity_mut()[..len - n]);
-        let staged = &mut buf.as_mut_slice()[..len];
+        // By address: the chunks are read only once their DMAs have completed.
+        let base = buf.as_mut_slice()[..len].as_mut_ptr();
+        let chunk = |k: usize| (k * CHUNK_WORDS, len.min((k + 1) * CHUNK_WORDS));
         let (dev, guard) = result.device_ptr(&stream);
         let chunks = len.div_ceil(CHUNK_WORDS);
         let mut arrived = Vec::with_capacity(chunks);
         for k in (0..chunks).rev() {
-            let to = &mut staged[k * CHUNK_WORDS..len.min((k + 1) * CHUNK_WORDS)];
-            // SAFETY: `result` holds `len` words, and the chunk is pinned memory that nothing
-            // reads before the event recorded after this copy has completed.
+            let (lo, hi) = chunk(k);
+            // SAFETY: `result` and the buffer hold `len` words; nothing reads the chunk before the
+            // event recorded after this copy has completed.
             unsafe {
                 sys::cuMemcpyDtoHAsync_v2(
-                    to.as_mut_ptr().cast(),
-                    dev + (k * CHUNK_WORDS * 4) as u64,
-                    to.len() * 4,
+                    base.add(lo).cast(),
+                    dev + (lo * 4) as u64,
+                    (hi - lo) * 4,
                     stream.cu_stream(),
                 )
             }
@@ -613,22 +659,26 @@ impl Backend {
             arrived.push((k, stream.record_event(None).during("result download")?));
         }
         drop(guard);
-        let staged = &buf.as_slice()[..len];
         let (mut first, mut waited) = (None, Duration::ZERO);
         for (k, done) in &arrived {
             let t = Instant::now();
             done.synchronize().during("result download")?;
-            waited += t.elapsed();
-            first.get_or_insert_with(|| started.elapsed());
-            let (lo, hi) = ((k * CHUNK_WORDS).max(n), len.min((k + 1) * CHUNK_WORDS));
+            match first {
+                // The first chunk's wait is the kernels' too: counted in `first_out`.
+                None => first = Some(started.elapsed()),
+                Some(_) => waited += t.elapsed(),
+            }
+            let (lo, hi) = chunk(*k);
+            let lo = lo.max(n);
             if hi > lo {
-                host::par_copy_uninit(
-                    &mut words.spare_capacity_mut()[lo - n..hi - n],
-                    &staged[lo..hi],
-                );
+                // SAFETY: the chunk's DMA has completed; the words lie inside the buffer.
+                let from = unsafe { std::slice::from_raw_parts(base.add(lo), hi - lo) };
+                host::par_copy_uninit(&mut words.spare_capacity_mut()[lo - n..hi - n], from);
             }
         }
-        host::par_copy(&mut words[..n], &staged[..n]);
+        // SAFETY: every DMA has completed (the loop waited for each); n <= len words.
+        let head = unsafe { std::slice::from_raw_parts(base, n) };
+        host::par_copy(&mut words[..n], head);
         // SAFETY: the loop wrote every word from n to len (the chunks cover the result).
         unsafe { words.set_len(len) };
         let total = started.elapsed();
@@ -637,8 +687,9 @@ impl Backend {
     }
 }
 
-/// Asks Linux for transparent huge pages under `v` (untouched memory, fresh from the allocator):
-/// the copy out then takes one fault per 2 MiB instead of one per 4 KiB page. Advice only: where
+/// Asks Linux for transparent huge pages under `v` (a vector's spare capacity, not yet written:
+/// after a large block grows, fresh memory): its first writes then fault once per 2 MiB instead of
+/// once per 4 KiB page, and freeing the result later unmaps fewer pages. Advice only: where
 /// the kernel has them switched off, or on other systems, nothing changes.
 fn advise_huge_pages(v: &mut [std::mem::MaybeUninit<u32>]) {
     #[cfg(target_os = "linux")]

@@ -83,7 +83,7 @@ pub(crate) type CopyStreams =
 /// the other crates' staging copies (zkntt-small's Plonky3 backend).
 pub fn par_copy<T: PinnedWord>(dst: &mut [T], src: &[T]) {
     assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
-    let piece = COPY_PIECE_BYTES / std::mem::size_of::<T>();
+    let piece = (COPY_PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     if dst.len() <= piece {
         copy_streaming(dst, src);
         return;
@@ -122,10 +122,13 @@ pub(crate) fn copy_streaming<T: PinnedWord>(dst: &mut [T], src: &[T]) {
 /// `dst` must be valid for `len` writes and `src` for `len` reads of `T`, aligned, not
 /// overlapping.
 unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len: usize) {
+    // The 16-byte blocks below need words of 1, 2, 4 or 8 bytes aligned to their size (the
+    // crate's own words are); any other `PinnedWord` takes the plain copy.
+    let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
+    let blocks_fit = matches!(size, 1 | 2 | 4 | 8) && align == size;
     #[cfg(target_arch = "x86_64")]
-    if len * std::mem::size_of::<T>() >= 8192 {
+    if blocks_fit && len * size >= 8192 {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
-        let size = std::mem::size_of::<T>(); // 1, 2, 4 or 8: divides 16
         // Words first up to `dst`'s next 16-byte boundary (`dst` is aligned to its word size).
         let head = ((16 - dst as usize % 16) % 16) / size;
         let per = 16 / size;
@@ -146,6 +149,7 @@ unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len: usi
         }
         return;
     }
+    let _ = blocks_fit;
     // SAFETY: as the caller guarantees.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
 }
@@ -154,7 +158,7 @@ unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len: usi
 /// is written, so the caller may count them as initialised afterwards.
 pub fn par_copy_uninit<T: PinnedWord>(dst: &mut [MaybeUninit<T>], src: &[T]) {
     assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
-    let piece = COPY_PIECE_BYTES / std::mem::size_of::<T>();
+    let piece = (COPY_PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     dst.par_chunks_mut(piece)
         .zip(src.par_chunks(piece))
         // SAFETY: MaybeUninit<T> has T's layout; the pieces have equal lengths and do not overlap
