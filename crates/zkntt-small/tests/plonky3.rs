@@ -301,3 +301,37 @@ fn small_calls_run_on_the_cpu_by_default() {
     let _ = clone.idft_batch(random_matrix::<BabyBear>(8, 1, 2));
     assert_eq!(dft.calls(), (0, 2));
 }
+
+/// Calls from inside rayon tasks, several at once (a prover committing matrices in a `par_iter`):
+/// every call ends, and each result equals `Radix2DitParallel`'s, whether it ran on the GPU or,
+/// while another call held it, on the CPU. With a rayon worker waiting for the GPU path's lock,
+/// its own pool could hand it back the work the holder waits for, and the calls would never end.
+#[test]
+fn calls_from_rayon_tasks_all_end() {
+    use rayon::prelude::*;
+    let on_gpu =
+        zkntt_gpu::testing::gpu_or_skip("calls_from_rayon_tasks_all_end on the GPU").is_some();
+    let gpu = GpuDft::<BabyBear>::new().with_cpu_below(0);
+    let cpu = Radix2DitParallel::<BabyBear>::default();
+    let (log_h, w, calls) = if on_gpu { (16, 32, 8) } else { (8, 4, 4) };
+    let inputs: Vec<_> = (0..calls)
+        .map(|i| random_matrix::<BabyBear>(1 << log_h, w, 200 + i))
+        .collect();
+    let shift = random_shift::<BabyBear>(15);
+    let got: Vec<_> = inputs
+        .par_iter()
+        .map(|m| gpu.coset_lde_batch(m.clone(), 1, shift))
+        .collect();
+    for (i, (m, got)) in inputs.iter().zip(&got).enumerate() {
+        let want = cpu
+            .coset_lde_batch(m.clone(), 1, shift)
+            .to_row_major_matrix();
+        assert_same(got, &want, &format!("call {i} from a rayon task"));
+    }
+    let (g, c) = gpu.calls();
+    assert_eq!(g + c, calls);
+    if on_gpu {
+        assert!(g >= 1, "no call ran on the GPU ({:?})", gpu.last_fallback());
+        eprintln!("calls_from_rayon_tasks_all_end: {g} on the GPU, {c} on the CPU");
+    }
+}
