@@ -205,7 +205,11 @@ impl Profile {
 /// with the blowup: BabyBear 2^26 where the GPU has thread-block clusters, else 2^24; KoalaBear
 /// 2^24), or below
 /// [`GpuDft::with_cpu_below`]'s size; never with a partial result. The GPU is device 0, opened
-/// on first use and shared by every `GpuDft` of the process; calls on it run one at a time.
+/// on first use and shared by every `GpuDft` of the process; calls on it run one at a time, and a
+/// call made on a rayon worker thread while another holds the GPU runs on the CPU instead of
+/// waiting (the copies run on the caller's rayon pool: a worker that waited could be the one the
+/// holder's copy waits for). The result is written into the input matrix's own vector, grown in
+/// place; `last_profile` says where a GPU call's time went.
 #[derive(Debug, Clone, Default)]
 pub struct GpuDft<F> {
     cpu: Radix2DitParallel<F>,
