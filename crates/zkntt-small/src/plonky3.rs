@@ -533,7 +533,7 @@ impl Backend {
         w: usize,
         log_h: u32,
         op: Op,
-        mut staging: Option<&mut PinnedBuffer>,
+        staging: Option<&mut PinnedBuffer>,
     ) -> Result<Profile> {
         let gpu = &self.gpu;
         let stream = gpu.stream().clone();
@@ -541,13 +541,13 @@ impl Backend {
         let (h, cols) = (1u32 << log_h, w as u32);
         let n = words.len();
         let started = Instant::now();
-        let mut a = match staging.as_deref_mut() {
-            Some(buf) => {
+        // The pinned buffer by address, taken before any DMA: the chunks' copies run while the
+        // host works on other chunks, so no reference to the whole buffer is made after this.
+        let pinned = staging.map(|buf| buf.as_mut_slice().as_mut_ptr());
+        let mut a = match pinned {
+            Some(base) => {
                 let mut a = alloc(&stream, n)?;
                 let (dev, guard) = a.device_ptr_mut(&stream);
-                // By address: a chunk's DMA reads it after the loop has moved on, so no reference
-                // to the buffer outlives its own copy.
-                let base = buf.as_mut_slice().as_mut_ptr();
                 for (k, from) in words.chunks(CHUNK_WORDS).enumerate() {
                     // SAFETY: the chunk lies inside the buffer (it holds at least n words) and no
                     // DMA touches it yet: it is written here, then only read by its upload.
@@ -615,7 +615,7 @@ impl Backend {
                 c
             }
         };
-        let Some(buf) = staging else {
+        let Some(base) = pinned else {
             let out = stream.clone_dtoh(&result).during("result download")?;
             stream.synchronize().during("result download")?;
             *words = out;
@@ -640,8 +640,6 @@ impl Backend {
             .try_reserve_exact(len - n)
             .map_err(|_| Error::HostMemory { words: len })?;
         advise_huge_pages(&mut words.spare_capacity_mut()[..len - n]);
-        // By address: the chunks are read only once their DMAs have completed.
-        let base = buf.as_mut_slice()[..len].as_mut_ptr();
         let chunk = |k: usize| (k * CHUNK_WORDS, len.min((k + 1) * CHUNK_WORDS));
         let (dev, guard) = result.device_ptr(&stream);
         let chunks = len.div_ceil(CHUNK_WORDS);
