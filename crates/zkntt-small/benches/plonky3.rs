@@ -117,11 +117,11 @@ fn case<F: GpuField>(
     );
     match profile {
         Some(p) if on_gpu => println!(
-            "  GpuDft's last call: input in pinned memory and queued {:.1} ms, first result chunk back {:.1} ms, result in the vector {:.1} ms (of which waiting for chunks {:.1} ms; {:.0} MiB up, {:.0} MiB down)",
+            "  GpuDft's last call: input in pinned memory and queued {:.1} ms, first result chunk back {:.1} ms, all back {:.1} ms, result in the vector {:.1} ms ({:.0} MiB up, {:.0} MiB down)",
             p.staged_in.as_secs_f64() * 1e3,
             p.first_out.as_secs_f64() * 1e3,
+            p.all_out.as_secs_f64() * 1e3,
             p.total.as_secs_f64() * 1e3,
-            p.waited.as_secs_f64() * 1e3,
             p.bytes_in as f64 / (1 << 20) as f64,
             p.bytes_out as f64 / (1 << 20) as f64,
         ),

@@ -50,11 +50,6 @@ pub enum Error {
     /// A stream count of zero (or too many).
     #[error("stream count {0} unsupported: use 1..=64")]
     Streams(usize),
-    /// The GPU path is held by another call, and this one runs on a rayon worker thread, which
-    /// must not wait for it: the holder may be waiting, through rayon, on this very thread
-    /// (`plonky3::GpuDft` then computes the call on the CPU).
-    #[error("the GPU path is held by another call; a rayon worker does not wait for it")]
-    Busy,
     /// Host memory for the result could not be had.
     #[error("no host memory for a result of {words} words")]
     HostMemory { words: usize },

@@ -153,12 +153,10 @@ pub struct Profile {
     /// The first result chunk to come back (the last of the result) in pinned memory: the rest
     /// of the upload, the kernels and that chunk's download.
     pub first_out: Duration,
+    /// Every chunk of the result in pinned memory (the growth's copies out run meanwhile).
+    pub all_out: Duration,
     /// The result's last word in the returned vector.
     pub total: Duration,
-    /// Of the time after `first_out`, how long the host waited for chunks still on their way
-    /// (the rest it spent copying out): large when the download is the slower side, near zero
-    /// when the copies are.
-    pub waited: Duration,
     /// Bytes up (the input) and down (the result).
     pub bytes_in: usize,
     pub bytes_out: usize,
@@ -168,16 +166,16 @@ impl Profile {
     fn new(
         staged_in: Duration,
         first_out: Duration,
+        all_out: Duration,
         total: Duration,
-        waited: Duration,
         words_in: usize,
         words_out: usize,
     ) -> Self {
         Self {
             staged_in,
             first_out,
+            all_out,
             total,
-            waited,
             bytes_in: words_in * 4,
             bytes_out: words_out * 4,
         }
@@ -205,11 +203,10 @@ impl Profile {
 /// with the blowup: BabyBear 2^26 where the GPU has thread-block clusters, else 2^24; KoalaBear
 /// 2^24), or below
 /// [`GpuDft::with_cpu_below`]'s size; never with a partial result. The GPU is device 0, opened
-/// on first use and shared by every `GpuDft` of the process; calls on it run one at a time, and a
-/// call made on a rayon worker thread while another holds the GPU runs on the CPU instead of
-/// waiting (the copies run on the caller's rayon pool: a worker that waited could be the one the
-/// holder's copy waits for). The result is written into the input matrix's own vector, grown in
-/// place; `last_profile` says where a GPU call's time went.
+/// on first use and shared by every `GpuDft` of the process; calls on it run one at a time (from
+/// rayon tasks too: a call's copies run on threads of its own, so a worker waiting its turn holds
+/// up nothing the call in progress needs). The result is written into the input matrix's own
+/// vector, grown in place; `last_profile` says where a GPU call's time went.
 #[derive(Debug, Clone, Default)]
 pub struct GpuDft<F> {
     cpu: Radix2DitParallel<F>,
@@ -391,22 +388,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// One of the backend's locks. A rayon worker thread takes it only if it is free: the copies run
-/// on the caller's rayon pool, and while the holder waits in one, its pool may hand this thread's
-/// caller another call (a `par_iter` of commitments) on the very thread the holder waits for, or
-/// this thread may hold part of the holder's copy further up its stack; waiting would never end.
-/// Other threads wait.
-fn acquire<T>(m: &Mutex<T>) -> Result<MutexGuard<'_, T>> {
-    match m.try_lock() {
-        Ok(g) => Ok(g),
-        Err(std::sync::TryLockError::Poisoned(p)) => Ok(p.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) if rayon::current_thread_index().is_some() => {
-            Err(Error::Busy)
-        }
-        Err(std::sync::TryLockError::WouldBlock) => Ok(lock(m)),
-    }
-}
-
 /// Waits for the GPU's stream on drop while armed.
 struct Idle<'a> {
     gpu: &'a Gpu,
@@ -417,6 +398,141 @@ impl Drop for Idle<'_> {
     fn drop(&mut self) {
         if self.armed {
             let _ = self.gpu.synchronize();
+        }
+    }
+}
+
+/// A call's CPU copies, on threads of the call's own (scoped to it), not on the caller's rayon
+/// pool: the call holds the backend's locks while it copies, and a rayon worker waiting in a
+/// join takes up other jobs of its pool, such as another call that waits for those locks (a
+/// `par_iter` of commitments), so the holder would wait on its waiter. Pieces of 256 KiB go to
+/// whichever thread is free; `wait` returns once every piece handed out has been copied.
+struct Crew {
+    state: Mutex<CrewState>,
+    work: std::sync::Condvar,
+    idle: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct CrewState {
+    pieces: std::collections::VecDeque<Piece>,
+    /// Pieces handed out and not yet copied.
+    pending: usize,
+    stop: bool,
+}
+
+/// `len` words from `src` to `dst`.
+struct Piece {
+    dst: *mut u32,
+    src: *const u32,
+    len: usize,
+}
+
+// SAFETY: a piece is two disjoint word ranges that the call which made it keeps alive and leaves
+// alone until `Crew::wait` has returned (or the crew's scope has ended); a thread may copy them.
+unsafe impl Send for Piece {}
+
+/// Words per piece of a crew's copy (256 KiB).
+const PIECE_WORDS: usize = 1 << 16;
+
+impl Crew {
+    /// Runs `f` with a crew of one thread per core (at most 16), ended when `f` returns or
+    /// unwinds; pieces not yet copied then are dropped.
+    fn scope<R>(f: impl FnOnce(&Crew) -> R) -> R {
+        let threads = std::thread::available_parallelism()
+            .map_or(4, |n| n.get())
+            .clamp(1, 16);
+        let crew = Crew {
+            state: Mutex::new(CrewState::default()),
+            work: std::sync::Condvar::new(),
+            idle: std::sync::Condvar::new(),
+        };
+        std::thread::scope(|sc| {
+            for i in 0..threads {
+                // A thread that cannot start is one helper fewer: `wait` copies too.
+                let _ = std::thread::Builder::new()
+                    .name(format!("zkntt-p3-copy-{i}"))
+                    .spawn_scoped(sc, || crew.serve());
+            }
+            /// Stops the crew however `f` ends, so that the scope can join its threads.
+            struct Stop<'a>(&'a Crew);
+            impl Drop for Stop<'_> {
+                fn drop(&mut self) {
+                    let mut st = lock(&self.0.state);
+                    st.stop = true;
+                    st.pending -= st.pieces.len();
+                    st.pieces.clear();
+                    self.0.work.notify_all();
+                }
+            }
+            let _stop = Stop(&crew);
+            f(&crew)
+        })
+    }
+
+    fn serve(&self) {
+        loop {
+            let piece = {
+                let mut st = lock(&self.state);
+                loop {
+                    if let Some(p) = st.pieces.pop_front() {
+                        break p;
+                    }
+                    if st.stop {
+                        return;
+                    }
+                    st = self.work.wait(st).unwrap_or_else(|p| p.into_inner());
+                }
+            };
+            self.run(piece);
+        }
+    }
+
+    /// Copies one piece and counts it done.
+    fn run(&self, piece: Piece) {
+        // SAFETY: the ranges are valid, disjoint and untouched by anyone else until `wait`
+        // (the maker's promise, `Piece`).
+        unsafe { host::copy_streaming_raw(piece.dst, piece.src, piece.len) };
+        let mut st = lock(&self.state);
+        st.pending -= 1;
+        if st.pending == 0 {
+            self.idle.notify_all();
+        }
+    }
+
+    /// Hands out the copy of `len` words from `src` to `dst`, in pieces.
+    ///
+    /// # Safety
+    /// Both ranges must stay valid, disjoint from each other and from every other range handed
+    /// out, and unused by the caller until [`Crew::wait`] has returned; `dst` may be memory not
+    /// yet initialised (every word is written).
+    unsafe fn copy(&self, dst: *mut u32, src: *const u32, len: usize) {
+        let mut st = lock(&self.state);
+        for at in (0..len).step_by(PIECE_WORDS) {
+            st.pieces.push_back(Piece {
+                // SAFETY: `at < len`: inside both ranges.
+                dst: unsafe { dst.add(at) },
+                src: unsafe { src.add(at) },
+                len: PIECE_WORDS.min(len - at),
+            });
+            st.pending += 1;
+        }
+        self.work.notify_all();
+    }
+
+    /// Until every piece handed out has been copied; the calling thread copies pieces too.
+    fn wait(&self) {
+        let mut st = lock(&self.state);
+        loop {
+            if let Some(piece) = st.pieces.pop_front() {
+                drop(st);
+                self.run(piece);
+                st = lock(&self.state);
+            } else if st.pending == 0 {
+                return;
+            } else {
+                st = self.idle.wait(st).unwrap_or_else(|p| p.into_inner());
+            }
         }
     }
 }
@@ -497,7 +613,7 @@ impl Backend {
                 });
             }
         };
-        let mut guard = acquire(&self.ntts[slot])?;
+        let mut guard = lock(&self.ntts[slot]);
         if guard.is_none() {
             *guard = Some(SmallNtt::new(&self.gpu, field, FORM)?);
         }
@@ -506,7 +622,7 @@ impl Backend {
             got: 0,
         })?;
         // Held until this call's copies are over: no other call reuses the memory under a DMA.
-        let mut staging = acquire(&self.staging)?;
+        let mut staging = lock(&self.staging);
         let out_len = words.len() << op.added_bits();
         if staging.as_ref().is_none_or(|b| b.len() < out_len) {
             *staging = None;
@@ -520,14 +636,17 @@ impl Backend {
             gpu: &self.gpu,
             armed: true,
         };
-        let out = self.enqueue(ntt, words, w, log_h, op, staging.as_mut());
+        let out =
+            Crew::scope(|crew| self.enqueue(crew, ntt, words, w, log_h, op, staging.as_mut()));
         idle.armed = out.is_err();
         drop(idle);
         out
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn enqueue(
         &self,
+        crew: &Crew,
         ntt: &SmallNtt,
         words: &mut Vec<u32>,
         w: usize,
@@ -550,19 +669,20 @@ impl Backend {
                 let (dev, guard) = a.device_ptr_mut(&stream);
                 for (k, from) in words.chunks(CHUNK_WORDS).enumerate() {
                     // SAFETY: the chunk lies inside the buffer (it holds at least n words) and no
-                    // DMA touches it yet: it is written here, then only read by its upload.
-                    let to = unsafe {
-                        std::slice::from_raw_parts_mut(base.add(k * CHUNK_WORDS), from.len())
-                    };
-                    host::par_copy(to, from);
+                    // DMA touches it yet: the crew writes it, then only its upload reads it.
+                    let to = unsafe { base.add(k * CHUNK_WORDS) };
+                    // SAFETY: `from` is the caller's, `to` the pinned buffer's: disjoint, both
+                    // alive and left alone until the wait.
+                    unsafe { crew.copy(to, from.as_ptr(), from.len()) };
+                    crew.wait();
                     // SAFETY: `a` holds n words; the chunk is pinned memory, which stays unwritten
                     // until this upload has completed (the result's downloads into the buffer
                     // follow it on the same stream, and the call waits for them or for the stream).
                     unsafe {
                         sys::cuMemcpyHtoDAsync_v2(
                             dev + (k * CHUNK_WORDS * 4) as u64,
-                            to.as_ptr().cast(),
-                            to.len() * 4,
+                            to.cast(),
+                            from.len() * 4,
                             stream.cu_stream(),
                         )
                     }
@@ -620,14 +740,7 @@ impl Backend {
             stream.synchronize().during("result download")?;
             *words = out;
             let total = started.elapsed();
-            return Ok(Profile::new(
-                staged_in,
-                total,
-                total,
-                Duration::ZERO,
-                n,
-                words.len(),
-            ));
+            return Ok(Profile::new(staged_in, total, total, total, n, words.len()));
         };
         // The result goes into the input's own vector, grown in place (glibc's allocator moves a
         // large block's mapping, not its data): the input's pages are mapped already, only the
@@ -661,31 +774,34 @@ impl Backend {
             arrived.push((k, stream.record_event(None).during("result download")?));
         }
         drop(guard);
-        let (mut first, mut waited) = (None, Duration::ZERO);
+        // Where the result goes: the vector's buffer, which stays in place from here on (the
+        // growth is reserved), words n..len its spare capacity until `set_len`.
+        let out = words.as_mut_ptr();
+        let mut first = None;
         for (k, done) in &arrived {
-            let t = Instant::now();
             done.synchronize().during("result download")?;
-            match first {
-                // The first chunk's wait is the kernels' too: counted in `first_out`.
-                None => first = Some(started.elapsed()),
-                Some(_) => waited += t.elapsed(),
-            }
+            first.get_or_insert_with(|| started.elapsed());
             let (lo, hi) = chunk(*k);
             let lo = lo.max(n);
             if hi > lo {
-                // SAFETY: the chunk's DMA has completed; the words lie inside the buffer.
-                let from = unsafe { std::slice::from_raw_parts(base.add(lo), hi - lo) };
-                host::par_copy_uninit(&mut words.spare_capacity_mut()[lo - n..hi - n], from);
+                // SAFETY: the chunk's DMA has completed; the growth's words lo..hi lie in the
+                // reserved capacity, disjoint from every other piece; the pinned buffer and the
+                // vector are left alone until the crew's wait below.
+                unsafe { crew.copy(out.add(lo), base.add(lo), hi - lo) };
             }
         }
-        // SAFETY: every DMA has completed (the loop waited for each); n <= len words.
-        let head = unsafe { std::slice::from_raw_parts(base, n) };
-        host::par_copy(&mut words[..n], head);
-        // SAFETY: the loop wrote every word from n to len (the chunks cover the result).
+        let all_in = started.elapsed();
+        // Every chunk is in (the loop waited for each): nothing can fail any more, so the input's
+        // own words are overwritten now.
+        // SAFETY: words 0..n of the vector and of the pinned buffer, disjoint from the growth's
+        // pieces; left alone until the wait.
+        unsafe { crew.copy(out, base, n) };
+        crew.wait();
+        // SAFETY: the crew wrote every word from n to len (the chunks cover the result).
         unsafe { words.set_len(len) };
         let total = started.elapsed();
         let first = first.unwrap_or(total);
-        Ok(Profile::new(staged_in, first, total, waited, n, len))
+        Ok(Profile::new(staged_in, first, all_in, total, n, len))
     }
 }
 
@@ -804,6 +920,36 @@ mod tests {
         }
         check::<BabyBear>();
         check::<KoalaBear>();
+    }
+
+    #[test]
+    fn crew_copies_every_piece() {
+        // Three ranges handed out before one wait, one of them into spare capacity, and a scope
+        // that ends with pieces never waited for.
+        let src: Vec<u32> = (0..(5 * PIECE_WORDS as u32 + 77)).collect();
+        let mut a = vec![0u32; src.len()];
+        let mut b: Vec<u32> = Vec::with_capacity(src.len());
+        Crew::scope(|crew| {
+            let half = src.len() / 2;
+            // SAFETY: disjoint ranges of `a`, `b`'s capacity and `src`, untouched until the wait.
+            unsafe {
+                crew.copy(a.as_mut_ptr(), src.as_ptr(), half);
+                crew.copy(
+                    a.as_mut_ptr().add(half),
+                    src.as_ptr().add(half),
+                    src.len() - half,
+                );
+                crew.copy(b.as_mut_ptr(), src.as_ptr(), src.len());
+            }
+            crew.wait();
+        });
+        // SAFETY: the crew wrote every word of `b`'s first src.len().
+        unsafe { b.set_len(src.len()) };
+        assert_eq!(a, src);
+        assert_eq!(b, src);
+        let mut c = vec![0u32; src.len()];
+        // SAFETY: as above; the scope's end waits for the pieces under way and drops the rest.
+        Crew::scope(|crew| unsafe { crew.copy(c.as_mut_ptr(), src.as_ptr(), src.len()) });
     }
 
     #[test]

@@ -7,7 +7,6 @@ use crate::{Error, Result};
 use cudarc::driver::CudaStream;
 use cudarc::driver::sys;
 use rayon::prelude::*;
-use std::mem::MaybeUninit;
 use std::sync::{Mutex, OnceLock};
 
 /// Bytes per task of a CPU copy (256 KiB).
@@ -78,10 +77,9 @@ impl CopyWorkers {
 pub(crate) type CopyStreams =
     OnceLock<std::result::Result<[std::sync::Arc<CudaStream>; 2], String>>;
 
-/// `dst = src` on the current rayon pool (the copy workers', or the caller's), in pieces of 256
-/// KiB, with non-temporal stores ([`copy_streaming`]). Public as [`crate::host::par_copy`] for
-/// the other crates' staging copies (zkntt-small's Plonky3 backend).
-pub fn par_copy<T: PinnedWord>(dst: &mut [T], src: &[T]) {
+/// `dst = src` on the current rayon pool (the copy workers'), in pieces of 256 KiB, with
+/// non-temporal stores ([`copy_streaming`]).
+pub(crate) fn par_copy<T: PinnedWord>(dst: &mut [T], src: &[T]) {
     assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
     let piece = (COPY_PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     if dst.len() <= piece {
@@ -116,12 +114,14 @@ pub(crate) fn copy_streaming<T: PinnedWord>(dst: &mut [T], src: &[T]) {
     unsafe { copy_streaming_raw(dst.as_mut_ptr(), src.as_ptr(), dst.len()) }
 }
 
-/// [`copy_streaming`] on pointers.
+/// [`copy_streaming`] on pointers, for callers that split a copy among threads of their own
+/// (zkntt-small's Plonky3 backend) or write memory not yet initialised (a vector's spare
+/// capacity: every word of the range is written).
 ///
 /// # Safety
-/// `dst` must be valid for `len` writes and `src` for `len` reads of `T`, aligned, not
-/// overlapping.
-unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len: usize) {
+/// `dst` must be valid for `len` writes and `src` for `len` reads of `T`, both aligned for `T`,
+/// the two ranges not overlapping.
+pub unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len: usize) {
     // The 16-byte blocks below need words of 1, 2, 4 or 8 bytes aligned to their size (the
     // crate's own words are); any other `PinnedWord` takes the plain copy.
     let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
@@ -152,20 +152,6 @@ unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len: usi
     let _ = blocks_fit;
     // SAFETY: as the caller guarantees.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
-}
-
-/// [`par_copy`] into memory not yet initialised (a vector's spare capacity): every word of `dst`
-/// is written, so the caller may count them as initialised afterwards.
-pub fn par_copy_uninit<T: PinnedWord>(dst: &mut [MaybeUninit<T>], src: &[T]) {
-    assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
-    let piece = (COPY_PIECE_BYTES / std::mem::size_of::<T>().max(1)).max(1);
-    dst.par_chunks_mut(piece)
-        .zip(src.par_chunks(piece))
-        // SAFETY: MaybeUninit<T> has T's layout; the pieces have equal lengths and do not overlap
-        // (`&mut`); writing a word initialises it.
-        .for_each(|(d, s)| unsafe {
-            copy_streaming_raw(d.as_mut_ptr().cast::<T>(), s.as_ptr(), d.len())
-        });
 }
 
 /// Row segments: segment `a < rows` is the `seg` words at `src + a * src_stride`, copied to
@@ -301,9 +287,11 @@ mod tests {
             assert!(dst[..off].iter().all(|&w| w == 0));
         }
         let mut spare: Vec<u32> = Vec::with_capacity(src.len());
-        par_copy_uninit(&mut spare.spare_capacity_mut()[..src.len()], &src);
-        // SAFETY: every word of the spare capacity was written just above.
-        unsafe { spare.set_len(src.len()) };
+        // SAFETY: the spare capacity holds src.len() words; every one is written, then counted.
+        unsafe {
+            copy_streaming_raw(spare.as_mut_ptr(), src.as_ptr(), src.len());
+            spare.set_len(src.len());
+        }
         assert_eq!(spare, src, "into spare capacity");
         let bytes: Vec<u8> = (0..40_000u32).map(|i| (i * 7 + 3) as u8).collect();
         for off in 0..16 {

@@ -61,7 +61,7 @@ mod input;
 mod pinned;
 mod staged;
 
-pub use copy::{par_copy, par_copy_uninit};
+pub use copy::copy_streaming_raw;
 pub use input::InputCopy;
 pub use pinned::{PinnedBuffer, PinnedWord};
 
