@@ -436,24 +436,15 @@ unsafe impl Send for Piece {}
 const PIECE_WORDS: usize = 1 << 16;
 
 impl Crew {
-    /// Runs `f` with a crew of one thread per core (at most 16), ended when `f` returns or
-    /// unwinds; pieces not yet copied then are dropped.
-    fn scope<R>(f: impl FnOnce(&Crew) -> R) -> R {
-        let threads = std::thread::available_parallelism()
-            .map_or(4, |n| n.get())
-            .clamp(1, 16);
+    /// Runs `f` with a crew of `helpers` threads besides the caller's (which copies while it
+    /// waits), ended when `f` returns or unwinds; pieces not yet copied then are dropped.
+    fn scope<R>(helpers: usize, f: impl FnOnce(&Crew) -> R) -> R {
         let crew = Crew {
             state: Mutex::new(CrewState::default()),
             work: std::sync::Condvar::new(),
             idle: std::sync::Condvar::new(),
         };
         std::thread::scope(|sc| {
-            for i in 0..threads {
-                // A thread that cannot start is one helper fewer: `wait` copies too.
-                let _ = std::thread::Builder::new()
-                    .name(format!("zkntt-p3-copy-{i}"))
-                    .spawn_scoped(sc, || crew.serve());
-            }
             /// Stops the crew however `f` ends, so that the scope can join its threads.
             struct Stop<'a>(&'a Crew);
             impl Drop for Stop<'_> {
@@ -466,8 +457,21 @@ impl Crew {
                 }
             }
             let _stop = Stop(&crew);
+            for i in 0..helpers {
+                // A thread that cannot start is one helper fewer: `wait` copies too.
+                let _ = std::thread::Builder::new()
+                    .name(format!("zkntt-p3-copy-{i}"))
+                    .spawn_scoped(sc, || crew.serve());
+            }
             f(&crew)
         })
+    }
+
+    /// Helper threads for copies of `words` words in all: one per core but the caller's (which
+    /// waits on the GPU, then copies), at most 15, and none that would find no piece to copy.
+    fn helpers(words: usize) -> usize {
+        let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
+        (cores.clamp(2, 16) - 1).min(words.div_ceil(PIECE_WORDS).saturating_sub(1))
     }
 
     fn serve(&self) {
@@ -636,10 +640,21 @@ impl Backend {
             gpu: &self.gpu,
             armed: true,
         };
-        let out =
-            Crew::scope(|crew| self.enqueue(crew, ntt, words, w, log_h, op, staging.as_mut()));
+        // The copies' crew: none where the copies go pageable (the driver's).
+        let helpers = if staging.is_some() {
+            Crew::helpers(out_len)
+        } else {
+            0
+        };
+        let out = Crew::scope(helpers, |crew| {
+            self.enqueue(crew, ntt, words, w, log_h, op, staging.as_mut())
+        });
         idle.armed = out.is_err();
         drop(idle);
+        if out.is_err() {
+            // The growth reserved for the result goes back before the CPU computes the call.
+            words.shrink_to(words.len());
+        }
         out
     }
 
@@ -929,7 +944,7 @@ mod tests {
         let src: Vec<u32> = (0..(5 * PIECE_WORDS as u32 + 77)).collect();
         let mut a = vec![0u32; src.len()];
         let mut b: Vec<u32> = Vec::with_capacity(src.len());
-        Crew::scope(|crew| {
+        Crew::scope(3, |crew| {
             let half = src.len() / 2;
             // SAFETY: disjoint ranges of `a`, `b`'s capacity and `src`, untouched until the wait.
             unsafe {
@@ -949,7 +964,19 @@ mod tests {
         assert_eq!(b, src);
         let mut c = vec![0u32; src.len()];
         // SAFETY: as above; the scope's end waits for the pieces under way and drops the rest.
-        Crew::scope(|crew| unsafe { crew.copy(c.as_mut_ptr(), src.as_ptr(), src.len()) });
+        Crew::scope(3, |crew| unsafe {
+            crew.copy(c.as_mut_ptr(), src.as_ptr(), src.len())
+        });
+        // No helpers: the waiting thread copies everything.
+        let mut d = vec![0u32; src.len()];
+        Crew::scope(0, |crew| {
+            // SAFETY: as above.
+            unsafe { crew.copy(d.as_mut_ptr(), src.as_ptr(), src.len()) };
+            crew.wait();
+        });
+        assert_eq!(d, src);
+        assert_eq!(Crew::helpers(1), 0);
+        assert!(Crew::helpers(64 * PIECE_WORDS) <= 15);
     }
 
     #[test]
