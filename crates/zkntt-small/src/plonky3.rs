@@ -786,17 +786,17 @@ impl Backend {
             }
             .result()
             .during("result download")?;
-            arrived.push((k, stream.record_event(None).during("result download")?));
+            arrived.push(stream.record_event(None).during("result download")?);
         }
         drop(guard);
         // Where the result goes: the vector's buffer, which stays in place from here on (the
         // growth is reserved), words n..len its spare capacity until `set_len`.
         let out = words.as_mut_ptr();
         let mut first = None;
-        for (k, done) in &arrived {
+        for (k, done) in (0..chunks).rev().zip(&arrived) {
             done.synchronize().during("result download")?;
             first.get_or_insert_with(|| started.elapsed());
-            let (lo, hi) = chunk(*k);
+            let (lo, hi) = chunk(k);
             let lo = lo.max(n);
             if hi > lo {
                 // SAFETY: the chunk's DMA has completed; the growth's words lo..hi lie in the

@@ -124,10 +124,11 @@ pub(crate) fn copy_streaming<T: PinnedWord>(dst: &mut [T], src: &[T]) {
 pub unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len: usize) {
     // The 16-byte blocks below need words of 1, 2, 4 or 8 bytes aligned to their size (the
     // crate's own words are); any other `PinnedWord` takes the plain copy.
-    let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
-    let blocks_fit = matches!(size, 1 | 2 | 4 | 8) && align == size;
     #[cfg(target_arch = "x86_64")]
-    if blocks_fit && len * size >= 8192 {
+    if let size @ (1 | 2 | 4 | 8) = std::mem::size_of::<T>()
+        && std::mem::align_of::<T>() == size
+        && len * size >= 8192
+    {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
         // Words first up to `dst`'s next 16-byte boundary (`dst` is aligned to its word size).
         let head = ((16 - dst as usize % 16) % 16) / size;
@@ -149,7 +150,6 @@ pub unsafe fn copy_streaming_raw<T: PinnedWord>(dst: *mut T, src: *const T, len:
         }
         return;
     }
-    let _ = blocks_fit;
     // SAFETY: as the caller guarantees.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
 }
