@@ -17,9 +17,11 @@
 //      word g of segment rev_C(me), stored whole.
 // Every remote access lies between the two barriers, so no block exits while another reads it.
 //
-// RN (p.order 2, `kernel_rn`): the transposed split, x[n1 + C n2] -> X[k1 + 4096 k2] (see
-// there): the bit-reversed input gives each block its whole input in one segment, so one exchange,
-// after the tile, and each block stores C runs of 4096 / C words.
+// NN (p.order 0) and RN (p.order 2), `kernel_split`: the transposed split, x[n1 + C n2] ->
+// X[k1 + 4096 k2] (see there): block n1's whole input is read from global memory (RN: one
+// segment, bit-reversed; NN: words at stride C), so one exchange, after the tile, and each block
+// stores C runs of 4096 / C words.
+// p.order 3 (this session's A/B only): NN on `kernel`, stores at stride C.
 #include "cluster.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -112,7 +114,8 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     const uint32_t tid = st.tid, log_c = st.log_c, me = st.me;
     const uint32_t* data = st.data;
     uint32_t* out = st.out;
-    // NR (p.order 1): row me's outputs stay in the DIF's order, which is where they go.
+    // NR (p.order 1): row me's outputs stay in the DIF's order, which is where they go. Order 3:
+    // natural order, stored at stride C (this session's A/B against `kernel_split`).
     const bool nr = p.order == 1;
     const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, !nr);
     const NttParams& columns = st.columns;
@@ -164,15 +167,18 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 #endif
 }
 
-// RN (p.order 2, input bit-reversed): the transposed split, so that no exchange precedes the tile
-// and every global store is a whole run. x[n1 + C n2] (n1 < C, n2 < 4096), X[k1 + 4096 k2]
-// (k1 < 4096, k2 < C):
+// NN and RN: the transposed split, so that no exchange precedes the tile and every global store
+// is a whole run. x[n1 + C n2] (n1 < C, n2 < 4096), X[k1 + 4096 k2] (k1 < 4096, k2 < C):
 //   X[k1 + 4096 k2] = sum_n1 w_C^(n1 k2) w_N^(n1 k1) sum_n2 x[n1 + C n2] w_4096^(n2 k1).
-// x[me + C n2] lies at rev_N(me + C n2) = rev_C(me) 4096 + rev(n2), so segment rev_C(me) is
-// block me's whole input, bit-reversed. Block `me`:
-//   1. reads segment rev_C(me) in runs of 8 words, word w to tile position rev(w) of `col` (the
-//      panels' RN rows load at 2^12, conflict-free);
-//   2. runs the WSX tile on `col` (the 4096-point transform of x[me + C n2]), natural order out in
+// Block `me`:
+//   1. RN (input bit-reversed): x[me + C n2] lies at rev_N(me + C n2) = rev_C(me) 4096 + rev(n2),
+//      so segment rev_C(me) is block me's whole input, bit-reversed: read in runs of 8 words,
+//      word w to tile position rev(w) of `col` (the panels' RN rows load at 2^12,
+//      conflict-free). NN: x[me + C n2] read at stride C straight into the tile's M1 registers
+//      (n2 = tid + 256 r): C words a sector from C = 8, each block reading every line of the
+//      transform, where an exchange through distributed shared memory would add a cluster
+//      barrier to the path;
+//   2. runs the WSX tile (the 4096-point transform of x[me + C n2]), natural order out in
 //      `seg`; cluster barrier;
 //   3. takes k1 = me 4096 / C + tid + 256 i, register r = i C + n1 holding block n1's output k1
 //      (remote loads, one 128-byte run a warp) times w_N^(n1 k1), runs the C-point DIF in
@@ -180,8 +186,8 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
 //      consecutive k1); the last barrier's wait keeps `seg` alive until every block has read it.
 //      Where the transforms are the rows of a larger one (RN above 2^24, `outer_lo`), output k
 //      also times w_M^(t k), t = rev(u mod 2^outer_log_rows), from that one's 2-D tables.
-template <class F, class Form>
-__device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
+template <class F, class Form, bool NN>
+__device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
@@ -200,13 +206,20 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
                            ? 0
                            : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1), cp.outer_log_rows);
 
-    // 1. Segment rev_C(me): thread tid reads runs tid and tid + 256 of 8 words; word w goes to
-    // tile position rev(w) (linear over XOR, as the slot).
-    {
+    // 1. Block me's input x[me + C n2], then 2. the tile's M1 registers (register r: n2 = tid + 256 r).
+    uint32_t v[PER_THREAD];
+    if constexpr (NN) {
+        // At stride C straight into the registers, every load in flight.
+        const uint32_t* src = data + me + (tid << log_c);
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = src[r << (8 + log_c)];
+    } else {
+        // Segment rev_C(me): thread tid reads runs tid and tid + 256 of 8 words; word w goes to
+        // tile position rev(w) of `col` (linear over XOR, as the slot), so col[slot(n2)] holds
+        // x[me + C n2].
         constexpr uint32_t RUN = 8;
         const uint32_t* src = data + (bitrev(me, log_c) << TILE_LOG) + tid * RUN;
         const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
-        uint32_t v[PER_THREAD];
 #pragma unroll
         for (uint32_t kk = 0; kk < PER_THREAD / RUN; kk++) read_run<RUN>(src + kk * THREADS * RUN, vec, v + kk * RUN);
         auto pos = [](uint32_t w) { return wsx::slot(bitrev(w, TILE_LOG)); };
@@ -216,16 +229,12 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
 #pragma unroll
             for (uint32_t j = 0; j < RUN; j++) col[s_t ^ pos(kk * THREADS * RUN + j)] = v[kk * RUN + j];
         }
-    }
-    __syncthreads();
-
-    // 2. The 4096-point transform of x[me + C n2] (at col[slot(n2)]), in M1 order.
-    {
-        uint32_t v[PER_THREAD];
+        __syncthreads();
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[c.s_m1 ^ wsx::slot(r << 8)];
-        wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);  // output k1 at seg[slot(k1)]
     }
+    // 2. The 4096-point transform of x[me + C n2].
+    wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);  // output k1 at seg[slot(k1)]
     barrier();
 
     // 3. The C-point columns k1 of this block's output run.
@@ -288,7 +297,9 @@ __device__ __forceinline__ void kernel_rn(const ClusterParams& cp, uint32_t* seg
         using F = zkntt::small::FIELD;                                                               \
         __shared__ uint32_t seg[zkntt::small::TILE], col[zkntt::small::TILE];                       \
         if (p.ntt.order == 2) {                                                                      \
-            zkntt::small::cluster::kernel_rn<F, zkntt::small::FORM<F>>(p, seg, col);                \
+            zkntt::small::cluster::kernel_split<F, zkntt::small::FORM<F>, false>(p, seg, col);      \
+        } else if (p.ntt.order == 0) {                                                               \
+            zkntt::small::cluster::kernel_split<F, zkntt::small::FORM<F>, true>(p, seg, col);       \
         } else {                                                                                     \
             zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>>(p, seg, col);                   \
         }                                                                                            \

@@ -593,14 +593,14 @@ pub fn two_d_panels_split(
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
 }
 
-/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^15 on sm_90, 2^16 in NR
-/// and RN): N = C x 4096, each transform's C blocks exchanging through distributed shared memory.
-/// NN and NR (`kernel`): block `me` loads segment me; thread tid of block me takes the columns
-/// n2 = me 4096 / C + tid + 256 i (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point
-/// DIF on the register bits below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block
-/// k1; each block then runs the WSX tile on its 4096 entries and stores X[me + C k2] (NR: at
-/// rev_N(me + C k2), segment rev(me), entry k2 at rev(k2)). RN: the transposed split of
-/// `cluster_rn`. `data` holds whole transforms.
+/// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N = C x
+/// 4096, each transform's C blocks exchanging through distributed shared memory. NR (`kernel`):
+/// block `me` loads segment me; thread tid of block me takes the columns n2 = me 4096 / C + tid +
+/// 256 i (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on the register bits
+/// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then runs
+/// the WSX tile on its 4096 entries and stores X[me + C k2] at rev_N(me + C k2): segment rev(me),
+/// entry k2 at rev(k2). NN and RN: the transposed split of `cluster_split`. `data` holds whole
+/// transforms.
 pub fn cluster(
     field: SmallField,
     form: ModMulForm,
@@ -638,7 +638,7 @@ fn cluster_rows(
     outer: Option<(&Encoded, &Encoded, u32)>,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
-    let (bit_reversed, rn) = (ordering == Ordering::NR, ordering == Ordering::RN);
+    let bit_reversed = ordering == Ordering::NR;
     let log_c = log_n.saturating_sub(TILE_LOG);
     if !(1..=crate::ntt::MAX_LOG_CLUSTER).contains(&log_c) {
         return Err(Error::SizeUnsupported {
@@ -677,13 +677,14 @@ fn cluster_rows(
     let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
     let rows = setup(args(scale, outer), TILE)?;
     let c = 1usize << log_c;
-    if rn {
-        cluster_rn(
+    if !bit_reversed {
+        cluster_split(
             &columns,
             &rows,
             log_c,
             log_n,
             data,
+            ordering == Ordering::RN,
             outer.map(|(_, _, l)| l),
         );
         return Ok(());
@@ -707,12 +708,9 @@ fn cluster_rows(
         for (me, row) in col.iter().enumerate() {
             let res = tile_layers(&rows, true, |g| row[g as usize]);
             for (k2, &v) in res.iter().enumerate() {
-                // NR: X[me + C k2] at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2).
-                let at = if bit_reversed {
-                    (bitrev(me as u32, log_c) << TILE_LOG | bitrev(k2 as u32, TILE_LOG)) as usize
-                } else {
-                    me + (k2 << log_c)
-                };
+                // X[me + C k2] at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2).
+                let at =
+                    (bitrev(me as u32, log_c) << TILE_LOG | bitrev(k2 as u32, TILE_LOG)) as usize;
                 x[at] = rows.finish(v, 0, 0);
             }
         }
@@ -735,27 +733,34 @@ fn column_dif(columns: &Ctx<'_>, y: &mut [u32; PER_THREAD], log_c: u32) {
     }
 }
 
-/// The cluster kernel's RN (`kernel_rn`): the transposed split, x[n1 + C n2] and X[k1 + 4096 k2].
-/// x[j] lies at rev_N(j), so x[n1 + C n2] at rev_C(n1) 4096 + rev(n2): block n1 transforms segment
-/// rev_C(n1) read bit-reversed (WSX tile, natural order out); thread tid of block me then takes
+/// The cluster kernel's NN and RN (`kernel_split`): the transposed split, x[n1 + C n2] and
+/// X[k1 + 4096 k2]. Block n1 transforms x[n1 + C n2] (WSX tile, natural order out): NN reads it at
+/// stride C; RN's x[j] lies at rev_N(j), so x[n1 + C n2] at rev_C(n1) 4096 + rev(n2), segment
+/// rev_C(n1) read bit-reversed. Thread tid of block me then takes
 /// k1 = me 4096 / C + tid + 256 i, register r = i C + n1 holding block n1's output k1 times
 /// w_N^(n1 k1), runs the C-point DIF on the register bits below log2 C and stores register r at
 /// X[k1 + 4096 rev(n1)], through `rows` (the scale, and with `outer_log_rows` the outer 2-D
 /// twiddle w_M^(rev(u mod 2^log_rows) k)).
-fn cluster_rn(
+#[allow(clippy::too_many_arguments)]
+fn cluster_split(
     columns: &Ctx<'_>,
     rows: &Ctx<'_>,
     log_c: u32,
     log_n: u32,
     data: &mut [u32],
+    bit_reversed_in: bool,
     outer_log_rows: Option<u32>,
 ) {
     let c = 1usize << log_c;
     for (u, x) in data.chunks_mut(1 << log_n).enumerate() {
         // The outer twiddle's transform index, reversed.
         let t = outer_log_rows.map_or(0, |l| bitrev((u & ((1 << l) - 1)) as u32, l) as u64);
-        let at = |n1: usize, n2: u32| {
-            ((bitrev(n1 as u32, log_c) as usize) << TILE_LOG) | bitrev(n2, TILE_LOG) as usize
+        // Where x[n1 + C n2] lies.
+        let at = |n1: usize, n2: u32| match bit_reversed_in {
+            true => {
+                ((bitrev(n1 as u32, log_c) as usize) << TILE_LOG) | bitrev(n2, TILE_LOG) as usize
+            }
+            false => n1 | (n2 as usize) << log_c,
         };
         let outs: Vec<Vec<u32>> = (0..c)
             .map(|n1| tile_layers(rows, true, |g| x[at(n1, g)]))

@@ -44,12 +44,8 @@ unsafe impl DeviceRepr for ClusterParams {}
 /// against 15.7 (2026-11-26), RN 2^16 x 1 12.9-14.0 against 15.7-17.2 (2026-11-27); the bound
 /// between (C = 4, 8) is interpolated, not measured.
 pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
-    let max_log_c = if ordering == zkntt_gpu::Ordering::NN {
-        3
-    } else {
-        MAX_LOG_CLUSTER
-    };
-    log_c <= max_log_c && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
+    let _ = ordering;
+    log_c <= MAX_LOG_CLUSTER && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
 fn config(batch: u64, log_cluster: u32) -> LaunchConfig {
@@ -148,8 +144,13 @@ impl SmallNtt {
         }
         let (lo, hi) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
+        // ZKNTT_SMALL_NN_STRIDE_C (this session's A/B only): NN on the stride-C path (order 3).
+        let order = match ordering {
+            zkntt_gpu::Ordering::NN if std::env::var_os("ZKNTT_SMALL_NN_STRIDE_C").is_some() => 3,
+            o => super::order_code(o),
+        };
         let ntt = NttParams {
-            order: super::order_code(ordering),
+            order,
             ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
         let (outer_lo, outer_hi, outer_log_rows) = outer.unwrap_or((0, 0, 0));
@@ -189,10 +190,8 @@ mod tests {
             assert!(cluster_batch_fits(3, 1, o) && !cluster_batch_fits(3, 8, o));
             assert!(cluster_batch_fits(2, 3, o) && !cluster_batch_fits(3, u64::MAX, o));
         }
-        // 2^16 (16 blocks) takes the panel passes at any batch in NN, a cluster for one NR or RN
-        // transform.
-        assert!(!cluster_batch_fits(4, 1, NN));
-        for o in [NR, RN] {
+        // 2^16 (16 blocks): a cluster for one transform.
+        for o in [NN, NR, RN] {
             assert!(cluster_batch_fits(4, 1, o) && !cluster_batch_fits(4, 2, o));
         }
     }
