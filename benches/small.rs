@@ -281,7 +281,7 @@ fn summary(gpu: &Gpu) {
             };
             // RN by address with the cluster kernel switched off, where RN takes it.
             let rn_panels = ntt
-                .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::RN)
+                .takes_cluster(log_n, batch as u64, Kernel::Wsx)
                 .then(|| {
                     let len = input.len();
                     ntt.set_clusters(false);
@@ -296,7 +296,7 @@ fn summary(gpu: &Gpu) {
                 });
             // NR with the cluster kernel switched off, where NR takes it.
             let nr_panels = ntt
-                .takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::NR)
+                .takes_cluster(log_n, batch as u64, Kernel::Wsx)
                 .then(|| {
                     ntt.set_clusters(false);
                     let ms = nr_ms(&mut input);

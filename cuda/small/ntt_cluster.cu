@@ -2,7 +2,7 @@
 // on a thread-block cluster of C blocks (sm_90) that exchange through distributed shared memory
 // instead of global memory and a second launch (the panel kernel's two passes).
 //
-// NN and NR (`kernel`): x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
+// NR (`kernel_nr`): x[4096 n1 + n2] (n1 < C, n2 < 4096); X[k1 + C k2] =
 //   sum_n2 w_4096^(n2 k2) w_N^(n2 k1) sum_n1 x[4096 n1 + n2] w_C^(n1 k1).
 // Block `me` (cluster rank) of transform u:
 //   1. loads its segment x[4096 me + n2] into `seg`; cluster barrier;
@@ -11,17 +11,16 @@
 //      registers (the tile's layers and twiddle table; bit-reversed out), multiplies entry k1 by
 //      w_N^(n2 k1) (`finish` with the 2-D tables) and stores it into block k1's `col[n2]`;
 //      cluster barrier;
-//   3. runs the WSX tile (wsx_tile.cuh) on `col` (row k1 = me) and stores X[me + C k2] (stride C,
-//      with the inverse's scale). NR (p.order 1) leaves the tile's output in the DIF's order:
-//      X[me + C k2] lies at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2), so slot g = rev(k2) is
-//      word g of segment rev_C(me), stored whole.
+//   3. runs the WSX tile (wsx_tile.cuh) on `col` (row k1 = me), its output left in the DIF's
+//      order: X[me + C k2] lies at rev_N(me + C k2) = rev_C(me) 4096 + rev(k2), so slot g =
+//      rev(k2) is word g of segment rev_C(me), stored whole (with the inverse's scale).
 // Every remote access lies between the two barriers, so no block exits while another reads it.
 //
 // NN (p.order 0) and RN (p.order 2), `kernel_split`: the transposed split, x[n1 + C n2] ->
 // X[k1 + 4096 k2] (see there): block n1's whole input is read from global memory (RN: one
 // segment, bit-reversed; NN: words at stride C), so one exchange, after the tile, and each block
-// stores C runs of 4096 / C words.
-// p.order 3 (this session's A/B only): NN on `kernel`, stores at stride C.
+// stores C runs of 4096 / C words. (NN on `kernel_nr`'s dataflow stores X[me + C k2] at stride
+// C, single words, and measured 1-4 us slower at 2^14..2^16: benches/NOTES.md.)
 #include "cluster.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -105,7 +104,7 @@ struct Setup {
 // seg: this block's segment, then the tile's exchange buffer; col: the columns' entries k1 = me
 // (TILE words each, declared by the entry point so that every instantiation shares them).
 template <class F, class Form>
-__device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
+__device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
     const NttParams& p = cp.ntt;
@@ -114,10 +113,8 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     const uint32_t tid = st.tid, log_c = st.log_c, me = st.me;
     const uint32_t* data = st.data;
     uint32_t* out = st.out;
-    // NR (p.order 1): row me's outputs stay in the DIF's order, which is where they go. Order 3:
-    // natural order, stored at stride C (this session's A/B against `kernel_split`).
-    const bool nr = p.order == 1;
-    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, !nr);
+    // Row me's outputs stay in the DIF's order, which is where they go.
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, false);
     const NttParams& columns = st.columns;
     NttParams rows = p;  // the scale, no 2-D twiddle
     rows.post_lo = nullptr;
@@ -151,18 +148,16 @@ __device__ __forceinline__ void kernel(const ClusterParams& cp, uint32_t* seg, u
     }
     barrier();
 
-    // 3. The 4096-point row k1 = me: in M1 order from `col`, out in `seg` (NR: in the DIF's
-    // order).
+    // 3. The 4096-point row k1 = me: in M1 order from `col`, out in `seg` in the DIF's order.
     uint32_t v[PER_THREAD];
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = col[tid | r << 8];
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);
-    uint32_t* dst = nr ? out + (bitrev(me, log_c) << TILE_LOG) + tid : out + me + (tid << log_c);
-    const uint32_t step = nr ? 1u << 8 : 1u << (8 + log_c);
+    uint32_t* dst = out + (bitrev(me, log_c) << TILE_LOG) + tid;
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t x = seg[c.s_m1 ^ wsx::slot(r << 8)];
-        dst[r * step] = finish<F>(f, rows, x, 0, 0);  // rows: no 2-D twiddle
+        dst[r << 8] = finish<F>(f, rows, x, 0, 0);  // rows: no 2-D twiddle
     }
 #endif
 }
@@ -301,7 +296,7 @@ __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* 
         } else if (p.ntt.order == 0) {                                                               \
             zkntt::small::cluster::kernel_split<F, zkntt::small::FORM<F>, true>(p, seg, col);       \
         } else {                                                                                     \
-            zkntt::small::cluster::kernel<F, zkntt::small::FORM<F>>(p, seg, col);                   \
+            zkntt::small::cluster::kernel_nr<F, zkntt::small::FORM<F>>(p, seg, col);                \
         }                                                                                            \
     }
 

@@ -381,7 +381,8 @@ fn panel_small_sizes_match_twin() {
 
 /// The cluster kernel (2^13..2^16 in one launch, sm_90) against its CPU twin, bit for bit: every
 /// cluster size, field and form, both directions, batches of one and three, in place (`run`) and
-/// out of place (`run_into`), and RN in place. On sm_90 it must be the path `run` takes.
+/// out of place (`run_into`), and RN in place. On sm_90 it must be the path `run` takes, 2^16
+/// included.
 #[test]
 fn cluster_kernel_matches_twin() {
     let Some(gpu) = gpu_or_skip("cluster_kernel_matches_twin") else {
@@ -400,37 +401,24 @@ fn cluster_kernel_matches_twin() {
                 16,
                 "{field:?} {form:?}: cluster sizes"
             );
-            // 2^16 takes a cluster of 16 in RN (and NR), the panel passes in NN.
-            assert!(!ntt.takes_cluster(16, 1, Kernel::Wsx));
             for log_n in 13..=16u32 {
                 let batch = if log_n == 14 { 3 } else { 1 };
-                let nn = log_n <= 15;
-                assert_eq!(ntt.takes_cluster(log_n, batch as u64, Kernel::Wsx), nn);
+                assert!(ntt.takes_cluster(log_n, batch as u64, Kernel::Wsx));
                 let x = inputs(field, batch << log_n, 300 + log_n as u64);
                 for dir in [Direction::Forward, Direction::Inverse] {
                     let what = format!("{field:?} {form:?} {dir:?} cluster");
-                    if nn {
-                        let mut want = x.clone();
-                        zkntt_small::twin::cluster(
-                            field,
-                            form,
-                            dir,
-                            log_n,
-                            &mut want,
-                            Ordering::NN,
-                        )
+                    let mut want = x.clone();
+                    zkntt_small::twin::cluster(field, form, dir, log_n, &mut want, Ordering::NN)
                         .unwrap();
-                        assert_same(
-                            &on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx),
-                            &want,
-                            log_n,
-                            &what,
-                        );
-                        let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
-                        assert_same(&got, &want, log_n, &format!("{what} run_into"));
-                    }
+                    assert_same(
+                        &on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx),
+                        &want,
+                        log_n,
+                        &what,
+                    );
+                    let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                    assert_same(&got, &want, log_n, &format!("{what} run_into"));
                     // RN: the same input read bit-reversed, every form's RN instantiation.
-                    assert!(ntt.takes_cluster_in(log_n, batch as u64, Kernel::Wsx, Ordering::RN));
                     let mut want = x.clone();
                     zkntt_small::twin::cluster(field, form, dir, log_n, &mut want, Ordering::RN)
                         .unwrap();
@@ -600,13 +588,11 @@ fn nr_matches_reference_bit_reversed() {
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
             let ntt = SmallNtt::new(&gpu, field, form).unwrap();
-            // One NR or RN transform of 2^16 takes a 16-block cluster where the GPU has them.
-            for ordering in [Ordering::NR, Ordering::RN] {
-                assert_eq!(
-                    ntt.takes_cluster_in(16, 1, Kernel::Wsx, ordering),
-                    sm90 && ntt.cluster_max_log_n() >= 16
-                );
-            }
+            // One transform of 2^16 takes a 16-block cluster where the GPU has them.
+            assert_eq!(
+                ntt.takes_cluster(16, 1, Kernel::Wsx),
+                sm90 && ntt.cluster_max_log_n() >= 16
+            );
             for &(log_n, batch) in &cases {
                 if form == ModMulForm::Montgomery && log_n > 20 {
                     continue;
@@ -622,8 +608,6 @@ fn nr_matches_reference_bit_reversed() {
                         Ordering::NR => (natural.clone(), bit_reverse_each(&want, log_n)),
                         _ => (bit_reverse_each(&natural, log_n), want),
                     };
-                    let on_clusters = |o| ntt.takes_cluster_in(log_n, batch as u64, Kernel::Wsx, o);
-                    assert_eq!(on_clusters(Ordering::RN), on_clusters(Ordering::NR));
                     let what =
                         format!("{field:?} {form:?} {dir:?} {ordering:?} 2^{log_n} x {batch}");
                     for clusters in [true, false] {

@@ -1,8 +1,7 @@
 //! The cluster kernel (`cuda/small/ntt_cluster.cu`): one transform of 2^13..2^16 in one launch,
 //! on a thread-block cluster of 2^(log_n - 12) blocks that exchange through distributed shared
 //! memory (sm_90+), where the panel path takes two launches through global memory. Taken for
-//! 2^13..2^15, and in NR and RN for 2^16 too (`cluster_batch_fits`: at 2^16 in NN the panel
-//! passes measure faster).
+//! 2^13..2^16 in every ordering where the batch is small (`cluster_batch_fits`).
 
 use super::{NttParams, SmallNtt, THREADS};
 use crate::field::TILE_LOG;
@@ -37,14 +36,12 @@ pub(super) struct ClusterParams {
 unsafe impl DeviceRepr for ClusterParams {}
 
 /// Whether a batch of `batch` transforms in clusters of 2^log_c blocks goes to the cluster kernel
-/// rather than the panel passes: batch x C^2 <= 256, so up to 64 transforms of 2^13 and a single
-/// one of 2^15; clusters of up to 16 blocks (2^16) in NR and RN, whose stores are whole runs, up
-/// to 8 (2^15) in NN, which stores single words at stride C. Measured on an H100 (benches/NOTES.md):
-/// 2^13 x 64 12.3 us against the panels' 14.9; 2^15 x 1 14.5 against 14.9; NN 2^16 x 1 17.4
-/// against 15.7 (2026-11-26), RN 2^16 x 1 12.9-14.0 against 15.7-17.2 (2026-11-27); the bound
-/// between (C = 4, 8) is interpolated, not measured.
-pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64, ordering: zkntt_gpu::Ordering) -> bool {
-    let _ = ordering;
+/// rather than the panel passes, in any ordering: batch x C^2 <= 256, so up to 64 transforms of
+/// 2^13 and a single one of 2^16 (clusters of up to 16 blocks, every order storing whole runs).
+/// Measured (benches/NOTES.md): 2^13 x 64 12.3 us against the panels' 14.9 (H100); RN 2^16 x 1
+/// 12.9-14.0 against 15.7-17.2 (H100), NN 2^16 x 1 12.6-12.9 against 15.3-15.8 (H200); the
+/// bound between (C = 4, 8) is interpolated, not measured.
+pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64) -> bool {
     log_c <= MAX_LOG_CLUSTER && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)
 }
 
@@ -76,32 +73,21 @@ pub(super) fn max_log_n(stream: &CudaStream, f: &CudaFunction, sm90: bool) -> u3
 }
 
 impl SmallNtt {
-    /// Whether [`SmallNtt::run`] and [`SmallNtt::run_into`] take the cluster kernel for `batch`
-    /// transforms of 2^log_n with `kernel`: the WSX kernel, a size above one tile that this
-    /// GPU's clusters hold, a batch small enough (`cluster_batch_fits`), and clusters not
-    /// switched off ([`SmallNtt::set_clusters`]).
+    /// Whether [`SmallNtt::run`], [`SmallNtt::run_into`] and [`SmallNtt::run_ordered`] (in any
+    /// ordering) take the cluster kernel for `batch` transforms of 2^log_n with `kernel`: the WSX
+    /// kernel, a size above one tile that this GPU's clusters hold, a batch small enough
+    /// (`cluster_batch_fits`), and clusters not switched off ([`SmallNtt::set_clusters`]).
     pub fn takes_cluster(&self, log_n: u32, batch: u64, kernel: super::Kernel) -> bool {
-        self.takes_cluster_in(log_n, batch, kernel, zkntt_gpu::Ordering::NN)
-    }
-
-    /// [`SmallNtt::takes_cluster`] for [`SmallNtt::run_ordered`] in `ordering`.
-    pub fn takes_cluster_in(
-        &self,
-        log_n: u32,
-        batch: u64,
-        kernel: super::Kernel,
-        ordering: zkntt_gpu::Ordering,
-    ) -> bool {
         kernel == super::Kernel::Wsx
             && log_n > TILE_LOG
             && log_n <= self.cluster_max_log_n
-            && cluster_batch_fits(log_n - TILE_LOG, batch, ordering)
+            && cluster_batch_fits(log_n - TILE_LOG, batch)
             && self.clusters.load(Ordering::Relaxed)
     }
 
     /// log2 of the largest transform this GPU's clusters hold (12 where they hold none: before
-    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^15 of it where the batch is small, 2^16
-    /// too in NR and RN (`cluster_batch_fits`).
+    /// sm_90). [`SmallNtt::takes_cluster`] takes 2^13..2^16 of it where the batch is small
+    /// (`cluster_batch_fits`).
     pub fn cluster_max_log_n(&self) -> u32 {
         self.cluster_max_log_n
     }
@@ -144,13 +130,8 @@ impl SmallNtt {
         }
         let (lo, hi) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
-        // ZKNTT_SMALL_NN_STRIDE_C (this session's A/B only): NN on the stride-C path (order 3).
-        let order = match ordering {
-            zkntt_gpu::Ordering::NN if std::env::var_os("ZKNTT_SMALL_NN_STRIDE_C").is_some() => 3,
-            o => super::order_code(o),
-        };
         let ntt = NttParams {
-            order,
+            order: super::order_code(ordering),
             ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
         let (outer_lo, outer_hi, outer_log_rows) = outer.unwrap_or((0, 0, 0));
@@ -184,16 +165,11 @@ mod tests {
 
     #[test]
     fn cluster_batches_as_measured() {
-        use zkntt_gpu::Ordering::{NN, NR, RN};
-        for o in [NN, NR, RN] {
-            assert!(cluster_batch_fits(1, 64, o) && !cluster_batch_fits(1, 65, o));
-            assert!(cluster_batch_fits(3, 1, o) && !cluster_batch_fits(3, 8, o));
-            assert!(cluster_batch_fits(2, 3, o) && !cluster_batch_fits(3, u64::MAX, o));
-        }
+        assert!(cluster_batch_fits(1, 64) && !cluster_batch_fits(1, 65));
+        assert!(cluster_batch_fits(3, 1) && !cluster_batch_fits(3, 8));
+        assert!(cluster_batch_fits(2, 3) && !cluster_batch_fits(3, u64::MAX));
         // 2^16 (16 blocks): a cluster for one transform.
-        for o in [NN, NR, RN] {
-            assert!(cluster_batch_fits(4, 1, o) && !cluster_batch_fits(4, 2, o));
-        }
+        assert!(cluster_batch_fits(4, 1) && !cluster_batch_fits(4, 2));
     }
 
     #[test]

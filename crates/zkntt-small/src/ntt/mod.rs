@@ -1,5 +1,5 @@
 //! The host API of the small-word NTT kernels: device-resident batches on the GPU's stream (here),
-//! one cluster launch for 2^13..2^15 (2^16 in NR and RN) on sm_90 (`cluster.rs`), the 2-D
+//! one cluster launch for 2^13..2^16 on sm_90 (`cluster.rs`), the 2-D
 //! decomposition beyond one tile (`two_d.rs`), and host-to-host batches over several CUDA streams
 //! (`host.rs`).
 
@@ -435,8 +435,8 @@ impl SmallNtt {
     /// Transforms every consecutive 2^log_n elements of `data` in place, asynchronously on the
     /// GPU's stream. Elements must be canonical (below q; the lazy forms on Q28 also take
     /// [0, 2q)); others give unspecified values, never memory errors. With [`Kernel::Wsx`],
-    /// single transforms and small batches of 2^13..2^15 take one cluster launch on sm_90
-    /// ([`SmallNtt::takes_cluster`]; 2^16 too in NR and RN). Other sizes
+    /// single transforms and small batches of 2^13..2^16 take one cluster launch on sm_90
+    /// ([`SmallNtt::takes_cluster`]). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
     /// [`Kernel::Wsx`] two panel passes (into the scratch and back), with the others five passes
     /// and a final copy back ([`SmallNtt::run_into`] avoids the copy).
@@ -569,7 +569,7 @@ impl SmallNtt {
                 ordering,
             );
         }
-        if self.takes_cluster_in(log_n, batch, kernel, ordering) {
+        if self.takes_cluster(log_n, batch, kernel) {
             let scale = (direction == Direction::Inverse).then_some(log_n);
             return self.cluster(stream, d, d, log_n, batch, direction, ordering, scale, None);
         }
@@ -617,7 +617,7 @@ impl SmallNtt {
             stream.memcpy_dtod(input, output).during("copy")?;
             return self.run_ordered(output, log_n, direction, kernel, ordering);
         }
-        if self.takes_cluster_in(log_n, batch, kernel, ordering) {
+        if self.takes_cluster(log_n, batch, kernel) {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             let scale = (direction == Direction::Inverse).then_some(log_n);
