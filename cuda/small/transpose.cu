@@ -43,8 +43,11 @@ extern "C" __global__ void small_transpose_u32(const uint32_t* in, uint32_t* out
 // The same transpose for matrices whose sides are multiples of 64 words (the 2-D NTT's 2^12 x
 // 2^13/2^14 rows): 64 x 64 tiles moved as 16-byte words, four in flight a thread each way, so a
 // multiprocessor keeps four times the bytes of the 32 x 32 kernel in flight (that one holds the
-// copy at about half the memory's bandwidth). Launch: block (16, 16), grid (cols / 64,
-// min(rows / 64, 65535), batch); `in` and `out` 16-byte aligned; rev_log as above.
+// copy at about half the memory's bandwidth). Each block walks several row tiles (the host
+// gives grid.y a quarter of them), its next tile's loads issued before the current tile's
+// stores: one tile a block left blocks too short to keep the multiprocessors full (47% of the
+// warps active, 55% of DRAM's peak at 2^12 x 2^13: benches/NOTES.md). Launch: block (16, 16),
+// grid (cols / 64, any y, batch); `in` and `out` 16-byte aligned; rev_log as above.
 extern "C" __global__ void __launch_bounds__(256) small_transpose_u32_x4(const uint32_t* in, uint32_t* out,
                                                                          uint32_t rows, uint32_t cols,
                                                                          uint32_t rev_log) {
@@ -52,11 +55,22 @@ extern "C" __global__ void __launch_bounds__(256) small_transpose_u32_x4(const u
     __shared__ uint32_t t[T][T + 1];
     const uint64_t matrix = (uint64_t)blockIdx.z * rows * cols;
     const uint32_t c0 = blockIdx.x * T, x = threadIdx.x, y = threadIdx.y;
-    for (uint64_t r0 = (uint64_t)blockIdx.y * T; r0 < rows; r0 += (uint64_t)gridDim.y * T) {
-        uint4 v[4];
+    uint32_t r0 = blockIdx.y * T;  // rows < 2^32
+    if (r0 >= rows) return;
+    const uint32_t step = gridDim.y * T;
+    // This thread's input word of row r0 + y (its rows i: + 16 i cols) and output word of out
+    // row (c0 + y + 16 i) at column r0 (+ 4x): pointers advanced a row tile at a time.
+    const uint4* src = reinterpret_cast<const uint4*>(in + matrix + (uint64_t)(r0 + y) * cols + c0 + 4 * x);
+    const uint32_t src_i = 4 * cols;                          // 16 rows, in uint4
+    const uint64_t src_step = (uint64_t)step * cols / 4;       // a row tile, in uint4
+    uint4* dst[4];
 #pragma unroll
-        for (uint32_t i = 0; i < 4; i++)
-            v[i] = *reinterpret_cast<const uint4*>(in + matrix + (r0 + y + 16 * i) * cols + c0 + 4 * x);
+    for (uint32_t i = 0; i < 4; i++)
+        dst[i] = reinterpret_cast<uint4*>(out + matrix + (uint64_t)transpose_out_row(c0 + y + 16 * i, rev_log) * rows + r0 + 4 * x);
+    uint4 v[4];
+#pragma unroll
+    for (uint32_t i = 0; i < 4; i++) v[i] = src[i * src_i];
+    while (true) {
 #pragma unroll
         for (uint32_t i = 0; i < 4; i++) {
             uint32_t* row = t[y + 16 * i] + 4 * x;
@@ -67,16 +81,25 @@ extern "C" __global__ void __launch_bounds__(256) small_transpose_u32_x4(const u
         }
         __syncthreads();
         // Out row c0 + y + 16 i, words r0 + 4x .. r0 + 4x + 3: column y + 16 i of the tile.
+        uint4 w[4];
 #pragma unroll
         for (uint32_t i = 0; i < 4; i++) {
             const uint32_t c = y + 16 * i;
-            v[i] = make_uint4(t[4 * x][c], t[4 * x + 1][c], t[4 * x + 2][c], t[4 * x + 3][c]);
+            w[i] = make_uint4(t[4 * x][c], t[4 * x + 1][c], t[4 * x + 2][c], t[4 * x + 3][c]);
+        }
+        __syncthreads();  // the tile is rewritten by the next row step
+        const bool more = rows - r0 > step;  // (r0 < rows: no wrap)
+        r0 += step;
+        if (more) {
+            src += src_step;
+#pragma unroll
+            for (uint32_t i = 0; i < 4; i++) v[i] = src[i * src_i];
         }
 #pragma unroll
         for (uint32_t i = 0; i < 4; i++) {
-            const uint64_t row = transpose_out_row(c0 + y + 16 * i, rev_log);
-            *reinterpret_cast<uint4*>(out + matrix + row * rows + r0 + 4 * x) = v[i];
+            *dst[i] = w[i];
+            dst[i] += step / 4;
         }
-        __syncthreads();  // the tile is rewritten by the next row step
+        if (!more) break;
     }
 }

@@ -14,6 +14,9 @@ pub const KERNEL: &str = "small_transpose_u32";
 /// tiles in 16-byte words.
 pub const KERNEL_X4: &str = "small_transpose_u32_x4";
 
+/// Row tiles each block of [`KERNEL_X4`] walks (grid.y is the rest).
+const TILES_PER_BLOCK: u32 = 4;
+
 /// Transposes `batch` row-major `rows x cols` matrices of 32-bit words from `input` to `output`
 /// (device pointers, distinct, each holding `batch * rows * cols` words), on `stream`.
 /// `rev_cols` (cols a power of two): input column c goes to output row rev(c), its log2 cols bits
@@ -33,10 +36,12 @@ pub(crate) fn transpose_words(
     let rev_log = if rev_cols { cols.trailing_zeros() } else { 0 };
     // 64-word tiles in 16-byte words where the sides and addresses allow, else 32-word tiles.
     let x4 = rows % 64 == 0 && cols % 64 == 0 && input % 16 == 0 && output % 16 == 0;
-    let (name, tile, block) = if x4 {
-        (KERNEL_X4, 64, (16, 16, 1))
+    // The 16-byte kernel's blocks walk TILES_PER_BLOCK row tiles each (its loads of the next
+    // tile under the stores of the current one).
+    let (name, tile, block, tiles_per_block) = if x4 {
+        (KERNEL_X4, 64, (16, 16, 1), TILES_PER_BLOCK)
     } else {
-        (KERNEL, 32, (32, 8, 1))
+        (KERNEL, 32, (32, 8, 1), 1)
     };
     let f = gpu.function(name)?;
     let mut done = 0u64;
@@ -49,7 +54,7 @@ pub(crate) fn transpose_words(
             // Blocks step over row tiles beyond grid.y's limit (65535), so any row count fits.
             grid_dim: (
                 cols.div_ceil(tile),
-                rows.div_ceil(tile).min(65_535),
+                rows.div_ceil(tile).div_ceil(tiles_per_block).min(65_535),
                 count as u32,
             ),
             block_dim: block,
