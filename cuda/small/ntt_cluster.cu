@@ -170,9 +170,9 @@ __device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg
 //      so segment rev_C(me) is block me's whole input, bit-reversed: read in runs of 8 words,
 //      word w to tile position rev(w) of `col` (the panels' RN rows load at 2^12,
 //      conflict-free). NN: x[me + C n2] read at stride C straight into the tile's M1 registers
-//      (n2 = tid + 256 r): C words a sector from C = 8, each block reading every line of the
-//      transform, where an exchange through distributed shared memory would add a cluster
-//      barrier to the path;
+//      (n2 = tid + 256 r): from C = 8 each load takes its own 32-byte sector for one word of
+//      it, and each block reads every line of the transform, where an exchange through
+//      distributed shared memory would add a cluster barrier to the path;
 //   2. runs the WSX tile (the 4096-point transform of x[me + C n2]), natural order out in
 //      `seg`; cluster barrier;
 //   3. takes k1 = me 4096 / C + tid + 256 i, register r = i C + n1 holding block n1's output k1

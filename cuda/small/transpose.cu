@@ -61,7 +61,7 @@ extern "C" __global__ void __launch_bounds__(256) small_transpose_u32_x4(const u
     // This thread's input word of row r0 + y (its rows i: + 16 i cols) and output word of out
     // row (c0 + y + 16 i) at column r0 (+ 4x): pointers advanced a row tile at a time.
     const uint4* src = reinterpret_cast<const uint4*>(in + matrix + (uint64_t)(r0 + y) * cols + c0 + 4 * x);
-    const uint32_t src_i = 4 * cols;                          // 16 rows, in uint4
+    const uint64_t src_i = 4ull * cols;                       // 16 rows, in uint4
     const uint64_t src_step = (uint64_t)step * cols / 4;       // a row tile, in uint4
     uint4* dst[4];
 #pragma unroll

@@ -75,7 +75,9 @@ mod tests {
     use super::*;
 
     /// Both kernels against a transpose on the CPU: sides multiples of 64 (16-byte tiles), other
-    /// sides (32-word tiles), batches, and a matrix taller than grid.y's row tiles reach.
+    /// sides (32-word tiles), batches, and a matrix of 65,537 row tiles, which the 16-byte
+    /// kernel's 16,385 blocks walk three to four tiles each. (The grid.y cap of 65,535 itself
+    /// takes over 2^24 rows of 64 words, 4 GiB a buffer: not tested.)
     #[test]
     fn transposes_match_cpu() {
         let Some(gpu) = zkntt_gpu::testing::gpu_or_skip("transposes_match_cpu") else {

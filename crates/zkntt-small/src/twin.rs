@@ -594,7 +594,7 @@ pub fn two_d_panels_split(
 }
 
 /// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N = C x
-/// 4096, each transform's C blocks exchanging through distributed shared memory. NR (`kernel`):
+/// 4096, each transform's C blocks exchanging through distributed shared memory. NR (`kernel_nr`):
 /// block `me` loads segment me; thread tid of block me takes the columns n2 = me 4096 / C + tid +
 /// 256 i (register r = i C + n1 holds x[4096 n1 + n2]), runs the C-point DIF on the register bits
 /// below log2 C, and sends entry k1 = rev(n1) times w_N^(n2 k1) to block k1; each block then runs

@@ -39,7 +39,8 @@ unsafe impl DeviceRepr for ClusterParams {}
 /// rather than the panel passes, in any ordering: batch x C^2 <= 256, so up to 64 transforms of
 /// 2^13 and a single one of 2^16 (clusters of up to 16 blocks, every order storing whole runs).
 /// Measured (benches/NOTES.md): 2^13 x 64 12.3 us against the panels' 14.9 (H100); RN 2^16 x 1
-/// 12.9-14.0 against 15.7-17.2 (H100), NN 2^16 x 1 12.6-12.9 against 15.3-15.8 (H200); the
+/// 12.9-14.0 against 15.7-17.2 (H100), NN 2^16 x 1 12.6-12.9 against 14.9-15.3 (BabyBear, H200;
+/// KoalaBear 12.1-13.4 against 15.0-15.2); the
 /// bound between (C = 4, 8) is interpolated, not measured.
 pub(crate) fn cluster_batch_fits(log_c: u32, batch: u64) -> bool {
     log_c <= MAX_LOG_CLUSTER && batch.checked_shl(2 * log_c).is_some_and(|b| b <= 256)

@@ -161,8 +161,8 @@ impl SmallNtt {
             false,
         )?;
         if log2 > TILE_LOG {
-            // Rows of 2^13/2^14 on thread-block clusters, whose stores are whole segments in the
-            // bit-reversed order (single words at stride C in natural order): row j of `mid`
+            // Rows of 2^13/2^14 on thread-block clusters, NR: whole segments in the bit-reversed
+            // order (natural order would leave each row's outputs at stride N1): row j of `mid`
             // (k1 = j, or rev(j) in NR) then holds X[k1 + N1 k2] at rev(k2). NR is done (into
             // `dst`); NN transposes the N1 x N2 rows with their columns bit-reversed, in one pass.
             // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the clusters.
