@@ -432,8 +432,8 @@ struct Piece {
 // alone until `Crew::wait` has returned (or the crew's scope has ended); a thread may copy them.
 unsafe impl Send for Piece {}
 
-/// Words per piece of a crew's copy (256 KiB).
-const PIECE_WORDS: usize = 1 << 16;
+/// Words per piece of a crew's copy: the engine's copy piece (256 KiB).
+const PIECE_WORDS: usize = zkntt_gpu::host::COPY_PIECE_BYTES / 4;
 
 impl Crew {
     /// Runs `f` with a crew of `helpers` threads besides the caller's (which copies while it
@@ -470,8 +470,8 @@ impl Crew {
     /// Helper threads for copies of `words` words in all: one per core but the caller's (which
     /// waits on the GPU, then copies), at most 15, and none that would find no piece to copy.
     fn helpers(words: usize) -> usize {
-        let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
-        (cores.clamp(2, 16) - 1).min(words.div_ceil(PIECE_WORDS).saturating_sub(1))
+        (zkntt_gpu::host::default_copy_threads() - 1)
+            .min(words.div_ceil(PIECE_WORDS).saturating_sub(1))
     }
 
     fn serve(&self) {

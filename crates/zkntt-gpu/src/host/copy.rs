@@ -9,8 +9,8 @@ use cudarc::driver::sys;
 use rayon::prelude::*;
 use std::sync::{Mutex, OnceLock};
 
-/// Bytes per task of a CPU copy (256 KiB).
-const COPY_PIECE_BYTES: usize = 256 * 1024;
+/// Bytes per task of a CPU copy (256 KiB): the pipeline's copies and the Plonky3 backend's.
+pub const COPY_PIECE_BYTES: usize = 256 * 1024;
 /// 8-byte words per task of a CPU copy.
 pub(crate) const COPY_PIECE_WORDS: usize = COPY_PIECE_BYTES / 8;
 
@@ -22,9 +22,10 @@ pub(crate) struct CopyWorkers {
     pool: Mutex<Option<std::sync::Arc<rayon::ThreadPool>>>,
 }
 
-/// Default copy threads: one per core, at most 16. The copies are bound by how fast each thread
-/// streams host memory, so fewer threads cost speed (the sweep is in benches/NOTES.md).
-fn default_threads() -> usize {
+/// Default copy threads: one per core, at most 16 (at least 2). The copies are bound by how fast
+/// each thread streams host memory, so fewer threads cost speed (the sweep is in benches/NOTES.md).
+/// The Plonky3 backend's copy crew is sized from it too.
+pub fn default_copy_threads() -> usize {
     let cores = std::thread::available_parallelism().map_or(4, |n| n.get());
     cores.clamp(2, 16)
 }
@@ -32,14 +33,14 @@ fn default_threads() -> usize {
 impl CopyWorkers {
     pub fn new() -> Self {
         Self {
-            threads: Mutex::new(default_threads()),
+            threads: Mutex::new(default_copy_threads()),
             pool: Mutex::new(None),
         }
     }
 
     /// Threads of the pool (the next call builds it anew when this changes it).
     pub fn set_threads(&self, threads: Option<usize>) {
-        let t = threads.map_or_else(default_threads, |t| t.max(1));
+        let t = threads.map_or_else(default_copy_threads, |t| t.max(1));
         let mut cur = self.threads.lock().unwrap_or_else(|p| p.into_inner());
         if *cur != t {
             *cur = t;

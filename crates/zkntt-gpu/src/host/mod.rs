@@ -61,7 +61,7 @@ mod input;
 mod pinned;
 mod staged;
 
-pub use copy::copy_streaming_raw;
+pub use copy::{COPY_PIECE_BYTES, copy_streaming_raw, default_copy_threads};
 pub use input::InputCopy;
 pub use pinned::{PinnedBuffer, PinnedWord};
 
