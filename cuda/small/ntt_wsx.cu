@@ -1,6 +1,7 @@
 // The WSX NTT kernel (seed 000): tiles of 4096 elements from global memory through the WSX layers
 // (wsx_tile.cuh) and back. No global memory inside the transform. A block loops over tiles (grid
 // stride), so per-block setup is paid once per block.
+#include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 
 namespace zkntt {
@@ -47,6 +48,8 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
     // RN from 2^10: a thread's input is runs of 16-byte words (`load_rn_runs`).
     const bool runs = RN && log_n >= 10 && (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
 
+    // The 2-D path's NR rows pass follows the columns pass as its dependent launch.
+    if (p.dependent) wait_for_previous_grid();
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t* base = p.data + (tile << TILE_LOG);
         const bool full = ((tile + 1) << TILE_LOG) <= total;

@@ -167,6 +167,7 @@ impl SmallNtt {
             scale,
             None,
             zkntt_gpu::Ordering::NN,
+            false,
         )?;
         // SAFETY: as above.
         unsafe { cudarc::driver::result::memcpy_dtoh_async(host, ptr, stream.cu_stream()) }

@@ -21,7 +21,6 @@ use crate::tables;
 use crate::{Direction, Error, ModMulForm, Result, SmallField};
 use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig,
-    PushKernelArg,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -136,7 +135,9 @@ struct NttParams {
     post_log_rows: u32,
     /// [`order_code`]: 0 NN, 1 output bit-reversed (NR), 2 input bit-reversed (RN).
     order: u32,
-    reserved: u32,
+    /// 1: the tile kernel waits for the stream's previous grid before its first global access
+    /// (a programmatic dependent launch; [`SmallNtt::launch`] sets the attribute with it).
+    dependent: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernels declare (checked by size in a test).
@@ -377,7 +378,7 @@ impl SmallNtt {
             has_scale: scale.is_some() as u32,
             post_log_rows,
             order: 0,
-            reserved: 0,
+            dependent: 0,
         })
     }
 
@@ -395,8 +396,13 @@ impl SmallNtt {
         scale_log_n: Option<u32>,
         post: Option<(u64, u64, u32)>,
         ordering: Ordering,
+        dependent: bool,
     ) -> Result<()> {
         debug_assert!(ordering == Ordering::NN || (kernel == Kernel::Wsx && post.is_none()));
+        debug_assert!(
+            !dependent || kernel == Kernel::Wsx,
+            "only the WSX kernel waits"
+        );
         if !kernel.has_form(self.form) {
             return Err(Error::NoFormKernel {
                 kernel: kernel.name(),
@@ -411,8 +417,10 @@ impl SmallNtt {
         };
         let f = self.gpu.function(&name)?;
         let tw_ptr = self.twiddle_table(direction);
+        let dependent = dependent && self.dependent_launch;
         let params = NttParams {
             order: order_code(ordering),
+            dependent: dependent as u32,
             ..self.params(tw_ptr, data, batch, log_n, scale_log_n, post)?
         };
         let tiles = ((batch << log_n) + (1 << TILE_LOG) - 1) >> TILE_LOG;
@@ -424,11 +432,10 @@ impl SmallNtt {
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        let mut launch = stream.launch_builder(&f);
-        launch.arg(&params);
         // SAFETY: the kernel takes one NttParams by value; `data` holds batch << log_n elements
-        // (checked by the callers) and the tables hold the entries the kernel indexes.
-        unsafe { launch.launch(cfg) }.during("small NTT launch")?;
+        // (checked by the callers) and the tables hold the entries the kernel indexes. With
+        // `dependent` the WSX kernel waits for the previous grid before its first global access.
+        unsafe { zkntt_gpu::launch::launch(stream, &f, cfg, &params, dependent) }?;
         Ok(())
     }
 
@@ -567,6 +574,7 @@ impl SmallNtt {
                 (direction == Direction::Inverse).then_some(log_n),
                 None,
                 ordering,
+                false,
             );
         }
         if self.takes_cluster(log_n, batch, kernel) {
@@ -579,6 +587,9 @@ impl SmallNtt {
                 form: "two panel passes",
                 available: Kernel::Wsx.name(),
             });
+        }
+        if !two_d::needs_mid(log_n, ordering) {
+            return self.two_d_panels(stream, d, d, d, log_n, batch, direction, ordering);
         }
         // The first pass from `d` into the scratch, the second back into `d` (NN, NR: columns,
         // then rows; RN: rows, then columns): no copy. The guard is held while the passes are

@@ -4,6 +4,12 @@
 
 use super::panel::Layout;
 use super::{Kernel, NttParams, SmallNtt, Table, lock};
+
+/// Session-only switch for the A/B (benches/NOTES.md): `ZKNTT_SMALL_NR_ROWS_PANEL=1` runs NR's
+/// rows on the panel kernel as before.
+fn nr_rows_on_panels() -> bool {
+    std::env::var_os("ZKNTT_SMALL_NR_ROWS_PANEL").is_some_and(|v| v == "1")
+}
 use crate::field::TILE_LOG;
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
@@ -28,6 +34,12 @@ pub(crate) fn two_d_split(log_n: u32) -> (u32, u32) {
 /// clusters and the columns are one tile.
 pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
     (log2, log1)
+}
+
+/// Whether [`SmallNtt::two_d_panels`] passes through `mid`: all but NR with rows of a tile or
+/// less (up to 2^24), whose first pass writes `dst` and whose rows then transform in place there.
+pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
+    ordering != Ordering::NR || two_d_split(log_n).1 > TILE_LOG || nr_rows_on_panels()
 }
 
 impl SmallNtt {
@@ -59,7 +71,9 @@ impl SmallNtt {
     /// `nr`: bit-reversed output, X[k] at rev_N(k) = rev_N1(k1) N2 + rev_N2(k2). The columns'
     /// entry k1 goes to row rev(k1) of `mid` instead of row k1; row j of `mid` (k1 = rev(j))
     /// then transforms into row j of `dst`, its entry k2 at rev(k2): rows in and rows out, both
-    /// contiguous, where the natural order's second pass stores columns.
+    /// contiguous, where the natural order's second pass stores columns. Up to 2^24 the columns
+    /// go straight into `dst` and the rows transform in place there on the WSX tile kernel
+    /// ([`needs_mid`]: `mid` is not used, and `dst` may be `src`).
     ///
     /// Above 2^24 (BabyBear 2^25, 2^26) the rows are 2^13 or 2^14 points, more than a panel's
     /// tile: they run on the cluster kernel instead (sm_90; the entry points answer `SizeUnsupported` where the clusters
@@ -150,6 +164,33 @@ impl SmallNtt {
         // NN and NR: the first pass is the N1-point columns (element n1 at word n1 N2 + n2).
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
+        if !needs_mid(log_n, ordering) {
+            // NR's rows are contiguous both ways and untwiddled: the columns into `dst`, then
+            // the rows there in place by the WSX tile kernel (loads straight into registers,
+            // no panel staging), as the columns pass's dependent launch. `mid` is not used.
+            self.panel(
+                stream,
+                first_pass(log1, log2)?,
+                dst,
+                log_n,
+                log2,
+                columns,
+                columns,
+                false,
+            )?;
+            return self.launch(
+                stream,
+                Kernel::Wsx,
+                dst,
+                batch << log1,
+                log2,
+                direction,
+                scale,
+                None,
+                Ordering::NR,
+                true,
+            );
+        }
         self.panel(
             stream,
             first_pass(log1, log2)?,
@@ -226,6 +267,7 @@ impl SmallNtt {
             None,
             Some((lo_ptr, hi_ptr, log2)),
             Ordering::NN,
+            false,
         )?;
         transpose_words(&self.gpu, stream, o, d, n2, n1, batch, false)?;
         self.launch(
@@ -238,6 +280,7 @@ impl SmallNtt {
             scale,
             None,
             Ordering::NN,
+            false,
         )?;
         transpose_words(&self.gpu, stream, d, o, n1, n2, batch, false)
     }
