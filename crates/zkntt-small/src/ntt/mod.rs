@@ -398,7 +398,12 @@ impl SmallNtt {
         ordering: Ordering,
         dependent: bool,
     ) -> Result<()> {
-        debug_assert!(ordering == Ordering::NN || (kernel == Kernel::Wsx && post.is_none()));
+        // NR without 2-D twiddles; RN's with them only as the 2-D path's rows (2^9..2^12).
+        debug_assert!(
+            ordering == Ordering::NN
+                || (kernel == Kernel::Wsx
+                    && (post.is_none() || (ordering == Ordering::RN && log_n >= 9)))
+        );
         debug_assert!(
             !dependent || kernel == Kernel::Wsx,
             "only the WSX kernel waits"

@@ -5,10 +5,10 @@
 use super::panel::Layout;
 use super::{Kernel, NttParams, SmallNtt, Table, lock};
 
-/// Session-only switch for the A/B (benches/NOTES.md): `ZKNTT_SMALL_NR_ROWS_PANEL=1` runs NR's
-/// rows on the panel kernel as before.
-fn nr_rows_on_panels() -> bool {
-    std::env::var_os("ZKNTT_SMALL_NR_ROWS_PANEL").is_some_and(|v| v == "1")
+/// Session-only switches for the A/B (benches/NOTES.md): `ZKNTT_SMALL_NR_ROWS_PANEL=1`,
+/// `ZKNTT_SMALL_RN_ROWS_PANEL=1` run NR's or RN's rows on the panel kernel as before.
+fn rows_on_panels(var: &str) -> bool {
+    std::env::var_os(var).is_some_and(|v| v == "1")
 }
 use crate::field::TILE_LOG;
 use crate::tables::{self, Encoded};
@@ -36,10 +36,20 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
     (log2, log1)
 }
 
-/// Whether [`SmallNtt::two_d_panels`] passes through `mid`: all but NR with rows of a tile or
-/// less (up to 2^24), whose first pass writes `dst` and whose rows then transform in place there.
+/// Whether [`SmallNtt::two_d_panels`] passes through `mid`. Not where the rows run in place on
+/// the WSX tile kernel: NR with rows of a tile or less (to 2^24; the columns first, written
+/// to `dst`, the rows then in place there) and RN with rows of 2^9..2^12 (2^17..2^24; the rows
+/// first, in place in `src`, then the columns from there into `dst`). NN's rows store columns.
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
-    ordering != Ordering::NR || two_d_split(log_n).1 > TILE_LOG || nr_rows_on_panels()
+    let (log1, log2) = two_d_split(log_n);
+    match ordering {
+        Ordering::NR => log2 > TILE_LOG || rows_on_panels("ZKNTT_SMALL_NR_ROWS_PANEL"),
+        Ordering::RN => {
+            let a = rn_split(log1, log2).0;
+            !(9..=TILE_LOG).contains(&a) || rows_on_panels("ZKNTT_SMALL_RN_ROWS_PANEL")
+        }
+        _ => true,
+    }
 }
 
 impl SmallNtt {
@@ -86,7 +96,9 @@ impl SmallNtt {
     /// bit-reversed input, rows in and rows out, times w_N^(n2 k1), n2 = rev(r), into `mid`; the
     /// second transforms the N2-point columns k1 of `mid` (stride N1, entry n2 at row rev(n2))
     /// with bit-reversed input into the same places of `dst`: X[k1 + N1 k2] at row k2, column
-    /// k1, natural order. Above 2^24 N1 is the 2^13/2^14 points and N2 a tile: the rows run on
+    /// k1, natural order. At 2^17..2^24 (rows of 2^9..2^12) the rows transform in place in `src`
+    /// on the WSX tile kernel and the columns read them there ([`needs_mid`]: `mid` is not
+    /// used). Above 2^24 N1 is the 2^13/2^14 points and N2 a tile: the rows run on
     /// the cluster kernel (RN in, natural out, the 2-D twiddle on its stores), the columns in
     /// panels as below.
     #[allow(clippy::too_many_arguments)]
@@ -139,17 +151,33 @@ impl SmallNtt {
                     None,
                     Some((lo_ptr, hi_ptr, b)),
                 )?;
+            } else if !needs_mid(log_n, ordering) {
+                // Rows of 2^9..2^12 in place on the WSX tile kernel (its RN symbol chains the
+                // 2-D twiddle of the reversed row along each row): the columns then read `src`.
+                self.launch(
+                    stream,
+                    Kernel::Wsx,
+                    src,
+                    batch << b,
+                    a,
+                    direction,
+                    None,
+                    Some((lo_ptr, hi_ptr, b)),
+                    Ordering::RN,
+                    false,
+                )?;
             } else {
                 let rows = Layout { t: a, e: 0 };
                 self.panel(stream, first_pass(a, b)?, mid, log_n, b, rows, rows, false)?;
             }
+            let rows_at = if needs_mid(log_n, ordering) { mid } else { src };
             let columns = Layout { t: 0, e: a };
             let second = NttParams {
                 order,
-                ..self.params(tw, mid, batch << a, b, scale, None)?
+                ..self.params(tw, rows_at, batch << a, b, scale, None)?
             };
-            // A dependent launch after the panel pass only: the cluster kernel does not signal
-            // its dependents early, so the column pass simply follows it.
+            // A dependent launch after the panel and tile passes only: the cluster kernel does
+            // not signal its dependents early, so the column pass simply follows it.
             return self.panel(
                 stream,
                 second,
