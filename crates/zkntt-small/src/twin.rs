@@ -205,7 +205,12 @@ fn wsx_with(args: KernelArgs<'_>, data: &mut [u32], exchange: bool) -> Result<()
             } else {
                 g
             };
-            *out = c.finish(res[at as usize], first + (g >> log_n) as u64, g & low);
+            let mut t = first + (g >> log_n) as u64;
+            // RN with 2-D twiddles (the 2-D path's rows): n2 = rev(t mod 2^log_rows).
+            if let (true, Some((_, _, log_rows))) = (rn, args.post) {
+                t = bitrev((t & ((1u64 << log_rows) - 1)) as u32, log_rows) as u64;
+            }
+            *out = c.finish(res[at as usize], t, g & low);
         }
     }
     Ok(())
@@ -544,6 +549,10 @@ pub fn two_d_panels_split(
                 None,
                 Some((&lo, &hi, b)),
             )?;
+        } else if crate::ntt::rows_on_tiles(ordering, a) {
+            // Rows of 2^9..2^12 in place on the WSX tile kernel (RN in, natural out).
+            mid.copy_from_slice(data);
+            wsx(args(a, None, Some((&lo, &hi, b))), &mut mid)?;
         } else {
             let rows = PanelLayout { t: a, e: 0 };
             let first = args(a, None, Some((&lo, &hi, b)));
@@ -582,6 +591,12 @@ pub fn two_d_panels_split(
                 }
             }
         }
+        return Ok(());
+    }
+    if crate::ntt::rows_on_tiles(ordering, log2) {
+        // NR's rows in place on the WSX tile kernel (bit-reversed out, untwiddled).
+        wsx(args(log2, scale, None), &mut mid)?;
+        data.copy_from_slice(&mid);
         return Ok(());
     }
     let rows = PanelLayout { t: log2, e: 0 };

@@ -13,7 +13,7 @@ pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
 pub use panel::{panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name};
 pub(crate) use panel::{panel_stride, pass_tiles};
-pub(crate) use two_d::{rn_split, two_d_split};
+pub(crate) use two_d::{rn_split, rows_on_tiles, two_d_split};
 
 use crate::error::{DriverContext, oom};
 use crate::field::TILE_LOG;

@@ -36,20 +36,31 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
     (log2, log1)
 }
 
-/// Whether [`SmallNtt::two_d_panels`] passes through `mid`. Not where the rows run in place on
-/// the WSX tile kernel: NR with rows of a tile or less (to 2^24; the columns first, written
-/// to `dst`, the rows then in place there) and RN with rows of 2^9..2^12 (2^17..2^24; the rows
-/// first, in place in `src`, then the columns from there into `dst`). NN's rows store columns.
+/// Whether a 2-D pass's rows of 2^log_rows run in place on the WSX tile kernel: NR's (rows in
+/// and out, untwiddled) up to a tile, RN's (rows first, the 2-D twiddle chained along each
+/// reversed row) of 2^9..2^12. NN's rows store columns, on the panels.
+pub(crate) fn rows_on_tiles(ordering: Ordering, log_rows: u32) -> bool {
+    match ordering {
+        Ordering::NR => log_rows <= TILE_LOG && !rows_on_panels("ZKNTT_SMALL_NR_ROWS_PANEL"),
+        Ordering::RN => {
+            (9..=TILE_LOG).contains(&log_rows) && !rows_on_panels("ZKNTT_SMALL_RN_ROWS_PANEL")
+        }
+        _ => false,
+    }
+}
+
+/// Whether [`SmallNtt::two_d_panels`] passes through `mid`: not where the rows run in place on
+/// the tile kernel ([`rows_on_tiles`]): NR to 2^24 (the columns first, written to `dst`, the
+/// rows then in place there) and RN at 2^17..2^24 (the rows first, in place in `src`, then the
+/// columns from there into `dst`).
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
     let (log1, log2) = two_d_split(log_n);
-    match ordering {
-        Ordering::NR => log2 > TILE_LOG || rows_on_panels("ZKNTT_SMALL_NR_ROWS_PANEL"),
-        Ordering::RN => {
-            let a = rn_split(log1, log2).0;
-            !(9..=TILE_LOG).contains(&a) || rows_on_panels("ZKNTT_SMALL_RN_ROWS_PANEL")
-        }
-        _ => true,
-    }
+    let log_rows = if ordering == Ordering::RN {
+        rn_split(log1, log2).0
+    } else {
+        log2
+    };
+    !rows_on_tiles(ordering, log_rows)
 }
 
 impl SmallNtt {
