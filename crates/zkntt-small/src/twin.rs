@@ -550,7 +550,7 @@ pub fn two_d_panels_split(
                 Some((&lo, &hi, b)),
             )?;
         } else if crate::ntt::rows_on_tiles(ordering, a) {
-            // Rows of 2^9..2^12 in place on the WSX tile kernel (RN in, natural out).
+            // Rows of 2^10..2^12 in place on the WSX tile kernel (RN in, natural out).
             mid.copy_from_slice(data);
             wsx(args(a, None, Some((&lo, &hi, b))), &mut mid)?;
         } else {
@@ -977,6 +977,19 @@ mod tests {
         for order in [Ordering::NN, Ordering::NR, Ordering::RN] {
             two_d_twin_matches_reference(&cases, two_d_panels, order);
         }
+    }
+
+    #[test]
+    fn rn_rows_on_tiles_twin_matches_reference() {
+        // RN's rows of 2^10 on the tile kernel (`ntt::rows_on_tiles`), the 2-D twiddle of the
+        // reversed row chained along each row, four rows a tile; a batch of two.
+        assert!(crate::ntt::rows_on_tiles(Ordering::RN, 10));
+        assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 9));
+        let cases = [
+            (ModMulForm::Montgomery, 19, 2),
+            (ModMulForm::ShoupLazy, 20, 1),
+        ];
+        two_d_twin_matches_reference(&cases, two_d_panels, Ordering::RN);
     }
 
     #[test]

@@ -398,7 +398,8 @@ impl SmallNtt {
         ordering: Ordering,
         dependent: bool,
     ) -> Result<()> {
-        // NR without 2-D twiddles; RN's with them only as the 2-D path's rows (2^9..2^12).
+        // NR without 2-D twiddles; RN's with them only as the 2-D path's rows (2^10..2^12; the
+        // kernel takes 2^9..2^12).
         debug_assert!(
             ordering == Ordering::NN
                 || (kernel == Kernel::Wsx

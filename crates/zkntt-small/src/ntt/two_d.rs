@@ -6,7 +6,8 @@ use super::panel::Layout;
 use super::{Kernel, NttParams, SmallNtt, Table, lock};
 
 /// Session-only switches for the A/B (benches/NOTES.md): `ZKNTT_SMALL_NR_ROWS_PANEL=1`,
-/// `ZKNTT_SMALL_RN_ROWS_PANEL=1` run NR's or RN's rows on the panel kernel as before.
+/// `ZKNTT_SMALL_RN_ROWS_PANEL=1` run NR's or RN's rows on the panel kernel as before;
+/// `ZKNTT_SMALL_NN_ROWS_TILE=1` runs NN's rows on the tile kernel, then a transpose.
 fn rows_on_panels(var: &str) -> bool {
     std::env::var_os(var).is_some_and(|v| v == "1")
 }
@@ -38,12 +39,13 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
 
 /// Whether a 2-D pass's rows of 2^log_rows run in place on the WSX tile kernel: NR's (rows in
 /// and out, untwiddled) up to a tile, RN's (rows first, the 2-D twiddle chained along each
-/// reversed row) of 2^9..2^12. NN's rows store columns, on the panels.
+/// reversed row) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows of 2^9 it
+/// reads word by word, slower than the panel's contiguous reads). NN's rows store columns.
 pub(crate) fn rows_on_tiles(ordering: Ordering, log_rows: u32) -> bool {
     match ordering {
         Ordering::NR => log_rows <= TILE_LOG && !rows_on_panels("ZKNTT_SMALL_NR_ROWS_PANEL"),
         Ordering::RN => {
-            (9..=TILE_LOG).contains(&log_rows) && !rows_on_panels("ZKNTT_SMALL_RN_ROWS_PANEL")
+            (10..=TILE_LOG).contains(&log_rows) && !rows_on_panels("ZKNTT_SMALL_RN_ROWS_PANEL")
         }
         _ => false,
     }
@@ -51,7 +53,7 @@ pub(crate) fn rows_on_tiles(ordering: Ordering, log_rows: u32) -> bool {
 
 /// Whether [`SmallNtt::two_d_panels`] passes through `mid`: not where the rows run in place on
 /// the tile kernel ([`rows_on_tiles`]): NR to 2^24 (the columns first, written to `dst`, the
-/// rows then in place there) and RN at 2^17..2^24 (the rows first, in place in `src`, then the
+/// rows then in place there) and RN at 2^19..2^24 (the rows first, in place in `src`, then the
 /// columns from there into `dst`).
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
     let (log1, log2) = two_d_split(log_n);
@@ -107,7 +109,7 @@ impl SmallNtt {
     /// bit-reversed input, rows in and rows out, times w_N^(n2 k1), n2 = rev(r), into `mid`; the
     /// second transforms the N2-point columns k1 of `mid` (stride N1, entry n2 at row rev(n2))
     /// with bit-reversed input into the same places of `dst`: X[k1 + N1 k2] at row k2, column
-    /// k1, natural order. At 2^17..2^24 (rows of 2^9..2^12) the rows transform in place in `src`
+    /// k1, natural order. At 2^19..2^24 (rows of 2^10..2^12) the rows transform in place in `src`
     /// on the WSX tile kernel and the columns read them there ([`needs_mid`]: `mid` is not
     /// used). Above 2^24 N1 is the 2^13/2^14 points and N2 a tile: the rows run on
     /// the cluster kernel (RN in, natural out, the 2-D twiddle on its stores), the columns in
@@ -163,7 +165,7 @@ impl SmallNtt {
                     Some((lo_ptr, hi_ptr, b)),
                 )?;
             } else if !needs_mid(log_n, ordering) {
-                // Rows of 2^9..2^12 in place on the WSX tile kernel (its RN symbol chains the
+                // Rows of 2^10..2^12 in place on the WSX tile kernel (its RN symbol chains the
                 // 2-D twiddle of the reversed row along each row): the columns then read `src`.
                 self.launch(
                     stream,
@@ -203,20 +205,22 @@ impl SmallNtt {
         // NN and NR: the first pass is the N1-point columns (element n1 at word n1 N2 + n2).
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
-        if !needs_mid(log_n, ordering) {
-            // NR's rows are contiguous both ways and untwiddled: the columns into `dst`, then
-            // the rows there in place by the WSX tile kernel (loads straight into registers,
-            // no panel staging), as the columns pass's dependent launch. `mid` is not used.
-            self.panel(
-                stream,
-                first_pass(log1, log2)?,
-                dst,
-                log_n,
-                log2,
-                columns,
-                columns,
-                false,
-            )?;
+        // NR's rows on the tile kernel: the columns straight into `dst` (`mid` is not used).
+        let nr_on_tiles = !needs_mid(log_n, ordering);
+        self.panel(
+            stream,
+            first_pass(log1, log2)?,
+            if nr_on_tiles { dst } else { mid },
+            log_n,
+            log2,
+            columns,
+            columns,
+            false,
+        )?;
+        if nr_on_tiles {
+            // Contiguous both ways and untwiddled: the rows in place in `dst` by the WSX tile
+            // kernel (loads straight into registers, no panel staging), as the columns pass's
+            // dependent launch.
             return self.launch(
                 stream,
                 Kernel::Wsx,
@@ -230,16 +234,25 @@ impl SmallNtt {
                 true,
             );
         }
-        self.panel(
-            stream,
-            first_pass(log1, log2)?,
-            mid,
-            log_n,
-            log2,
-            columns,
-            columns,
-            false,
-        )?;
+        if !nr && log2 <= TILE_LOG && rows_on_panels("ZKNTT_SMALL_NN_ROWS_TILE") {
+            // Session A/B: NN as NR's rows plus a transpose. The rows of `mid` (k1 natural) in
+            // place on the tile kernel, bit-reversed out, then the N1 x N2 rows transposed into
+            // `dst` with their columns reversed back, as above 2^24.
+            self.launch(
+                stream,
+                Kernel::Wsx,
+                mid,
+                batch << log1,
+                log2,
+                direction,
+                scale,
+                None,
+                Ordering::NR,
+                true,
+            )?;
+            let (n1, n2) = (1 << log1, 1 << log2);
+            return transpose_words(&self.gpu, stream, mid, dst, n1, n2, batch, true);
+        }
         if log2 > TILE_LOG {
             // Rows of 2^13/2^14 on thread-block clusters, NR: whole segments in the bit-reversed
             // order (natural order would leave each row's outputs at stride N1): row j of `mid`
