@@ -549,7 +549,7 @@ pub fn two_d_panels_split(
                 None,
                 Some((&lo, &hi, b)),
             )?;
-        } else if crate::ntt::rows_on_tiles(ordering, a) {
+        } else if crate::ntt::rows_on_tiles(ordering, log_n, a) {
             // Rows of 2^10..2^12 in place on the WSX tile kernel (RN in, natural out).
             mid.copy_from_slice(data);
             wsx(args(a, None, Some((&lo, &hi, b))), &mut mid)?;
@@ -581,22 +581,23 @@ pub fn two_d_panels_split(
         if bit_reversed {
             data.copy_from_slice(&mid);
         } else {
-            // Row k1 of each matrix holds X[k1 + N1 k2] at rev(k2).
-            let (n1, n2) = (1usize << log1, 1usize << log2);
-            for (x, m) in data.chunks_mut(1 << log_n).zip(mid.chunks(1 << log_n)) {
-                for k1 in 0..n1 {
-                    for c in 0..n2 {
-                        x[k1 + n1 * bitrev(c as u32, log2) as usize] = m[k1 * n2 + c];
-                    }
-                }
-            }
+            transpose_rev_cols(data, &mid, log1, log2);
         }
         return Ok(());
     }
-    if crate::ntt::rows_on_tiles(ordering, log2) {
-        // NR's rows in place on the WSX tile kernel (bit-reversed out, untwiddled).
-        wsx(args(log2, scale, None), &mut mid)?;
-        data.copy_from_slice(&mid);
+    if crate::ntt::rows_on_tiles(ordering, log_n, log2) {
+        // The rows in place on the WSX tile kernel, bit-reversed out (untwiddled); NN then
+        // transposes them with the columns reversed back.
+        let rows = KernelArgs {
+            order: Ordering::NR,
+            ..args(log2, scale, None)
+        };
+        wsx(rows, &mut mid)?;
+        if bit_reversed {
+            data.copy_from_slice(&mid);
+        } else {
+            transpose_rev_cols(data, &mid, log1, log2);
+        }
         return Ok(());
     }
     let rows = PanelLayout { t: log2, e: 0 };
@@ -606,6 +607,19 @@ pub fn two_d_panels_split(
         PanelLayout { t: 0, e: log1 }
     };
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
+}
+
+/// NN's last step where the rows ran bit-reversed out (`transpose_words` with `rev_cols`): row k1
+/// of each matrix of `mid` holds X[k1 + N1 k2] at rev(k2); `data` gets X in natural order.
+fn transpose_rev_cols(data: &mut [u32], mid: &[u32], log1: u32, log2: u32) {
+    let (n1, n2) = (1usize << log1, 1usize << log2);
+    for (x, m) in data.chunks_mut(n1 * n2).zip(mid.chunks(n1 * n2)) {
+        for k1 in 0..n1 {
+            for c in 0..n2 {
+                x[k1 + n1 * bitrev(c as u32, log2) as usize] = m[k1 * n2 + c];
+            }
+        }
+    }
 }
 
 /// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N = C x
@@ -983,13 +997,36 @@ mod tests {
     fn rn_rows_on_tiles_twin_matches_reference() {
         // RN's rows of 2^10 on the tile kernel (`ntt::rows_on_tiles`), the 2-D twiddle of the
         // reversed row chained along each row, four rows a tile; a batch of two.
-        assert!(crate::ntt::rows_on_tiles(Ordering::RN, 10));
-        assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 9));
+        assert!(crate::ntt::rows_on_tiles(Ordering::RN, 19, 10));
+        assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 18, 9));
         let cases = [
             (ModMulForm::Montgomery, 19, 2),
             (ModMulForm::ShoupLazy, 20, 1),
         ];
         two_d_twin_matches_reference(&cases, two_d_panels, Ordering::RN);
+    }
+
+    #[test]
+    fn nn_rows_on_tiles_twin_matches_reference() {
+        // NN from 2^22: the rows on the tile kernel bit-reversed out, then the transpose that
+        // reverses the columns back.
+        assert!(crate::ntt::rows_on_tiles(Ordering::NN, 22, 11));
+        assert!(!crate::ntt::rows_on_tiles(Ordering::NN, 21, 11));
+        let x = random(SmallField::BabyBear, 1 << 22, 22);
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let want = expected(SmallField::BabyBear, &x, 22, dir, Ordering::NN);
+            let mut got = x.clone();
+            two_d_panels(
+                SmallField::BabyBear,
+                ModMulForm::ShoupLazy,
+                dir,
+                22,
+                &mut got,
+                Ordering::NN,
+            )
+            .unwrap();
+            assert!(got == want, "{dir:?}");
+        }
     }
 
     #[test]

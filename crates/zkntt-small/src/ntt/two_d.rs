@@ -5,12 +5,6 @@
 use super::panel::Layout;
 use super::{Kernel, NttParams, SmallNtt, Table, lock};
 
-/// Session-only switches for the A/B (benches/NOTES.md): `ZKNTT_SMALL_NR_ROWS_PANEL=1`,
-/// `ZKNTT_SMALL_RN_ROWS_PANEL=1` run NR's or RN's rows on the panel kernel as before;
-/// `ZKNTT_SMALL_NN_ROWS_TILE=1` runs NN's rows on the tile kernel, then a transpose.
-fn rows_on_panels(var: &str) -> bool {
-    std::env::var_os(var).is_some_and(|v| v == "1")
-}
 use crate::field::TILE_LOG;
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
@@ -37,32 +31,32 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
     (log2, log1)
 }
 
-/// Whether a 2-D pass's rows of 2^log_rows run in place on the WSX tile kernel: NR's (rows in
-/// and out, untwiddled) up to a tile, RN's (rows first, the 2-D twiddle chained along each
-/// reversed row) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows of 2^9 it
-/// reads word by word, slower than the panel's contiguous reads). NN's rows store columns.
-pub(crate) fn rows_on_tiles(ordering: Ordering, log_rows: u32) -> bool {
+/// Whether a 2-D transform of 2^log_n runs its rows of 2^log_rows in place on the WSX tile
+/// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
+/// out, untwiddled) up to a tile; RN's (rows first, the 2-D twiddle chained along each reversed
+/// row) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows of 2^9 it reads word by
+/// word, slower than the panel's contiguous reads); NN's from 2^22, bit-reversed out and then
+/// transposed with the columns reversed back (below 2^22 the extra pass costs more than the
+/// panel's rows-in, columns-out pass). benches/NOTES.md has the measurements.
+pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
     match ordering {
-        Ordering::NR => log_rows <= TILE_LOG && !rows_on_panels("ZKNTT_SMALL_NR_ROWS_PANEL"),
-        Ordering::RN => {
-            (10..=TILE_LOG).contains(&log_rows) && !rows_on_panels("ZKNTT_SMALL_RN_ROWS_PANEL")
-        }
-        _ => false,
+        Ordering::NR => log_rows <= TILE_LOG,
+        Ordering::RN => (10..=TILE_LOG).contains(&log_rows),
+        Ordering::NN => log_rows <= TILE_LOG && log_n >= 22,
     }
 }
 
-/// Whether [`SmallNtt::two_d_panels`] passes through `mid`: not where the rows run in place on
-/// the tile kernel ([`rows_on_tiles`]): NR to 2^24 (the columns first, written to `dst`, the
-/// rows then in place there) and RN at 2^19..2^24 (the rows first, in place in `src`, then the
-/// columns from there into `dst`).
+/// Whether [`SmallNtt::two_d_panels`] passes through `mid`: not where NR's or RN's rows run in
+/// place on the tile kernel ([`rows_on_tiles`]): NR to 2^24 (the columns first, written to
+/// `dst`, the rows then in place there) and RN at 2^19..2^24 (the rows first, in place in `src`,
+/// then the columns from there into `dst`).
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
     let (log1, log2) = two_d_split(log_n);
-    let log_rows = if ordering == Ordering::RN {
-        rn_split(log1, log2).0
-    } else {
-        log2
-    };
-    !rows_on_tiles(ordering, log_rows)
+    match ordering {
+        Ordering::NR => !rows_on_tiles(ordering, log_n, log2),
+        Ordering::RN => !rows_on_tiles(ordering, log_n, rn_split(log1, log2).0),
+        Ordering::NN => true,
+    }
 }
 
 impl SmallNtt {
@@ -89,7 +83,9 @@ impl SmallNtt {
     /// N = N1 x N2 (x[n1 N2 + n2], [`two_d_split`]); X[k1 + N1 k2] from two panel passes: the N1-point columns
     /// (stride N2) from `src` into the same places of `mid`, times w_N^(n2 k1); then the
     /// N2-point rows of `mid` into `dst` at stride N1. `mid` may be `src`; `dst` must not be `mid`.
-    /// Each buffer holds `batch` transforms of 2^log_n words.
+    /// Each buffer holds `batch` transforms of 2^log_n words. At 2^22..2^24 the rows run in
+    /// place in `mid` on the WSX tile kernel instead, bit-reversed out, and a transpose that
+    /// reverses the columns back writes `dst` ([`rows_on_tiles`]).
     ///
     /// `nr`: bit-reversed output, X[k] at rev_N(k) = rev_N1(k1) N2 + rev_N2(k2). The columns'
     /// entry k1 goes to row rev(k1) of `mid` instead of row k1; row j of `mid` (k1 = rev(j))
@@ -164,7 +160,7 @@ impl SmallNtt {
                     None,
                     Some((lo_ptr, hi_ptr, b)),
                 )?;
-            } else if !needs_mid(log_n, ordering) {
+            } else if rows_on_tiles(ordering, log_n, a) {
                 // Rows of 2^10..2^12 in place on the WSX tile kernel (its RN symbol chains the
                 // 2-D twiddle of the reversed row along each row): the columns then read `src`.
                 self.launch(
@@ -183,7 +179,11 @@ impl SmallNtt {
                 let rows = Layout { t: a, e: 0 };
                 self.panel(stream, first_pass(a, b)?, mid, log_n, b, rows, rows, false)?;
             }
-            let rows_at = if needs_mid(log_n, ordering) { mid } else { src };
+            let rows_at = if rows_on_tiles(ordering, log_n, a) {
+                src
+            } else {
+                mid
+            };
             let columns = Layout { t: 0, e: a };
             let second = NttParams {
                 order,
@@ -205,43 +205,27 @@ impl SmallNtt {
         // NN and NR: the first pass is the N1-point columns (element n1 at word n1 N2 + n2).
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
-        // NR's rows on the tile kernel: the columns straight into `dst` (`mid` is not used).
-        let nr_on_tiles = !needs_mid(log_n, ordering);
+        // Rows on the tile kernel: NR's in place in `dst`, where the columns go straight (`mid`
+        // is not used); NN's in place in `mid`, then transposed into `dst`.
+        let on_tiles = rows_on_tiles(ordering, log_n, log2);
+        let rows_at = if nr && on_tiles { dst } else { mid };
         self.panel(
             stream,
             first_pass(log1, log2)?,
-            if nr_on_tiles { dst } else { mid },
+            rows_at,
             log_n,
             log2,
             columns,
             columns,
             false,
         )?;
-        if nr_on_tiles {
-            // Contiguous both ways and untwiddled: the rows in place in `dst` by the WSX tile
-            // kernel (loads straight into registers, no panel staging), as the columns pass's
-            // dependent launch.
-            return self.launch(
-                stream,
-                Kernel::Wsx,
-                dst,
-                batch << log1,
-                log2,
-                direction,
-                scale,
-                None,
-                Ordering::NR,
-                true,
-            );
-        }
-        if !nr && log2 <= TILE_LOG && rows_on_panels("ZKNTT_SMALL_NN_ROWS_TILE") {
-            // Session A/B: NN as NR's rows plus a transpose. The rows of `mid` (k1 natural) in
-            // place on the tile kernel, bit-reversed out, then the N1 x N2 rows transposed into
-            // `dst` with their columns reversed back, as above 2^24.
+        if on_tiles {
+            // Rows in and rows out, contiguous, untwiddled: bit-reversed out (the tile stays in
+            // the DIF's order), as the columns pass's dependent launch.
             self.launch(
                 stream,
                 Kernel::Wsx,
-                mid,
+                rows_at,
                 batch << log1,
                 log2,
                 direction,
@@ -250,6 +234,11 @@ impl SmallNtt {
                 Ordering::NR,
                 true,
             )?;
+            if nr {
+                return Ok(());
+            }
+            // NN: row k1 holds X[k1 + N1 k2] at rev(k2); the N1 x N2 rows transposed with their
+            // columns reversed back, as above 2^24.
             let (n1, n2) = (1 << log1, 1 << log2);
             return transpose_words(&self.gpu, stream, mid, dst, n1, n2, batch, true);
         }
