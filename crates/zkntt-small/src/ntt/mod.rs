@@ -451,8 +451,9 @@ impl SmallNtt {
     /// single transforms and small batches of 2^13..2^16 take one cluster launch on sm_90
     /// ([`SmallNtt::takes_cluster`]). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
-    /// [`Kernel::Wsx`] two panel passes (into the scratch and back), with the others five passes
-    /// and a final copy back ([`SmallNtt::run_into`] avoids the copy).
+    /// [`Kernel::Wsx`] two passes (into the scratch and back; at 2^22..2^24 the rows in place in
+    /// the scratch on the tile kernel and a transpose back), with the others five passes and a
+    /// final copy back ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
         &self,
         data: &mut CudaSlice<u32>,
@@ -468,11 +469,11 @@ impl SmallNtt {
     /// reversed) or [`Ordering::RN`] (input element n at index rev(n), natural order out: the
     /// inverse of NR, so a forward NR and an inverse RN need no reordering between them).
     /// NR: the cluster kernel stores whole segments and the 2-D path's stores are contiguous in
-    /// both passes, so NR is the faster order at 2^14..2^19 and 2^21..2^24, level at 2^12/2^13,
-    /// 0-8% slower at 2^20 (measured on an H100: `benches/results/h100.md`). RN: one tile
-    /// launch to 2^12, one cluster launch to 2^16 where the batch is small, then two passes: the
-    /// rows of the input as it lies (panels to 2^24; above, 2^13/2^14-point rows on clusters),
-    /// then the columns in panels. NR and RN
+    /// both passes (its rows in place on the tile kernel to 2^24, so no scratch), so NR is the
+    /// fastest order from 2^17 (`benches/results/h100.md`). RN: one tile launch to 2^12, one
+    /// cluster launch to 2^16 where the batch is small, then two passes: the rows of the input
+    /// as it lies (panels at 2^17/2^18, in place on the tile kernel at 2^19..2^24 with no
+    /// scratch; above, 2^13/2^14-point rows on clusters), then the columns in panels. NR and RN
     /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
     pub fn run_ordered(
         &self,
@@ -552,7 +553,7 @@ impl SmallNtt {
     }
 
     /// In place at device address `d` (`len` words, `batch` transforms): one tile launch, one
-    /// cluster launch, or (WSX) the two panel passes through the scratch. The callers have
+    /// cluster launch, or (WSX) the 2-D passes (through the scratch where they need it). The callers have
     /// checked `ordering` against `kernel` (`check_ordering`).
     #[allow(clippy::too_many_arguments)]
     fn run_at(

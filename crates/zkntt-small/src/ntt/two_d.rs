@@ -1,5 +1,6 @@
 //! Sizes above one tile (2^13..2^26): the 2-D decomposition N = N1 x N2. With the WSX kernel,
-//! two panel passes (the transposes folded into their loads and stores), the rows on clusters
+//! two passes: panel passes (the transposes folded into their loads and stores), rows that are
+//! contiguous both ways in place on the WSX tile kernel ([`rows_on_tiles`]), the rows on clusters
 //! above 2^24; with the others (up to 2^24), five passes: three transposes and the one-tile kernels.
 
 use super::panel::Layout;
