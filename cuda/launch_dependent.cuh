@@ -1,5 +1,5 @@
 // Programmatic dependent launch (sm_90+), shared by the big-field NTT kernels (cuda/ntt) and the
-// small-word panel kernel (cuda/small/ntt_panel.cu). A kernel calls `wait_for_previous_grid`
+// small-word panel and tile kernels (cuda/small/ntt_panel.cu, ntt_wsx.cu). A kernel calls `wait_for_previous_grid`
 // before its first global memory access: it returns once the previous kernel of the stream has
 // finished and its writes are visible. `allow_dependent_launch`, called once a block's global
 // reads are done, lets the next kernel be launched (its blocks scheduled) once every block of this

@@ -58,7 +58,7 @@ struct NttParams {
     uint32_t post_log_rows; // 2-D: t above is the transform index modulo 2^post_log_rows
     uint32_t order;         // 0: natural in and out (NN); 1: output bit-reversed (NR); 2: input (RN)
     uint32_t dependent;     // the tile kernel: 1 when launched as a programmatic dependent of the
-                            //   previous kernel (it waits for that grid before its first global access)
+                            //   previous kernel (it waits for that grid before it touches the data)
 };
 
 // ---- forms as twiddle policies: how a twiddle is stored and how x * twiddle is computed ----

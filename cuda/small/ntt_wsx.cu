@@ -48,7 +48,7 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
     // RN from 2^10: a thread's input is runs of 16-byte words (`load_rn_runs`).
     const bool runs = RN && log_n >= 10 && (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
 
-    // The 2-D path's NR rows pass follows the columns pass as its dependent launch.
+    // The 2-D path's NR and NN rows follow the columns pass as its dependent launch.
     if (p.dependent) wait_for_previous_grid();
     for (uint64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t* base = p.data + (tile << TILE_LOG);
@@ -108,9 +108,10 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
                 if (full || (tid | r << 8) < valid) dst[r << 8] = Form::LAZY ? reduce_once(x, F::Q) : x;
             }
         } else if (RN && p.post_lo != nullptr) {
-            // The 2-D path's RN rows (2^9..2^12, `two_d_panels`): row t holds column rev(t) of
-            // the matrix, so its output e takes w_M^(rev(t) e). The thread's words of a row,
-            // e = tid + 256 m (m < C = 2^(log_n - 8)), chain from w^(n2 tid) by w^(256 n2).
+            // The 2-D path's RN rows (log_n > 8; the host sends 2^10..2^12, `two_d_panels`):
+            // row t holds column rev(t) of the matrix, so its output e takes w_M^(rev(t) e). The
+            // thread's words of a row, e = tid + 256 m (m < C = 2^(log_n - 8)), chain from
+            // w^(n2 tid) by w^(256 n2).
             const uint64_t first_transform = (tile << TILE_LOG) >> log_n;
             const uint32_t c_mask = (1u << (log_n - 8)) - 1;
             const uint64_t row_mask = (1ull << p.post_log_rows) - 1;

@@ -474,10 +474,11 @@ impl TwoDTables {
 
 /// The 2-D transform of `SmallNtt::run` with the WSX kernel above one tile (`two_d_panels`): N =
 /// N1 x N2, the N1-point columns times w_N^(n2 k1) in place, then the N2-point rows out at
-/// stride N1, each pass by [`panel`]. `data` holds whole transforms of 2^log_n. `ordering` NR:
-/// the columns' entry k1 to row rev(k1), then rows in and rows out, entry k2 at rev(k2). RN: the
-/// input's rows (column rev(r) of the matrix, bit-reversed) in and out times w_N^(rev(r) k1),
-/// then the columns (entry n2 at row rev(n2)) in and out.
+/// stride N1, each pass by [`panel`] or, where `ntt::rows_on_tiles` puts the rows on the tile
+/// kernel, the rows by [`wsx`] (NN's then transposed back). `data` holds whole transforms of
+/// 2^log_n. `ordering` NR: the columns' entry k1 to row rev(k1), then rows in and rows out,
+/// entry k2 at rev(k2). RN: the input's rows (column rev(r) of the matrix, bit-reversed) in and
+/// out times w_N^(rev(r) k1), then the columns (entry n2 at row rev(n2)) in and out.
 ///
 /// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) NN and NR run the
 /// rows as the cluster kernel runs them, bit-reversed out, then (natural order) a transpose into

@@ -135,8 +135,9 @@ struct NttParams {
     post_log_rows: u32,
     /// [`order_code`]: 0 NN, 1 output bit-reversed (NR), 2 input bit-reversed (RN).
     order: u32,
-    /// 1: the tile kernel waits for the stream's previous grid before its first global access
-    /// (a programmatic dependent launch; [`SmallNtt::launch`] sets the attribute with it).
+    /// 1: the tile kernel waits for the stream's previous grid before it reads or writes the
+    /// data (a programmatic dependent launch; [`SmallNtt::launch`] sets the attribute with it).
+    /// It reads only its constant tables before.
     dependent: u32,
 }
 
@@ -383,7 +384,8 @@ impl SmallNtt {
     }
 
     /// One launch over `batch` transforms of 2^log_n (<= 2^12) at `data` on `stream`, in
-    /// `ordering` (NR and RN: the WSX kernel, without `post`).
+    /// `ordering` (NR and RN: the WSX kernel; NR without `post`, RN with it only as the 2-D
+    /// path's rows of 2^9..2^12, the 2-D twiddle's transform index reversed).
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
@@ -451,7 +453,7 @@ impl SmallNtt {
     /// single transforms and small batches of 2^13..2^16 take one cluster launch on sm_90
     /// ([`SmallNtt::takes_cluster`]). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
-    /// [`Kernel::Wsx`] two passes (into the scratch and back; at 2^22..2^24 the rows in place in
+    /// [`Kernel::Wsx`] two passes (into the scratch and back; at 2^22..2^24 three, the rows in place in
     /// the scratch on the tile kernel and a transpose back), with the others five passes and a
     /// final copy back ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
@@ -472,7 +474,7 @@ impl SmallNtt {
     /// both passes (its rows in place on the tile kernel to 2^24, so no scratch), so NR is the
     /// fastest order from 2^17 (`benches/results/h100.md`). RN: one tile launch to 2^12, one
     /// cluster launch to 2^16 where the batch is small, then two passes: the rows of the input
-    /// as it lies (panels at 2^17/2^18, in place on the tile kernel at 2^19..2^24 with no
+    /// as it lies (panels below 2^19, in place on the tile kernel at 2^19..2^24 with no
     /// scratch; above, 2^13/2^14-point rows on clusters), then the columns in panels. NR and RN
     /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
     pub fn run_ordered(
@@ -598,8 +600,8 @@ impl SmallNtt {
         if !two_d::needs_mid(log_n, ordering) {
             return self.two_d_panels(stream, d, d, d, log_n, batch, direction, ordering);
         }
-        // The first pass from `d` into the scratch, the second back into `d` (NN, NR: columns,
-        // then rows; RN: rows, then columns): no copy. The guard is held while the passes are
+        // Through the scratch and back into `d` (NN, NR: columns, then rows, NN's rows at
+        // 2^22..2^24 in the scratch and then a transpose back; RN: rows, then columns): no copy. The guard is held while the passes are
         // queued (a larger scratch replaces this one stream-ordered).
         let scratch = self.scratch(len)?;
         let m = scratch
@@ -644,7 +646,8 @@ impl SmallNtt {
             );
         }
         if kernel == Kernel::Wsx {
-            // The first pass in place in `input`, the second into `output`.
+            // The first pass in place in `input` (NR's to 2^24 straight into `output`, its rows
+            // then in place there), the rest into `output`.
             let (i, _g1) = input.device_ptr_mut(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             return self.two_d_panels(&stream, i, i, o, log_n, batch, direction, ordering);

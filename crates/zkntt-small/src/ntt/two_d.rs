@@ -81,7 +81,7 @@ impl SmallNtt {
         Ok((lo.ptr, hi.ptr))
     }
 
-    /// N = N1 x N2 (x[n1 N2 + n2], [`two_d_split`]); X[k1 + N1 k2] from two panel passes: the N1-point columns
+    /// N = N1 x N2 (x[n1 N2 + n2], [`two_d_split`]); X[k1 + N1 k2] from two passes: the N1-point columns
     /// (stride N2) from `src` into the same places of `mid`, times w_N^(n2 k1); then the
     /// N2-point rows of `mid` into `dst` at stride N1. `mid` may be `src`; `dst` must not be `mid`.
     /// Each buffer holds `batch` transforms of 2^log_n words. At 2^22..2^24 the rows run in
