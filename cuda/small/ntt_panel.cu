@@ -278,6 +278,34 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t l
     }
 }
 
+// The RN kernel's columns load with the 2-D twiddle (the 2-D path's second pass where its rows
+// ran on the tile kernel untwiddled): the thread's transform u (column k1 = u mod
+// 2^post_log_rows) has elements e + k de at rows rev(e) + rev(k), and element n2 takes
+// w^(k1 n2): a chain from w^(k1 e) by w^(k1 de), applied between the reads and the panel's
+// writes. The columns pass hides these products (its time is latency, not instructions), where
+// the tile kernel's rows pass paid for them (benches/NOTES.md). The store then only scales.
+template <class F, class Form, uint32_t GROUPS>
+__device__ __forceinline__ void load_rn_twiddled(const Form& f, const NttParams& p, const Walk& in,
+                                                 uint32_t* panel, uint32_t log_n, uint32_t stride,
+                                                 uint64_t u0) {
+    constexpr uint32_t ROUND = 16;
+    const uint32_t k1 = (uint32_t)((u0 + in.uo) & ((1ull << p.post_log_rows) - 1));
+    TwiddleChain<F::Q> chain = {post_mont<F, Form>(f, p, k1 * in.e, false),
+                                post_mont<F, Form>(f, p, k1 * in.de, false)};
+#pragma unroll
+    for (uint32_t k0 = 0; k0 < LOADS<GROUPS>; k0 += ROUND) {
+        uint32_t x[ROUND];
+#pragma unroll
+        for (uint32_t k = 0; k < ROUND; k++) {
+            x[k] = exists(in, k0 + k) ? in.ptr[rev_bits<LOG_LOADS<GROUPS>>(k0 + k) * in.step] : 0;
+        }
+#pragma unroll
+        for (uint32_t k = 0; k < ROUND; k++) {
+            panel[smem_at<true, GROUPS>(in, k0 + k, log_n, stride)] = chain.apply(x[k]);
+        }
+    }
+}
+
 // The RN kernel's rows load (one tile, 256 threads, rows of 2^log_n >= 2^6): the reads stay
 // contiguous and the reversal moves into the shared-memory write. Thread tid reads runs of RUN
 // contiguous words, run tid + 256 kk (a warp's runs back to back), and writes panel word i (row
@@ -336,12 +364,14 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     // products over the reversed row bits (`Leave::Bits`).
     // Bits needs 2^post_log_rows >= the panel's 4096 / 2^log_n rows (the 2-D path's always are).
     const bool bits = log_n + p.post_log_rows >= TILE_LOG;
+    // RN with columns in: the 2-D twiddles go on the loads (`load_rn_twiddled`), not the store.
+    const bool load_twiddled = RN && in_fast && p.post_lo != nullptr;
     const Leave leave = !NR && !out_fast ? (RN && p.post_lo != nullptr ? (log_n >= 10 ? Leave::Rows
                                                                           : bits       ? Leave::Bits
                                                                                        : Leave::Any)
                                                                        : Leave::Any)
-                        : p.post_lo == nullptr ? (p.has_scale ? Leave::Scale : Leave::Plain)
-                                               : Leave::Chain;
+                        : p.post_lo == nullptr || load_twiddled ? (p.has_scale ? Leave::Scale : Leave::Plain)
+                                                                : Leave::Chain;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
     const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;  // RN rows: 16-byte loads
 
@@ -356,7 +386,15 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         asm volatile("" : "+r"(tid));
         const Walk in = walk(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail, RN && in_fast);
         if (in_fast) {
-            load<true, RN, GROUPS>(in, panel, log_n, stride);
+            if constexpr (RN) {
+                if (load_twiddled) {
+                    load_rn_twiddled<F, Form, GROUPS>(f, p, in, panel, log_n, stride, u0);
+                } else {
+                    load<true, true, GROUPS>(in, panel, log_n, stride);
+                }
+            } else {
+                load<true, false, GROUPS>(in, panel, log_n, stride);
+            }
         } else if constexpr (RN && GROUPS == 1) {
             if (log_n <= 9) {
                 load_rn_rows<1>(in, panel, log_n, vec);
@@ -434,8 +472,9 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 // dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n transforms).
 // log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
 // transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g). The NR kernel: 2-D twiddles only
-// where the output is columns. The RN kernel: input element e at rev(e); its 2-D twiddle takes
-// n2 = rev(t mod 2^post_log_rows).
+// where the output is columns. The RN kernel: input element e at rev(e); with rows in, its 2-D
+// twiddle takes n2 = rev(t mod 2^post_log_rows) on the store; with columns in, element e of
+// transform t takes w^((t mod 2^post_log_rows) e) on the load.
 #define ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, NAME, NR, RN)                                          \
     extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
         NAME(const zkntt::small::panel::PanelParams p) {                                            \

@@ -107,26 +107,6 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
                 const uint32_t x = smem[c.s_m1 ^ slot(r << 8)];
                 if (full || (tid | r << 8) < valid) dst[r << 8] = Form::LAZY ? reduce_once(x, F::Q) : x;
             }
-        } else if (RN && p.post_lo != nullptr) {
-            // The 2-D path's RN rows (log_n > 8; the host sends 2^10..2^12, `two_d_panels`):
-            // row t holds column rev(t) of the matrix, so its output e takes w_M^(rev(t) e). The
-            // thread's words of a row, e = tid + 256 m (m < C = 2^(log_n - 8)), chain from
-            // w^(n2 tid) by w^(256 n2).
-            const uint64_t first_transform = (tile << TILE_LOG) >> log_n;
-            const uint32_t c_mask = (1u << (log_n - 8)) - 1;
-            const uint64_t row_mask = (1ull << p.post_log_rows) - 1;
-            TwiddleChain<F::Q> chain;
-#pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r++) {
-                const uint32_t g = tid | r << 8;
-                if ((r & c_mask) == 0) {
-                    const uint32_t row = (uint32_t)((first_transform + (g >> log_n)) & row_mask);
-                    const uint32_t n2 = bitrev(row, p.post_log_rows);
-                    chain = {post_mont<F, Form>(f, p, n2 * tid, true), post_mont<F, Form>(f, p, n2 << 8, false)};
-                }
-                const uint32_t x = smem[c.s_m1 ^ slot(r << 8)];
-                if (full || g < valid) dst[r << 8] = chain.apply(x);
-            }
         } else {
             const uint64_t first_transform = (tile << TILE_LOG) >> log_n;
 #pragma unroll
@@ -147,8 +127,7 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
 // Launch: 256 threads per block (required), any grid (grid-stride over 4096-element tiles; a
 // tile of batch << log_n elements). small_ntt_wsx_*: p.order 0, natural in and out, or 1 (NR),
 // bit-reversed out (then without 2-D twiddles); small_ntt_wsx_rn_*: p.order 2 (RN), bit-reversed
-// in, natural out, its 2-D twiddles (log_n 9..12) taking n2 = rev(t mod 2^post_log_rows) for
-// transform t. In place, log_n in 0..12.
+// in, natural out. In place, log_n in 0..12.
 #define ZKNTT_SMALL_WSX(FIELD, FORM, NAME)                                                            \
     extern "C" __global__ void __launch_bounds__(256, 4)                                            \
         small_ntt_wsx_##NAME(const zkntt::small::NttParams p) {                                      \

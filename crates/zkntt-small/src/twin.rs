@@ -96,7 +96,15 @@ impl Ctx<'_> {
             reduce_once(self.mul(x, w), q)
         }
     }
-    fn finish(&self, mut x: u32, t: u64, k: u32) -> u32 {
+    /// x times w^((t mod 2^log_rows) k) from the 2-D tables, canonical (the RN columns load's
+    /// twiddle chain, `load_rn_twiddled`).
+    fn twiddled(&self, x: u32, t: u64, k: u32) -> u32 {
+        let q = self.m.q;
+        let x = self.post(x, t, k);
+        if self.lazy { reduce_once(x, q) } else { x }
+    }
+    /// The 2-D twiddle part of [`Ctx::finish`].
+    fn post(&self, mut x: u32, t: u64, k: u32) -> u32 {
         let q = self.m.q;
         if let Some((lo, hi, log_rows)) = self.args.post {
             let e = ((t & ((1u64 << log_rows) - 1)) as u32).wrapping_mul(k);
@@ -109,6 +117,14 @@ impl Ctx<'_> {
                 x = reduce_once(x, q);
             }
         }
+        x
+    }
+    fn finish(&self, x: u32, t: u64, k: u32) -> u32 {
+        self.scale(self.post(x, t, k))
+    }
+    /// The scale and the final reduction of [`Ctx::finish`], without the 2-D twiddle.
+    fn scale(&self, mut x: u32) -> u32 {
+        let q = self.m.q;
         if let Some(s) = self.args.scale {
             x = self.mul(x, s);
         }
@@ -205,12 +221,7 @@ fn wsx_with(args: KernelArgs<'_>, data: &mut [u32], exchange: bool) -> Result<()
             } else {
                 g
             };
-            let mut t = first + (g >> log_n) as u64;
-            // RN with 2-D twiddles (the 2-D path's rows): n2 = rev(t mod 2^log_rows).
-            if let (true, Some((_, _, log_rows))) = (rn, args.post) {
-                t = bitrev((t & ((1u64 << log_rows) - 1)) as u32, log_rows) as u64;
-            }
-            *out = c.finish(res[at as usize], t, g & low);
+            *out = c.finish(res[at as usize], first + (g >> log_n) as u64, g & low);
         }
     }
     Ok(())
@@ -397,6 +408,9 @@ pub fn panel(
     let panel_word = |uo: u32, e: u32| -> usize {
         slot(((uo & ((1 << log_tpt) - 1)) << log_n) | e) * stride + (uo >> log_tpt) as usize
     };
+    // RN with columns in: the 2-D twiddle w^((u mod 2^log_rows) e) on the load, the store only
+    // scales (`load_rn_twiddled`).
+    let rn_load_twiddled = args.order == Ordering::RN && input_layout.t == 0 && args.post.is_some();
     let mut smem = vec![0u32; TILE * stride];
     for u0 in (0..count).step_by(1 << log_tp) {
         for i in 0..1u32 << panel_log {
@@ -408,7 +422,12 @@ pub fn panel(
                 e
             };
             smem[panel_word(uo, e)] = if u < count {
-                input[word(u, at, input_layout)]
+                let x = input[word(u, at, input_layout)];
+                if rn_load_twiddled {
+                    c.twiddled(x, u, e)
+                } else {
+                    x
+                }
             } else {
                 0
             };
@@ -428,14 +447,19 @@ pub fn panel(
                 } else {
                     e
                 };
-                // The 2-D twiddle's transform index (reversed in RN).
-                let t = match (args.order, args.post) {
-                    (Ordering::RN, Some((_, _, log_rows))) => {
-                        bitrev((u & ((1 << log_rows) - 1)) as u32, log_rows) as u64
-                    }
-                    _ => u,
+                let x = smem[panel_word(uo, e)];
+                out[word(u, at, out_layout)] = if rn_load_twiddled {
+                    c.scale(x)
+                } else {
+                    // The 2-D twiddle's transform index (reversed in RN).
+                    let t = match (args.order, args.post) {
+                        (Ordering::RN, Some((_, _, log_rows))) => {
+                            bitrev((u & ((1 << log_rows) - 1)) as u32, log_rows) as u64
+                        }
+                        _ => u,
+                    };
+                    c.finish(x, t, e)
                 };
-                out[word(u, at, out_layout)] = c.finish(smem[panel_word(uo, e)], t, e);
             }
         }
     }
@@ -551,9 +575,13 @@ pub fn two_d_panels_split(
                 Some((&lo, &hi, b)),
             )?;
         } else if crate::ntt::rows_on_tiles(ordering, log_n, a) {
-            // Rows of 2^10..2^12 in place on the WSX tile kernel (RN in, natural out).
+            // Rows of 2^10..2^12 in place on the WSX tile kernel (RN in, natural out),
+            // untwiddled; the columns take the 2-D twiddle on their loads.
             mid.copy_from_slice(data);
-            wsx(args(a, None, Some((&lo, &hi, b))), &mut mid)?;
+            wsx(args(a, None, None), &mut mid)?;
+            let columns = PanelLayout { t: 0, e: a };
+            let second = args(b, scale, Some((&lo, &hi, a)));
+            return panel(second, &mid, data, log_n, a, columns, columns);
         } else {
             let rows = PanelLayout { t: a, e: 0 };
             let first = args(a, None, Some((&lo, &hi, b)));

@@ -384,8 +384,7 @@ impl SmallNtt {
     }
 
     /// One launch over `batch` transforms of 2^log_n (<= 2^12) at `data` on `stream`, in
-    /// `ordering` (NR and RN: the WSX kernel; NR without `post`, RN with it only as the 2-D
-    /// path's rows of 2^9..2^12, the 2-D twiddle's transform index reversed).
+    /// `ordering` (NR and RN: the WSX kernel, without `post`).
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
@@ -400,13 +399,7 @@ impl SmallNtt {
         ordering: Ordering,
         dependent: bool,
     ) -> Result<()> {
-        // NR without 2-D twiddles; RN's with them only as the 2-D path's rows (2^10..2^12; the
-        // kernel takes 2^9..2^12).
-        debug_assert!(
-            ordering == Ordering::NN
-                || (kernel == Kernel::Wsx
-                    && (post.is_none() || (ordering == Ordering::RN && log_n >= 9)))
-        );
+        debug_assert!(ordering == Ordering::NN || (kernel == Kernel::Wsx && post.is_none()));
         debug_assert!(
             !dependent || kernel == Kernel::Wsx,
             "only the WSX kernel waits"

@@ -34,8 +34,8 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
 
 /// Whether a 2-D transform of 2^log_n runs its rows of 2^log_rows in place on the WSX tile
 /// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
-/// out, untwiddled) up to a tile; RN's (rows first, the 2-D twiddle chained along each reversed
-/// row) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows of 2^9 it reads word by
+/// out, untwiddled) up to a tile; RN's (rows first, untwiddled: the columns pass applies the 2-D
+/// twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows of 2^9 it reads word by
 /// word, slower than the panel's contiguous reads); NN's from 2^22, bit-reversed out and then
 /// transposed with the columns reversed back (below 2^22 the extra pass costs more than the
 /// panel's rows-in, columns-out pass). benches/NOTES.md has the measurements.
@@ -162,8 +162,8 @@ impl SmallNtt {
                     Some((lo_ptr, hi_ptr, b)),
                 )?;
             } else if rows_on_tiles(ordering, log_n, a) {
-                // Rows of 2^10..2^12 in place on the WSX tile kernel (its RN symbol chains the
-                // 2-D twiddle of the reversed row along each row): the columns then read `src`.
+                // Rows of 2^10..2^12 in place on the WSX tile kernel, untwiddled: the columns
+                // pass applies the 2-D twiddle on its loads and reads them there.
                 self.launch(
                     stream,
                     Kernel::Wsx,
@@ -172,7 +172,7 @@ impl SmallNtt {
                     a,
                     direction,
                     None,
-                    Some((lo_ptr, hi_ptr, b)),
+                    None,
                     Ordering::RN,
                     false,
                 )?;
@@ -180,15 +180,14 @@ impl SmallNtt {
                 let rows = Layout { t: a, e: 0 };
                 self.panel(stream, first_pass(a, b)?, mid, log_n, b, rows, rows, false)?;
             }
-            let rows_at = if rows_on_tiles(ordering, log_n, a) {
-                src
-            } else {
-                mid
-            };
+            let on_tiles = rows_on_tiles(ordering, log_n, a);
+            let rows_at = if on_tiles { src } else { mid };
             let columns = Layout { t: 0, e: a };
+            // Column k1's element n2 takes w_N^(k1 n2) on the load where the rows went untwiddled.
+            let post = on_tiles.then_some((lo_ptr, hi_ptr, a));
             let second = NttParams {
                 order,
-                ..self.params(tw, rows_at, batch << a, b, scale, None)?
+                ..self.params(tw, rows_at, batch << a, b, scale, post)?
             };
             // A dependent launch after the panel and tile passes only: the cluster kernel does
             // not signal its dependents early, so the column pass simply follows it.
