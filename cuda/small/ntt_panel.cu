@@ -7,7 +7,7 @@
 // transforms are columns, consecutive elements when they are rows), runs the WSX layers
 // (wsx_tile.cuh) on its tiles side by side, one per 256 threads (T = 8: two groups of 4, one after
 // the other), and stores it in the order contiguous at the destination, applying the 2-D twiddle
-// and scale on the way out. Tile j of the panel is column j of `panel[slot(p) * stride]`, stride
+// and scale on the way out (the RN kernel with columns in: the twiddle on the way in). Tile j of the panel is column j of `panel[slot(p) * stride]`, stride
 // T + 1 (odd) for T > 1. The host chooses T (1, 2, 4 or 8) so that a panel holds at least 8
 // transforms where the size allows: a column load or store then moves a 32-byte sector a row.
 // The second pass is a programmatic dependent launch of the first on sm_90+.
@@ -24,10 +24,12 @@
 // input layout, and the store is natural. Columns in: the mirror of NR's column store (a thread's
 // word k from row rev(e) + rev(k), the same 32-byte runs); rows in (`load_rn_rows`): contiguous
 // reads, the reversal in the shared-memory write.
-// Its 2-D twiddle w^(n2 k) takes n2 = rev(t) for transform t mod 2^post_log_rows: the 2-D path's
-// RN first pass runs the rows of the input as it lies, row t holding column rev(t) of the matrix
-// (chained along the row from 2^10, `Leave::Rows`; below, products over the row's reversed bits,
-// `Leave::Bits`).
+// Rows in, its 2-D twiddle w^(n2 k) takes n2 = rev(t) for transform t mod 2^post_log_rows: the
+// 2-D path's RN first pass runs the rows of the input as it lies, row t holding column rev(t) of
+// the matrix (chained along the row from 2^10, `Leave::Rows`; below, products over the row's
+// reversed bits, `Leave::Bits`). Columns in (the second pass where the rows ran untwiddled on
+// the tile kernel), element e of transform t takes w^((t mod 2^post_log_rows) e) on the load
+// (`load_rn_twiddled`).
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 

@@ -22,7 +22,8 @@ pub struct KernelArgs<'a> {
     pub twiddles: &'a Encoded,
     /// Every output times this (the inverse's 1/N), encoded.
     pub scale: Option<[u32; 2]>,
-    /// 2-D twiddles (lo, hi) and log2 of the rows per matrix: output (t, k) times w^(t*k).
+    /// 2-D twiddles (lo, hi) and log2 of the rows per matrix: output (t, k) times w^(t*k) (the
+    /// panel's RN: see [`panel`]).
     pub post: Option<(&'a Encoded, &'a Encoded, u32)>,
     /// `NttParams::order` (the WSX and panel kernels): NN; NR, each transform's output k at
     /// position rev(k), the low log_n bits reversed; or RN, its input n read from position rev(n).
@@ -364,7 +365,8 @@ pub struct PanelLayout {
 /// in `input`, each tile through the WSX layers in place, stored in the order contiguous in `out`.
 /// In NR (`args.order`) output e of transform u goes to position rev(e) of `out`'s layout (2-D
 /// twiddles only with columns out, as the NR kernel); in RN (the RN kernel) input e is read from
-/// position rev(e) of `input`'s, and the 2-D twiddle w^(n2 k) takes n2 = rev(u mod 2^log_rows).
+/// position rev(e) of `input`'s, and the 2-D twiddle w^(n2 k) takes n2 = rev(u mod 2^log_rows)
+/// on the store, or with columns in, w^((u mod 2^log_rows) e) on the load.
 #[allow(clippy::too_many_arguments)]
 pub fn panel(
     args: KernelArgs<'_>,
@@ -502,7 +504,8 @@ impl TwoDTables {
 /// kernel, the rows by [`wsx`] (NN's then transposed back). `data` holds whole transforms of
 /// 2^log_n. `ordering` NR: the columns' entry k1 to row rev(k1), then rows in and rows out,
 /// entry k2 at rev(k2). RN: the input's rows (column rev(r) of the matrix, bit-reversed) in and
-/// out times w_N^(rev(r) k1), then the columns (entry n2 at row rev(n2)) in and out.
+/// out times w_N^(rev(r) k1), then the columns (entry n2 at row rev(n2)) in and out; where the
+/// rows run on the tile kernel, untwiddled, the columns take w_N^(n2 k1) on their loads.
 ///
 /// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) NN and NR run the
 /// rows as the cluster kernel runs them, bit-reversed out, then (natural order) a transpose into
@@ -1024,8 +1027,8 @@ mod tests {
 
     #[test]
     fn rn_rows_on_tiles_twin_matches_reference() {
-        // RN's rows of 2^10 on the tile kernel (`ntt::rows_on_tiles`), the 2-D twiddle of the
-        // reversed row chained along each row, four rows a tile; a batch of two.
+        // RN's rows of 2^10 on the tile kernel (`ntt::rows_on_tiles`), untwiddled, four rows a
+        // tile, the 2-D twiddle on the columns pass's loads; a batch of two.
         assert!(crate::ntt::rows_on_tiles(Ordering::RN, 19, 10));
         assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 18, 9));
         let cases = [

@@ -113,9 +113,10 @@ impl SmallNtt {
     /// `dependent`: launched as a programmatic dependent of the stream's previous kernel (sm_90+),
     /// so its blocks set up while that one drains. `params.order` 1 takes the NR kernel: output
     /// element e of each transform at position rev(e) of `output` (2-D twiddles only with
-    /// columns out); 2 the RN kernel: input element e at position rev(e) of `input`, and the
-    /// 2-D twiddle w^(n2 k) with n2 = rev(t) for transform t mod 2^post_log_rows (rows only both
-    /// in and out).
+    /// columns out); 2 the RN kernel: input element e at position rev(e) of `input` (rows only
+    /// both in and out, or columns both in and out), and the 2-D twiddle: with rows, w^(n2 k) on
+    /// the store with n2 = rev(t) for transform t mod 2^post_log_rows; with columns, w^(t' e) on
+    /// the load, t' = t mod 2^post_log_rows.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn panel(
         &self,

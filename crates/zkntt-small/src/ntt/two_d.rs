@@ -34,11 +34,12 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
 
 /// Whether a 2-D transform of 2^log_n runs its rows of 2^log_rows in place on the WSX tile
 /// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
-/// out, untwiddled) up to a tile; RN's (rows first, untwiddled: the columns pass applies the 2-D
-/// twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows of 2^9 it reads word by
-/// word, slower than the panel's contiguous reads); NN's from 2^22, bit-reversed out and then
-/// transposed with the columns reversed back (below 2^22 the extra pass costs more than the
-/// panel's rows-in, columns-out pass). benches/NOTES.md has the measurements.
+/// out, untwiddled) up to a tile; RN's (rows first, untwiddled: the columns pass applies the
+/// 2-D twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows
+/// of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's from 2^22,
+/// bit-reversed out and then transposed with the columns reversed back (below 2^22 the extra
+/// pass costs more than the panel's rows-in, columns-out pass). benches/NOTES.md has the
+/// measurements.
 pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
     match ordering {
         Ordering::NR => log_rows <= TILE_LOG,
@@ -107,10 +108,10 @@ impl SmallNtt {
     /// second transforms the N2-point columns k1 of `mid` (stride N1, entry n2 at row rev(n2))
     /// with bit-reversed input into the same places of `dst`: X[k1 + N1 k2] at row k2, column
     /// k1, natural order. At 2^19..2^24 (rows of 2^10..2^12) the rows transform in place in `src`
-    /// on the WSX tile kernel and the columns read them there ([`needs_mid`]: `mid` is not
-    /// used). Above 2^24 N1 is the 2^13/2^14 points and N2 a tile: the rows run on
-    /// the cluster kernel (RN in, natural out, the 2-D twiddle on its stores), the columns in
-    /// panels as below.
+    /// on the WSX tile kernel, untwiddled, and the columns read them there, column k1's entry n2
+    /// taking w_N^(n2 k1) on the load ([`needs_mid`]: `mid` is not used). Above 2^24 N1 is the
+    /// 2^13/2^14 points and N2 a tile: the rows run on the cluster kernel (RN in, natural out,
+    /// the 2-D twiddle on its stores), the columns in panels as below.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn two_d_panels(
         &self,
@@ -144,7 +145,8 @@ impl SmallNtt {
             })
         };
         if ordering == Ordering::RN {
-            // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t), columns of 2^b.
+            // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t, or untwiddled on the
+            // tile kernel with the twiddle on the columns' loads), columns of 2^b.
             let (a, b) = rn_split(log1, log2);
             if a > TILE_LOG {
                 // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
