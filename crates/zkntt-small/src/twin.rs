@@ -596,35 +596,30 @@ pub fn two_d_panels_split(
     let columns = PanelLayout { t: 0, e: log2 };
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
-    if log2 > TILE_LOG {
-        // The rows bit-reversed out (the cluster kernel's whole-segment stores); NN then
-        // transposes with the columns reversed back.
-        let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-        cluster_rows(
-            field,
-            form,
-            direction,
-            log2,
-            &mut mid,
-            Ordering::NR,
-            scale_log_n,
-            None,
-        )?;
-        if bit_reversed {
-            data.copy_from_slice(&mid);
+    let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, log2);
+    if on_tiles || log2 > TILE_LOG {
+        // The rows bit-reversed out: in place on the WSX tile kernel (untwiddled), or above a
+        // tile as the cluster kernel runs them (whole-segment stores); NN then transposes with
+        // the columns reversed back.
+        if on_tiles {
+            let rows = KernelArgs {
+                order: Ordering::NR,
+                ..args(log2, scale, None)
+            };
+            wsx(rows, &mut mid)?;
         } else {
-            transpose_rev_cols(data, &mid, log1, log2);
+            let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
+            cluster_rows(
+                field,
+                form,
+                direction,
+                log2,
+                &mut mid,
+                Ordering::NR,
+                scale_log_n,
+                None,
+            )?;
         }
-        return Ok(());
-    }
-    if crate::ntt::rows_on_tiles(ordering, log_n, log2) {
-        // The rows in place on the WSX tile kernel, bit-reversed out (untwiddled); NN then
-        // transposes them with the columns reversed back.
-        let rows = KernelArgs {
-            order: Ordering::NR,
-            ..args(log2, scale, None)
-        };
-        wsx(rows, &mut mid)?;
         if bit_reversed {
             data.copy_from_slice(&mid);
         } else {

@@ -5,7 +5,6 @@
 
 use super::panel::Layout;
 use super::{Kernel, NttParams, SmallNtt, Table, lock};
-
 use crate::field::TILE_LOG;
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
@@ -148,6 +147,7 @@ impl SmallNtt {
             // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t, or untwiddled on the
             // tile kernel with the twiddle on the columns' loads), columns of 2^b.
             let (a, b) = rn_split(log1, log2);
+            let on_tiles = rows_on_tiles(ordering, log_n, a);
             if a > TILE_LOG {
                 // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
                 // clusters.
@@ -163,7 +163,7 @@ impl SmallNtt {
                     None,
                     Some((lo_ptr, hi_ptr, b)),
                 )?;
-            } else if rows_on_tiles(ordering, log_n, a) {
+            } else if on_tiles {
                 // Rows of 2^10..2^12 in place on the WSX tile kernel, untwiddled: the columns
                 // pass applies the 2-D twiddle on its loads and reads them there.
                 self.launch(
@@ -182,7 +182,6 @@ impl SmallNtt {
                 let rows = Layout { t: a, e: 0 };
                 self.panel(stream, first_pass(a, b)?, mid, log_n, b, rows, rows, false)?;
             }
-            let on_tiles = rows_on_tiles(ordering, log_n, a);
             let rows_at = if on_tiles { src } else { mid };
             let columns = Layout { t: 0, e: a };
             // Column k1's element n2 takes w_N^(k1 n2) on the load where the rows went untwiddled.
@@ -208,61 +207,55 @@ impl SmallNtt {
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
         // Rows on the tile kernel: NR's in place in `dst`, where the columns go straight (`mid`
-        // is not used); NN's in place in `mid`, then transposed into `dst`.
+        // is not used); NN's in place in `mid`.
         let on_tiles = rows_on_tiles(ordering, log_n, log2);
-        let rows_at = if nr && on_tiles { dst } else { mid };
+        let rows_out = if nr { dst } else { mid };
         self.panel(
             stream,
             first_pass(log1, log2)?,
-            rows_at,
+            if on_tiles { rows_out } else { mid },
             log_n,
             log2,
             columns,
             columns,
             false,
         )?;
-        if on_tiles {
-            // Rows in and rows out, contiguous, untwiddled: bit-reversed out (the tile stays in
-            // the DIF's order), as the columns pass's dependent launch.
-            self.launch(
-                stream,
-                Kernel::Wsx,
-                rows_at,
-                batch << log1,
-                log2,
-                direction,
-                scale,
-                None,
-                Ordering::NR,
-                true,
-            )?;
-            if nr {
-                return Ok(());
+        if on_tiles || log2 > TILE_LOG {
+            // The rows bit-reversed out into `rows_out`: on the tile kernel in place (rows in and
+            // out, contiguous, untwiddled; the tile stays in the DIF's order), as the columns
+            // pass's dependent launch; above a tile (2^13/2^14) on thread-block clusters, whole
+            // segments (natural order would leave each row's outputs at stride N1). Row j then
+            // holds X[k1 + N1 k2] at rev(k2) (k1 = j, or rev(j) in NR): NR is done; NN transposes
+            // the N1 x N2 rows with their columns bit-reversed back, in one pass.
+            if on_tiles {
+                self.launch(
+                    stream,
+                    Kernel::Wsx,
+                    rows_out,
+                    batch << log1,
+                    log2,
+                    direction,
+                    scale,
+                    None,
+                    Ordering::NR,
+                    true,
+                )?;
+            } else {
+                // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
+                // clusters.
+                debug_assert!(log2 <= self.cluster_max_log_n, "2^{log_n}");
+                self.cluster(
+                    stream,
+                    mid,
+                    rows_out,
+                    log2,
+                    batch << log1,
+                    direction,
+                    Ordering::NR,
+                    scale,
+                    None,
+                )?;
             }
-            // NN: row k1 holds X[k1 + N1 k2] at rev(k2); the N1 x N2 rows transposed with their
-            // columns reversed back, as above 2^24.
-            let (n1, n2) = (1 << log1, 1 << log2);
-            return transpose_words(&self.gpu, stream, mid, dst, n1, n2, batch, true);
-        }
-        if log2 > TILE_LOG {
-            // Rows of 2^13/2^14 on thread-block clusters, NR: whole segments in the bit-reversed
-            // order (natural order would leave each row's outputs at stride N1): row j of `mid`
-            // (k1 = j, or rev(j) in NR) then holds X[k1 + N1 k2] at rev(k2). NR is done (into
-            // `dst`); NN transposes the N1 x N2 rows with their columns bit-reversed, in one pass.
-            // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the clusters.
-            debug_assert!(log2 <= self.cluster_max_log_n, "2^{log_n}");
-            let rows_dst = if nr { dst } else { mid };
-            self.cluster(
-                stream,
-                mid,
-                rows_dst,
-                log2,
-                batch << log1,
-                direction,
-                Ordering::NR,
-                scale,
-                None,
-            )?;
             if !nr {
                 let (n1, n2) = (1 << log1, 1 << log2);
                 transpose_words(&self.gpu, stream, mid, dst, n1, n2, batch, true)?;
