@@ -43,6 +43,9 @@ static_assert(GROUP_TILES * THREADS <= 1024, "a block of GROUP_TILES tiles");
 template <uint32_t GROUPS>
 constexpr uint32_t LOADS = GROUPS * TILE / THREADS;
 constexpr uint32_t ROUND = 8;   // panel reads in flight per thread in a store (64 registers)
+template <uint32_t GROUPS>
+constexpr uint32_t LOG_LOADS = GROUPS == 1 ? 4 : 5;
+static_assert(1u << LOG_LOADS<1> == LOADS<1> && 1u << LOG_LOADS<2> == LOADS<2>, "LOADS are 2^LOG_LOADS");
 
 // Mirrored by `PanelParams` in crates/zkntt-small/src/ntt/panel.rs. Transform u (of ntt.batch)
 // has elements e < 2^ntt.log_n; its element e is word
@@ -78,10 +81,14 @@ struct Walk {
     uint32_t de;     // transforms fastest: element step per k
     uint32_t limit;  // rows: words i = tid + k * blockDim of the panel that exist are i < limit
     bool fast;
+    // Bit b of k moves the panel word by h = 2^(sh + b) (sh: log_n - LOG_LOADS with the
+    // transforms fastest, log2 blockDim otherwise): ks[b] = slot(h mod 4096).
+    uint32_t ks[5];
 };
 
 // rev (transforms fastest only): the thread's rows are rev(e + k de) = rev(e) + rev(k), so ptr
 // is row rev(e)'s and word k's offset rev(k) * step (NR's `store`, RN's `load`).
+template <uint32_t GROUPS>
 __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool fast, uint32_t t,
                                      uint32_t e_shift, uint32_t tid, uint64_t u0, uint32_t log_n,
                                      uint32_t log_tp, uint32_t avail, bool rev = false) {
@@ -109,6 +116,12 @@ __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool
         w.j = 0;
         w.limit = avail << log_n;
     }
+    const uint32_t sh = fast ? log_n - LOG_LOADS<GROUPS> : 31 - __clz(blockDim.x);
+#pragma unroll
+    for (uint32_t b = 0; b < LOG_LOADS<GROUPS>; b++) {
+        const uint32_t h = 1u << (sh + b);
+        w.ks[b] = wsx::slot(h & (TILE - 1));
+    }
     return w;
 }
 
@@ -133,20 +146,22 @@ __device__ __forceinline__ void at(const Walk& w, uint32_t k, uint32_t log_n, ui
 // Transforms fastest: k moves the element's top 4 bits (5 with two groups: de = N / LOADS), the
 // tile stays. Elements fastest: k moves i = tid + k * blockDim, whose low 12 bits are the tile
 // position and the rest the tile. The k part depends on k, log_n and blockDim only (uniform), and
-// is disjoint from the thread's bits, so its slot XORs onto s0.
+// is disjoint from the thread's bits, so its slot XORs onto s0; slot being linear, it is the XOR
+// of the slots of k's bits (`Walk::ks`), one or two instructions for an unrolled k where
+// the slot of a shift by a run-time amount took about eight.
 template <bool FAST, uint32_t GROUPS>
-__device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t log_n, uint32_t stride) {
-    const uint32_t hi = FAST ? k << (log_n - 3 - GROUPS) : k * blockDim.x;
-    const uint32_t x = w.s0 ^ wsx::slot(hi & (TILE - 1));
-    return FAST ? x * stride + w.j : x * stride + (hi >> TILE_LOG);
+__device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t stride) {
+    uint32_t x = w.s0;
+#pragma unroll
+    for (uint32_t b = 0; b < LOG_LOADS<GROUPS>; b++) {
+        if (k >> b & 1u) x ^= w.ks[b];
+    }
+    return FAST ? x * stride + w.j : x * stride + (k * blockDim.x >> TILE_LOG);
 }
 
 // What a store does to the word it reads from the panel, by what the launch asks.
 enum class Leave { Plain, Scale, Chain, Rows, Bits, Any };
 
-template <uint32_t GROUPS>
-constexpr uint32_t LOG_LOADS = GROUPS == 1 ? 4 : 5;
-static_assert(1u << LOG_LOADS<1> == LOADS<1> && 1u << LOG_LOADS<2> == LOADS<2>, "LOADS are 2^LOG_LOADS");
 
 // Store: word k of the thread's walk, read from the panel, transformed, written; ROUND panel
 // reads in flight, then their products and stores, so that no store waits on its own read alone.
@@ -214,7 +229,7 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
     for (uint32_t k0 = 0; k0 < LOADS<GROUPS>; k0 += ROUND) {
         uint32_t y[ROUND];
 #pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) y[k] = panel[smem_at<FAST, GROUPS>(out, k0 + k, log_n, stride)];
+        for (uint32_t k = 0; k < ROUND; k++) y[k] = panel[smem_at<FAST, GROUPS>(out, k0 + k, stride)];
 #pragma unroll
         for (uint32_t k = 0; k < ROUND; k++) {
             uint32_t z = y[k];
@@ -259,7 +274,7 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
 // Load: ROUND loads in flight, then their shared-memory stores; words past the batch are 0.
 // REV (the RN kernel, columns): the walk is `walk(.., rev)`'s, word k at row rev(e) + rev(k).
 template <bool FAST, bool REV, uint32_t GROUPS>
-__device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t log_n, uint32_t stride) {
+__device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t stride) {
     static_assert(FAST || !REV, "RN rows load with load_rn_rows");
     constexpr uint32_t ROUND = 16;  // 16 loads in flight: nothing else holds registers yet
     const uint32_t* src = in.ptr;
@@ -276,7 +291,7 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t l
             src += in.step;
         }
 #pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) panel[smem_at<FAST, GROUPS>(in, k0 + k, log_n, stride)] = x[k];
+        for (uint32_t k = 0; k < ROUND; k++) panel[smem_at<FAST, GROUPS>(in, k0 + k, stride)] = x[k];
     }
 }
 
@@ -288,8 +303,7 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t l
 // the tile kernel's rows pass paid for them (benches/NOTES.md). The store then only scales.
 template <class F, class Form, uint32_t GROUPS>
 __device__ __forceinline__ void load_rn_twiddled(const Form& f, const NttParams& p, const Walk& in,
-                                                 uint32_t* panel, uint32_t log_n, uint32_t stride,
-                                                 uint64_t u0) {
+                                                 uint32_t* panel, uint32_t stride, uint64_t u0) {
     constexpr uint32_t ROUND = 16;
     const uint32_t k1 = (uint32_t)((u0 + in.uo) & ((1ull << p.post_log_rows) - 1));
     TwiddleChain<F::Q> chain = {post_mont<F, Form>(f, p, k1 * in.e, false),
@@ -303,7 +317,7 @@ __device__ __forceinline__ void load_rn_twiddled(const Form& f, const NttParams&
         }
 #pragma unroll
         for (uint32_t k = 0; k < ROUND; k++) {
-            panel[smem_at<true, GROUPS>(in, k0 + k, log_n, stride)] = chain.apply(x[k]);
+            panel[smem_at<true, GROUPS>(in, k0 + k, stride)] = chain.apply(x[k]);
         }
     }
 }
@@ -386,16 +400,16 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         // Recomputed per panel: hoisting the index maps out of the loop would spill.
         uint32_t tid = threadIdx.x;
         asm volatile("" : "+r"(tid));
-        const Walk in = walk(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail, RN && in_fast);
+        const Walk in = walk<GROUPS>(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail, RN && in_fast);
         if (in_fast) {
             if constexpr (RN) {
                 if (load_twiddled) {
-                    load_rn_twiddled<F, Form, GROUPS>(f, p, in, panel, log_n, stride, u0);
+                    load_rn_twiddled<F, Form, GROUPS>(f, p, in, panel, stride, u0);
                 } else {
-                    load<true, true, GROUPS>(in, panel, log_n, stride);
+                    load<true, true, GROUPS>(in, panel, stride);
                 }
             } else {
-                load<true, false, GROUPS>(in, panel, log_n, stride);
+                load<true, false, GROUPS>(in, panel, stride);
             }
         } else if constexpr (RN && GROUPS == 1) {
             if (log_n <= 9) {
@@ -406,7 +420,7 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
                 load_rn_rows<8>(in, panel, log_n, vec);
             }
         } else {
-            load<false, false, GROUPS>(in, panel, log_n, stride);
+            load<false, false, GROUPS>(in, panel, stride);
         }
         if (pi + gridDim.x >= panels) allow_dependent_launch();  // this block's reads are done
         __syncthreads();
@@ -428,7 +442,7 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         }
 
         // Store, with the 2-D twiddle and scale of output element e of transform u.
-        const Walk out = walk(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail, NR && out_fast);
+        const Walk out = walk<GROUPS>(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail, NR && out_fast);
         uint32_t n2 = (uint32_t)((u0 + out.uo) & ((1ull << p.post_log_rows) - 1));
         if (RN) n2 = bitrev(n2, p.post_log_rows);
 #define ZKNTT_PANEL_STORE(L, FAST, REV) store<F, Form, Leave::L, FAST, REV, GROUPS, RN>(f, p, out, panel, stride, log_n, u0, n2)
