@@ -505,13 +505,13 @@ impl TwoDTables {
 /// 2^log_n. `ordering` NR: the columns' entry k1 to row rev(k1), then rows in and rows out,
 /// entry k2 at rev(k2). RN: the input's rows (column rev(r) of the matrix, bit-reversed) in and
 /// out times w_N^(rev(r) k1), then the columns (entry n2 at row rev(n2)) in and out; where the
-/// rows run on the tile kernel, untwiddled, the columns take w_N^(n2 k1) on their loads.
+/// rows run on the tile kernel or on clusters, untwiddled, the columns take w_N^(n2 k1) on their
+/// loads.
 ///
 /// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) NN and NR run the
 /// rows as the cluster kernel runs them, bit-reversed out, then (natural order) a transpose into
 /// X's order that reverses the columns back; RN (`ntt::rn_split`) runs the input's rows of
-/// 2^13/2^14 first, as the cluster kernel does with the outer 2-D twiddle, then the 2^12-point
-/// columns.
+/// 2^13/2^14 first, as the cluster kernel does, then the 2^12-point columns.
 pub fn two_d_panels(
     field: SmallField,
     form: ModMulForm,
@@ -562,9 +562,13 @@ pub fn two_d_panels_split(
     };
     let mut mid = vec![0u32; data.len()];
     if ordering == Ordering::RN {
-        // Rows of 2^a, then columns of 2^b; rows above a tile (2^13/2^14) as the cluster kernel
-        // runs them, RN in, natural out, times the 2-D twiddle on the way out.
+        // Rows of 2^a, then columns of 2^b. Rows above a tile (2^13/2^14) as the cluster kernel
+        // runs them and rows of 2^10..2^12 on the WSX tile kernel, RN in, natural out, both
+        // untwiddled: the columns take the 2-D twiddle on their loads. Shorter rows in panels,
+        // times the 2-D twiddle on the way out.
         let (a, b) = crate::ntt::rn_split(log1, log2);
+        let batch = (data.len() >> log_n) as u64;
+        let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, batch, a);
         if a > TILE_LOG {
             mid.copy_from_slice(data);
             cluster_rows(
@@ -575,28 +579,24 @@ pub fn two_d_panels_split(
                 &mut mid,
                 Ordering::RN,
                 None,
-                Some((&lo, &hi, b)),
+                None,
             )?;
-        } else if crate::ntt::rows_on_tiles(ordering, log_n, a) {
-            // Rows of 2^10..2^12 in place on the WSX tile kernel (RN in, natural out),
-            // untwiddled; the columns take the 2-D twiddle on their loads.
+        } else if on_tiles {
             mid.copy_from_slice(data);
             wsx(args(a, None, None), &mut mid)?;
-            let columns = PanelLayout { t: 0, e: a };
-            let second = args(b, scale, Some((&lo, &hi, a)));
-            return panel(second, &mid, data, log_n, a, columns, columns);
         } else {
             let rows = PanelLayout { t: a, e: 0 };
             let first = args(a, None, Some((&lo, &hi, b)));
             panel(first, data, &mut mid, log_n, b, rows, rows)?;
         }
         let columns = PanelLayout { t: 0, e: a };
-        return panel(args(b, scale, None), &mid, data, log_n, a, columns, columns);
+        let post = (on_tiles || a > TILE_LOG).then_some((&lo, &hi, a));
+        return panel(args(b, scale, post), &mid, data, log_n, a, columns, columns);
     }
     let columns = PanelLayout { t: 0, e: log2 };
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
-    let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, log2);
+    let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, (data.len() >> log_n) as u64, log2);
     if on_tiles || log2 > TILE_LOG {
         // The rows bit-reversed out: in place on the WSX tile kernel (untwiddled), or above a
         // tile as the cluster kernel runs them (whole-segment stores); NN then transposes with
@@ -1024,8 +1024,8 @@ mod tests {
     fn rn_rows_on_tiles_twin_matches_reference() {
         // RN's rows of 2^10 on the tile kernel (`ntt::rows_on_tiles`), untwiddled, four rows a
         // tile, the 2-D twiddle on the columns pass's loads; a batch of two.
-        assert!(crate::ntt::rows_on_tiles(Ordering::RN, 19, 10));
-        assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 18, 9));
+        assert!(crate::ntt::rows_on_tiles(Ordering::RN, 19, 1, 10));
+        assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 18, 1, 9));
         let cases = [
             (ModMulForm::Montgomery, 19, 2),
             (ModMulForm::ShoupLazy, 20, 1),
@@ -1037,8 +1037,10 @@ mod tests {
     fn nn_rows_on_tiles_twin_matches_reference() {
         // NN from 2^22: the rows on the tile kernel bit-reversed out, then the transpose that
         // reverses the columns back.
-        assert!(crate::ntt::rows_on_tiles(Ordering::NN, 22, 11));
-        assert!(!crate::ntt::rows_on_tiles(Ordering::NN, 21, 11));
+        assert!(crate::ntt::rows_on_tiles(Ordering::NN, 22, 1, 11));
+        assert!(crate::ntt::rows_on_tiles(Ordering::NN, 16, 64, 8));
+        assert!(!crate::ntt::rows_on_tiles(Ordering::NN, 21, 1, 11));
+        assert!(!crate::ntt::rows_on_tiles(Ordering::NN, 16, 8, 8));
         let x = random(SmallField::BabyBear, 1 << 22, 22);
         for dir in [Direction::Forward, Direction::Inverse] {
             let want = expected(SmallField::BabyBear, &x, 22, dir, Ordering::NN);
@@ -1068,8 +1070,8 @@ mod tests {
             ] {
                 let log_n = log1 + log2;
                 for dir in [Direction::Forward, Direction::Inverse] {
-                    // RN: the input's rows of 2^13/2^14 first, on clusters with the 2-D twiddle
-                    // on their stores, then the columns of 2^log1.
+                    // RN: the input's rows of 2^13/2^14 first, on clusters, untwiddled, then the
+                    // columns of 2^log1 with the 2-D twiddle on their loads.
                     for order in [Ordering::NN, Ordering::NR, Ordering::RN] {
                         let x = random(field, batch << log_n, log_n as u64);
                         let want = expected(field, &x, log_n, dir, order);

@@ -31,19 +31,19 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
     (log2, log1)
 }
 
-/// Whether a 2-D transform of 2^log_n runs its rows of 2^log_rows in place on the WSX tile
-/// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
-/// out, untwiddled) up to a tile; RN's (rows first, untwiddled: the columns pass applies the
-/// 2-D twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows
-/// of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's from 2^22,
-/// bit-reversed out and then transposed with the columns reversed back (below 2^22 the extra
-/// pass costs more than the panel's rows-in, columns-out pass). benches/NOTES.md has the
-/// measurements.
-pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
+/// Whether a batch of `batch` 2-D transforms of 2^log_n runs its rows of 2^log_rows in place on
+/// the WSX tile kernel (loads straight into registers, no panel staging in shared memory): NR's
+/// (rows in and out, untwiddled) up to a tile; RN's (rows first, untwiddled: the columns pass
+/// applies the 2-D twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte
+/// runs (rows of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's
+/// from 2^22 words in all, bit-reversed out and then transposed with the columns reversed back
+/// (below that the extra pass costs more than the panel's rows-in, columns-out pass).
+/// benches/NOTES.md has the measurements.
+pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, batch: u64, log_rows: u32) -> bool {
     match ordering {
         Ordering::NR => log_rows <= TILE_LOG,
         Ordering::RN => (10..=TILE_LOG).contains(&log_rows),
-        Ordering::NN => log_rows <= TILE_LOG && log_n >= 22,
+        Ordering::NN => log_rows <= TILE_LOG && batch.saturating_mul(1 << log_n) >= 1 << 22,
     }
 }
 
@@ -54,8 +54,8 @@ pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bo
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
     let (log1, log2) = two_d_split(log_n);
     match ordering {
-        Ordering::NR => !rows_on_tiles(ordering, log_n, log2),
-        Ordering::RN => !rows_on_tiles(ordering, log_n, rn_split(log1, log2).0),
+        Ordering::NR => !rows_on_tiles(ordering, log_n, 1, log2),
+        Ordering::RN => !rows_on_tiles(ordering, log_n, 1, rn_split(log1, log2).0),
         Ordering::NN => true,
     }
 }
@@ -109,8 +109,9 @@ impl SmallNtt {
     /// k1, natural order. At 2^19..2^24 (rows of 2^10..2^12) the rows transform in place in `src`
     /// on the WSX tile kernel, untwiddled, and the columns read them there, column k1's entry n2
     /// taking w_N^(n2 k1) on the load ([`needs_mid`]: `mid` is not used). Above 2^24 N1 is the
-    /// 2^13/2^14 points and N2 a tile: the rows run on the cluster kernel (RN in, natural out,
-    /// the 2-D twiddle on its stores), the columns in panels as below.
+    /// 2^13/2^14 points and N2 a tile: the rows run on the cluster kernel from `src` into `mid`
+    /// (RN in, natural out, untwiddled), the columns in panels from there, the 2-D twiddle on
+    /// their loads as at 2^19..2^24.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn two_d_panels(
         &self,
@@ -147,7 +148,7 @@ impl SmallNtt {
             // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t, or untwiddled on the
             // tile kernel with the twiddle on the columns' loads), columns of 2^b.
             let (a, b) = rn_split(log1, log2);
-            let on_tiles = rows_on_tiles(ordering, log_n, a);
+            let on_tiles = rows_on_tiles(ordering, log_n, batch, a);
             if a > TILE_LOG {
                 // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
                 // clusters.
@@ -161,7 +162,7 @@ impl SmallNtt {
                     direction,
                     Ordering::RN,
                     None,
-                    Some((lo_ptr, hi_ptr, b)),
+                    None,
                 )?;
             } else if on_tiles {
                 // Rows of 2^10..2^12 in place on the WSX tile kernel, untwiddled: the columns
@@ -184,8 +185,9 @@ impl SmallNtt {
             }
             let rows_at = if on_tiles { src } else { mid };
             let columns = Layout { t: 0, e: a };
-            // Column k1's element n2 takes w_N^(k1 n2) on the load where the rows went untwiddled.
-            let post = on_tiles.then_some((lo_ptr, hi_ptr, a));
+            // Column k1's element n2 takes w_N^(k1 n2) on the load where the rows went untwiddled
+            // (on the tile kernel or on clusters).
+            let post = (on_tiles || a > TILE_LOG).then_some((lo_ptr, hi_ptr, a));
             let second = NttParams {
                 order,
                 ..self.params(tw, rows_at, batch << a, b, scale, post)?
@@ -208,7 +210,7 @@ impl SmallNtt {
         let columns = Layout { t: 0, e: log2 };
         // Rows on the tile kernel: NR's in place in `dst`, where the columns go straight (`mid`
         // is not used); NN's in place in `mid`.
-        let on_tiles = rows_on_tiles(ordering, log_n, log2);
+        let on_tiles = rows_on_tiles(ordering, log_n, batch, log2);
         let rows_out = if nr { dst } else { mid };
         self.panel(
             stream,
