@@ -567,8 +567,7 @@ pub fn two_d_panels_split(
         // untwiddled: the columns take the 2-D twiddle on their loads. Shorter rows in panels,
         // times the 2-D twiddle on the way out.
         let (a, b) = crate::ntt::rn_split(log1, log2);
-        let batch = (data.len() >> log_n) as u64;
-        let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, batch, a);
+        let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, a);
         if a > TILE_LOG {
             mid.copy_from_slice(data);
             cluster_rows(
@@ -596,7 +595,7 @@ pub fn two_d_panels_split(
     let columns = PanelLayout { t: 0, e: log2 };
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
-    let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, (data.len() >> log_n) as u64, log2);
+    let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, log2);
     if on_tiles || log2 > TILE_LOG {
         // The rows bit-reversed out: in place on the WSX tile kernel (untwiddled), or above a
         // tile as the cluster kernel runs them (whole-segment stores); NN then transposes with
@@ -1024,8 +1023,8 @@ mod tests {
     fn rn_rows_on_tiles_twin_matches_reference() {
         // RN's rows of 2^10 on the tile kernel (`ntt::rows_on_tiles`), untwiddled, four rows a
         // tile, the 2-D twiddle on the columns pass's loads; a batch of two.
-        assert!(crate::ntt::rows_on_tiles(Ordering::RN, 19, 1, 10));
-        assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 18, 1, 9));
+        assert!(crate::ntt::rows_on_tiles(Ordering::RN, 19, 10));
+        assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 18, 9));
         let cases = [
             (ModMulForm::Montgomery, 19, 2),
             (ModMulForm::ShoupLazy, 20, 1),
@@ -1037,10 +1036,8 @@ mod tests {
     fn nn_rows_on_tiles_twin_matches_reference() {
         // NN from 2^22: the rows on the tile kernel bit-reversed out, then the transpose that
         // reverses the columns back.
-        assert!(crate::ntt::rows_on_tiles(Ordering::NN, 22, 1, 11));
-        assert!(crate::ntt::rows_on_tiles(Ordering::NN, 16, 64, 8));
-        assert!(!crate::ntt::rows_on_tiles(Ordering::NN, 21, 1, 11));
-        assert!(!crate::ntt::rows_on_tiles(Ordering::NN, 16, 8, 8));
+        assert!(crate::ntt::rows_on_tiles(Ordering::NN, 22, 11));
+        assert!(!crate::ntt::rows_on_tiles(Ordering::NN, 21, 11));
         let x = random(SmallField::BabyBear, 1 << 22, 22);
         for dir in [Direction::Forward, Direction::Inverse] {
             let want = expected(SmallField::BabyBear, &x, 22, dir, Ordering::NN);

@@ -31,19 +31,19 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
     (log2, log1)
 }
 
-/// Whether a batch of `batch` 2-D transforms of 2^log_n runs its rows of 2^log_rows in place on
-/// the WSX tile kernel (loads straight into registers, no panel staging in shared memory): NR's
-/// (rows in and out, untwiddled) up to a tile; RN's (rows first, untwiddled: the columns pass
-/// applies the 2-D twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte
-/// runs (rows of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's
-/// from 2^22 words in all, bit-reversed out and then transposed with the columns reversed back
-/// (below that the extra pass costs more than the panel's rows-in, columns-out pass).
-/// benches/NOTES.md has the measurements.
-pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, batch: u64, log_rows: u32) -> bool {
+/// Whether a 2-D transform of 2^log_n runs its rows of 2^log_rows in place on the WSX tile
+/// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
+/// out, untwiddled) up to a tile; RN's (rows first, untwiddled: the columns pass applies the
+/// 2-D twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows
+/// of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's from 2^22,
+/// bit-reversed out and then transposed with the columns reversed back (below 2^22 the extra
+/// pass costs more than the panel's rows-in, columns-out pass; batches of as many words lost,
+/// 2^20 x 16 by 4-5%). benches/NOTES.md has the measurements.
+pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
     match ordering {
         Ordering::NR => log_rows <= TILE_LOG,
         Ordering::RN => (10..=TILE_LOG).contains(&log_rows),
-        Ordering::NN => log_rows <= TILE_LOG && batch.saturating_mul(1 << log_n) >= 1 << 22,
+        Ordering::NN => log_rows <= TILE_LOG && log_n >= 22,
     }
 }
 
@@ -54,8 +54,8 @@ pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, batch: u64, log_rows
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
     let (log1, log2) = two_d_split(log_n);
     match ordering {
-        Ordering::NR => !rows_on_tiles(ordering, log_n, 1, log2),
-        Ordering::RN => !rows_on_tiles(ordering, log_n, 1, rn_split(log1, log2).0),
+        Ordering::NR => !rows_on_tiles(ordering, log_n, log2),
+        Ordering::RN => !rows_on_tiles(ordering, log_n, rn_split(log1, log2).0),
         Ordering::NN => true,
     }
 }
@@ -148,7 +148,7 @@ impl SmallNtt {
             // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t, or untwiddled on the
             // tile kernel with the twiddle on the columns' loads), columns of 2^b.
             let (a, b) = rn_split(log1, log2);
-            let on_tiles = rows_on_tiles(ordering, log_n, batch, a);
+            let on_tiles = rows_on_tiles(ordering, log_n, a);
             if a > TILE_LOG {
                 // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
                 // clusters.
@@ -210,7 +210,7 @@ impl SmallNtt {
         let columns = Layout { t: 0, e: log2 };
         // Rows on the tile kernel: NR's in place in `dst`, where the columns go straight (`mid`
         // is not used); NN's in place in `mid`.
-        let on_tiles = rows_on_tiles(ordering, log_n, batch, log2);
+        let on_tiles = rows_on_tiles(ordering, log_n, log2);
         let rows_out = if nr { dst } else { mid };
         self.panel(
             stream,
