@@ -162,7 +162,6 @@ __device__ __forceinline__ uint32_t smem_at(const Walk& w, uint32_t k, uint32_t 
 // What a store does to the word it reads from the panel, by what the launch asks.
 enum class Leave { Plain, Scale, Chain, Rows, Bits, Any };
 
-
 // Store: word k of the thread's walk, read from the panel, transformed, written; ROUND panel
 // reads in flight, then their products and stores, so that no store waits on its own read alone.
 // REV_T (Any): the 2-D twiddle's transform index reversed (the RN kernel).
