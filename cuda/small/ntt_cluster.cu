@@ -44,9 +44,10 @@ using zkntt::cluster::wait;
 struct ClusterParams {
     NttParams ntt;
     uint32_t* out;
-    // The outer 2-D twiddle where these transforms are the rows of a larger one (RN above 2^24,
-    // natural order out): output k of transform u times w_M^(rev(u mod 2^outer_log_rows) k),
-    // from the tables w_M^i and w_M^(4096 i). outer_lo null: none.
+    // The outer 2-D twiddle where these transforms are the rows of a larger one (RN, natural
+    // order out): output k of transform u times w_M^(rev(u mod 2^outer_log_rows) k), from the
+    // tables w_M^i and w_M^(4096 i). outer_lo null: none (every caller today: RN above 2^24
+    // takes this twiddle on its columns pass's loads).
     const void* outer_lo;
     const void* outer_hi;
     uint32_t outer_log_rows;
@@ -179,8 +180,9 @@ __device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg
 //      (remote loads, one 128-byte run a warp) times w_N^(n1 k1), runs the C-point DIF in
 //      registers and stores X[k1 + 4096 rev(n1)] with the inverse's scale (a warp's lanes on
 //      consecutive k1); the last barrier's wait keeps `seg` alive until every block has read it.
-//      Where the transforms are the rows of a larger one (RN above 2^24, `outer_lo`), output k
-//      also times w_M^(t k), t = rev(u mod 2^outer_log_rows), from that one's 2-D tables.
+//      Where the transforms are the rows of a larger one and `outer_lo` is given (no caller
+//      today), output k also times w_M^(t k), t = rev(u mod 2^outer_log_rows), from that one's
+//      2-D tables.
 template <class F, class Form, bool NN>
 __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -28,8 +28,8 @@
 // 2-D path's RN first pass runs the rows of the input as it lies, row t holding column rev(t) of
 // the matrix (chained along the row from 2^10, `Leave::Rows`; below, products over the row's
 // reversed bits, `Leave::Bits`). Columns in (the second pass where the rows ran untwiddled on
-// the tile kernel), element e of transform t takes w^((t mod 2^post_log_rows) e) on the load
-// (`load_rn_twiddled`).
+// the tile kernel or, above 2^24, on clusters), element e of transform t takes
+// w^((t mod 2^post_log_rows) e) on the load (`load_rn_twiddled`).
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 
@@ -295,11 +295,11 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t s
 }
 
 // The RN kernel's columns load with the 2-D twiddle (the 2-D path's second pass where its rows
-// ran on the tile kernel untwiddled): the thread's transform u (column k1 = u mod
+// ran untwiddled on the tile kernel or on clusters): the thread's transform u (column k1 = u mod
 // 2^post_log_rows) has elements e + k de at rows rev(e) + rev(k), and element n2 takes
 // w^(k1 n2): a chain from w^(k1 e) by w^(k1 de), applied between the reads and the panel's
-// writes. The columns pass hides these products (its time is latency, not instructions), where
-// the tile kernel's rows pass paid for them (benches/NOTES.md). The store then only scales.
+// writes. Here these products cost less than in the tile kernel's or the clusters' stores
+// (benches/NOTES.md). The store then only scales.
 template <class F, class Form, uint32_t GROUPS>
 __device__ __forceinline__ void load_rn_twiddled(const Form& f, const NttParams& p, const Walk& in,
                                                  uint32_t* panel, uint32_t stride, uint64_t u0) {

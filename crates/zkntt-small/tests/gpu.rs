@@ -757,7 +757,8 @@ fn babybear_above_two_tiles() {
                 let got = gpu.stream().clone_dtoh(&d).unwrap();
                 assert_same(&got, &want, log_n, &format!("{what} run_raw"));
             }
-            // RN's outer twiddle chain in a Montgomery form too (above: Shoup lazy).
+            // RN's 2-D twiddle chain (on the columns pass's loads) in a Montgomery form too
+            // (above: Shoup lazy).
             if log_n == 25 {
                 let mut d = gpu.stream().clone_htod(&reversed).unwrap();
                 mont.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)

@@ -104,7 +104,8 @@ impl SmallNtt {
     /// output times 2^-scale_log_n where given (the inverse's 1/N: N of the whole transform when
     /// these are the rows of a larger one). With `outer` = (lo, hi, log_rows), the 2-D tables of
     /// a larger transform whose rows these are, output k of transform u (RN only) is
-    /// also multiplied by w_M^(rev(u mod 2^log_rows) k), as RN's first pass above 2^24 needs.
+    /// also multiplied by w_M^(rev(u mod 2^log_rows) k). No caller passes `outer` now: RN above
+    /// 2^24 takes that twiddle on its columns pass's loads, which costs less (benches/NOTES.md).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
         &self,
@@ -121,7 +122,7 @@ impl SmallNtt {
         if outer.is_some() && ordering != zkntt_gpu::Ordering::RN {
             return Err(crate::Error::OrderingUnsupported {
                 ordering,
-                reason: "the cluster kernel's outer 2-D twiddle is built for RN (the rows of RN above 2^24)",
+                reason: "the cluster kernel's outer 2-D twiddle is built for RN",
             });
         }
         let log_c = log_n - TILE_LOG;

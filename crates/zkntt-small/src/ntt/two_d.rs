@@ -146,7 +146,7 @@ impl SmallNtt {
         };
         if ordering == Ordering::RN {
             // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t, or untwiddled on the
-            // tile kernel with the twiddle on the columns' loads), columns of 2^b.
+            // tile kernel or on clusters with the twiddle on the columns' loads), columns of 2^b.
             let (a, b) = rn_split(log1, log2);
             let on_tiles = rows_on_tiles(ordering, log_n, a);
             if a > TILE_LOG {
