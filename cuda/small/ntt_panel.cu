@@ -270,10 +270,11 @@ __device__ __forceinline__ void store(const Form& f, const NttParams& p, const W
     }
 }
 
-// Load: ROUND loads in flight, then their shared-memory stores; words past the batch are 0.
+// Load: ROUND loads in flight, then their shared-memory stores, each word through `op` on the
+// way (the identity but for `load_rn_twiddled`); words past the batch are 0.
 // REV (the RN kernel, columns): the walk is `walk(.., rev)`'s, word k at row rev(e) + rev(k).
-template <bool FAST, bool REV, uint32_t GROUPS>
-__device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t stride) {
+template <bool FAST, bool REV, uint32_t GROUPS, class Op>
+__device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t stride, Op op) {
     static_assert(FAST || !REV, "RN rows load with load_rn_rows");
     constexpr uint32_t ROUND = 16;  // 16 loads in flight: nothing else holds registers yet
     const uint32_t* src = in.ptr;
@@ -290,8 +291,13 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t s
             src += in.step;
         }
 #pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) panel[smem_at<FAST, GROUPS>(in, k0 + k, stride)] = x[k];
+        for (uint32_t k = 0; k < ROUND; k++) panel[smem_at<FAST, GROUPS>(in, k0 + k, stride)] = op(x[k]);
     }
+}
+
+template <bool FAST, bool REV, uint32_t GROUPS>
+__device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t stride) {
+    load<FAST, REV, GROUPS>(in, panel, stride, [](uint32_t x) { return x; });
 }
 
 // The RN kernel's columns load with the 2-D twiddle (the 2-D path's second pass where its rows
@@ -303,22 +309,10 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t s
 template <class F, class Form, uint32_t GROUPS>
 __device__ __forceinline__ void load_rn_twiddled(const Form& f, const NttParams& p, const Walk& in,
                                                  uint32_t* panel, uint32_t stride, uint64_t u0) {
-    constexpr uint32_t ROUND = 16;
     const uint32_t k1 = (uint32_t)((u0 + in.uo) & ((1ull << p.post_log_rows) - 1));
     TwiddleChain<F::Q> chain = {post_mont<F, Form>(f, p, k1 * in.e, false),
                                 post_mont<F, Form>(f, p, k1 * in.de, false)};
-#pragma unroll
-    for (uint32_t k0 = 0; k0 < LOADS<GROUPS>; k0 += ROUND) {
-        uint32_t x[ROUND];
-#pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) {
-            x[k] = exists(in, k0 + k) ? in.ptr[rev_bits<LOG_LOADS<GROUPS>>(k0 + k) * in.step] : 0;
-        }
-#pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) {
-            panel[smem_at<true, GROUPS>(in, k0 + k, stride)] = chain.apply(x[k]);
-        }
-    }
+    load<true, true, GROUPS>(in, panel, stride, [&](uint32_t x) { return chain.apply(x); });
 }
 
 // The RN kernel's rows load (one tile, 256 threads, rows of 2^log_n >= 2^6): the reads stay
