@@ -44,14 +44,6 @@ using zkntt::cluster::wait;
 struct ClusterParams {
     NttParams ntt;
     uint32_t* out;
-    // The outer 2-D twiddle where these transforms are the rows of a larger one (RN, natural
-    // order out): output k of transform u times w_M^(rev(u mod 2^outer_log_rows) k), from the
-    // tables w_M^i and w_M^(4096 i). outer_lo null: none (every caller today: RN above 2^24
-    // takes this twiddle on its columns pass's loads).
-    const void* outer_lo;
-    const void* outer_hi;
-    uint32_t outer_log_rows;
-    uint32_t reserved;  // 0 (keeps the struct a multiple of 8 bytes)
 };
 
 // The C-point DIF on register bits below log_c (register r = i C + n1 holds entry n1 of its
@@ -180,9 +172,6 @@ __device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg
 //      (remote loads, one 128-byte run a warp) times w_N^(n1 k1), runs the C-point DIF in
 //      registers and stores X[k1 + 4096 rev(n1)] with the inverse's scale (a warp's lanes on
 //      consecutive k1); the last barrier's wait keeps `seg` alive until every block has read it.
-//      Where the transforms are the rows of a larger one and `outer_lo` is given (no caller
-//      today), output k also times w_M^(t k), t = rev(u mod 2^outer_log_rows), from that one's
-//      2-D tables.
 template <class F, class Form, bool NN>
 __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* seg, uint32_t* col) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -196,12 +185,9 @@ __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* 
     uint32_t* out = st.out;
     const auto c = wsx::Consts<W>::template make<true>(p.twiddles, TILE_LOG, true);
     const NttParams& columns = st.columns;
-    NttParams rows = p;  // the scale, and the outer 2-D twiddle's tables where there is one
-    rows.post_lo = cp.outer_lo;
-    rows.post_hi = cp.outer_hi;
-    const uint32_t t = cp.outer_lo == nullptr
-                           ? 0
-                           : bitrev((blockIdx.x >> log_c) & ((1u << cp.outer_log_rows) - 1), cp.outer_log_rows);
+    NttParams rows = p;  // the scale only: the 2-D tables are the columns'
+    rows.post_lo = nullptr;
+    rows.post_hi = nullptr;
 
     // 1. Block me's input x[me + C n2], then 2. the tile's M1 registers (register r: n2 = tid + 256 r).
     uint32_t v[PER_THREAD];
@@ -247,33 +233,10 @@ __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* 
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) y[r] = finish<F>(f, columns, y[r], k1_of(r), r & n1_mask);
     column_dif<F>(f, p, y, log_c);
-    if (cp.outer_lo != nullptr) {
-        // Output k = k1_0 + 256 i + 4096 k2 (register r = i C + n1, k2 = rev(n1)): w_M^(t k) =
-        // A S^i G^k2, A = w_M^(t k1_0) (times the scale), S = w_M^(256 t), G = w_M^(4096 t): three
-        // lookups a thread and two products a word, where a lookup a word gathers across the
-        // tables (measured: 2^26 RN 1.34 ms against 1.20 on the old path).
-        constexpr uint32_t Q = F::Q;
-        uint32_t a = post_mont<F, Form>(f, rows, t * k1_0, true);
-        const uint32_t s = post_mont<F, Form>(f, rows, t << 8, false);
-        uint32_t g[1u << 4];  // g[j] = G^j (Montgomery form) for j < C
-        g[0] = mont_one<Q>();
-        g[1] = post_mont<F, Form>(f, rows, t << TILE_LOG, false);
 #pragma unroll
-        for (uint32_t j = 2; j < 16; j++) {
-            if (j <= n1_mask) g[j] = mul_mont<Q>(g[j - 1], g[1]);
-        }
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            if (r != 0 && (r & n1_mask) == 0) a = mul_mont<Q>(a, s);
-            const uint32_t k2 = bitrev(r & n1_mask, log_c);
-            out[k1_of(r) + (k2 << TILE_LOG)] = mul_mont<Q>(y[r], mul_mont<Q>(a, g[k2]));
-        }
-    } else {
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            const uint32_t k = k1_of(r) + (bitrev(r & n1_mask, log_c) << TILE_LOG);
-            out[k] = finish<F>(f, rows, y[r], 0, 0);  // the scale
-        }
+    for (uint32_t r = 0; r < PER_THREAD; r++) {
+        const uint32_t k = k1_of(r) + (bitrev(r & n1_mask, log_c) << TILE_LOG);
+        out[k] = finish<F>(f, rows, y[r], 0, 0);  // the scale
     }
     wait();
 #endif
@@ -285,9 +248,8 @@ __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* 
 
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
 // cluster per transform (grid = batch x C); static shared memory 32 KiB. p.order 0: natural
-// order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. The outer twiddle with
-// RN only. In place (every block's global reads precede a cluster barrier that every block's
-// global writes follow).
+// order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. In place (every block's
+// global reads precede a cluster barrier that every block's global writes follow).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \

@@ -578,7 +578,6 @@ pub fn two_d_panels_split(
                 &mut mid,
                 Ordering::RN,
                 None,
-                None,
             )?;
         } else if on_tiles {
             mid.copy_from_slice(data);
@@ -616,7 +615,6 @@ pub fn two_d_panels_split(
                 &mut mid,
                 Ordering::NR,
                 scale_log_n,
-                None,
             )?;
         }
         if bit_reversed {
@@ -673,15 +671,11 @@ pub fn cluster(
         data,
         ordering,
         scale_log_n,
-        None,
     )
 }
 
 /// [`cluster`] with every output times 2^-scale_log_n where given (the rows of a larger
-/// transform take its 1/N), and, with `outer` = (lo, hi, log_rows), the 2-D tables of a larger
-/// transform whose rows these are (natural order out), output k of transform u times
-/// w_M^(rev(u mod 2^log_rows) k): `ClusterParams::outer_lo` of the kernel.
-#[allow(clippy::too_many_arguments)]
+/// transform take its 1/N).
 fn cluster_rows(
     field: SmallField,
     form: ModMulForm,
@@ -690,7 +684,6 @@ fn cluster_rows(
     data: &mut [u32],
     ordering: Ordering,
     scale_log_n: Option<u32>,
-    outer: Option<(&Encoded, &Encoded, u32)>,
 ) -> Result<()> {
     field.check_log_n(log_n)?;
     let bit_reversed = ordering == Ordering::NR;
@@ -730,7 +723,7 @@ fn cluster_rows(
         },
     };
     let columns = setup(args(None, Some((&lo, &hi, TILE_LOG))), TILE)?;
-    let rows = setup(args(scale, outer), TILE)?;
+    let rows = setup(args(scale, None), TILE)?;
     let c = 1usize << log_c;
     if !bit_reversed {
         cluster_split(
@@ -740,7 +733,6 @@ fn cluster_rows(
             log_n,
             data,
             ordering == Ordering::RN,
-            outer.map(|(_, _, l)| l),
         );
         return Ok(());
     }
@@ -794,9 +786,7 @@ fn column_dif(columns: &Ctx<'_>, y: &mut [u32; PER_THREAD], log_c: u32) {
 /// rev_C(n1) read bit-reversed. Thread tid of block me then takes
 /// k1 = me 4096 / C + tid + 256 i, register r = i C + n1 holding block n1's output k1 times
 /// w_N^(n1 k1), runs the C-point DIF on the register bits below log2 C and stores register r at
-/// X[k1 + 4096 rev(n1)], through `rows` (the scale, and with `outer_log_rows` the outer 2-D
-/// twiddle w_M^(rev(u mod 2^log_rows) k)).
-#[allow(clippy::too_many_arguments)]
+/// X[k1 + 4096 rev(n1)], through `rows` (the scale).
 fn cluster_split(
     columns: &Ctx<'_>,
     rows: &Ctx<'_>,
@@ -804,12 +794,9 @@ fn cluster_split(
     log_n: u32,
     data: &mut [u32],
     bit_reversed_in: bool,
-    outer_log_rows: Option<u32>,
 ) {
     let c = 1usize << log_c;
-    for (u, x) in data.chunks_mut(1 << log_n).enumerate() {
-        // The outer twiddle's transform index, reversed.
-        let t = outer_log_rows.map_or(0, |l| bitrev((u & ((1 << l) - 1)) as u32, l) as u64);
+    for x in data.chunks_mut(1 << log_n) {
         // Where x[n1 + C n2] lies.
         let at = |n1: usize, n2: u32| match bit_reversed_in {
             true => {
@@ -830,8 +817,7 @@ fn cluster_split(
                 column_dif(columns, &mut y, log_c);
                 for (r, &v) in y.iter().enumerate() {
                     let k = k1(r) + ((bitrev((r & (c - 1)) as u32, log_c) as usize) << TILE_LOG);
-                    // `rows` has the outer 2-D twiddle where there is one (t unused otherwise).
-                    x[k] = rows.finish(v, t, k as u32);
+                    x[k] = rows.finish(v, 0, 0);
                 }
             }
         }
@@ -1022,12 +1008,20 @@ mod tests {
     #[test]
     fn rn_rows_on_tiles_twin_matches_reference() {
         // RN's rows of 2^10 on the tile kernel (`ntt::rows_on_tiles`), untwiddled, four rows a
-        // tile, the 2-D twiddle on the columns pass's loads; a batch of two.
+        // tile, the 2-D twiddle on the columns pass's loads; a batch of two. At 2^16..2^18 the
+        // rows are 2^10 too (`ntt::rn_split`), the columns 2^6..2^8; below, rows of 2^7.
         assert!(crate::ntt::rows_on_tiles(Ordering::RN, 19, 10));
         assert!(!crate::ntt::rows_on_tiles(Ordering::RN, 18, 9));
+        assert_eq!(crate::ntt::rn_split(8, 9), (10, 7));
+        assert_eq!(crate::ntt::rn_split(8, 8), (10, 6));
+        assert_eq!(crate::ntt::rn_split(9, 10), (10, 9));
+        assert_eq!(crate::ntt::rn_split(7, 8), (8, 7));
         let cases = [
             (ModMulForm::Montgomery, 19, 2),
             (ModMulForm::ShoupLazy, 20, 1),
+            (ModMulForm::ShoupLazy, 16, 3),
+            (ModMulForm::Montgomery, 17, 1),
+            (ModMulForm::MontgomeryLazy, 18, 1),
         ];
         two_d_twin_matches_reference(&cases, two_d_panels, Ordering::RN);
     }

@@ -24,12 +24,6 @@ pub fn cluster_kernel_name(field: SmallField, form: crate::ModMulForm) -> String
 pub(super) struct ClusterParams {
     pub ntt: NttParams,
     pub out: u64,
-    /// The outer 2-D twiddle's tables (0: none) and log2 of the rows it counts.
-    pub outer_lo: u64,
-    pub outer_hi: u64,
-    pub outer_log_rows: u32,
-    /// 0 (keeps the struct a multiple of 8 bytes).
-    pub reserved: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
@@ -102,10 +96,8 @@ impl SmallNtt {
     /// `batch` transforms of 2^log_n (13..=cluster_max_log_n) from `src` to `dst` (may be
     /// equal), one cluster of 2^(log_n - 12) blocks each, in `ordering`; every
     /// output times 2^-scale_log_n where given (the inverse's 1/N: N of the whole transform when
-    /// these are the rows of a larger one). With `outer` = (lo, hi, log_rows), the 2-D tables of
-    /// a larger transform whose rows these are, output k of transform u (RN only) is
-    /// also multiplied by w_M^(rev(u mod 2^log_rows) k). No caller passes `outer` now: RN above
-    /// 2^24 takes that twiddle on its columns pass's loads, which costs less (benches/NOTES.md).
+    /// these are the rows of a larger one). Where these are the rows of a larger RN transform,
+    /// its 2-D twiddle is taken by the columns pass's loads (`two_d_panels`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
         &self,
@@ -117,14 +109,7 @@ impl SmallNtt {
         direction: Direction,
         ordering: zkntt_gpu::Ordering,
         scale_log_n: Option<u32>,
-        outer: Option<(u64, u64, u32)>,
     ) -> Result<()> {
-        if outer.is_some() && ordering != zkntt_gpu::Ordering::RN {
-            return Err(crate::Error::OrderingUnsupported {
-                ordering,
-                reason: "the cluster kernel's outer 2-D twiddle is built for RN",
-            });
-        }
         let log_c = log_n - TILE_LOG;
         debug_assert!((1..=MAX_LOG_CLUSTER).contains(&log_c));
         if batch == 0 {
@@ -136,15 +121,7 @@ impl SmallNtt {
             order: super::order_code(ordering),
             ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?
         };
-        let (outer_lo, outer_hi, outer_log_rows) = outer.unwrap_or((0, 0, 0));
-        let p = ClusterParams {
-            ntt,
-            out: dst,
-            outer_lo,
-            outer_hi,
-            outer_log_rows,
-            reserved: 0,
-        };
+        let p = ClusterParams { ntt, out: dst };
         // SAFETY: the kernel takes one ClusterParams by value; the callers size `src` and `dst`
         // to `batch` transforms of 2^log_n, the tables hold the entries it indexes, and
         // `cluster_max_log_n` allowed this cluster size on the function.
@@ -176,13 +153,9 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // NttParams (72 bytes), three pointers and two u32, at the C struct's offsets.
-        assert_eq!(std::mem::size_of::<ClusterParams>(), 104);
+        // NttParams (72 bytes) and a pointer, at the C struct's offsets.
+        assert_eq!(std::mem::size_of::<ClusterParams>(), 80);
         assert_eq!(std::mem::align_of::<ClusterParams>(), 8);
         assert_eq!(std::mem::offset_of!(ClusterParams, out), 72);
-        assert_eq!(std::mem::offset_of!(ClusterParams, outer_lo), 80);
-        assert_eq!(std::mem::offset_of!(ClusterParams, outer_hi), 88);
-        assert_eq!(std::mem::offset_of!(ClusterParams, outer_log_rows), 96);
-        assert_eq!(std::mem::offset_of!(ClusterParams, reserved), 100);
     }
 }

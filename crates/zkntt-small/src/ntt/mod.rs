@@ -581,7 +581,7 @@ impl SmallNtt {
         }
         if self.takes_cluster(log_n, batch, kernel) {
             let scale = (direction == Direction::Inverse).then_some(log_n);
-            return self.cluster(stream, d, d, log_n, batch, direction, ordering, scale, None);
+            return self.cluster(stream, d, d, log_n, batch, direction, ordering, scale);
         }
         if kernel != Kernel::Wsx {
             return Err(Error::NoFormKernel {
@@ -635,7 +635,7 @@ impl SmallNtt {
             let (o, _g2) = output.device_ptr_mut(&stream);
             let scale = (direction == Direction::Inverse).then_some(log_n);
             return self.cluster(
-                &stream, i, o, log_n, batch, direction, ordering, scale, None,
+                &stream, i, o, log_n, batch, direction, ordering, scale,
             );
         }
         if kernel == Kernel::Wsx {

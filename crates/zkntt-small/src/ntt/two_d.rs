@@ -26,10 +26,21 @@ pub(crate) fn two_d_split(log_n: u32) -> (u32, u32) {
 /// first, 2^log2 points (NR's dataflow reversed: NR runs the 2^log1-point columns first), so
 /// where the split is uneven the columns pass takes the shorter transforms, several to a tile
 /// (2^19: rows of 2^10, then columns of 2^9, 8 a tile); above 2^24 the rows (2^13/2^14) run on
-/// clusters and the columns are one tile.
+/// clusters and the columns are one tile. At 2^16..2^18 the rows are 2^10 all the same
+/// (columns of 2^6..2^8), which the tile kernel runs ([`rows_on_tiles`]), where the even split's
+/// rows of 2^8/2^9 would take a panel pass with a twiddled store.
 pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
-    (log2, log1)
+    let log_n = log1 + log2;
+    if log2 < RN_TILE_ROWS && log_n >= RN_TILE_ROWS + 6 {
+        (RN_TILE_ROWS, log_n - RN_TILE_ROWS)
+    } else {
+        (log2, log1)
+    }
 }
+
+/// log2 of the shortest RN rows the tile kernel takes: it reads rows of 2^10..2^12 in 16-byte
+/// runs (shorter ones word by word, slower than a panel's contiguous reads).
+const RN_TILE_ROWS: u32 = 10;
 
 /// Whether a 2-D transform of 2^log_n runs its rows of 2^log_rows in place on the WSX tile
 /// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
@@ -42,7 +53,7 @@ pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
 pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
     match ordering {
         Ordering::NR => log_rows <= TILE_LOG,
-        Ordering::RN => (10..=TILE_LOG).contains(&log_rows),
+        Ordering::RN => (RN_TILE_ROWS..=TILE_LOG).contains(&log_rows),
         Ordering::NN => log_rows <= TILE_LOG && log_n >= 22,
     }
 }
@@ -162,7 +173,6 @@ impl SmallNtt {
                     direction,
                     Ordering::RN,
                     None,
-                    None,
                 )?;
             } else if on_tiles {
                 // Rows of 2^10..2^12 in place on the WSX tile kernel, untwiddled: the columns
@@ -255,7 +265,6 @@ impl SmallNtt {
                     direction,
                     Ordering::NR,
                     scale,
-                    None,
                 )?;
             }
             if !nr {
