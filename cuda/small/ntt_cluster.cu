@@ -46,35 +46,6 @@ struct ClusterParams {
     uint32_t* out;
 };
 
-// The C-point DIF on register bits below log_c (register r = i C + n1 holds entry n1 of its
-// column): layer b pairs r and r | 2^b with twiddle entry 2^b + (r mod 2^b) (w_(2^(b+1))^(n1 mod
-// 2^b)); layer 0's twiddle is 1. Out: register r holds entry rev(n1) of its column.
-template <class F, class Form>
-__device__ __forceinline__ void column_dif(const Form& f, const NttParams& p, uint32_t (&y)[PER_THREAD],
-                                           uint32_t log_c) {
-    using W = typename Form::W;
-#pragma unroll
-    for (int b = 3; b >= 0; b--) {
-        if ((uint32_t)b >= log_c) continue;
-        const uint32_t h = 1u << b;
-        if (b == 0) {
-#pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r += 2) dif_butterfly_unit<F, Form>(y[r], y[r + 1]);
-            continue;
-        }
-        W w[8];  // the first h used
-#pragma unroll
-        for (uint32_t k = 0; k < 8; k++) {
-            if (k < h) w[k] = Form::load(p.twiddles, h + k);
-        }
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) {
-            if (r & h) continue;
-            dif_butterfly<F>(f, y[r], y[r | h], w[r & (h - 1)]);
-        }
-    }
-}
-
 // What both kernels take from the launch: this thread, the cluster's size and rank, transform
 // u = blockIdx.x / C's input and output, and the step-2 2-D twiddle's parameters (no scale).
 struct Setup {
@@ -131,7 +102,7 @@ __device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg
     uint32_t y[PER_THREAD];
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) y[r] = load_remote(remote(seg_at + 4 * n2_of(r), r & n1_mask));
-    column_dif<F>(f, p, y, log_c);
+    wsx::column_dif<F>(f, p, y, log_c);
     // Register r now holds entry k1 = rev(n1) of its column: times w_N^(n2 k1), to block k1.
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
@@ -232,7 +203,7 @@ __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* 
     arrive();  // this block's remote reads are done
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) y[r] = finish<F>(f, columns, y[r], k1_of(r), r & n1_mask);
-    column_dif<F>(f, p, y, log_c);
+    wsx::column_dif<F>(f, p, y, log_c);
 #pragma unroll
     for (uint32_t r = 0; r < PER_THREAD; r++) {
         const uint32_t k = k1_of(r) + (bitrev(r & n1_mask, log_c) << TILE_LOG);

@@ -120,6 +120,73 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
     }
 }
 
+
+// Rows of 2^(12 + LOG_C) (2^13, 2^14: the 2-D path's rows above 2^24), NR out, one row a block of
+// 256 threads, where the cluster kernel spreads a row over C blocks that exchange through
+// distributed shared memory. The same split in one block: thread tid takes the columns n2 = tid +
+// 256 i (register r = i' C + n1 of a chunk of 16 holds x[4096 n1 + n2], i = chunk 16 / C + i',
+// each load a warp's 128 contiguous bytes), runs the C-point DIF on the register bits below
+// LOG_C, and writes entry k1 = rev(n1) times w_N^(n2 k1) to its own M1 slot of tile k1 in
+// `stash` (C tiles of shared memory). Each tile k1 then runs the WSX layers from those slots
+// (the thread's own: no barrier) with its stash as the exchange buffer and is stored in the DIF's
+// order at rev_C(k1) 4096, since X[k1 + C k2] lies at rev_N(k1 + C k2) = rev_C(k1) 4096 +
+// rev(k2). In place: a row's reads all precede its stores, and a row is one block's.
+// p: log_n = 12 + LOG_C, the 4096-entry DIF table, post_lo / post_hi the 2-D tables of N =
+// 2^log_n (post_log_rows 12), the scale of the whole transform.
+template <class F, class Form, uint32_t LOG_C>
+__device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash) {
+    constexpr uint32_t C = 1u << LOG_C;
+    constexpr uint32_t IS = PER_THREAD / C;  // columns a chunk of 16 registers holds
+    const Form f(p);
+    const uint32_t tid = threadIdx.x;
+    // The rows' outputs stay in the DIF's order, which is where they go.
+    const auto c = Consts<typename Form::W>::template make<true>(p.twiddles, TILE_LOG, false);
+    NttParams columns = p;  // w_N^(n2 k1), no scale
+    columns.has_scale = 0;
+    columns.post_log_rows = TILE_LOG;
+    NttParams canonical = columns;  // k1 = 0: w^0, canonical form only
+    canonical.post_lo = nullptr;
+    NttParams rows = p;  // the scale, no 2-D twiddle
+    rows.post_lo = nullptr;
+
+    // The 2-D path's rows follow the columns pass as its dependent launch.
+    if (p.dependent) wait_for_previous_grid();
+    for (uint64_t row = blockIdx.x; row < p.batch; row += gridDim.x) {
+        uint32_t* base = p.data + (row << (TILE_LOG + LOG_C));
+#pragma unroll
+        for (uint32_t chunk = 0; chunk < C; chunk++) {
+            uint32_t y[PER_THREAD];
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                const uint32_t i = chunk * IS + r / C;
+                y[r] = base[((r % C) << TILE_LOG) + tid + (i << 8)];
+            }
+            column_dif<F>(f, p, y, LOG_C);
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                const uint32_t i = chunk * IS + r / C;
+                const uint32_t k1 = rev_bits<LOG_C>(r % C);
+                const uint32_t x = k1 == 0 ? finish<F>(f, canonical, y[r], 0, 0)
+                                           : finish<F>(f, columns, y[r], tid + (i << 8), k1);
+                stash[(k1 << TILE_LOG) + (c.s_m1 ^ slot(i << 8))] = x;
+            }
+        }
+        if (row + gridDim.x >= p.batch) allow_dependent_launch();  // this block's reads are done
+#pragma unroll 1
+        for (uint32_t k1 = 0; k1 < C; k1++) {
+            uint32_t* tile = stash + (k1 << TILE_LOG);
+            uint32_t v[PER_THREAD];
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[c.s_m1 ^ slot(r << 8)];
+            layers<F, Form, true>(f, c, v, tile, 1, TILE_LOG);
+            uint32_t* dst = base + (bitrev(k1, LOG_C) << TILE_LOG) + tid;
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) dst[r << 8] = finish<F>(f, rows, tile[c.s_m1 ^ slot(r << 8)], 0, 0);
+        }
+        __syncthreads();  // the next row's stash
+    }
+}
+
 }  // namespace wsx
 }  // namespace small
 }  // namespace zkntt
@@ -159,6 +226,29 @@ ZKNTT_SMALL_WSX(FieldKoalaBear, FormShoup, koalabear_shoup)
 ZKNTT_SMALL_WSX(FieldKoalaBear, FormShoupLazy, koalabear_shoup_lazy)
 ZKNTT_SMALL_WSX(FieldKoalaBear, FormMont, koalabear_montgomery)
 ZKNTT_SMALL_WSX(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
+
+// Launch: 256 threads per block, C x 16 KiB of dynamic shared memory (C = 2^(p.log_n - 12)), any
+// grid (grid-stride over rows); p.log_n 13 or 14, p.batch rows, p.order 1 (NR: the only order).
+// In place. BabyBear only: the one field with transforms above 2^24.
+#define ZKNTT_SMALL_WSX_WIDE(FIELD, FORM, NAME)                                                       \
+    extern "C" __global__ void __launch_bounds__(256, 4)                                            \
+        small_ntt_wsx_wide_##NAME(const zkntt::small::NttParams p) {                                 \
+        using F = zkntt::small::FIELD;                                                               \
+        extern __shared__ uint32_t stash[];                                                          \
+        if (p.log_n == 13) {                                                                         \
+            zkntt::small::wsx::kernel_wide<F, zkntt::small::FORM<F>, 1>(p, stash);                   \
+        } else {                                                                                     \
+            zkntt::small::wsx::kernel_wide<F, zkntt::small::FORM<F>, 2>(p, stash);                   \
+        }                                                                                            \
+    }
+
+ZKNTT_SMALL_WSX_WIDE(FieldBabyBear, FormDynamic, babybear_dynamic)
+ZKNTT_SMALL_WSX_WIDE(FieldBabyBear, FormConstMod, babybear_const_mod)
+ZKNTT_SMALL_WSX_WIDE(FieldBabyBear, FormBarrett, babybear_barrett)
+ZKNTT_SMALL_WSX_WIDE(FieldBabyBear, FormShoup, babybear_shoup)
+ZKNTT_SMALL_WSX_WIDE(FieldBabyBear, FormShoupLazy, babybear_shoup_lazy)
+ZKNTT_SMALL_WSX_WIDE(FieldBabyBear, FormMont, babybear_montgomery)
+ZKNTT_SMALL_WSX_WIDE(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
 
 // The ablation: the first design's shuffle layers (every register shuffled, half butterflies in
 // both lanes) in the same kernel otherwise, for the Montgomery lazy form only. Same launch, order.

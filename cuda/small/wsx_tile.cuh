@@ -188,6 +188,36 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
     __syncthreads();
 }
 
+// The C-point DIF on register bits below log_c (register r = i C + n1 holds entry n1 of its
+// column; the cluster kernel's and ntt_wsx.cu's wide rows): layer b pairs r and r | 2^b with
+// twiddle entry 2^b + (r mod 2^b) (w_(2^(b+1))^(n1 mod 2^b)); layer 0's twiddle is 1. Out:
+// register r holds entry rev(n1) of its column.
+template <class F, class Form>
+__device__ __forceinline__ void column_dif(const Form& f, const NttParams& p, uint32_t (&y)[PER_THREAD],
+                                           uint32_t log_c) {
+    using W = typename Form::W;
+#pragma unroll
+    for (int b = 3; b >= 0; b--) {
+        if ((uint32_t)b >= log_c) continue;
+        const uint32_t h = 1u << b;
+        if (b == 0) {
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r += 2) dif_butterfly_unit<F, Form>(y[r], y[r + 1]);
+            continue;
+        }
+        W w[8];  // the first h used
+#pragma unroll
+        for (uint32_t k = 0; k < 8; k++) {
+            if (k < h) w[k] = Form::load(p.twiddles, h + k);
+        }
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            if (r & h) continue;
+            dif_butterfly<F>(f, y[r], y[r | h], w[r & (h - 1)]);
+        }
+    }
+}
+
 }  // namespace wsx
 }  // namespace small
 }  // namespace zkntt

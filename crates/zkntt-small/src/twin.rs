@@ -570,15 +570,7 @@ pub fn two_d_panels_split(
         let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, a);
         if a > TILE_LOG {
             mid.copy_from_slice(data);
-            cluster_rows(
-                field,
-                form,
-                direction,
-                a,
-                &mut mid,
-                Ordering::RN,
-                None,
-            )?;
+            cluster_rows(field, form, direction, a, &mut mid, Ordering::RN, None)?;
         } else if on_tiles {
             mid.copy_from_slice(data);
             wsx(args(a, None, None), &mut mid)?;
@@ -595,27 +587,18 @@ pub fn two_d_panels_split(
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
     let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, log2);
-    if on_tiles || log2 > TILE_LOG {
-        // The rows bit-reversed out: in place on the WSX tile kernel (untwiddled), or above a
-        // tile as the cluster kernel runs them (whole-segment stores); NN then transposes with
-        // the columns reversed back.
-        if on_tiles {
+    if on_tiles {
+        // The rows bit-reversed out, in place: on the WSX tile kernel (untwiddled), or above a
+        // tile on its wide variant; NN then transposes with the columns reversed back.
+        if log2 > TILE_LOG {
+            let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
+            wide_rows(field, form, direction, log2, &mut mid, scale_log_n)?;
+        } else {
             let rows = KernelArgs {
                 order: Ordering::NR,
                 ..args(log2, scale, None)
             };
             wsx(rows, &mut mid)?;
-        } else {
-            let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-            cluster_rows(
-                field,
-                form,
-                direction,
-                log2,
-                &mut mid,
-                Ordering::NR,
-                scale_log_n,
-            )?;
         }
         if bit_reversed {
             data.copy_from_slice(&mid);
@@ -646,6 +629,31 @@ fn transpose_rev_cols(data: &mut [u32], mid: &[u32], log1: u32, log2: u32) {
     }
 }
 
+/// The wide tile kernel (`small_ntt_wsx_wide_*`: the 2-D path's NR and NN rows of 2^13/2^14
+/// above 2^24) on `data`'s rows of 2^log_n, in place, NR out, every output times 2^-scale_log_n
+/// where given: the cluster kernel's NR split ([`cluster`]) in one block of 256 threads, per
+/// column n2 the C-point DIF and w_N^(n2 k1), then the tile of each k1 stored at rev_C(k1) 4096
+/// in the DIF's order. The same products in the same order as the cluster's NR, so this is
+/// [`cluster_rows`]' NR.
+pub fn wide_rows(
+    field: SmallField,
+    form: ModMulForm,
+    direction: crate::Direction,
+    log_n: u32,
+    data: &mut [u32],
+    scale_log_n: Option<u32>,
+) -> Result<()> {
+    cluster_rows(
+        field,
+        form,
+        direction,
+        log_n,
+        data,
+        Ordering::NR,
+        scale_log_n,
+    )
+}
+
 /// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N = C x
 /// 4096, each transform's C blocks exchanging through distributed shared memory. NR (`kernel_nr`):
 /// block `me` loads segment me; thread tid of block me takes the columns n2 = me 4096 / C + tid +
@@ -663,15 +671,7 @@ pub fn cluster(
     ordering: Ordering,
 ) -> Result<()> {
     let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-    cluster_rows(
-        field,
-        form,
-        direction,
-        log_n,
-        data,
-        ordering,
-        scale_log_n,
-    )
+    cluster_rows(field, form, direction, log_n, data, ordering, scale_log_n)
 }
 
 /// [`cluster`] with every output times 2^-scale_log_n where given (the rows of a larger

@@ -80,6 +80,13 @@ pub fn wsx_rn_kernel_name(field: SmallField, form: ModMulForm) -> String {
     format!("small_ntt_wsx_rn_{}_{}", field.name(), form.name())
 }
 
+/// `small_ntt_wsx_wide_{field}_{form}`: the WSX tile kernel on rows of two or four tiles (2^13,
+/// 2^14; NR), the 2-D path's rows above 2^24 (the macro `ZKNTT_SMALL_WSX_WIDE` of
+/// `cuda/small/ntt_wsx.cu`, BabyBear only: the one field with transforms that large).
+pub fn wsx_wide_kernel_name(field: SmallField, form: ModMulForm) -> String {
+    format!("small_ntt_wsx_wide_{}_{}", field.name(), form.name())
+}
+
 /// `NttParams::order` of an ordering: 0 NN, 1 NR (bit-reversed out), 2 RN (bit-reversed in).
 fn order_code(ordering: Ordering) -> u32 {
     match ordering {
@@ -91,7 +98,7 @@ fn order_code(ordering: Ordering) -> u32 {
 
 /// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
 /// and the WSX kernel's RN symbol, the 2-D panel kernels (NN, NR, RN) and the cluster kernel of
-/// each field and form.
+/// each field and form, and BabyBear's wide tile kernels.
 pub fn kernel_names() -> impl Iterator<Item = String> {
     let tiles = Kernel::ALL
         .into_iter()
@@ -115,7 +122,10 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
             ]
         })
     });
-    tiles.chain(panels)
+    let wide = ModMulForm::ALL
+        .into_iter()
+        .map(|m| wsx_wide_kernel_name(SmallField::BabyBear, m));
+    tiles.chain(panels).chain(wide)
 }
 
 /// The kernels' parameter struct (`NttParams` in `cuda/small/ntt.cuh`), byte for byte.
@@ -634,9 +644,7 @@ impl SmallNtt {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             let scale = (direction == Direction::Inverse).then_some(log_n);
-            return self.cluster(
-                &stream, i, o, log_n, batch, direction, ordering, scale,
-            );
+            return self.cluster(&stream, i, o, log_n, batch, direction, ordering, scale);
         }
         if kernel == Kernel::Wsx {
             // The first pass in place in `input` (NR's to 2^24 straight into `output`, its rows
@@ -686,7 +694,7 @@ mod tests {
             );
         }
         // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the WSX kernel's
-        // RN symbol, the panel (NN, NR, RN) and cluster kernels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 5 * 3 * 7);
+        // RN symbol, the panel (NN, NR, RN) and cluster kernels, BabyBear's wide tile kernels.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 5 * 3 * 7 + 7);
     }
 }

@@ -1,7 +1,8 @@
 //! Sizes above one tile (2^13..2^26): the 2-D decomposition N = N1 x N2. With the WSX kernel,
 //! two passes: panel passes (the transposes folded into their loads and stores), rows that are
-//! contiguous both ways in place on the WSX tile kernel ([`rows_on_tiles`]), the rows on clusters
-//! above 2^24; with the others (up to 2^24), five passes: three transposes and the one-tile kernels.
+//! contiguous both ways in place on the WSX tile kernel ([`rows_on_tiles`]; above 2^24 NR's and
+//! NN's rows of two or four tiles on its wide variant, RN's on clusters); with the others (up to
+//! 2^24), five passes: three transposes and the one-tile kernels.
 
 use super::panel::Layout;
 use super::{Kernel, NttParams, SmallNtt, Table, lock};
@@ -9,6 +10,10 @@ use crate::field::TILE_LOG;
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
 use crate::{Direction, Result};
+
+/// Blocks a multiprocessor of the wide tile kernel at most (`__launch_bounds__(256, 4)`); its
+/// grid is the rows or this many blocks a multiprocessor, whichever is fewer.
+const WIDE_BLOCKS_PER_SM: u64 = 4;
 use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut};
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
@@ -16,7 +21,7 @@ use zkntt_gpu::Ordering;
 
 /// (log2 N1, log2 N2) of the 2-D decomposition N = N1 x N2 (columns of N1 points, rows of N2):
 /// halves up to 2^24, where both fit a tile; above, columns of one tile (2^12) and rows of the rest
-/// (2^13, 2^14), which the cluster kernel runs.
+/// (2^13, 2^14), which the wide tile kernel (NR, NN) or the cluster kernel (RN) runs.
 pub(crate) fn two_d_split(log_n: u32) -> (u32, u32) {
     let log1 = (log_n / 2).min(TILE_LOG);
     (log1, log_n - log1)
@@ -44,7 +49,7 @@ const RN_TILE_ROWS: u32 = 10;
 
 /// Whether a 2-D transform of 2^log_n runs its rows of 2^log_rows in place on the WSX tile
 /// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
-/// out, untwiddled) up to a tile; RN's (rows first, untwiddled: the columns pass applies the
+/// out, untwiddled) at every size, rows of 2^13/2^14 (above 2^24) on its wide variant; RN's (rows first, untwiddled: the columns pass applies the
 /// 2-D twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows
 /// of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's from 2^22,
 /// bit-reversed out and then transposed with the columns reversed back (below 2^22 the extra
@@ -52,15 +57,15 @@ const RN_TILE_ROWS: u32 = 10;
 /// 2^20 x 16 by 4-5%). benches/NOTES.md has the measurements.
 pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
     match ordering {
-        Ordering::NR => log_rows <= TILE_LOG,
+        Ordering::NR => true,
         Ordering::RN => (RN_TILE_ROWS..=TILE_LOG).contains(&log_rows),
-        Ordering::NN => log_rows <= TILE_LOG && log_n >= 22,
+        Ordering::NN => log_n >= 22 || log_rows > TILE_LOG,
     }
 }
 
 /// Whether [`SmallNtt::two_d_panels`] passes through `mid`: not where NR's or RN's rows run in
-/// place on the tile kernel ([`rows_on_tiles`]): NR to 2^24 (the columns first, written to
-/// `dst`, the rows then in place there) and RN at 2^19..2^24 (the rows first, in place in `src`,
+/// place on the tile kernel ([`rows_on_tiles`]): NR at every size (the columns first, written to
+/// `dst`, the rows then in place there) and RN at 2^16..2^24 (the rows first, in place in `src`,
 /// then the columns from there into `dst`).
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
     let (log1, log2) = two_d_split(log_n);
@@ -95,21 +100,20 @@ impl SmallNtt {
     /// N = N1 x N2 (x[n1 N2 + n2], [`two_d_split`]); X[k1 + N1 k2] from two passes: the N1-point columns
     /// (stride N2) from `src` into the same places of `mid`, times w_N^(n2 k1); then the
     /// N2-point rows of `mid` into `dst` at stride N1. `mid` may be `src`; `dst` must not be `mid`.
-    /// Each buffer holds `batch` transforms of 2^log_n words. At 2^22..2^24 the rows run in
-    /// place in `mid` on the WSX tile kernel instead, bit-reversed out, and a transpose that
-    /// reverses the columns back writes `dst` ([`rows_on_tiles`]).
+    /// Each buffer holds `batch` transforms of 2^log_n words. From 2^22 the rows run in place in
+    /// `mid` on the WSX tile kernel instead (its wide variant above 2^24), bit-reversed out, and
+    /// a transpose that reverses the columns back writes `dst` ([`rows_on_tiles`]).
     ///
     /// `nr`: bit-reversed output, X[k] at rev_N(k) = rev_N1(k1) N2 + rev_N2(k2). The columns'
     /// entry k1 goes to row rev(k1) of `mid` instead of row k1; row j of `mid` (k1 = rev(j))
     /// then transforms into row j of `dst`, its entry k2 at rev(k2): rows in and rows out, both
-    /// contiguous, where the natural order's second pass stores columns. Up to 2^24 the columns
-    /// go straight into `dst` and the rows transform in place there on the WSX tile kernel
-    /// ([`needs_mid`]: `mid` is not used, and `dst` may be `src`).
+    /// contiguous, where the natural order's second pass stores columns. The columns go straight
+    /// into `dst` and the rows transform in place there on the WSX tile kernel ([`needs_mid`]:
+    /// `mid` is not used, and `dst` may be `src`).
     ///
-    /// Above 2^24 (BabyBear 2^25, 2^26) the rows are 2^13 or 2^14 points, more than a panel's
-    /// tile: they run on the cluster kernel instead (sm_90; the entry points answer `SizeUnsupported` where the clusters
-    /// are smaller), bit-reversed out, followed in natural order by a transpose that reverses
-    /// the columns back.
+    /// Above 2^24 (BabyBear 2^25, 2^26) the rows are 2^13 or 2^14 points, two or four tiles: they
+    /// run on the wide tile kernel, one row a block ([`SmallNtt::wide_rows`]), bit-reversed out
+    /// as below, followed in natural order by the transpose.
     ///
     /// RN (`ordering`; input bit-reversed): x[n1 N2 + n2] lies at rev_N(n1 N2 + n2)
     /// = rev_N2(n2) N1 + rev_N1(n1), so row r of the input (N2 rows of N1 words) is column n2 =
@@ -158,6 +162,7 @@ impl SmallNtt {
         if ordering == Ordering::RN {
             // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t, or untwiddled on the
             // tile kernel or on clusters with the twiddle on the columns' loads), columns of 2^b.
+            // RN's rows above a tile take clusters: the wide tile kernel is NR's.
             let (a, b) = rn_split(log1, log2);
             let on_tiles = rows_on_tiles(ordering, log_n, a);
             if a > TILE_LOG {
@@ -232,14 +237,15 @@ impl SmallNtt {
             columns,
             false,
         )?;
-        if on_tiles || log2 > TILE_LOG {
-            // The rows bit-reversed out into `rows_out`: on the tile kernel in place (rows in and
-            // out, contiguous, untwiddled; the tile stays in the DIF's order), as the columns
-            // pass's dependent launch; above a tile (2^13/2^14) on thread-block clusters, whole
-            // segments (natural order would leave each row's outputs at stride N1). Row j then
-            // holds X[k1 + N1 k2] at rev(k2) (k1 = j, or rev(j) in NR): NR is done; NN transposes
-            // the N1 x N2 rows with their columns bit-reversed back, in one pass.
-            if on_tiles {
+        if on_tiles {
+            // The rows bit-reversed out into `rows_out`, in place (rows in and out, contiguous,
+            // untwiddled; the tile stays in the DIF's order), as the columns pass's dependent
+            // launch: on the tile kernel, or above a tile (2^13/2^14) on its wide variant. Row j
+            // then holds X[k1 + N1 k2] at rev(k2) (k1 = j, or rev(j) in NR): NR is done; NN
+            // transposes the N1 x N2 rows with their columns bit-reversed back, in one pass.
+            if log2 > TILE_LOG {
+                self.wide_rows(stream, rows_out, log2, batch << log1, direction, scale)?;
+            } else {
                 self.launch(
                     stream,
                     Kernel::Wsx,
@@ -251,20 +257,6 @@ impl SmallNtt {
                     None,
                     Ordering::NR,
                     true,
-                )?;
-            } else {
-                // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
-                // clusters.
-                debug_assert!(log2 <= self.cluster_max_log_n, "2^{log_n}");
-                self.cluster(
-                    stream,
-                    mid,
-                    rows_out,
-                    log2,
-                    batch << log1,
-                    direction,
-                    Ordering::NR,
-                    scale,
                 )?;
             }
             if !nr {
@@ -281,6 +273,54 @@ impl SmallNtt {
         let rows = Layout { t: log2, e: 0 };
         let out = if nr { rows } else { Layout { t: 0, e: log1 } };
         self.panel(stream, second, dst, log_n, log1, rows, out, true)
+    }
+
+    /// `batch` rows of 2^log_rows (13, 14) in place at `data`, bit-reversed out (NR), every output
+    /// times 2^-scale_log_n where given: the wide tile kernel (`small_ntt_wsx_wide_*` of
+    /// `cuda/small/ntt_wsx.cu`, BabyBear only), one row a block of 256 threads with its 2^(log_rows
+    /// - 12) tiles in shared memory, as the columns pass's dependent launch.
+    fn wide_rows(
+        &self,
+        stream: &Arc<CudaStream>,
+        data: u64,
+        log_rows: u32,
+        batch: u64,
+        direction: Direction,
+        scale_log_n: Option<u32>,
+    ) -> Result<()> {
+        debug_assert!((TILE_LOG + 1..=TILE_LOG + 2).contains(&log_rows));
+        if batch == 0 {
+            return Ok(());
+        }
+        let f = self
+            .gpu
+            .function(&super::wsx_wide_kernel_name(self.field, self.form))?;
+        let (lo, hi) = self.post_tables(stream, log_rows, direction)?;
+        let tw = self.twiddle_table(direction);
+        let dependent = self.dependent_launch;
+        let params = NttParams {
+            order: super::order_code(Ordering::NR),
+            dependent: dependent as u32,
+            ..self.params(
+                tw,
+                data,
+                batch,
+                log_rows,
+                scale_log_n,
+                Some((lo, hi, TILE_LOG)),
+            )?
+        };
+        let cfg = cudarc::driver::LaunchConfig {
+            grid_dim: (batch.min(self.sms * WIDE_BLOCKS_PER_SM) as u32, 1, 1),
+            block_dim: (super::THREADS, 1, 1),
+            shared_mem_bytes: 4 << log_rows,
+        };
+        // SAFETY: the kernel takes one NttParams by value; `data` holds `batch` rows of
+        // 2^log_rows words (the callers' buffers) and the tables hold the entries it indexes;
+        // the dynamic shared memory is the rows' 2^(log_rows - 12) tiles. With `dependent` the
+        // kernel waits for the previous grid before its first global access.
+        unsafe { zkntt_gpu::launch::launch(stream, &f, cfg, &params, dependent) }?;
+        Ok(())
     }
 
     /// N = N1 x N2 (x[n1 N2 + n2]); out[k1 + N1 k2] = X. Five passes: transpose, N1-point
