@@ -720,6 +720,7 @@ fn babybear_above_two_tiles() {
     }
     drop(big);
     let mont = SmallNtt::new(&gpu, field, ModMulForm::Montgomery).unwrap();
+    let barrett = SmallNtt::new(&gpu, field, ModMulForm::Barrett).unwrap();
     for (log_n, batch) in [(25u32, 2usize), (26, 1)] {
         if log_n > max {
             continue;
@@ -758,7 +759,8 @@ fn babybear_above_two_tiles() {
                 assert_same(&got, &want, log_n, &format!("{what} run_raw"));
             }
             // RN's 2-D twiddle chain (on the columns pass's loads) in a Montgomery form too
-            // (above: Shoup lazy).
+            // (above: Shoup lazy), and NR's and NN's rows on the wide tile kernel in forms whose
+            // symbols spill (Montgomery, Barrett).
             if log_n == 25 {
                 let mut d = gpu.stream().clone_htod(&reversed).unwrap();
                 mont.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)
@@ -770,6 +772,16 @@ fn babybear_above_two_tiles() {
                     log_n,
                     &what,
                 );
+                let nr_want = bit_reverse_each(&natural, log_n);
+                for (n, form) in [(&mont, "Montgomery"), (&barrett, "Barrett")] {
+                    for (ordering, want) in [(Ordering::NR, &nr_want), (Ordering::NN, &natural)] {
+                        let mut d = gpu.stream().clone_htod(&x).unwrap();
+                        n.run_ordered(&mut d, log_n, dir, Kernel::Wsx, ordering)
+                            .unwrap();
+                        let what = format!("BabyBear {form} {dir:?} {ordering:?} 2^{log_n}");
+                        assert_same(&gpu.stream().clone_dtoh(&d).unwrap(), want, log_n, &what);
+                    }
+                }
             }
         }
     }

@@ -456,7 +456,7 @@ impl SmallNtt {
     /// single transforms and small batches of 2^13..2^16 take one cluster launch on sm_90
     /// ([`SmallNtt::takes_cluster`]). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
-    /// [`Kernel::Wsx`] two passes (into the scratch and back; at 2^22..2^24 three, the rows in place in
+    /// [`Kernel::Wsx`] two passes (into the scratch and back; from 2^22 three, the rows in place in
     /// the scratch on the tile kernel and a transpose back), with the others five passes and a
     /// final copy back ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
@@ -474,10 +474,11 @@ impl SmallNtt {
     /// reversed) or [`Ordering::RN`] (input element n at index rev(n), natural order out: the
     /// inverse of NR, so a forward NR and an inverse RN need no reordering between them).
     /// NR: the cluster kernel stores whole segments and the 2-D path's stores are contiguous in
-    /// both passes (its rows in place on the tile kernel to 2^24, so no scratch), so NR is the
-    /// fastest order from 2^17 (`benches/results/h100.md`). RN: one tile launch to 2^12, one
+    /// both passes (its rows in place on the tile kernel, above 2^24 on its wide variant, so no
+    /// scratch), so NR is the fastest order from 2^17 (`benches/results/h100.md`). RN: one tile
+    /// launch to 2^12, one
     /// cluster launch to 2^16 where the batch is small, then two passes: the rows of the input
-    /// as it lies (panels below 2^19, in place on the tile kernel at 2^19..2^24 with no
+    /// as it lies (panels below 2^16, in place on the tile kernel at 2^16..2^24 with no
     /// scratch; above, 2^13/2^14-point rows on clusters), then the columns in panels. NR and RN
     /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
     pub fn run_ordered(
