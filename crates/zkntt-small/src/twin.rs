@@ -509,9 +509,9 @@ impl TwoDTables {
 /// loads.
 ///
 /// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) NN and NR run the
-/// rows as the cluster kernel runs them, bit-reversed out, then (natural order) a transpose into
-/// X's order that reverses the columns back; RN (`ntt::rn_split`) runs the input's rows of
-/// 2^13/2^14 first, as the cluster kernel does, then the 2^12-point columns.
+/// rows as the wide tile kernel runs them ([`wide_rows`]), bit-reversed out, then (natural order)
+/// a transpose into X's order that reverses the columns back; RN (`ntt::rn_split`) runs the
+/// input's rows of 2^13/2^14 first, as the cluster kernel does, then the 2^12-point columns.
 pub fn two_d_panels(
     field: SmallField,
     form: ModMulForm,
@@ -525,8 +525,10 @@ pub fn two_d_panels(
     two_d_panels_split(field, form, direction, log1, log2, data, ordering)
 }
 
-/// [`two_d_panels`] for N = 2^log1 x 2^log2 chosen by the caller: rows above a tile (log2 13..16)
-/// take the cluster kernel's path, so tests run that path on a transform far smaller than 2^25.
+/// [`two_d_panels`] for N = 2^log1 x 2^log2 chosen by the caller: rows above a tile take the wide
+/// tile kernel's path (NN, NR; the GPU's kernel has rows of 2^13/2^14, this twin any the cluster
+/// twin takes, to 2^16) or the cluster kernel's (RN), so tests run those paths on a transform far
+/// smaller than 2^25.
 pub fn two_d_panels_split(
     field: SmallField,
     form: ModMulForm,

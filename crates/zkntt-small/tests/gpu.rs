@@ -654,9 +654,9 @@ fn nr_matches_reference_bit_reversed() {
                             &format!("{what} run_raw, clusters {clusters}"),
                         );
                         // RN reads 16 bytes at a time where the input is 16-byte aligned (the
-                        // one-tile kernel at 2^10..2^12, the rows pass from 2^20): one word past
-                        // an allocation it is not.
-                        if ordering == Ordering::RN && ((10..=12).contains(&log_n) || log_n >= 20) {
+                        // one-tile kernel at 2^10..2^12, the rows on it from 2^16, the panels'
+                        // rows pass at 2^20): one word past an allocation it is not.
+                        if ordering == Ordering::RN && ((10..=12).contains(&log_n) || log_n >= 16) {
                             let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
                             let mut tail = d.slice_mut(1..);
                             gpu.stream().memcpy_htod(&x, &mut tail).unwrap();
@@ -680,8 +680,9 @@ fn nr_matches_reference_bit_reversed() {
     }
 }
 
-/// BabyBear 2^25 and 2^26: columns of one tile (a panel pass), rows of 2^13 / 2^14 on 2- and
-/// 4-block clusters (sm_90), NN through a transpose; RN the input's rows first, on clusters.
+/// BabyBear 2^25 and 2^26: columns of one tile (a panel pass), rows of 2^13 / 2^14 on the wide
+/// tile kernel (NR, NN; NN then through a transpose); RN the input's rows first, on 2- and 4-block
+/// clusters (sm_90).
 /// NN, NR and RN against the reference, forward and inverse, in place, out of place and by
 /// address, a batch of two at 2^25. The other kernels,
 /// KoalaBear (two-adicity 24) and GPUs without clusters answer `SizeUnsupported`.

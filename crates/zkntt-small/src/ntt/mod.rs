@@ -604,8 +604,8 @@ impl SmallNtt {
         if !two_d::needs_mid(log_n, ordering) {
             return self.two_d_panels(stream, d, d, d, log_n, batch, direction, ordering);
         }
-        // Through the scratch and back into `d` (NN, NR: columns, then rows, NN's rows at
-        // 2^22..2^24 in the scratch and then a transpose back; RN: rows, then columns): no copy. The guard is held while the passes are
+        // Through the scratch and back into `d` (NN: columns, then rows, from 2^22 in place in
+        // the scratch and then a transpose back; RN: rows, then columns): no copy. The guard is held while the passes are
         // queued (a larger scratch replaces this one stream-ordered).
         let scratch = self.scratch(len)?;
         let m = scratch
@@ -648,8 +648,8 @@ impl SmallNtt {
             return self.cluster(&stream, i, o, log_n, batch, direction, ordering, scale);
         }
         if kernel == Kernel::Wsx {
-            // The first pass in place in `input` (NR's to 2^24 straight into `output`, its rows
-            // then in place there), the rest into `output`.
+            // The first pass in place in `input` (NR's straight into `output`, its rows then in
+            // place there), the rest into `output`.
             let (i, _g1) = input.device_ptr_mut(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
             return self.two_d_panels(&stream, i, i, o, log_n, batch, direction, ordering);

@@ -11,9 +11,17 @@ use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
 use crate::{Direction, Result};
 
-/// Blocks a multiprocessor of the wide tile kernel at most (`__launch_bounds__(256, 4)`); its
-/// grid is the rows or this many blocks a multiprocessor, whichever is fewer.
-const WIDE_BLOCKS_PER_SM: u64 = 4;
+/// Blocks a multiprocessor of the wide tile kernel at most (`__launch_bounds__(256, 4)`): its
+/// grid is the rows or one wave of the blocks that fit (`wide_blocks_per_sm`), whichever is fewer.
+const WIDE_BLOCKS_PER_SM: u32 = 4;
+
+/// Wide tile blocks a multiprocessor holds at once: [`WIDE_BLOCKS_PER_SM`] by registers, fewer
+/// where the rows' tiles (`smem` bytes, 1 KiB reserved a block) exceed `smem_per_sm`: rows of
+/// 2^14 (64 KiB) three on sm_90, so a grid of four a multiprocessor would run a second, mostly
+/// idle wave.
+fn wide_blocks_per_sm(smem: u32, smem_per_sm: u32) -> u32 {
+    WIDE_BLOCKS_PER_SM.min(smem_per_sm / (smem + 1024)).max(1)
+}
 use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut};
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
@@ -121,12 +129,12 @@ impl SmallNtt {
     /// bit-reversed input, rows in and rows out, times w_N^(n2 k1), n2 = rev(r), into `mid`; the
     /// second transforms the N2-point columns k1 of `mid` (stride N1, entry n2 at row rev(n2))
     /// with bit-reversed input into the same places of `dst`: X[k1 + N1 k2] at row k2, column
-    /// k1, natural order. At 2^19..2^24 (rows of 2^10..2^12) the rows transform in place in `src`
+    /// k1, natural order. At 2^16..2^24 (rows of 2^10..2^12) the rows transform in place in `src`
     /// on the WSX tile kernel, untwiddled, and the columns read them there, column k1's entry n2
     /// taking w_N^(n2 k1) on the load ([`needs_mid`]: `mid` is not used). Above 2^24 N1 is the
     /// 2^13/2^14 points and N2 a tile: the rows run on the cluster kernel from `src` into `mid`
     /// (RN in, natural out, untwiddled), the columns in panels from there, the 2-D twiddle on
-    /// their loads as at 2^19..2^24.
+    /// their loads as at 2^16..2^24.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn two_d_panels(
         &self,
@@ -288,7 +296,14 @@ impl SmallNtt {
         direction: Direction,
         scale_log_n: Option<u32>,
     ) -> Result<()> {
-        debug_assert!((TILE_LOG + 1..=TILE_LOG + 2).contains(&log_rows));
+        // The kernel takes rows of two or four tiles only (it reads p.log_n as one or the other).
+        if !(TILE_LOG + 1..=TILE_LOG + 2).contains(&log_rows) {
+            return Err(crate::Error::SizeUnsupported {
+                field: self.field.name(),
+                log_n: log_rows,
+                max: TILE_LOG + 2,
+            });
+        }
         if batch == 0 {
             return Ok(());
         }
@@ -310,10 +325,12 @@ impl SmallNtt {
                 Some((lo, hi, TILE_LOG)),
             )?
         };
+        let smem = 4 << log_rows;
+        let per_sm = wide_blocks_per_sm(smem, self.smem_per_sm) as u64;
         let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: (batch.min(self.sms * WIDE_BLOCKS_PER_SM) as u32, 1, 1),
+            grid_dim: (batch.min(self.sms * per_sm) as u32, 1, 1),
             block_dim: (super::THREADS, 1, 1),
-            shared_mem_bytes: 4 << log_rows,
+            shared_mem_bytes: smem,
         };
         // SAFETY: the kernel takes one NttParams by value; `data` holds `batch` rows of
         // 2^log_rows words (the callers' buffers) and the tables hold the entries it indexes;
@@ -370,5 +387,22 @@ impl SmallNtt {
             false,
         )?;
         transpose_words(&self.gpu, stream, d, o, n1, n2, batch, false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_blocks_fit_the_shared_memory() {
+        // sm_90: 228 KiB a multiprocessor. Rows of 2^13 (32 KiB) four by registers, of 2^14
+        // (64 KiB) three by shared memory; a GPU with 100 KiB (sm_86/89) three and one.
+        let sm90 = 228 * 1024;
+        assert_eq!(wide_blocks_per_sm(4 << 13, sm90), 4);
+        assert_eq!(wide_blocks_per_sm(4 << 14, sm90), 3);
+        assert_eq!(wide_blocks_per_sm(4 << 13, 100 * 1024), 3);
+        assert_eq!(wide_blocks_per_sm(4 << 14, 100 * 1024), 1);
+        assert_eq!(wide_blocks_per_sm(4 << 14, 0), 1);
     }
 }
