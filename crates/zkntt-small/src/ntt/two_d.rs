@@ -10,6 +10,10 @@ use crate::field::TILE_LOG;
 use crate::tables::{self, Encoded};
 use crate::transpose::transpose_words;
 use crate::{Direction, Result};
+use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut};
+use std::collections::hash_map::Entry;
+use std::sync::Arc;
+use zkntt_gpu::Ordering;
 
 /// Blocks a multiprocessor of the wide tile kernel at most (`__launch_bounds__(256, 4)`): its
 /// grid is the rows or one wave of the blocks that fit (`wide_blocks_per_sm`), whichever is fewer.
@@ -17,15 +21,11 @@ const WIDE_BLOCKS_PER_SM: u32 = 4;
 
 /// Wide tile blocks a multiprocessor holds at once: [`WIDE_BLOCKS_PER_SM`] by registers, fewer
 /// where the rows' tiles (`smem` bytes, 1 KiB reserved a block) exceed `smem_per_sm`: rows of
-/// 2^14 (64 KiB) three on sm_90, so a grid of four a multiprocessor would run a second, mostly
-/// idle wave.
+/// 2^14 (64 KiB) three on sm_90, so the grid is one wave (four a multiprocessor, a second wave,
+/// measured the same at 2^26: benches/NOTES.md).
 fn wide_blocks_per_sm(smem: u32, smem_per_sm: u32) -> u32 {
     WIDE_BLOCKS_PER_SM.min(smem_per_sm / (smem + 1024)).max(1)
 }
-use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtrMut};
-use std::collections::hash_map::Entry;
-use std::sync::Arc;
-use zkntt_gpu::Ordering;
 
 /// (log2 N1, log2 N2) of the 2-D decomposition N = N1 x N2 (columns of N1 points, rows of N2):
 /// halves up to 2^24, where both fit a tile; above, columns of one tile (2^12) and rows of the rest
@@ -57,8 +57,9 @@ const RN_TILE_ROWS: u32 = 10;
 
 /// Whether a 2-D transform of 2^log_n runs its rows of 2^log_rows in place on the WSX tile
 /// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
-/// out, untwiddled) at every size, rows of 2^13/2^14 (above 2^24) on its wide variant; RN's (rows first, untwiddled: the columns pass applies the
-/// 2-D twiddle on its loads) of 2^10..2^12, which the tile kernel reads in 16-byte runs (rows
+/// out, untwiddled) at every size, rows of 2^13/2^14 (above 2^24) on its wide variant; RN's
+/// (rows first, untwiddled: the columns pass applies the 2-D twiddle on its loads) of
+/// 2^10..2^12, which the tile kernel reads in 16-byte runs (rows
 /// of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's from 2^22,
 /// bit-reversed out and then transposed with the columns reversed back (below 2^22 the extra
 /// pass costs more than the panel's rows-in, columns-out pass; batches of as many words lost,
