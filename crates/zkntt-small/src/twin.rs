@@ -609,12 +609,10 @@ pub fn two_d_panels_split(
         }
         return Ok(());
     }
-    let rows = PanelLayout { t: log2, e: 0 };
-    let out = if bit_reversed {
-        rows
-    } else {
-        PanelLayout { t: 0, e: log1 }
-    };
+    // NN below 2^22 (NR's rows always run as the tile kernel runs them, above): rows in, columns
+    // out.
+    debug_assert!(!bit_reversed, "NR's rows run on the tile kernel");
+    let (rows, out) = (PanelLayout { t: log2, e: 0 }, PanelLayout { t: 0, e: log1 });
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
 }
 

@@ -15,16 +15,15 @@ use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use zkntt_gpu::Ordering;
 
-/// Blocks a multiprocessor of the wide tile kernel at most (`__launch_bounds__(256, 4)`): its
-/// grid is the rows or one wave of the blocks that fit (`wide_blocks_per_sm`), whichever is fewer.
-const WIDE_BLOCKS_PER_SM: u32 = 4;
-
-/// Wide tile blocks a multiprocessor holds at once: [`WIDE_BLOCKS_PER_SM`] by registers, fewer
+/// Wide tile blocks a multiprocessor holds at once: the tile kernels' `BLOCKS_PER_SM` by
+/// registers (`__launch_bounds__(256, 4)`), fewer
 /// where the rows' tiles (`smem` bytes, 1 KiB reserved a block) exceed `smem_per_sm`: rows of
 /// 2^14 (64 KiB) three on sm_90, so the grid is one wave (four a multiprocessor, a second wave,
 /// measured the same at 2^26: benches/NOTES.md).
-fn wide_blocks_per_sm(smem: u32, smem_per_sm: u32) -> u32 {
-    WIDE_BLOCKS_PER_SM.min(smem_per_sm / (smem + 1024)).max(1)
+fn wide_blocks_per_sm(smem: u32, smem_per_sm: u32) -> u64 {
+    super::BLOCKS_PER_SM
+        .min((smem_per_sm / (smem + 1024)) as u64)
+        .max(1)
 }
 
 /// (log2 N1, log2 N2) of the 2-D decomposition N = N1 x N2 (columns of N1 points, rows of N2):
@@ -79,7 +78,8 @@ pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bo
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
     let (log1, log2) = two_d_split(log_n);
     match ordering {
-        Ordering::NR => !rows_on_tiles(ordering, log_n, log2),
+        // NR's rows run in place on the tile kernel at every size (`rows_on_tiles`).
+        Ordering::NR => false,
         Ordering::RN => !rows_on_tiles(ordering, log_n, rn_split(log1, log2).0),
         Ordering::NN => true,
     }
@@ -274,13 +274,14 @@ impl SmallNtt {
             }
             return Ok(());
         }
-        // Rows k1 (word k1 N2 + n2) in, X[k1 + N1 k2] out.
+        // NN below 2^22 (NR's rows always ran on the tile kernel above): rows k1 (word k1 N2 +
+        // n2) in, X[k1 + N1 k2] out, columns.
         let second = NttParams {
             order,
             ..self.params(tw, mid, batch << log1, log2, scale, None)?
         };
-        let rows = Layout { t: log2, e: 0 };
-        let out = if nr { rows } else { Layout { t: 0, e: log1 } };
+        debug_assert!(!nr, "NR's rows run on the tile kernel");
+        let (rows, out) = (Layout { t: log2, e: 0 }, Layout { t: 0, e: log1 });
         self.panel(stream, second, dst, log_n, log1, rows, out, true)
     }
 
@@ -327,7 +328,7 @@ impl SmallNtt {
             )?
         };
         let smem = 4 << log_rows;
-        let per_sm = wide_blocks_per_sm(smem, self.smem_per_sm) as u64;
+        let per_sm = wide_blocks_per_sm(smem, self.smem_per_sm);
         let cfg = cudarc::driver::LaunchConfig {
             grid_dim: (batch.min(self.sms * per_sm) as u32, 1, 1),
             block_dim: (super::THREADS, 1, 1),
