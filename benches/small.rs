@@ -206,7 +206,7 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise the 2-D path as two passes (rows contiguous both ways in place on the tile kernel: NR's at every size, RN's at 2^16..2^24, NN's from 2^22 then a transpose), at 2^25/2^26 a panel pass and 2^13/2^14-point rows on the wide tile kernel (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced; RN: bit-reversed in, natural out, in place by address, one tile launch to 2^12, one cluster launch to 2^16 where the batch is small, then two passes (above 2^24 the input's rows of 2^13/2^14 on clusters, then a panel pass); RN panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise the 2-D path as two passes (rows contiguous both ways in place on the tile kernel: NR's at every size, RN's at 2^16..2^24, NN's from 2^22 then a transpose), at 2^25/2^26 a panel pass and 2^13/2^14-point rows on the wide tile kernel (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced; RN: bit-reversed in, natural out, in place by address, one tile launch to 2^12, one cluster launch to 2^16 where the batch is small, then two passes (above 2^24 the input's rows of 2^13/2^14 on the wide tile kernel, then a panel pass); RN panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
         "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address | zkntt RN in place by address | zkntt RN panels by address | sppark RN / zkntt RN | sppark best order / zkntt RN |"
@@ -221,7 +221,7 @@ fn summary(gpu: &Gpu) {
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         let ntt = SmallNtt::new(gpu, field, ModMulForm::ShoupLazy).unwrap();
         for &(log_n, batch) in &cases {
-            // BabyBear to 2^26 (rows on clusters above 2^24), KoalaBear to its two-adicity.
+            // BabyBear to 2^26 (sm_90), KoalaBear to its two-adicity.
             if log_n > ntt.max_log_n(Kernel::Wsx) {
                 continue;
             }

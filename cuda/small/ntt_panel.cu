@@ -28,7 +28,7 @@
 // 2-D path's RN first pass runs the rows of the input as it lies, row t holding column rev(t) of
 // the matrix (chained along the row from 2^10, `Leave::Rows`; below, products over the row's
 // reversed bits, `Leave::Bits`). Columns in (the second pass where the rows ran untwiddled on
-// the tile kernel or, above 2^24, on clusters), element e of transform t takes
+// the tile kernel or, above 2^24, on its wide variant), element e of transform t takes
 // w^((t mod 2^post_log_rows) e) on the load (`load_rn_twiddled`).
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
@@ -301,7 +301,7 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t s
 }
 
 // The RN kernel's columns load with the 2-D twiddle (the 2-D path's second pass where its rows
-// ran untwiddled on the tile kernel or on clusters): the thread's transform u (column k1 = u mod
+// ran untwiddled on the tile kernel or its wide variant): the thread's transform u (column k1 = u mod
 // 2^post_log_rows) has elements e + k de at rows rev(e) + rev(k), and element n2 takes
 // w^(k1 n2): a chain from w^(k1 e) by w^(k1 de), applied between the reads and the panel's
 // writes. Here these products cost less than in the tile kernel's or the clusters' stores

@@ -187,6 +187,68 @@ __device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash)
     }
 }
 
+
+// RN's rows of 2^(12 + LOG_C) (the 2-D path's first pass above 2^24: input bit-reversed, natural
+// order out, untwiddled), one row a block of 256 threads: the cluster kernel's transposed split
+// (`kernel_split`) in one block. x[n1 + C n2] lies at rev_N(n1 + C n2) = rev_C(n1) 4096 +
+// rev(n2), so segment rev_C(n1) is the RN input of the 4096-point transform Y_n1 of x[n1 + C n2]:
+// each is loaded as the one-tile RN kernel loads (16-byte runs where aligned) and runs the WSX
+// layers into tile n1 of `stash`, natural order. Then thread tid takes k1 = tid + 256 i
+// (register r = i' C + n1 of a chunk of 16 holds Y_n1[k1], i = chunk 16 / C + i'), times
+// w_N^(n1 k1), runs the C-point DIF and stores X[k1 + 4096 rev_C(n1)] (a warp's lanes on
+// consecutive k1). In place: a row's reads all precede its stores.
+template <class F, class Form, uint32_t LOG_C>
+__device__ __forceinline__ void kernel_wide_rn(const NttParams& p, uint32_t* stash) {
+    constexpr uint32_t C = 1u << LOG_C;
+    constexpr uint32_t IS = PER_THREAD / C;
+    const Form f(p);
+    const uint32_t tid = threadIdx.x;
+    const auto c = Consts<typename Form::W>::template make<true>(p.twiddles, TILE_LOG, true);
+    NttParams columns = p;  // w_N^(n1 k1), no scale
+    columns.has_scale = 0;
+    columns.post_log_rows = TILE_LOG;
+    NttParams canonical = columns;  // n1 = 0: w^0, canonical form only
+    canonical.post_lo = nullptr;
+    NttParams rows = p;  // the scale, no 2-D twiddle
+    rows.post_lo = nullptr;
+    const bool runs = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
+
+    if (p.dependent) wait_for_previous_grid();
+    for (uint64_t row = blockIdx.x; row < p.batch; row += gridDim.x) {
+        uint32_t* base = p.data + (row << (TILE_LOG + LOG_C));
+#pragma unroll 1
+        for (uint32_t n1 = 0; n1 < C; n1++) {
+            const uint32_t* seg = base + (bitrev(n1, LOG_C) << TILE_LOG);
+            uint32_t v[PER_THREAD];
+            if (runs) {
+                load_rn_runs<16>(seg, tid, v);
+            } else {
+#pragma unroll
+                for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = seg[out_pos(tid | r << 8, TILE_LOG)];
+            }
+            layers<F, Form, true>(f, c, v, stash + (n1 << TILE_LOG), 1, TILE_LOG);  // Y_n1[k1] at slot(k1)
+        }
+        if (row + gridDim.x >= p.batch) allow_dependent_launch();  // this block's reads are done
+#pragma unroll
+        for (uint32_t chunk = 0; chunk < C; chunk++) {
+            uint32_t y[PER_THREAD];
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                const uint32_t k1 = tid + ((chunk * IS + r / C) << 8), n1 = r % C;
+                const uint32_t x = stash[(n1 << TILE_LOG) + slot(k1)];
+                y[r] = n1 == 0 ? finish<F>(f, canonical, x, 0, 0) : finish<F>(f, columns, x, k1, n1);
+            }
+            column_dif<F>(f, p, y, LOG_C);
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                const uint32_t k1 = tid + ((chunk * IS + r / C) << 8);
+                base[k1 + (rev_bits<LOG_C>(r % C) << TILE_LOG)] = finish<F>(f, rows, y[r], 0, 0);
+            }
+        }
+        __syncthreads();  // the next row's first tile writes stash, which this row's threads read
+    }
+}
+
 }  // namespace wsx
 }  // namespace small
 }  // namespace zkntt
@@ -228,8 +290,9 @@ ZKNTT_SMALL_WSX(FieldKoalaBear, FormMont, koalabear_montgomery)
 ZKNTT_SMALL_WSX(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
 
 // Launch: 256 threads per block, C x 16 KiB of dynamic shared memory (C = 2^(p.log_n - 12)), any
-// grid (grid-stride over rows); p.log_n 13 or 14, p.batch rows, p.order 1 (NR: the only order).
-// In place. BabyBear only: the one field with transforms above 2^24.
+// grid (grid-stride over rows); p.log_n 13 or 14, p.batch rows. small_ntt_wsx_wide_*: p.order 1
+// (NR); small_ntt_wsx_wide_rn_*: p.order 2 (RN, natural out), a symbol of its own so NR's
+// registers stay as they are. In place. BabyBear only: the one field with transforms above 2^24.
 #define ZKNTT_SMALL_WSX_WIDE(FIELD, FORM, NAME)                                                       \
     extern "C" __global__ void __launch_bounds__(256, 4)                                            \
         small_ntt_wsx_wide_##NAME(const zkntt::small::NttParams p) {                                 \
@@ -239,6 +302,16 @@ ZKNTT_SMALL_WSX(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
             zkntt::small::wsx::kernel_wide<F, zkntt::small::FORM<F>, 1>(p, stash);                   \
         } else {                                                                                     \
             zkntt::small::wsx::kernel_wide<F, zkntt::small::FORM<F>, 2>(p, stash);                   \
+        }                                                                                            \
+    }                                                                                                \
+    extern "C" __global__ void __launch_bounds__(256, 4)                                            \
+        small_ntt_wsx_wide_rn_##NAME(const zkntt::small::NttParams p) {                              \
+        using F = zkntt::small::FIELD;                                                               \
+        extern __shared__ uint32_t stash[];                                                          \
+        if (p.log_n == 13) {                                                                         \
+            zkntt::small::wsx::kernel_wide_rn<F, zkntt::small::FORM<F>, 1>(p, stash);                \
+        } else {                                                                                     \
+            zkntt::small::wsx::kernel_wide_rn<F, zkntt::small::FORM<F>, 2>(p, stash);                \
         }                                                                                            \
     }
 

@@ -505,7 +505,7 @@ impl TwoDTables {
 /// 2^log_n. `ordering` NR: the columns' entry k1 to row rev(k1), then rows in and rows out,
 /// entry k2 at rev(k2). RN: the input's rows (column rev(r) of the matrix, bit-reversed) in and
 /// out times w_N^(rev(r) k1), then the columns (entry n2 at row rev(n2)) in and out; where the
-/// rows run on the tile kernel or on clusters, untwiddled, the columns take w_N^(n2 k1) on their
+/// rows run on the tile kernel or its wide variant, untwiddled, the columns take w_N^(n2 k1) on their
 /// loads.
 ///
 /// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) NN and NR run the
@@ -564,7 +564,7 @@ pub fn two_d_panels_split(
     };
     let mut mid = vec![0u32; data.len()];
     if ordering == Ordering::RN {
-        // Rows of 2^a, then columns of 2^b. Rows above a tile (2^13/2^14) as the cluster kernel
+        // Rows of 2^a, then columns of 2^b. Rows above a tile (2^13/2^14) as the wide tile kernel
         // runs them and rows of 2^10..2^12 on the WSX tile kernel, RN in, natural out, both
         // untwiddled: the columns take the 2-D twiddle on their loads. Shorter rows in panels,
         // times the 2-D twiddle on the way out.
@@ -572,7 +572,7 @@ pub fn two_d_panels_split(
         let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, a);
         if a > TILE_LOG {
             mid.copy_from_slice(data);
-            cluster_rows(field, form, direction, a, &mut mid, Ordering::RN, None)?;
+            wide_rows(field, form, direction, a, &mut mid, Ordering::RN, None)?;
         } else if on_tiles {
             mid.copy_from_slice(data);
             wsx(args(a, None, None), &mut mid)?;
@@ -582,7 +582,7 @@ pub fn two_d_panels_split(
             panel(first, data, &mut mid, log_n, b, rows, rows)?;
         }
         let columns = PanelLayout { t: 0, e: a };
-        let post = (on_tiles || a > TILE_LOG).then_some((&lo, &hi, a));
+        let post = on_tiles.then_some((&lo, &hi, a));
         return panel(args(b, scale, post), &mid, data, log_n, a, columns, columns);
     }
     let columns = PanelLayout { t: 0, e: log2 };
@@ -594,7 +594,15 @@ pub fn two_d_panels_split(
         // tile on its wide variant; NN then transposes with the columns reversed back.
         if log2 > TILE_LOG {
             let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
-            wide_rows(field, form, direction, log2, &mut mid, scale_log_n)?;
+            wide_rows(
+                field,
+                form,
+                direction,
+                log2,
+                &mut mid,
+                Ordering::NR,
+                scale_log_n,
+            )?;
         } else {
             let rows = KernelArgs {
                 order: Ordering::NR,
@@ -629,29 +637,30 @@ fn transpose_rev_cols(data: &mut [u32], mid: &[u32], log1: u32, log2: u32) {
     }
 }
 
-/// The wide tile kernel (`small_ntt_wsx_wide_*`: the 2-D path's NR and NN rows of 2^13/2^14
-/// above 2^24) on `data`'s rows of 2^log_n, in place, NR out, every output times 2^-scale_log_n
-/// where given: the cluster kernel's NR split ([`cluster`]) in one block of 256 threads, per
+/// The wide tile kernel (the 2-D path's rows of 2^13/2^14 above 2^24) on `data`'s rows of
+/// 2^log_n, in place, every output times 2^-scale_log_n where given. NR (`small_ntt_wsx_wide_*`,
+/// NR and NN rows): the cluster kernel's NR split ([`cluster`]) in one block of 256 threads, per
 /// column n2 the C-point DIF and w_N^(n2 k1), then the tile of each k1 stored at rev_C(k1) 4096
-/// in the DIF's order. The same products in the same order as the cluster's NR, so this is
-/// [`cluster_rows`]' NR.
+/// in the DIF's order. RN (`small_ntt_wsx_wide_rn_*`, natural out): the cluster kernel's
+/// transposed split in one block, the RN tile of each segment rev_C(n1), then per k1 w_N^(n1 k1)
+/// and the C-point DIF. The same products in the same order as the cluster's, so this is
+/// [`cluster_rows`] in that ordering.
 pub fn wide_rows(
     field: SmallField,
     form: ModMulForm,
     direction: crate::Direction,
     log_n: u32,
     data: &mut [u32],
+    ordering: Ordering,
     scale_log_n: Option<u32>,
 ) -> Result<()> {
-    cluster_rows(
-        field,
-        form,
-        direction,
-        log_n,
-        data,
-        Ordering::NR,
-        scale_log_n,
-    )
+    if ordering == Ordering::NN {
+        return Err(Error::OrderingUnsupported {
+            ordering,
+            reason: "the wide tile kernel's rows are NR or RN",
+        });
+    }
+    cluster_rows(field, form, direction, log_n, data, ordering, scale_log_n)
 }
 
 /// The cluster kernel (`small_ntt_cluster_*`, `SmallNtt::run` at 2^13..2^16 on sm_90): N = C x
@@ -1050,8 +1059,8 @@ mod tests {
     }
 
     #[test]
-    fn two_d_rows_on_clusters_match_reference() {
-        // The path of 2^25/2^26 (columns of one panel tile, rows of 2^13/2^14 on clusters, NN
+    fn two_d_wide_rows_match_reference() {
+        // The path of 2^25/2^26 (columns of one panel tile, rows of 2^13/2^14 on the wide tile kernel, NN
         // then a transpose; RN rows first), on 2^4 x 2^13 and 2^3 x 2^14 columns so that it
         // runs here; the GPU tests run 2^25 and 2^26 themselves.
         for field in [SmallField::BabyBear, SmallField::KoalaBear] {
@@ -1061,7 +1070,7 @@ mod tests {
             ] {
                 let log_n = log1 + log2;
                 for dir in [Direction::Forward, Direction::Inverse] {
-                    // RN: the input's rows of 2^13/2^14 first, on clusters, untwiddled, then the
+                    // RN: the input's rows of 2^13/2^14 first, on the wide tile kernel, untwiddled, then the
                     // columns of 2^log1 with the 2-D twiddle on their loads.
                     for order in [Ordering::NN, Ordering::NR, Ordering::RN] {
                         let x = random(field, batch << log_n, log_n as u64);

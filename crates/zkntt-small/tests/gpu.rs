@@ -443,7 +443,7 @@ fn panel_passes_at_every_size_match_reference() {
     for field in SmallField::ALL {
         let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
         ntt.set_clusters(false);
-        // Up to two tiles: above, the rows run on clusters (`babybear_above_two_tiles`).
+        // Up to two tiles: above, the rows run on the wide tile kernel (`babybear_above_two_tiles`).
         for log_n in 13..=field.max_log_n().min(24) {
             let batch = if log_n <= 20 { 2 } else { 1 };
             let x = inputs(field, batch << log_n, 100 + log_n as u64);
@@ -681,8 +681,8 @@ fn nr_matches_reference_bit_reversed() {
 }
 
 /// BabyBear 2^25 and 2^26: columns of one tile (a panel pass), rows of 2^13 / 2^14 on the wide
-/// tile kernel (NR, NN; NN then through a transpose); RN the input's rows first, on 2- and 4-block
-/// clusters (sm_90).
+/// tile kernel (NR, NN; NN then through a transpose); RN the input's rows first, on the wide tile
+/// kernel's RN symbol.
 /// NN, NR and RN against the reference, forward and inverse, in place, out of place and by
 /// address, a batch of two at 2^25. The other kernels,
 /// KoalaBear (two-adicity 24) and GPUs without clusters answer `SizeUnsupported`.

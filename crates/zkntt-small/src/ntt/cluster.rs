@@ -94,10 +94,8 @@ impl SmallNtt {
     }
 
     /// `batch` transforms of 2^log_n (13..=cluster_max_log_n) from `src` to `dst` (may be
-    /// equal), one cluster of 2^(log_n - 12) blocks each, in `ordering`; every
-    /// output times 2^-scale_log_n where given (the inverse's 1/N: N of the whole transform when
-    /// these are the rows of a larger one). Where these are the rows of a larger RN transform,
-    /// its 2-D twiddle is taken by the columns pass's loads (`two_d_panels`).
+    /// equal), one cluster of 2^(log_n - 12) blocks each, in `ordering`; the inverse's outputs
+    /// times 1/N.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn cluster(
         &self,
@@ -108,7 +106,6 @@ impl SmallNtt {
         batch: u64,
         direction: Direction,
         ordering: zkntt_gpu::Ordering,
-        scale_log_n: Option<u32>,
     ) -> Result<()> {
         let log_c = log_n - TILE_LOG;
         debug_assert!((1..=MAX_LOG_CLUSTER).contains(&log_c));
@@ -117,6 +114,7 @@ impl SmallNtt {
         }
         let (lo, hi) = self.post_tables(stream, log_n, direction)?;
         let tw = self.twiddle_table(direction);
+        let scale_log_n = (direction == Direction::Inverse).then_some(log_n);
         let ntt = NttParams {
             order: super::order_code(ordering),
             ..self.params(tw, src, batch, log_n, scale_log_n, Some((lo, hi, TILE_LOG)))?

@@ -87,6 +87,12 @@ pub fn wsx_wide_kernel_name(field: SmallField, form: ModMulForm) -> String {
     format!("small_ntt_wsx_wide_{}_{}", field.name(), form.name())
 }
 
+/// `small_ntt_wsx_wide_rn_{field}_{form}`: the wide tile kernel with bit-reversed input and
+/// natural output (RN's rows of 2^13/2^14 above 2^24), a symbol of its own (the same macro).
+pub fn wsx_wide_rn_kernel_name(field: SmallField, form: ModMulForm) -> String {
+    format!("small_ntt_wsx_wide_rn_{}_{}", field.name(), form.name())
+}
+
 /// `NttParams::order` of an ordering: 0 NN, 1 NR (bit-reversed out), 2 RN (bit-reversed in).
 fn order_code(ordering: Ordering) -> u32 {
     match ordering {
@@ -122,9 +128,12 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
             ]
         })
     });
-    let wide = ModMulForm::ALL
-        .into_iter()
-        .map(|m| wsx_wide_kernel_name(SmallField::BabyBear, m));
+    let wide = ModMulForm::ALL.into_iter().flat_map(|m| {
+        [
+            wsx_wide_kernel_name(SmallField::BabyBear, m),
+            wsx_wide_rn_kernel_name(SmallField::BabyBear, m),
+        ]
+    });
     tiles.chain(panels).chain(wide)
 }
 
@@ -479,7 +488,8 @@ impl SmallNtt {
     /// launch to 2^12, one
     /// cluster launch to 2^16 where the batch is small, then two passes: the rows of the input
     /// as it lies (panels below 2^16, in place on the tile kernel at 2^16..2^24 with no
-    /// scratch; above, 2^13/2^14-point rows on clusters), then the columns in panels. NR and RN
+    /// scratch; above, 2^13/2^14-point rows in place on the wide tile kernel), then the columns
+    /// in panels. NR and RN
     /// need [`Kernel::Wsx`] (other kernels: [`Error::OrderingUnsupported`]).
     pub fn run_ordered(
         &self,
@@ -591,8 +601,7 @@ impl SmallNtt {
             );
         }
         if self.takes_cluster(log_n, batch, kernel) {
-            let scale = (direction == Direction::Inverse).then_some(log_n);
-            return self.cluster(stream, d, d, log_n, batch, direction, ordering, scale);
+            return self.cluster(stream, d, d, log_n, batch, direction, ordering);
         }
         if kernel != Kernel::Wsx {
             return Err(Error::NoFormKernel {
@@ -644,8 +653,7 @@ impl SmallNtt {
         if self.takes_cluster(log_n, batch, kernel) {
             let (i, _g1) = input.device_ptr(&stream);
             let (o, _g2) = output.device_ptr_mut(&stream);
-            let scale = (direction == Direction::Inverse).then_some(log_n);
-            return self.cluster(&stream, i, o, log_n, batch, direction, ordering, scale);
+            return self.cluster(&stream, i, o, log_n, batch, direction, ordering);
         }
         if kernel == Kernel::Wsx {
             // The first pass in place in `input` (NR's straight into `output`, its rows then in
@@ -696,6 +704,6 @@ mod tests {
         }
         // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the WSX kernel's
         // RN symbol, the panel (NN, NR, RN) and cluster kernels, BabyBear's wide tile kernels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 5 * 3 * 7 + 7);
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 5 * 3 * 7 + 2 * 7);
     }
 }

@@ -1,7 +1,7 @@
 //! Sizes above one tile (2^13..2^26): the 2-D decomposition N = N1 x N2. With the WSX kernel,
 //! two passes: panel passes (the transposes folded into their loads and stores), rows that are
 //! contiguous both ways in place on the WSX tile kernel ([`rows_on_tiles`]; above 2^24 NR's and
-//! NN's rows of two or four tiles on its wide variant, RN's on clusters); with the others (up to
+//! NN's and RN's rows of two or four tiles on its wide variant); with the others (up to
 //! 2^24), five passes: three transposes and the one-tile kernels.
 
 use super::panel::Layout;
@@ -28,7 +28,7 @@ fn wide_blocks_per_sm(smem: u32, smem_per_sm: u32) -> u64 {
 
 /// (log2 N1, log2 N2) of the 2-D decomposition N = N1 x N2 (columns of N1 points, rows of N2):
 /// halves up to 2^24, where both fit a tile; above, columns of one tile (2^12) and rows of the rest
-/// (2^13, 2^14), which the wide tile kernel (NR, NN) or the cluster kernel (RN) runs.
+/// (2^13, 2^14), which the wide tile kernel runs.
 pub(crate) fn two_d_split(log_n: u32) -> (u32, u32) {
     let log1 = (log_n / 2).min(TILE_LOG);
     (log1, log_n - log1)
@@ -38,7 +38,7 @@ pub(crate) fn two_d_split(log_n: u32) -> (u32, u32) {
 /// first, 2^log2 points (NR's dataflow reversed: NR runs the 2^log1-point columns first), so
 /// where the split is uneven the columns pass takes the shorter transforms, several to a tile
 /// (2^19: rows of 2^10, then columns of 2^9, 8 a tile); above 2^24 the rows (2^13/2^14) run on
-/// clusters and the columns are one tile. At 2^16..2^18 the rows are 2^10 all the same
+/// the wide tile kernel and the columns are one tile. At 2^16..2^18 the rows are 2^10 all the same
 /// (columns of 2^6..2^8), which the tile kernel runs ([`rows_on_tiles`]), where the even split's
 /// rows of 2^8/2^9 would take a panel pass with a twiddled store.
 pub(crate) fn rn_split(log1: u32, log2: u32) -> (u32, u32) {
@@ -66,7 +66,7 @@ const RN_TILE_ROWS: u32 = 10;
 pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
     match ordering {
         Ordering::NR => true,
-        Ordering::RN => (RN_TILE_ROWS..=TILE_LOG).contains(&log_rows),
+        Ordering::RN => log_rows >= RN_TILE_ROWS,
         Ordering::NN => log_n >= 22 || log_rows > TILE_LOG,
     }
 }
@@ -133,7 +133,7 @@ impl SmallNtt {
     /// k1, natural order. At 2^16..2^24 (rows of 2^10..2^12) the rows transform in place in `src`
     /// on the WSX tile kernel, untwiddled, and the columns read them there, column k1's entry n2
     /// taking w_N^(n2 k1) on the load ([`needs_mid`]: `mid` is not used). Above 2^24 N1 is the
-    /// 2^13/2^14 points and N2 a tile: the rows run on the cluster kernel from `src` into `mid`
+    /// 2^13/2^14 points and N2 a tile: the rows run in place in `src` on the wide tile kernel
     /// (RN in, natural out, untwiddled), the columns in panels from there, the 2-D twiddle on
     /// their loads as at 2^16..2^24.
     #[allow(clippy::too_many_arguments)]
@@ -170,23 +170,21 @@ impl SmallNtt {
         };
         if ordering == Ordering::RN {
             // Rows of 2^a (the first pass, times w_N^(rev(t) k1) for row t, or untwiddled on the
-            // tile kernel or on clusters with the twiddle on the columns' loads), columns of 2^b.
-            // RN's rows above a tile take clusters: the wide tile kernel is NR's.
+            // tile kernel or its wide variant with the twiddle on the columns' loads), columns
+            // of 2^b.
             let (a, b) = rn_split(log1, log2);
             let on_tiles = rows_on_tiles(ordering, log_n, a);
             if a > TILE_LOG {
-                // The callers checked log_n against `max_log_n(Kernel::Wsx)`, which counts the
-                // clusters.
-                debug_assert!(a <= self.cluster_max_log_n, "2^{log_n}");
-                self.cluster(
+                // Rows of 2^13/2^14 in place on the wide tile kernel (RN in, natural out).
+                self.wide_rows(
                     stream,
                     src,
-                    mid,
                     a,
                     batch << b,
                     direction,
-                    Ordering::RN,
                     None,
+                    Ordering::RN,
+                    false,
                 )?;
             } else if on_tiles {
                 // Rows of 2^10..2^12 in place on the WSX tile kernel, untwiddled: the columns
@@ -210,24 +208,13 @@ impl SmallNtt {
             let rows_at = if on_tiles { src } else { mid };
             let columns = Layout { t: 0, e: a };
             // Column k1's element n2 takes w_N^(k1 n2) on the load where the rows went untwiddled
-            // (on the tile kernel or on clusters).
-            let post = (on_tiles || a > TILE_LOG).then_some((lo_ptr, hi_ptr, a));
+            // (on the tile kernel or its wide variant).
+            let post = on_tiles.then_some((lo_ptr, hi_ptr, a));
             let second = NttParams {
                 order,
                 ..self.params(tw, rows_at, batch << a, b, scale, post)?
             };
-            // A dependent launch after the panel and tile passes only: the cluster kernel does
-            // not signal its dependents early, so the column pass simply follows it.
-            return self.panel(
-                stream,
-                second,
-                dst,
-                log_n,
-                a,
-                columns,
-                columns,
-                a <= TILE_LOG,
-            );
+            return self.panel(stream, second, dst, log_n, a, columns, columns, true);
         }
         // NN and NR: the first pass is the N1-point columns (element n1 at word n1 N2 + n2).
         let nr = ordering == Ordering::NR;
@@ -253,7 +240,17 @@ impl SmallNtt {
             // then holds X[k1 + N1 k2] at rev(k2) (k1 = j, or rev(j) in NR): NR is done; NN
             // transposes the N1 x N2 rows with their columns bit-reversed back, in one pass.
             if log2 > TILE_LOG {
-                self.wide_rows(stream, rows_out, log2, batch << log1, direction, scale)?;
+                let rows = batch << log1;
+                self.wide_rows(
+                    stream,
+                    rows_out,
+                    log2,
+                    rows,
+                    direction,
+                    scale,
+                    Ordering::NR,
+                    true,
+                )?;
             } else {
                 self.launch(
                     stream,
@@ -285,10 +282,12 @@ impl SmallNtt {
         self.panel(stream, second, dst, log_n, log1, rows, out, true)
     }
 
-    /// `batch` rows of 2^log_rows (13, 14) in place at `data`, bit-reversed out (NR), every output
-    /// times 2^-scale_log_n where given: the wide tile kernel (`small_ntt_wsx_wide_*` of
-    /// `cuda/small/ntt_wsx.cu`, BabyBear only), one row a block of 256 threads with its 2^(log_rows
-    /// - 12) tiles in shared memory, as the columns pass's dependent launch.
+    /// `batch` rows of 2^log_rows (13, 14) in place at `data`, every output times 2^-scale_log_n
+    /// where given: the wide tile kernel (`cuda/small/ntt_wsx.cu`, BabyBear only), one row a block
+    /// of 256 threads with its 2^(log_rows - 12) tiles in shared memory. `ordering` NR:
+    /// bit-reversed out (`small_ntt_wsx_wide_*`); RN: bit-reversed in, natural out
+    /// (`small_ntt_wsx_wide_rn_*`). `dependent`: launched as the previous pass's dependent.
+    #[allow(clippy::too_many_arguments)]
     fn wide_rows(
         &self,
         stream: &Arc<CudaStream>,
@@ -297,6 +296,8 @@ impl SmallNtt {
         batch: u64,
         direction: Direction,
         scale_log_n: Option<u32>,
+        ordering: Ordering,
+        dependent: bool,
     ) -> Result<()> {
         // The kernel takes rows of two or four tiles only (it reads p.log_n as one or the other).
         if !(TILE_LOG + 1..=TILE_LOG + 2).contains(&log_rows) {
@@ -309,14 +310,22 @@ impl SmallNtt {
         if batch == 0 {
             return Ok(());
         }
-        let f = self
-            .gpu
-            .function(&super::wsx_wide_kernel_name(self.field, self.form))?;
+        let name = match ordering {
+            Ordering::RN => super::wsx_wide_rn_kernel_name(self.field, self.form),
+            Ordering::NR => super::wsx_wide_kernel_name(self.field, self.form),
+            Ordering::NN => {
+                return Err(crate::Error::OrderingUnsupported {
+                    ordering,
+                    reason: "the wide tile kernel's rows are NR or RN",
+                });
+            }
+        };
+        let f = self.gpu.function(&name)?;
         let (lo, hi) = self.post_tables(stream, log_rows, direction)?;
         let tw = self.twiddle_table(direction);
-        let dependent = self.dependent_launch;
+        let dependent = dependent && self.dependent_launch;
         let params = NttParams {
-            order: super::order_code(Ordering::NR),
+            order: super::order_code(ordering),
             dependent: dependent as u32,
             ..self.params(
                 tw,
