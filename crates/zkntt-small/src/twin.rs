@@ -363,8 +363,8 @@ pub struct PanelLayout {
 /// `out`'s, in matrices of 2^log_m words holding 2^log_g transforms each. The panel's words move
 /// as the kernel moves them: panels of `ntt::panel_tiles` tiles, loaded in the order contiguous
 /// in `input`, each tile through the WSX layers in place, stored in the order contiguous in `out`.
-/// In NR (`args.order`) output e of transform u goes to position rev(e) of `out`'s layout (2-D
-/// twiddles only with columns out, as the NR kernel); in RN (the RN kernel) input e is read from
+/// In NR (`args.order`) output e of transform u goes to position rev(e) of `out`'s layout,
+/// which must be columns (as the NR kernel); in RN (the RN kernel) input e is read from
 /// position rev(e) of `input`'s, and the 2-D twiddle w^(n2 k) takes n2 = rev(u mod 2^log_rows)
 /// on the store, or with columns in, w^((u mod 2^log_rows) e) on the load.
 #[allow(clippy::too_many_arguments)]
@@ -384,10 +384,10 @@ pub fn panel(
             got: out.len(),
         });
     }
-    if args.order == Ordering::NR && args.post.is_some() && out_layout.t != 0 {
+    if args.order == Ordering::NR && out_layout.t != 0 {
         return Err(Error::OrderingUnsupported {
             ordering: zkntt_gpu::Ordering::NR,
-            reason: "the NR panel kernel takes 2-D twiddles only with columns out",
+            reason: "the NR panel kernel's output is columns",
         });
     }
     let log_n = args.log_n;

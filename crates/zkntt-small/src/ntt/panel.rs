@@ -112,8 +112,8 @@ impl SmallNtt {
     /// `input`) to `out` (layout `output`), matrices of 2^log_m words with 2^log_g transforms each.
     /// `dependent`: launched as a programmatic dependent of the stream's previous kernel (sm_90+),
     /// so its blocks set up while that one drains. `params.order` 1 takes the NR kernel: output
-    /// element e of each transform at position rev(e) of `output` (2-D twiddles only with
-    /// columns out); 2 the RN kernel: input element e at position rev(e) of `input` (rows only
+    /// element e of each transform at position rev(e) of `output`, which must be columns (an
+    /// error otherwise); 2 the RN kernel: input element e at position rev(e) of `input` (rows only
     /// both in and out, or columns both in and out), and the 2-D twiddle: with rows, w^(n2 k) on
     /// the store with n2 = rev(t) for transform t mod 2^post_log_rows; with columns, w^(t' e) on
     /// the load, t' = t mod 2^post_log_rows.
@@ -129,6 +129,13 @@ impl SmallNtt {
         output: Layout,
         dependent: bool,
     ) -> Result<()> {
+        if params.order == 1 && output.t != 0 {
+            // The NR kernel stores columns only (the 2-D path's NR rows run on the tile kernel).
+            return Err(crate::Error::OrderingUnsupported {
+                ordering: zkntt_gpu::Ordering::NR,
+                reason: "the NR panel kernel's output is columns",
+            });
+        }
         let name = match params.order {
             1 => panel_nr_kernel_name(self.field, self.form),
             2 => panel_rn_kernel_name(self.field, self.form),
