@@ -304,7 +304,7 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t s
 // ran untwiddled on the tile kernel or its wide variant): the thread's transform u (column k1 = u mod
 // 2^post_log_rows) has elements e + k de at rows rev(e) + rev(k), and element n2 takes
 // w^(k1 n2): a chain from w^(k1 e) by w^(k1 de), applied between the reads and the panel's
-// writes. Here these products cost less than in the tile kernel's or the clusters' stores
+// writes. Here these products cost less than in the tile kernel's stores
 // (benches/NOTES.md). The store then only scales.
 template <class F, class Form, uint32_t GROUPS>
 __device__ __forceinline__ void load_rn_twiddled(const Form& f, const NttParams& p, const Walk& in,

@@ -511,7 +511,8 @@ impl TwoDTables {
 /// Above 2^24 (`ntt::two_d_split`: 2^12-point columns, 2^13/2^14-point rows) NN and NR run the
 /// rows as the wide tile kernel runs them ([`wide_rows`]), bit-reversed out, then (natural order)
 /// a transpose into X's order that reverses the columns back; RN (`ntt::rn_split`) runs the
-/// input's rows of 2^13/2^14 first, as the cluster kernel does, then the 2^12-point columns.
+/// input's rows of 2^13/2^14 first, as the wide tile kernel's RN variant runs them, then the
+/// 2^12-point columns.
 pub fn two_d_panels(
     field: SmallField,
     form: ModMulForm,
@@ -526,9 +527,9 @@ pub fn two_d_panels(
 }
 
 /// [`two_d_panels`] for N = 2^log1 x 2^log2 chosen by the caller: rows above a tile take the wide
-/// tile kernel's path (NN, NR; the GPU's kernel has rows of 2^13/2^14, this twin any the cluster
-/// twin takes, to 2^16) or the cluster kernel's (RN), so tests run those paths on a transform far
-/// smaller than 2^25.
+/// tile kernel's path (NR's for NN and NR, its RN variant for RN; the GPU's kernel has rows of
+/// 2^13/2^14, this twin any the cluster twin takes, to 2^16), so tests run those paths on a
+/// transform far smaller than 2^25.
 pub fn two_d_panels_split(
     field: SmallField,
     form: ModMulForm,
@@ -1254,6 +1255,19 @@ mod tests {
             wsx(args, &mut [0; 8192]),
             Err(Error::SizeUnsupported { .. })
         ));
+        // The NR panel kernel's output is columns: rows out is refused (as `SmallNtt::panel` does).
+        let nr = KernelArgs {
+            log_n: 6,
+            order: Ordering::NR,
+            ..args
+        };
+        let (rows, columns) = (PanelLayout { t: 6, e: 0 }, PanelLayout { t: 0, e: 6 });
+        let mut out = vec![0; 1 << 12];
+        assert!(matches!(
+            panel(nr, &[0; 1 << 12], &mut out, 12, 6, columns, rows),
+            Err(Error::OrderingUnsupported { .. })
+        ));
+        assert!(panel(nr, &[0; 1 << 12], &mut out, 12, 6, columns, columns).is_ok());
         let args = KernelArgs { log_n: 3, ..args };
         assert!(matches!(
             block(args, &mut [0; 12]),

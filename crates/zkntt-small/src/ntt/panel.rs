@@ -147,12 +147,6 @@ impl SmallNtt {
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
         debug_assert!(rows_or_columns(input) && rows_or_columns(output));
-        if params.order == 1 && params.post_lo != 0 && output.t != 0 {
-            return Err(crate::Error::OrderingUnsupported {
-                ordering: zkntt_gpu::Ordering::NR,
-                reason: "the NR panel kernel takes 2-D twiddles only with columns out",
-            });
-        }
         // The RN kernel's rows load and chained row twiddles assume one tile of 256 threads,
         // which `pass_tiles` gives rows in and rows out only.
         if params.order == 2 && (input.t != 0) != (output.t != 0) {

@@ -58,7 +58,8 @@ const RN_TILE_ROWS: u32 = 10;
 /// kernel (loads straight into registers, no panel staging in shared memory): NR's (rows in and
 /// out, untwiddled) at every size, rows of 2^13/2^14 (above 2^24) on its wide variant; RN's
 /// (rows first, untwiddled: the columns pass applies the 2-D twiddle on its loads) of
-/// 2^10..2^12, which the tile kernel reads in 16-byte runs (rows
+/// 2^10..2^14 (2^13/2^14 above 2^24 on the wide variant), which the tile kernel reads in 16-byte
+/// runs (rows
 /// of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's from 2^22,
 /// bit-reversed out and then transposed with the columns reversed back (below 2^22 the extra
 /// pass costs more than the panel's rows-in, columns-out pass; batches of as many words lost,
@@ -73,8 +74,8 @@ pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bo
 
 /// Whether [`SmallNtt::two_d_panels`] passes through `mid`: not where NR's or RN's rows run in
 /// place on the tile kernel ([`rows_on_tiles`]): NR at every size (the columns first, written to
-/// `dst`, the rows then in place there) and RN at 2^16..2^24 (the rows first, in place in `src`,
-/// then the columns from there into `dst`).
+/// `dst`, the rows then in place there) and RN from 2^16 (the rows first, in place in `src`, then
+/// the columns from there into `dst`).
 pub(crate) fn needs_mid(log_n: u32, ordering: Ordering) -> bool {
     let (log1, log2) = two_d_split(log_n);
     match ordering {
