@@ -133,6 +133,20 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
 // rev(k2). In place: a row's reads all precede its stores, and a row is one block's.
 // p: log_n = 12 + LOG_C, the 4096-entry DIF table, post_lo / post_hi the 2-D tables of N =
 // 2^log_n (post_log_rows 12), the scale of the whole transform.
+// The wide kernels' three parameter sets: `columns` the 2-D twiddle w_N^(j k1) on the C-point
+// columns (no scale), `canonical` its k1 = 0 or n1 = 0 case (w^0: the canonical form only), `rows`
+// the scale without the 2-D twiddle.
+struct WideParams {
+    NttParams columns, canonical, rows;
+    __device__ __forceinline__ explicit WideParams(const NttParams& p) : columns(p), canonical(p), rows(p) {
+        columns.has_scale = 0;
+        columns.post_log_rows = TILE_LOG;
+        canonical = columns;
+        canonical.post_lo = nullptr;
+        rows.post_lo = nullptr;
+    }
+};
+
 template <class F, class Form, uint32_t LOG_C>
 __device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash) {
     constexpr uint32_t C = 1u << LOG_C;
@@ -141,13 +155,7 @@ __device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash)
     const uint32_t tid = threadIdx.x;
     // The rows' outputs stay in the DIF's order, which is where they go.
     const auto c = Consts<typename Form::W>::template make<true>(p.twiddles, TILE_LOG, false);
-    NttParams columns = p;  // w_N^(n2 k1), no scale
-    columns.has_scale = 0;
-    columns.post_log_rows = TILE_LOG;
-    NttParams canonical = columns;  // k1 = 0: w^0, canonical form only
-    canonical.post_lo = nullptr;
-    NttParams rows = p;  // the scale, no 2-D twiddle
-    rows.post_lo = nullptr;
+    const WideParams w(p);  // columns: w_N^(n2 k1)
 
     // The 2-D path's rows follow the columns pass as its dependent launch.
     if (p.dependent) wait_for_previous_grid();
@@ -166,8 +174,8 @@ __device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash)
             for (uint32_t r = 0; r < PER_THREAD; r++) {
                 const uint32_t i = chunk * IS + r / C;
                 const uint32_t k1 = rev_bits<LOG_C>(r % C);
-                const uint32_t x = k1 == 0 ? finish<F>(f, canonical, y[r], 0, 0)
-                                           : finish<F>(f, columns, y[r], tid + (i << 8), k1);
+                const uint32_t x = k1 == 0 ? finish<F>(f, w.canonical, y[r], 0, 0)
+                                           : finish<F>(f, w.columns, y[r], tid + (i << 8), k1);
                 stash[(k1 << TILE_LOG) + (c.s_m1 ^ slot(i << 8))] = x;
             }
         }
@@ -181,7 +189,7 @@ __device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash)
             layers<F, Form, true>(f, c, v, tile, 1, TILE_LOG);
             uint32_t* dst = base + (bitrev(k1, LOG_C) << TILE_LOG) + tid;
 #pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r++) dst[r << 8] = finish<F>(f, rows, tile[c.s_m1 ^ slot(r << 8)], 0, 0);
+            for (uint32_t r = 0; r < PER_THREAD; r++) dst[r << 8] = finish<F>(f, w.rows, tile[c.s_m1 ^ slot(r << 8)], 0, 0);
         }
         __syncthreads();  // the next row's stash
     }
@@ -204,13 +212,7 @@ __device__ __forceinline__ void kernel_wide_rn(const NttParams& p, uint32_t* sta
     const Form f(p);
     const uint32_t tid = threadIdx.x;
     const auto c = Consts<typename Form::W>::template make<true>(p.twiddles, TILE_LOG, true);
-    NttParams columns = p;  // w_N^(n1 k1), no scale
-    columns.has_scale = 0;
-    columns.post_log_rows = TILE_LOG;
-    NttParams canonical = columns;  // n1 = 0: w^0, canonical form only
-    canonical.post_lo = nullptr;
-    NttParams rows = p;  // the scale, no 2-D twiddle
-    rows.post_lo = nullptr;
+    const WideParams w(p);  // columns: w_N^(n1 k1)
     const bool runs = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;
 
     if (p.dependent) wait_for_previous_grid();
@@ -236,13 +238,13 @@ __device__ __forceinline__ void kernel_wide_rn(const NttParams& p, uint32_t* sta
             for (uint32_t r = 0; r < PER_THREAD; r++) {
                 const uint32_t k1 = tid + ((chunk * IS + r / C) << 8), n1 = r % C;
                 const uint32_t x = stash[(n1 << TILE_LOG) + slot(k1)];
-                y[r] = n1 == 0 ? finish<F>(f, canonical, x, 0, 0) : finish<F>(f, columns, x, k1, n1);
+                y[r] = n1 == 0 ? finish<F>(f, w.canonical, x, 0, 0) : finish<F>(f, w.columns, x, k1, n1);
             }
             column_dif<F>(f, p, y, LOG_C);
 #pragma unroll
             for (uint32_t r = 0; r < PER_THREAD; r++) {
                 const uint32_t k1 = tid + ((chunk * IS + r / C) << 8);
-                base[k1 + (rev_bits<LOG_C>(r % C) << TILE_LOG)] = finish<F>(f, rows, y[r], 0, 0);
+                base[k1 + (rev_bits<LOG_C>(r % C) << TILE_LOG)] = finish<F>(f, w.rows, y[r], 0, 0);
             }
         }
         __syncthreads();  // the next row's first tile writes stash, which this row's threads read

@@ -168,6 +168,12 @@ const THREADS: u32 = 256;
 /// wave of them, each looping over tiles, so per-block setup is paid once per block, not per tile.
 const BLOCKS_PER_SM: u64 = 4;
 
+/// Blocks of `smem` bytes of dynamic shared memory that `smem_per_sm` bytes hold (the driver
+/// reserves 1 KiB a block).
+pub(crate) fn blocks_by_smem(smem: u32, smem_per_sm: u32) -> u32 {
+    smem_per_sm / (smem + 1024)
+}
+
 /// A table on the device and its address. Written once, by an upload that is complete before
 /// the address is handed out, and only read afterwards: launches pass the address without
 /// cudarc's per-access event calls (a wait and a record each, which a lone small transform

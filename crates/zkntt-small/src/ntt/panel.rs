@@ -96,7 +96,7 @@ unsafe impl DeviceRepr for PanelParams {}
 /// and as many panels as `smem_per_sm` bytes of shared memory hold (1 KiB reserved per block).
 pub(crate) fn panel_blocks_per_sm(tiles: u32, smem_per_sm: u32) -> u32 {
     (1024 / panel_threads(tiles))
-        .min(smem_per_sm / (panel_smem_bytes(tiles) + 1024))
+        .min(super::blocks_by_smem(panel_smem_bytes(tiles), smem_per_sm))
         .max(1)
 }
 

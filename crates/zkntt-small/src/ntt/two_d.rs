@@ -22,7 +22,7 @@ use zkntt_gpu::Ordering;
 /// measured the same at 2^26: benches/NOTES.md).
 fn wide_blocks_per_sm(smem: u32, smem_per_sm: u32) -> u64 {
     super::BLOCKS_PER_SM
-        .min((smem_per_sm / (smem + 1024)) as u64)
+        .min(super::blocks_by_smem(smem, smem_per_sm) as u64)
         .max(1)
 }
 
@@ -177,16 +177,7 @@ impl SmallNtt {
             let on_tiles = rows_on_tiles(ordering, log_n, a);
             if a > TILE_LOG {
                 // Rows of 2^13/2^14 in place on the wide tile kernel (RN in, natural out).
-                self.wide_rows(
-                    stream,
-                    src,
-                    a,
-                    batch << b,
-                    direction,
-                    None,
-                    Ordering::RN,
-                    false,
-                )?;
+                self.wide_rows(stream, src, a, batch << b, direction, None, Ordering::RN)?;
             } else if on_tiles {
                 // Rows of 2^10..2^12 in place on the WSX tile kernel, untwiddled: the columns
                 // pass applies the 2-D twiddle on its loads and reads them there.
@@ -242,16 +233,7 @@ impl SmallNtt {
             // transposes the N1 x N2 rows with their columns bit-reversed back, in one pass.
             if log2 > TILE_LOG {
                 let rows = batch << log1;
-                self.wide_rows(
-                    stream,
-                    rows_out,
-                    log2,
-                    rows,
-                    direction,
-                    scale,
-                    Ordering::NR,
-                    true,
-                )?;
+                self.wide_rows(stream, rows_out, log2, rows, direction, scale, Ordering::NR)?;
             } else {
                 self.launch(
                     stream,
@@ -287,7 +269,8 @@ impl SmallNtt {
     /// where given: the wide tile kernel (`cuda/small/ntt_wsx.cu`, BabyBear only), one row a block
     /// of 256 threads with its 2^(log_rows - 12) tiles in shared memory. `ordering` NR:
     /// bit-reversed out (`small_ntt_wsx_wide_*`); RN: bit-reversed in, natural out
-    /// (`small_ntt_wsx_wide_rn_*`). `dependent`: launched as the previous pass's dependent.
+    /// (`small_ntt_wsx_wide_rn_*`). NR's rows follow the columns pass, as its dependent launch;
+    /// RN's are the first pass.
     #[allow(clippy::too_many_arguments)]
     fn wide_rows(
         &self,
@@ -298,7 +281,6 @@ impl SmallNtt {
         direction: Direction,
         scale_log_n: Option<u32>,
         ordering: Ordering,
-        dependent: bool,
     ) -> Result<()> {
         // The kernel takes rows of two or four tiles only (it reads p.log_n as one or the other).
         if !(TILE_LOG + 1..=TILE_LOG + 2).contains(&log_rows) {
@@ -324,7 +306,7 @@ impl SmallNtt {
         let f = self.gpu.function(&name)?;
         let (lo, hi) = self.post_tables(stream, log_rows, direction)?;
         let tw = self.twiddle_table(direction);
-        let dependent = dependent && self.dependent_launch;
+        let dependent = ordering == Ordering::NR && self.dependent_launch;
         let params = NttParams {
             order: super::order_code(ordering),
             dependent: dependent as u32,
