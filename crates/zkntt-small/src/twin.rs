@@ -392,7 +392,8 @@ pub fn panel(
     }
     let log_n = args.log_n;
     let count = (input.len() >> log_n) as u64;
-    let tiles = crate::ntt::pass_tiles(log_n, input_layout.t != 0, out_layout.t != 0);
+    let words = input.len() as u64;
+    let tiles = crate::ntt::pass_tiles(log_n, words, input_layout.t != 0, out_layout.t != 0);
     let stride = crate::ntt::panel_stride(tiles) as usize;
     let panel_log = TILE_LOG + tiles.trailing_zeros();
     let (log_tp, log_tpt) = (panel_log - log_n, TILE_LOG - log_n);
@@ -1125,9 +1126,10 @@ mod tests {
     /// a warp's 32 transforms differ only in tile bits above the swizzle's (2^7..2^9).
     #[test]
     fn panel_shared_memory_conflicts() {
-        for log_n in 1..=TILE_LOG {
-            // A column pass's panel (the widest the 2-D path takes at this size).
-            let tiles = crate::ntt::pass_tiles(log_n, false, false);
+        // A column pass's panels at each size: 8 transforms, and 16 in a pass of 2^22 words.
+        let wide = crate::ntt::WIDE_PANEL_WORDS;
+        for (log_n, words) in (1..=TILE_LOG).flat_map(|l| [(l, 1 << 20), (l, wide)]) {
+            let tiles = crate::ntt::pass_tiles(log_n, words, false, false);
             let stride = crate::ntt::panel_stride(tiles) as usize;
             let panel_log = TILE_LOG + tiles.trailing_zeros();
             let (log_tp, log_tpt) = (panel_log - log_n, TILE_LOG - log_n);
@@ -1154,7 +1156,10 @@ mod tests {
                     (true, 6 | 10) => 4,
                     (true, _) => 8,
                 };
-                assert_eq!(worst, bound, "2^{log_n} transforms fastest: {fast}");
+                assert_eq!(
+                    worst, bound,
+                    "2^{log_n} in {tiles} tiles, transforms fastest: {fast}"
+                );
             }
         }
     }

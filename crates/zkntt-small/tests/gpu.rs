@@ -680,11 +680,55 @@ fn nr_matches_reference_bit_reversed() {
     }
 }
 
+/// NN at 2^22..2^24 (the rows on the tile kernel, then the transpose; the columns pass in
+/// 16-transform panels from 2^22 words): batches of three and two matrices, forward and inverse,
+/// in place (`run`, through the scratch), out of place (`run_into`) and by address at +4 bytes
+/// (`run_raw`: the transpose's and the panels' word-by-word paths), BabyBear and KoalaBear, the
+/// default form and Montgomery (2^22).
+#[test]
+fn nn_from_2_22_matches_reference() {
+    let Some(gpu) = gpu_or_skip("nn_from_2_22_matches_reference") else {
+        return;
+    };
+    for field in [SmallField::BabyBear, SmallField::KoalaBear] {
+        for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
+            let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+            for (log_n, batch) in [(22u32, 3usize), (23, 2), (24, 1)] {
+                if form == ModMulForm::Montgomery && log_n > 22 {
+                    continue;
+                }
+                let x = inputs(field, batch << log_n, 500 + log_n as u64);
+                for dir in [Direction::Forward, Direction::Inverse] {
+                    let mut want = x.clone();
+                    reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+                    let what = format!("{field:?} {form:?} {dir:?} NN 2^{log_n} x {batch}");
+                    let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                    assert_same(&got, &want, log_n, &format!("{what} in place"));
+                    let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+                    assert_same(&got, &want, log_n, &format!("{what} run_into"));
+                    let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
+                    let mut tail = d.slice_mut(1..);
+                    gpu.stream().memcpy_htod(&x, &mut tail).unwrap();
+                    {
+                        let (ptr, _g) = tail.device_ptr_mut(gpu.stream());
+                        // SAFETY: `tail` holds x.len() words of this GPU, used by nothing else
+                        // until the copy back below, on the same stream; 4-byte aligned, not 16.
+                        unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, Ordering::NN) }.unwrap();
+                    }
+                    let got = gpu.stream().clone_dtoh(&tail).unwrap();
+                    assert_same(&got, &want, log_n, &format!("{what} run_raw at +4 bytes"));
+                }
+            }
+        }
+    }
+}
+
 /// BabyBear 2^25 and 2^26: columns of one tile (a panel pass), rows of 2^13 / 2^14 on the wide
 /// tile kernel (NR, NN; NN then through a transpose); RN the input's rows first, on the wide tile
 /// kernel's RN symbol.
 /// NN, NR and RN against the reference, forward and inverse, in place, out of place and by
-/// address, a batch of two at 2^25. The other kernels,
+/// address, a batch of two at 2^25 (RN there also by address at +4 bytes: the wide kernel's
+/// word-by-word loads). The other kernels,
 /// KoalaBear (two-adicity 24) and GPUs without clusters answer `SizeUnsupported`.
 #[test]
 fn babybear_above_two_tiles() {
@@ -763,6 +807,24 @@ fn babybear_above_two_tiles() {
             // (above: Shoup lazy), and NR's and NN's rows on the wide tile kernel in forms whose
             // symbols spill (Montgomery, Barrett).
             if log_n == 25 {
+                // RN's rows on the wide tile kernel read word by word where the input is not
+                // 16-byte aligned: one word past an allocation.
+                let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
+                let mut tail = d.slice_mut(1..);
+                gpu.stream().memcpy_htod(&reversed, &mut tail).unwrap();
+                {
+                    let (ptr, _g) = tail.device_ptr_mut(gpu.stream());
+                    // SAFETY: `tail` holds x.len() words of this GPU, used by nothing else
+                    // until the copy back below, on the same stream; 4-byte aligned, not 16.
+                    unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, Ordering::RN) }.unwrap();
+                }
+                let what = format!("BabyBear {dir:?} RN 2^{log_n} x {batch} run_raw at +4 bytes");
+                assert_same(
+                    &gpu.stream().clone_dtoh(&tail).unwrap(),
+                    &natural,
+                    log_n,
+                    &what,
+                );
                 let mut d = gpu.stream().clone_htod(&reversed).unwrap();
                 mont.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)
                     .unwrap();

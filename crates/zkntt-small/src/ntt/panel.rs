@@ -10,23 +10,24 @@ use crate::{Result, SmallField};
 use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
 use std::sync::Arc;
 
-/// Tiles per panel for transforms of 2^log_n: the fewest (most blocks) that keep
-/// [`PANEL_TRANSFORMS`] transforms or more in a panel, so a column load or store moves that many
-/// contiguous words. Up to 4 tiles a block of 256 x T threads runs side by side; 8 tiles are
-/// two groups of 4 on 1024 threads, one after the other.
-pub(crate) fn panel_tiles(log_n: u32) -> u32 {
-    (((PANEL_TRANSFORMS as u64) << log_n) >> TILE_LOG).clamp(1, MAX_PANEL_TILES as u64) as u32
+/// Tiles per panel for transforms of 2^log_n in a pass over `words` words: the fewest (most
+/// blocks) that keep [`panel_transforms`] transforms or more in a panel, so a column load or store
+/// moves that many contiguous words. Up to 4 tiles a block of 256 x T threads runs side by side;
+/// 8 tiles are two groups of 4 on 1024 threads, one after the other.
+pub(crate) fn panel_tiles(log_n: u32, words: u64) -> u32 {
+    (((panel_transforms(words) as u64) << log_n) >> TILE_LOG).clamp(1, MAX_PANEL_TILES as u64)
+        as u32
 }
 
-/// Tiles per panel of a pass: one where the transforms are rows both in and out (the NR second
-/// pass, the RN first: every access contiguous whatever the panel's width, so the smallest panel,
-/// 256 threads and 16 KiB, and four blocks a multiprocessor whose loads, layers and stores
-/// overlap; the RN kernel's rows load requires it), else [`panel_tiles`].
-pub(crate) fn pass_tiles(log_n: u32, rows_in: bool, rows_out: bool) -> u32 {
+/// Tiles per panel of a pass over `words` words: one where the transforms are rows both in and
+/// out (the NR second pass, the RN first: every access contiguous whatever the panel's width, so
+/// the smallest panel, 256 threads and 16 KiB, and four blocks a multiprocessor whose loads,
+/// layers and stores overlap; the RN kernel's rows load requires it), else [`panel_tiles`].
+pub(crate) fn pass_tiles(log_n: u32, words: u64, rows_in: bool, rows_out: bool) -> u32 {
     if rows_in && rows_out {
         1
     } else {
-        panel_tiles(log_n)
+        panel_tiles(log_n, words)
     }
 }
 
@@ -34,9 +35,18 @@ pub(crate) fn pass_tiles(log_n: u32, rows_in: bool, rows_out: bool) -> u32 {
 pub(crate) const MAX_PANEL_TILES: u32 = 8;
 
 /// Transforms a panel holds at least, where the size allows: 8, so a row of a column load or
-/// store is a whole 32-byte sector (measured: 4 transforms, half sectors, 1.5x slower at 2^24;
-/// benches/NOTES.md).
-pub(crate) const PANEL_TRANSFORMS: u32 = 8;
+/// store is a whole 32-byte sector (measured: 4 transforms, half sectors, 1.5x slower at 2^24);
+/// 16 (two sectors) in a pass of [`WIDE_PANEL_WORDS`] words or more, which still has a panel or
+/// more a multiprocessor (measured at 2^22/2^23, columns of 2^11 in 8 tiles instead of 4: the
+/// columns pass 5-9% faster; below, the fewer, wider panels left multiprocessors idle: 2^21 in
+/// 32-transform panels 1.3x slower). benches/NOTES.md has the runs.
+pub(crate) fn panel_transforms(words: u64) -> u32 {
+    if words >= WIDE_PANEL_WORDS { 16 } else { 8 }
+}
+
+/// Words of a pass from which its panels hold 16 transforms ([`panel_transforms`]): 2^22, 128
+/// panels of 8 tiles.
+pub(crate) const WIDE_PANEL_WORDS: u64 = 1 << 22;
 
 /// Dynamic shared memory of a panel of `tiles` tiles: 4096 slots of `panel_stride` words.
 pub(crate) fn panel_smem_bytes(tiles: u32) -> u32 {
@@ -142,7 +152,9 @@ impl SmallNtt {
             _ => panel_kernel_name(self.field, self.form),
         };
         let f = self.gpu.function(&name)?;
-        let tiles = pass_tiles(params.log_n, input.t != 0, output.t != 0).min(self.max_panel_tiles);
+        let words = params.batch << params.log_n;
+        let tiles =
+            pass_tiles(params.log_n, words, input.t != 0, output.t != 0).min(self.max_panel_tiles);
         // The kernel's walks (`cuda/small/ntt_panel.cu`): columns or whole rows, panels inside
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
@@ -196,10 +208,12 @@ mod tests {
 
     #[test]
     fn panels_hold_eight_transforms_or_more() {
-        for log_n in 1..=TILE_LOG {
-            let tiles = panel_tiles(log_n);
+        for (log_n, words) in (1..=TILE_LOG).flat_map(|l| [(l, 1 << 20), (l, WIDE_PANEL_WORDS)]) {
+            let tiles = panel_tiles(log_n, words);
             assert!([1, 2, 4, 8].contains(&tiles));
             assert!((tiles << TILE_LOG) >> log_n >= 8, "2^{log_n}");
+            let transforms = panel_transforms(words);
+            assert!(tiles == MAX_PANEL_TILES || (tiles << TILE_LOG) >> log_n >= transforms);
             // 4 tiles (80 KiB) fit every sm_80..sm_90 block; 8 (144 KiB) sm_80 and sm_90.
             assert!(panel_smem_bytes(tiles.min(4)) <= 80 * 1024);
             assert!(panel_smem_bytes(tiles) <= 144 * 1024);
@@ -209,6 +223,18 @@ mod tests {
             assert!(blocks >= 1 && blocks * panel_threads(tiles) <= 1024);
             assert!(blocks * (panel_smem_bytes(tiles) + 1024) <= 228 * 1024);
         }
+    }
+
+    #[test]
+    fn wide_panels_from_2_22_words() {
+        // Columns of 2^11 (2^22, 2^23): 4 tiles below 2^22 words, 8 from there; 2^12 columns
+        // take 8 either way; 2^10 columns (2^20 x 16) 2 and 4.
+        assert_eq!(panel_tiles(11, (1 << 22) - 1), 4);
+        assert_eq!(panel_tiles(11, 1 << 22), 8);
+        assert_eq!(panel_tiles(12, 1 << 20), 8);
+        assert_eq!(panel_tiles(10, 1 << 21), 2);
+        assert_eq!(panel_tiles(10, 1 << 24), 4);
+        assert_eq!(pass_tiles(11, 1 << 23, true, true), 1);
     }
 
     #[test]
