@@ -11,8 +11,10 @@ mod two_d;
 pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
-pub(crate) use panel::{WIDE_PANEL_WORDS, panel_stride, pass_tiles};
+#[cfg(test)]
+pub(crate) use panel::WIDE_PANEL_WORDS;
 pub use panel::{panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name};
+pub(crate) use panel::{panel_stride, pass_tiles};
 pub(crate) use two_d::{rn_split, rows_on_tiles, two_d_split};
 
 use crate::error::{DriverContext, oom};
