@@ -1126,7 +1126,8 @@ mod tests {
     /// a warp's 32 transforms differ only in tile bits above the swizzle's (2^7..2^9).
     #[test]
     fn panel_shared_memory_conflicts() {
-        // A column pass's panels at each size: 8 transforms, and 16 in a pass of 2^22 words.
+        // A column pass's panels at each size: 8 transforms, and 16 (2^11 and up) in a pass of 2^22
+        // words.
         let wide = crate::ntt::WIDE_PANEL_WORDS;
         for (log_n, words) in (1..=TILE_LOG).flat_map(|l| [(l, 1 << 20), (l, wide)]) {
             let tiles = crate::ntt::pass_tiles(log_n, words, false, false);

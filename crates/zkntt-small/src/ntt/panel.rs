@@ -15,8 +15,8 @@ use std::sync::Arc;
 /// moves that many contiguous words. Up to 4 tiles a block of 256 x T threads runs side by side;
 /// 8 tiles are two groups of 4 on 1024 threads, one after the other.
 pub(crate) fn panel_tiles(log_n: u32, words: u64) -> u32 {
-    (((panel_transforms(words) as u64) << log_n) >> TILE_LOG).clamp(1, MAX_PANEL_TILES as u64)
-        as u32
+    (((panel_transforms(log_n, words) as u64) << log_n) >> TILE_LOG)
+        .clamp(1, MAX_PANEL_TILES as u64) as u32
 }
 
 /// Tiles per panel of a pass over `words` words: one where the transforms are rows both in and
@@ -36,12 +36,17 @@ pub(crate) const MAX_PANEL_TILES: u32 = 8;
 
 /// Transforms a panel holds at least, where the size allows: 8, so a row of a column load or
 /// store is a whole 32-byte sector (measured: 4 transforms, half sectors, 1.5x slower at 2^24);
-/// 16 (two sectors) in a pass of [`WIDE_PANEL_WORDS`] words or more, which still has a panel or
-/// more a multiprocessor (measured at 2^22/2^23, columns of 2^11 in 8 tiles instead of 4: the
-/// columns pass 5-9% faster; below, the fewer, wider panels left multiprocessors idle: 2^21 in
-/// 32-transform panels 1.3x slower). benches/NOTES.md has the runs.
-pub(crate) fn panel_transforms(words: u64) -> u32 {
-    if words >= WIDE_PANEL_WORDS { 16 } else { 8 }
+/// 16 (two sectors) for transforms of 2^11 in a pass of [`WIDE_PANEL_WORDS`] words or more, so
+/// their panels are 8 tiles as 2^12's are, and still about one a multiprocessor (measured at
+/// 2^22/2^23: the columns pass 5-9% faster; columns of 2^10 in 4 tiles instead of 2 lost 4% in NN
+/// at 2^20 x 16, and below 2^22 words wider panels left multiprocessors idle).
+/// benches/NOTES.md has the runs.
+pub(crate) fn panel_transforms(log_n: u32, words: u64) -> u32 {
+    if log_n >= TILE_LOG - 1 && words >= WIDE_PANEL_WORDS {
+        16
+    } else {
+        8
+    }
 }
 
 /// Words of a pass from which its panels hold 16 transforms ([`panel_transforms`]): 2^22, 128
@@ -212,7 +217,7 @@ mod tests {
             let tiles = panel_tiles(log_n, words);
             assert!([1, 2, 4, 8].contains(&tiles));
             assert!((tiles << TILE_LOG) >> log_n >= 8, "2^{log_n}");
-            let transforms = panel_transforms(words);
+            let transforms = panel_transforms(log_n, words);
             assert!(tiles == MAX_PANEL_TILES || (tiles << TILE_LOG) >> log_n >= transforms);
             // 4 tiles (80 KiB) fit every sm_80..sm_90 block; 8 (144 KiB) sm_80 and sm_90.
             assert!(panel_smem_bytes(tiles.min(4)) <= 80 * 1024);
@@ -228,12 +233,12 @@ mod tests {
     #[test]
     fn wide_panels_from_2_22_words() {
         // Columns of 2^11 (2^22, 2^23): 4 tiles below 2^22 words, 8 from there; 2^12 columns
-        // take 8 either way; 2^10 columns (2^20 x 16) 2 and 4.
+        // take 8 either way; 2^10 columns (2^20 x 16) 2 at any size.
         assert_eq!(panel_tiles(11, (1 << 22) - 1), 4);
         assert_eq!(panel_tiles(11, 1 << 22), 8);
         assert_eq!(panel_tiles(12, 1 << 20), 8);
         assert_eq!(panel_tiles(10, 1 << 21), 2);
-        assert_eq!(panel_tiles(10, 1 << 24), 4);
+        assert_eq!(panel_tiles(10, 1 << 24), 2);
         assert_eq!(pass_tiles(11, 1 << 23, true, true), 1);
     }
 
