@@ -74,6 +74,28 @@ fn on_gpu_into(
     gpu.stream().clone_dtoh(&out).unwrap()
 }
 
+/// `run_raw` of `x` in `ordering` one word past an allocation (4-byte aligned, not 16: the
+/// kernels' word-by-word loads and stores), read back.
+fn run_raw_at_plus_4(
+    gpu: &Gpu,
+    ntt: &SmallNtt,
+    x: &[u32],
+    log_n: u32,
+    dir: Direction,
+    ordering: Ordering,
+) -> Vec<u32> {
+    let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
+    let mut tail = d.slice_mut(1..);
+    gpu.stream().memcpy_htod(x, &mut tail).unwrap();
+    {
+        let (ptr, _g) = tail.device_ptr_mut(gpu.stream());
+        // SAFETY: `tail` holds x.len() words of this GPU, used by nothing else until the copy
+        // back below, on the same stream.
+        unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, ordering) }.unwrap();
+    }
+    gpu.stream().clone_dtoh(&tail).unwrap()
+}
+
 #[test]
 fn modmul_chains_match_cpu_twins() {
     let Some(gpu) = gpu_or_skip("modmul_chains_match_cpu_twins") else {
@@ -657,15 +679,7 @@ fn nr_matches_reference_bit_reversed() {
                         // one-tile kernel at 2^10..2^12, the rows on it from 2^16, the panels'
                         // rows pass at 2^20): one word past an allocation it is not.
                         if ordering == Ordering::RN && ((10..=12).contains(&log_n) || log_n >= 16) {
-                            let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
-                            let mut tail = d.slice_mut(1..);
-                            gpu.stream().memcpy_htod(&x, &mut tail).unwrap();
-                            {
-                                let (ptr, _g) = tail.device_ptr_mut(gpu.stream());
-                                // SAFETY: as above; `ptr` is 4-byte aligned, not 16.
-                                unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, ordering) }.unwrap();
-                            }
-                            let got = gpu.stream().clone_dtoh(&tail).unwrap();
+                            let got = run_raw_at_plus_4(&gpu, &ntt, &x, log_n, dir, ordering);
                             assert_same(&got, &want, log_n, &format!("{what} run_raw at +4 bytes"));
                         }
                     }
@@ -706,16 +720,7 @@ fn nn_from_2_22_matches_reference() {
                     assert_same(&got, &want, log_n, &format!("{what} in place"));
                     let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
                     assert_same(&got, &want, log_n, &format!("{what} run_into"));
-                    let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
-                    let mut tail = d.slice_mut(1..);
-                    gpu.stream().memcpy_htod(&x, &mut tail).unwrap();
-                    {
-                        let (ptr, _g) = tail.device_ptr_mut(gpu.stream());
-                        // SAFETY: `tail` holds x.len() words of this GPU, used by nothing else
-                        // until the copy back below, on the same stream; 4-byte aligned, not 16.
-                        unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, Ordering::NN) }.unwrap();
-                    }
-                    let got = gpu.stream().clone_dtoh(&tail).unwrap();
+                    let got = run_raw_at_plus_4(&gpu, &ntt, &x, log_n, dir, Ordering::NN);
                     assert_same(&got, &want, log_n, &format!("{what} run_raw at +4 bytes"));
                 }
             }
@@ -809,22 +814,9 @@ fn babybear_above_two_tiles() {
             if log_n == 25 {
                 // RN's rows on the wide tile kernel read word by word where the input is not
                 // 16-byte aligned: one word past an allocation.
-                let mut d = gpu.stream().alloc_zeros::<u32>(x.len() + 1).unwrap();
-                let mut tail = d.slice_mut(1..);
-                gpu.stream().memcpy_htod(&reversed, &mut tail).unwrap();
-                {
-                    let (ptr, _g) = tail.device_ptr_mut(gpu.stream());
-                    // SAFETY: `tail` holds x.len() words of this GPU, used by nothing else
-                    // until the copy back below, on the same stream; 4-byte aligned, not 16.
-                    unsafe { ntt.run_raw(ptr, x.len(), log_n, dir, Ordering::RN) }.unwrap();
-                }
+                let got = run_raw_at_plus_4(&gpu, &ntt, &reversed, log_n, dir, Ordering::RN);
                 let what = format!("BabyBear {dir:?} RN 2^{log_n} x {batch} run_raw at +4 bytes");
-                assert_same(
-                    &gpu.stream().clone_dtoh(&tail).unwrap(),
-                    &natural,
-                    log_n,
-                    &what,
-                );
+                assert_same(&got, &natural, log_n, &what);
                 let mut d = gpu.stream().clone_htod(&reversed).unwrap();
                 mont.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)
                     .unwrap();

@@ -38,8 +38,8 @@ pub(crate) const MAX_PANEL_TILES: u32 = 8;
 /// store is a whole 32-byte sector (measured: 4 transforms, half sectors, 1.5x slower at 2^24);
 /// 16 (two sectors) for transforms of 2^11 in a pass of [`WIDE_PANEL_WORDS`] words or more, so
 /// their panels are 8 tiles as 2^12's are, and still about one a multiprocessor (measured at
-/// 2^22/2^23: the columns pass 5-9% faster; columns of 2^10 in 4 tiles instead of 2 lost 4% in NN
-/// at 2^20 x 16, and below 2^22 words wider panels left multiprocessors idle).
+/// 2^22/2^23: NR 9-10% faster, NN 7-8%; columns of 2^10 in 4 tiles instead of 2 lost 4% in NN at
+/// 2^20 x 16, and below 2^22 words wider panels left multiprocessors idle).
 /// benches/NOTES.md has the runs.
 pub(crate) fn panel_transforms(log_n: u32, words: u64) -> u32 {
     if log_n >= TILE_LOG - 1 && words >= WIDE_PANEL_WORDS {
