@@ -9,8 +9,8 @@
 // the other), and stores it in the order contiguous at the destination, applying the 2-D twiddle
 // and scale on the way out (the RN kernel with columns in: the twiddle on the way in). Tile j of the panel is column j of `panel[slot(p) * stride]`, stride
 // T + 1 (odd) for T > 1. The host chooses T (1, 2, 4 or 8) so that a panel holds at least 8
-// transforms where the size allows (16 of 2^11 points in passes of 2^22 words or more): a column
-// load or store then moves a 32-byte sector (two) a row.
+// transforms where the size allows (16 in a columns pass over columns of 2^11 in 2^22 words or
+// more): a column load or store then moves a 32-byte sector (two) a row.
 // The second pass is a programmatic dependent launch of the first on sm_90+.
 //
 // Bit-reversed output (the NR kernel): transform u's output e goes to position rev(e) of the

@@ -694,11 +694,11 @@ fn nr_matches_reference_bit_reversed() {
     }
 }
 
-/// NN at 2^22..2^24 (the rows on the tile kernel, then the transpose; the columns pass in
-/// 16-transform panels from 2^22 words): batches of three and two matrices, forward and inverse,
-/// in place (`run`, through the scratch), out of place (`run_into`) and by address at +4 bytes
-/// (`run_raw`: the transpose's and the panels' word-by-word paths), BabyBear and KoalaBear, the
-/// default form and Montgomery (2^22).
+/// NN at 2^22..2^24 (the columns pass, in 16-transform panels at 2^22/2^23; the rows on the tile
+/// kernel, then the transpose): batches of three and two matrices, forward and inverse, in place
+/// (`run`, through the scratch), out of place (`run_into`) and by address at +4 bytes (`run_raw`:
+/// the transpose's word-by-word path), BabyBear and KoalaBear, the default form and Montgomery
+/// (2^22).
 #[test]
 fn nn_from_2_22_matches_reference() {
     let Some(gpu) = gpu_or_skip("nn_from_2_22_matches_reference") else {

@@ -10,12 +10,13 @@ use crate::{Result, SmallField};
 use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
 use std::sync::Arc;
 
-/// Tiles per panel for transforms of 2^log_n in a pass over `words` words: the fewest (most
-/// blocks) that keep [`panel_transforms`] transforms or more in a panel, so a column load or store
-/// moves that many contiguous words. Up to 4 tiles a block of 256 x T threads runs side by side;
-/// 8 tiles are two groups of 4 on 1024 threads, one after the other.
-pub(crate) fn panel_tiles(log_n: u32, words: u64) -> u32 {
-    (((panel_transforms(log_n, words) as u64) << log_n) >> TILE_LOG)
+/// Tiles per panel for transforms of 2^log_n in a pass over `words` words (`columns_in`: its
+/// input is columns): the fewest (most blocks) that keep [`panel_transforms`] transforms or more
+/// in a panel, so a column load or store moves that many contiguous words. Up to 4 tiles a block
+/// of 256 x T threads runs side by side; 8 tiles are two groups of 4 on 1024 threads, one after
+/// the other.
+pub(crate) fn panel_tiles(log_n: u32, words: u64, columns_in: bool) -> u32 {
+    (((panel_transforms(log_n, words, columns_in) as u64) << log_n) >> TILE_LOG)
         .clamp(1, MAX_PANEL_TILES as u64) as u32
 }
 
@@ -27,7 +28,7 @@ pub(crate) fn pass_tiles(log_n: u32, words: u64, rows_in: bool, rows_out: bool) 
     if rows_in && rows_out {
         1
     } else {
-        panel_tiles(log_n, words)
+        panel_tiles(log_n, words, !rows_in)
     }
 }
 
@@ -36,13 +37,14 @@ pub(crate) const MAX_PANEL_TILES: u32 = 8;
 
 /// Transforms a panel holds at least, where the size allows: 8, so a row of a column load or
 /// store is a whole 32-byte sector (measured: 4 transforms, half sectors, 1.5x slower at 2^24);
-/// 16 (two sectors) for transforms of 2^11 in a pass of [`WIDE_PANEL_WORDS`] words or more, so
-/// their panels are 8 tiles as 2^12's are, and still about one a multiprocessor (measured at
+/// 16 (two sectors) in a columns pass (columns in) over columns of 2^11 points in [`WIDE_PANEL_WORDS`]
+/// words or more, so its panels are 8 tiles as 2^12's are (those hold 8 transforms, the most 8
+/// tiles can), and still about one a multiprocessor (measured at
 /// 2^22/2^23: NR 9-10% faster, NN 7-8%; columns of 2^10 in 4 tiles instead of 2 lost 4% in NN at
 /// 2^20 x 16, and below 2^22 words wider panels left multiprocessors idle).
 /// benches/NOTES.md has the runs.
-pub(crate) fn panel_transforms(log_n: u32, words: u64) -> u32 {
-    if log_n >= TILE_LOG - 1 && words >= WIDE_PANEL_WORDS {
+pub(crate) fn panel_transforms(log_n: u32, words: u64, columns_in: bool) -> u32 {
+    if columns_in && log_n >= TILE_LOG - 1 && words >= WIDE_PANEL_WORDS {
         16
     } else {
         8
@@ -214,10 +216,10 @@ mod tests {
     #[test]
     fn panels_hold_eight_transforms_or_more() {
         for (log_n, words) in (1..=TILE_LOG).flat_map(|l| [(l, 1 << 20), (l, WIDE_PANEL_WORDS)]) {
-            let tiles = panel_tiles(log_n, words);
+            let tiles = panel_tiles(log_n, words, true);
             assert!([1, 2, 4, 8].contains(&tiles));
             assert!((tiles << TILE_LOG) >> log_n >= 8, "2^{log_n}");
-            let transforms = panel_transforms(log_n, words);
+            let transforms = panel_transforms(log_n, words, true);
             assert!(tiles == MAX_PANEL_TILES || (tiles << TILE_LOG) >> log_n >= transforms);
             // 4 tiles (80 KiB) fit every sm_80..sm_90 block; 8 (144 KiB) sm_80 and sm_90.
             assert!(panel_smem_bytes(tiles.min(4)) <= 80 * 1024);
@@ -232,13 +234,15 @@ mod tests {
 
     #[test]
     fn wide_panels_from_2_22_words() {
-        // Columns of 2^11 (2^22, 2^23): 4 tiles below 2^22 words, 8 from there; 2^12 columns
-        // take 8 either way; 2^10 columns (2^20 x 16) 2 at any size.
-        assert_eq!(panel_tiles(11, (1 << 22) - 1), 4);
-        assert_eq!(panel_tiles(11, 1 << 22), 8);
-        assert_eq!(panel_tiles(12, 1 << 20), 8);
-        assert_eq!(panel_tiles(10, 1 << 21), 2);
-        assert_eq!(panel_tiles(10, 1 << 24), 2);
+        // Columns of 2^11 in (the columns pass of 2^22, 2^23): 8 tiles from 2^22 words, 4 below;
+        // 2^12 columns take 8 either way; 2^10 columns (2^20 x 16) 2 at any size; rows of 2^11
+        // in and columns out (NN's second pass at 2^21 x 2) 4; rows both ways 1.
+        assert_eq!(panel_tiles(11, (1 << 22) - 1, true), 4);
+        assert_eq!(panel_tiles(11, 1 << 22, true), 8);
+        assert_eq!(panel_tiles(12, 1 << 20, true), 8);
+        assert_eq!(panel_tiles(10, 1 << 21, true), 2);
+        assert_eq!(panel_tiles(10, 1 << 24, true), 2);
+        assert_eq!(pass_tiles(11, 1 << 22, true, false), 4);
         assert_eq!(pass_tiles(11, 1 << 23, true, true), 1);
     }
 
