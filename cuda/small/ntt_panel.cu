@@ -430,10 +430,13 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
             } else {
 #pragma unroll
                 for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[(c.s_m2 ^ wsx::slot(r << 4)) * stride];
-                __syncthreads();  // the output exchange overwrites slots other threads read
+                wsx::tile_barrier();  // the output exchange overwrites slots other threads read
             }
-            wsx::layers<F, Form, true>(f, c, v, tile, stride, log_n);
+            // A tile's threads touch only its own column of the panel from the load's barrier
+            // to the store's: the layers sync per tile.
+            wsx::layers<F, Form, true, true>(f, c, v, tile, stride, log_n);
         }
+        __syncthreads();  // the store reads every tile
 
         // Store, with the 2-D twiddle and scale of output element e of transform u.
         const Walk out = walk<GROUPS>(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail, NR && out_fast);

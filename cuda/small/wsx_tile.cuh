@@ -101,15 +101,32 @@ __device__ __forceinline__ void register_layers(const Form& f, uint32_t (&v)[PER
     }
 }
 
-// The layers of one tile. In: v in M1 (log_n > 8) or M2 (log_n <= 8). Out, after a
-// __syncthreads: buf[slot(g) * stride] holds output g in natural order (or output rev(g), as
-// Consts::make was asked), every slot written. The caller
+// The tile's 256 threads alone (named barrier 1 + threadIdx.x / 256): a block of several tiles
+// side by side (the panel kernel) lets each tile run its layers at its own pace, so one tile's
+// stalls leave the multiprocessor the others' work instead of idling every warp at each barrier.
+// The id is read from %tid.x at each barrier, not kept: the panel kernel sits at its register cap.
+__device__ __forceinline__ void tile_barrier() {
+    uint32_t t;
+    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(t));
+    asm volatile("bar.sync %0, %1;" ::"r"(1u + t / THREADS), "r"(THREADS) : "memory");
+}
+
+// The layers of one tile. In: v in M1 (log_n > 8) or M2 (log_n <= 8). Out, after a barrier
+// (the block's, or with TILE_BARRIER the tile's own): buf[slot(g) * stride] holds output g in
+// natural order (or output rev(g), as Consts::make was asked), every slot written. The caller
 // must not let another thread still read `buf` when this starts (the M1 -> M2 exchange and the
 // output exchange write it).
-template <class F, class Form, bool EXCHANGE>
+template <class F, class Form, bool EXCHANGE, bool TILE_BARRIER = false>
 __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form::W>& c,
                                        uint32_t (&v)[PER_THREAD], uint32_t* buf, uint32_t stride,
                                        uint32_t log_n) {
+    const auto sync = [] {
+        if constexpr (TILE_BARRIER) {
+            tile_barrier();
+        } else {
+            __syncthreads();
+        }
+    };
     const uint32_t S = stride;
     using W = typename Form::W;
     const uint32_t lane = threadIdx.x & 31;
@@ -119,10 +136,10 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
         // M1 -> M2 through shared memory.
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) buf[(c.s_m1 ^ slot(r << 8)) * S] = v[r];
-        __syncthreads();
+        sync();
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = buf[(c.s_m2 ^ slot(r << 4)) * S];
-        __syncthreads();
+        sync();
     }
 
     // Layers 7..4 in registers; twiddle offset (lane & 15) + (lo mod 2^rb) * 16.
@@ -185,7 +202,7 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
         }
         buf[s * S] = v[r];
     }
-    __syncthreads();
+    sync();
 }
 
 // The C-point DIF on register bits below log_c (register r = i C + n1 holds entry n1 of its
