@@ -206,13 +206,13 @@ fn sppark_ms(
 fn summary(gpu: &Gpu) {
     let s = gpu.stream();
     println!(
-        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise the 2-D path as two passes (rows contiguous both ways in place on the tile kernel: NR's at every size, RN's from 2^16, NN's from 2^22 then a transpose), at 2^25/2^26 a panel pass and 2^13/2^14-point rows on the wide tile kernel (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced; RN: bit-reversed in, natural out, in place by address, one tile launch to 2^12, one cluster launch to 2^16 where the batch is small, then two passes (above 2^24 the input's rows of 2^13/2^14 on the wide tile kernel, then a panel pass); RN panels: the 2-D path forced), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
+        "\nSmall-word forward NTTs (zkntt: WSX, Shoup lazy form; 2^13..2^16 one cluster launch where the GPU has clusters and the batch is small (batch x C^2 <= 256), otherwise the 2-D path as two passes (rows contiguous both ways in place on the tile kernel: NR's at every size, RN's from 2^16, NN's from 2^22 then a transpose), at 2^25/2^26 a panel pass and 2^13/2^14-point rows on the wide tile kernel (NN: then a transpose); the panel column: the 2-D path forced in the same call; NR: natural in, bit-reversed out, in place, one cluster launch up to 2^16 where the batch is small; NR panels: the 2-D path forced; RN: bit-reversed in, natural out, in place by address, one tile launch to 2^12, one cluster launch to 2^16 where the batch is small, then two passes (above 2^24 the input's rows of 2^13/2^14 on the wide tile kernel, then a panel pass); RN panels: the 2-D path forced; in place by address: NN by `run_raw`, as NR's and RN's, the way sppark's API takes a buffer), device-resident, ms (median of 20; sppark in place on its own stream, BabyBear):\n"
     );
     println!(
-        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address | zkntt RN in place by address | zkntt RN panels by address | sppark RN / zkntt RN | sppark best order / zkntt RN |"
+        "| field | log2 N | batch | zkntt in place | zkntt out of place | zkntt panels in place | zkntt in place, per call of 20 queued | zkntt NR in place | zkntt NR in place by address | zkntt NR panels in place | sppark NN | sppark NR | sppark RN | sppark best order / zkntt in place | sppark NR / zkntt NR | sppark best order / zkntt NR | sppark best order / zkntt NR by address | zkntt RN in place by address | zkntt RN panels by address | sppark RN / zkntt RN | sppark best order / zkntt RN | zkntt in place by address | sppark best order / zkntt in place by address |"
     );
     println!(
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     let cases: Vec<(u32, usize)> = (12..=26)
         .map(|l| (l, 1))
@@ -269,6 +269,16 @@ fn summary(gpu: &Gpu) {
                 })
                 .unwrap()
             };
+            // NN by address too, so that every order has a figure timed as sppark's is.
+            let nn_raw = {
+                let len = input.len();
+                let (ptr, _g) = input.device_ptr_mut(s);
+                median_ms(s, 3, 20, || {
+                    // SAFETY: as NR's above.
+                    unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::NN) }
+                })
+                .unwrap()
+            };
             // RN by address (as sppark's API takes it).
             let rn_raw = {
                 let len = input.len();
@@ -312,7 +322,7 @@ fn summary(gpu: &Gpu) {
             let ratio =
                 |a: Option<f64>, ours: f64| a.map_or("-".into(), |a| format!("{:.2}x", a / ours));
             println!(
-                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {nr_raw:.4} | {} | {} | {} | {} | {} | {} | {} | {} | {rn_raw:.4} | {} | {} | {} |",
+                "| {} | {log_n} | {batch} | {inplace:.4} | {oop:.4} | {} | {queued:.4} | {nr:.4} | {nr_raw:.4} | {} | {} | {} | {} | {} | {} | {} | {} | {rn_raw:.4} | {} | {} | {} | {nn_raw:.4} | {} |",
                 field.name(),
                 panels.map_or("-".into(), |v| format!("{v:.4}")),
                 nr_panels.map_or("-".into(), |v| format!("{v:.4}")),
@@ -326,6 +336,7 @@ fn summary(gpu: &Gpu) {
                 rn_panels.map_or("-".into(), |v| format!("{v:.4}")),
                 ratio(orders[2], rn_raw),
                 ratio(best, rn_raw),
+                ratio(best, nn_raw),
             );
         }
     }
