@@ -101,21 +101,28 @@ __device__ __forceinline__ void register_layers(const Form& f, uint32_t (&v)[PER
     }
 }
 
-// The tile's 256 threads alone (named barrier 1 + threadIdx.x / 256): a block of several tiles
-// side by side (the panel kernel) lets each tile run its layers at its own pace, so one tile's
-// stalls leave the multiprocessor the others' work instead of idling every warp at each barrier.
-// The id is read from %tid.x at each barrier, not kept: the panel kernel sits at its register cap.
+// The tile's 256 threads alone (named barrier 1 + threadIdx.x / 256), so that in a block of
+// several tiles side by side (the panel kernel) no tile waits at its layers' barriers for the
+// others. sm_90 only: with the id in a register ptxas counts 16 barriers a block, which on sm_86
+// and sm_89 would cap every panel launch at one block a multiprocessor (sm_80/sm_90 hold four);
+// elsewhere it is the block's barrier. The id is read from %tid.x at each barrier so no register
+// holds it (the panel symbols sit at their 64-register cap and spill a few bytes as it is).
 __device__ __forceinline__ void tile_barrier() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     uint32_t t;
     asm volatile("mov.u32 %0, %%tid.x;" : "=r"(t));
     asm volatile("bar.sync %0, %1;" ::"r"(1u + t / THREADS), "r"(THREADS) : "memory");
+#else
+    __syncthreads();
+#endif
 }
 
 // The layers of one tile. In: v in M1 (log_n > 8) or M2 (log_n <= 8). Out, after a barrier
 // (the block's, or with TILE_BARRIER the tile's own): buf[slot(g) * stride] holds output g in
 // natural order (or output rev(g), as Consts::make was asked), every slot written. The caller
 // must not let another thread still read `buf` when this starts (the M1 -> M2 exchange and the
-// output exchange write it).
+// output exchange write it); with TILE_BARRIER all 256 threads of the tile call this, and no
+// thread outside the tile touches `buf` until the caller's next block barrier.
 template <class F, class Form, bool EXCHANGE, bool TILE_BARRIER = false>
 __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form::W>& c,
                                        uint32_t (&v)[PER_THREAD], uint32_t* buf, uint32_t stride,
