@@ -258,49 +258,27 @@ fn summary(gpu: &Gpu) {
                 .unwrap()
             };
             let nr = nr_ms(&mut input);
-            // NR on the same buffer by its address (`run_raw`: no cudarc event calls, as sppark).
-            let nr_raw = {
+            // Each ordering on the same buffer by its address (`run_raw`: no cudarc event calls,
+            // the way sppark's API takes a buffer).
+            let by_address = |input: &mut CudaSlice<u32>, order: Ordering| {
                 let len = input.len();
                 let (ptr, _g) = input.device_ptr_mut(s);
                 median_ms(s, 3, 20, || {
                     // SAFETY: `input` holds `len` words of this GPU and is used by nothing
                     // else while the guard `_g` lives; all work is on stream `s`.
-                    unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::NR) }
+                    unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, order) }
                 })
                 .unwrap()
             };
-            // NN by address too, so that every order has a figure timed as sppark's is.
-            let nn_raw = {
-                let len = input.len();
-                let (ptr, _g) = input.device_ptr_mut(s);
-                median_ms(s, 3, 20, || {
-                    // SAFETY: as NR's above.
-                    unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::NN) }
-                })
-                .unwrap()
-            };
-            // RN by address (as sppark's API takes it).
-            let rn_raw = {
-                let len = input.len();
-                let (ptr, _g) = input.device_ptr_mut(s);
-                median_ms(s, 3, 20, || {
-                    // SAFETY: as NR's above.
-                    unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::RN) }
-                })
-                .unwrap()
-            };
+            let nr_raw = by_address(&mut input, Ordering::NR);
+            let nn_raw = by_address(&mut input, Ordering::NN);
+            let rn_raw = by_address(&mut input, Ordering::RN);
             // RN by address with the cluster kernel switched off, where RN takes it.
             let rn_panels = ntt
                 .takes_cluster(log_n, batch as u64, Kernel::Wsx)
                 .then(|| {
-                    let len = input.len();
                     ntt.set_clusters(false);
-                    let (ptr, _g) = input.device_ptr_mut(s);
-                    let ms = median_ms(s, 3, 20, || {
-                        // SAFETY: as NR's above.
-                        unsafe { ntt.run_raw(ptr, len, log_n, Direction::Forward, Ordering::RN) }
-                    })
-                    .unwrap();
+                    let ms = by_address(&mut input, Ordering::RN);
                     ntt.set_clusters(true);
                     ms
                 });
