@@ -148,7 +148,7 @@ __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
         for (uint32_t u = 0; u < 2; u++) {
             if (p.flags & POST_CONST) x[u] = mul_called<F>(x[u], post_const);
             x[u] = L::canonical(x[u]);
-            if (e0 + u * blockDim.x < Lsz) x[u].store(reinterpret_cast<F*>(base) + pos[u] * p.elem_stride);
+            if (e0 + u * blockDim.x < Lsz) store_global<F>(base, pos[u] * p.elem_stride, x[u]);
         }
     }
 #endif

@@ -308,7 +308,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             (ORDERED || LDE) ? blk.base : p.out + (uint64_t)blockIdx.y * p.batch_stride * sizeof(F);
 #pragma unroll
         for (uint32_t u = 0; u < STORE_BATCH; u++)
-            if (e0 + u * blockDim.x < E) x[u].store(reinterpret_cast<F*>(out) + idx[u] * p.elem_stride);
+            if (e0 + u * blockDim.x < E) store_global<F>(out, idx[u] * p.elem_stride, x[u]);
         if (NARROW_BLOCK) break;  // E <= 2 * blockDim.x: one round
     }
 }

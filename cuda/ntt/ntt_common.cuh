@@ -171,6 +171,13 @@ __device__ __forceinline__ F load_global(uint64_t ptr, uint64_t index) {
     return F::load(q);
 }
 
+template <class F>
+__device__ __forceinline__ void store_global(uint64_t ptr, uint64_t index, const F& x) {
+    F* q = reinterpret_cast<F*>(ptr) + index;
+    __builtin_assume(__isGlobal(q));  // global stores (STG), not generic ones
+    x.store(q);
+}
+
 // a * w in lazy<P>'s range, on the integer pipe or, with FP64, on the FP64 pipe (fp64::mul_ark,
 // the hybrid kernels' second product of each independent pair: both pipes busy at once).
 template <class F, bool FP64>

@@ -124,8 +124,8 @@ __device__ __forceinline__ void stage2_warp(const NttStageParams& p) {
             const F w0 = load_global<F>(p.mid_twiddles, b[q] * s[r]);
             const F w1 = load_global<F>(p.mid_twiddles, b[q] * s[r + 1]);
             const F y0 = L::canonical(L::mul(x[q][r], w0)), y1 = L::canonical(L::mul(x[q][r + 1], w1));
-            y0.store(reinterpret_cast<F*>(base) + (b[q] * R + (uint64_t)s[r] * P + a[q]) * p.elem_stride);
-            y1.store(reinterpret_cast<F*>(base) + (b[q] * R + (uint64_t)s[r + 1] * P + a[q]) * p.elem_stride);
+            store_global<F>(base, (b[q] * R + (uint64_t)s[r] * P + a[q]) * p.elem_stride, y0);
+            store_global<F>(base, (b[q] * R + (uint64_t)s[r + 1] * P + a[q]) * p.elem_stride, y1);
         }
     }
 }
