@@ -13,8 +13,10 @@ namespace ntt {
 constexpr uint32_t BATCH = 4;
 
 // The block's pair of T x T tiles of groups: selector 0 holds (a, b) with a in tile ti and b in
-// tile tj, selector 1 the mirror. Every index below is < N <= 2^32, and its fields (a << log_r,
-// m << log_p, b) are disjoint bits: 32-bit shifts and ORs, no 64-bit products.
+// tile tj, selector 1 the mirror. Every index below is < N <= 2^32 (zkntt_core::plan::MAX_LOG_P,
+// MAX_LOG_Q) and its fields (a << log_r, m << log_p, b on the way in; b << log_r, k << log_p, a on
+// the way out) are disjoint bits: 32-bit shifts and ORs, no 64-bit products; the exponent b*k
+// < P*Q is a 32-bit product.
 struct TilePair {
     uint32_t log_t, log_q, log_p, log_r;
     uint32_t ti_t, tj_t;  // ti * T, tj * T
@@ -115,9 +117,9 @@ __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
                                       group_out(tp, min(threadIdx.x + u * blockDim.x, E - 1)).exponent);
     }
 
-    // Load (group_in): consecutive threads take consecutive b. BATCH
-    // elements per thread per round with their global reads in flight together; past the end a
-    // thread re-reads element E-1 and skips the store (as in the column stage).
+    // Load (group_in): consecutive threads take consecutive b. BATCH elements per thread per round
+    // with their global reads in flight together; past the end a thread re-reads element E-1 and
+    // skips the store (as in the column stage).
     for (uint32_t e0 = threadIdx.x; e0 < E; e0 += BATCH * blockDim.x) {
         F x[BATCH];
         uint32_t slot[BATCH];
