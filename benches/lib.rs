@@ -41,7 +41,9 @@ pub fn sppark_bn254_ms(
     };
     gpu.synchronize().ok()?;
     // SAFETY: `d` holds 2^log_n BN254 elements in the primary context sppark also uses.
-    unsafe { ntt_device(d.device_ptr(gpu).ok()?, log_n, order, inverse, coset, reps) }.ok()
+    unsafe { ntt_device(d.device_ptr(gpu).ok()?, log_n, order, inverse, coset, reps) }
+        .ok()
+        .map(|runs| runs.ms)
 }
 
 #[cfg(not(feature = "sppark"))]

@@ -13,6 +13,7 @@ unsafe extern "C" {
         inverse: i32,
         coset: i32,
         ms: *mut f32,
+        host_ms: *mut f32,
         reps: i32,
     ) -> i32;
     fn zkntt_sppark_babybear_ntt(
@@ -32,13 +33,22 @@ pub enum Order {
     RN = 2,
 }
 
-fn result(code: i32, ms: Vec<f32>) -> Result<Vec<f32>, i32> {
-    if code == 0 { Ok(ms) } else { Err(code) }
+fn result<T>(code: i32, ok: T) -> Result<T, i32> {
+    if code == 0 { Ok(ok) } else { Err(code) }
 }
 
 /// sppark's BN254 Fr NTT.
 pub mod bn254 {
     use super::{Order, result};
+
+    /// Per-run milliseconds of [`ntt_device`]: by CUDA events on sppark's stream (`ms`), and the
+    /// host's wall clock for the call that queues the run (`host_ms`: above `ms`, the run was
+    /// bound by its launches, not by the GPU).
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct Runs {
+        pub ms: Vec<f32>,
+        pub host_ms: Vec<f32>,
+    }
 
     /// Runs `reps` NTTs of 2^lg_n on the device buffer after a warm-up; each one's milliseconds.
     /// `Err(-1)` when the bridge was built without sppark (ZKNTT_SPPARK unset at build time), else
@@ -54,24 +64,25 @@ pub mod bn254 {
         inverse: bool,
         coset: bool,
         reps: usize,
-    ) -> Result<Vec<f32>, i32> {
-        let mut ms = vec![0f32; reps];
-        // SAFETY: the caller's contract; `ms` holds `reps` floats.
+    ) -> Result<Runs, i32> {
+        let mut runs = Runs {
+            ms: vec![0f32; reps],
+            host_ms: vec![0f32; reps],
+        };
+        // SAFETY: the caller's contract; both vectors hold `reps` floats.
         let code = unsafe {
             run(
                 d_inout,
                 lg_n,
-                order as i32,
-                inverse as i32,
-                coset as i32,
-                &mut ms,
+                [order as i32, inverse as i32, coset as i32],
+                &mut runs,
             )
         };
-        result(code, ms)
+        result(code, runs)
     }
 
     #[cfg(zkntt_sppark)]
-    unsafe fn run(d: u64, lg_n: u32, order: i32, inverse: i32, coset: i32, ms: &mut [f32]) -> i32 {
+    unsafe fn run(d: u64, lg_n: u32, [order, inverse, coset]: [i32; 3], runs: &mut Runs) -> i32 {
         // SAFETY: forwarded from `ntt_device`.
         unsafe {
             super::zkntt_sppark_bn254_ntt(
@@ -80,14 +91,15 @@ pub mod bn254 {
                 order,
                 inverse,
                 coset,
-                ms.as_mut_ptr(),
-                ms.len() as i32,
+                runs.ms.as_mut_ptr(),
+                runs.host_ms.as_mut_ptr(),
+                runs.ms.len() as i32,
             )
         }
     }
 
     #[cfg(not(zkntt_sppark))]
-    unsafe fn run(_: u64, _: u32, _: i32, _: i32, _: i32, _: &mut [f32]) -> i32 {
+    unsafe fn run(_: u64, _: u32, _: [i32; 3], _: &mut Runs) -> i32 {
         -1
     }
 }

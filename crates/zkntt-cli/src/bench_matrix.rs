@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use serde_json::{Value, json};
 use std::path::Path;
 use zkntt_core::reference::{bit_reverse_permute, root_of_unity};
-use zkntt_gpu::timing::{median, median_ms};
+use zkntt_gpu::timing::{median, medians};
 use zkntt_gpu::{DeviceVec, Gpu, NttConfig, NttEngine, Ordering};
 
 /// How to build the `zkntt` binary with sppark in it (nvcc on PATH, as for the benches).
@@ -98,6 +98,11 @@ pub struct Cell {
     pub order: Ordering,
     pub zkntt_ms: f64,
     pub sppark_ms: Option<f64>,
+    /// Median host milliseconds to queue one transform (the call alone, wall clock): zkntt's
+    /// and sppark's (None when not measured). Near or above the cell's time, the cell measures
+    /// launches, not kernels.
+    pub zkntt_host_ms: Option<f64>,
+    pub sppark_host_ms: Option<f64>,
     /// zkntt's output was what it should be (see the module doc).
     pub verified: bool,
     /// zkntt and sppark gave the same result from the same input; None without sppark.
@@ -195,6 +200,8 @@ pub fn to_json(
                 "zkntt_ms": c.zkntt_ms,
                 "sppark_ms": c.sppark_ms,
                 "ratio": ratio(c.sppark_ms, c.zkntt_ms),
+                "zkntt_host_ms": c.zkntt_host_ms,
+                "sppark_host_ms": c.sppark_host_ms,
                 "verified": c.verified,
                 "same_result_as_sppark": c.same_as_sppark,
             })
@@ -222,7 +229,7 @@ pub fn to_json(
         "timestamp": timestamp,
         "field": "bn254_fr",
         "reps": reps,
-        "timing": "device-resident, median of per-transform CUDA-event times",
+        "timing": "device-resident, median of per-transform CUDA-event times; *_host_ms: median wall clock of the call that queues a transform",
         "coset_offset": 5,
         "ratio": "sppark_ms / zkntt_ms (above 1: zkntt faster)",
         "sppark": sppark,
@@ -270,7 +277,8 @@ enum SpparkError {
     Cuda(i32),
 }
 
-/// sppark's per-transform milliseconds for `reps` runs after a warm-up, in place on `d`.
+/// sppark's per-transform milliseconds for `reps` runs after a warm-up, in place on `d`: by events,
+/// and the host's to queue each run.
 #[cfg(feature = "sppark")]
 fn sppark_ms(
     gpu: &Gpu,
@@ -279,7 +287,7 @@ fn sppark_ms(
     case: Case,
     order: Ordering,
     reps: usize,
-) -> Result<Vec<f32>, AnyError> {
+) -> Result<(Vec<f32>, Vec<f32>), AnyError> {
     use zkntt_sppark::{Order, bn254::ntt_device};
     let order = match order {
         Ordering::NN => Order::NN,
@@ -292,7 +300,7 @@ fn sppark_ms(
     // SAFETY: `d` holds 2^log_n BN254 elements in the primary context, which sppark also uses,
     // and outlives the call (which waits for its last transform).
     match unsafe { ntt_device(ptr, log_n, order, case.inverse(), case.coset(), reps) } {
-        Ok(ms) => Ok(ms),
+        Ok(runs) => Ok((runs.ms, runs.host_ms)),
         Err(-1) => Err(Box::new(SpparkError::Absent(format!(
             "the sppark bridge in this binary was built without ZKNTT_SPPARK=1; build with: {SPPARK_BUILD}"
         )))),
@@ -308,7 +316,7 @@ fn sppark_ms(
     _: Case,
     _: Ordering,
     _: usize,
-) -> Result<Vec<f32>, AnyError> {
+) -> Result<(Vec<f32>, Vec<f32>), AnyError> {
     Err(Box::new(SpparkError::Absent(format!(
         "this zkntt was built without the `sppark` feature; build with: {SPPARK_BUILD}"
     ))))
@@ -507,18 +515,20 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                 drop(out);
                 // Timed: reps more transforms on the evolving data, so the buffer ends at the
                 // transform applied reps + 1 times to `input`, which sppark must reproduce.
-                let zkntt_ms =
-                    median_ms(gpu.stream(), 0, reps, || engine.ntt_in_place(&mut d, &cfg))?;
+                let zkntt = medians(gpu.stream(), 0, reps, || engine.ntt_in_place(&mut d, &cfg))?;
                 let mut sppark = None;
+                let mut sppark_host = None;
                 let mut same_as_sppark = None;
                 if sppark_state.is_ok() {
                     let z_final = d.to_host(&gpu)?;
                     d.copy_from_host(&gpu, &input)?;
                     match sppark_ms(&gpu, &d, log_n, case, order, reps) {
-                        Ok(ms) => {
-                            sppark = Some(median(
-                                &mut ms.into_iter().map(f64::from).collect::<Vec<_>>(),
-                            ));
+                        Ok((ms, host_ms)) => {
+                            let med = |v: Vec<f32>| {
+                                median(&mut v.into_iter().map(f64::from).collect::<Vec<_>>())
+                            };
+                            sppark = Some(med(ms));
+                            sppark_host = Some(med(host_ms));
                             let s_final = d.to_host(&gpu)?;
                             let same = s_final == z_final;
                             same_as_sppark = Some(same);
@@ -553,8 +563,10 @@ pub fn matrix(opts: MatrixOptions) -> Result<(), AnyError> {
                     log_n,
                     case,
                     order,
-                    zkntt_ms,
+                    zkntt_ms: zkntt.ms,
                     sppark_ms: sppark,
+                    zkntt_host_ms: Some(zkntt.host_ms),
+                    sppark_host_ms: sppark_host,
                     verified,
                     same_as_sppark,
                 });
@@ -620,6 +632,8 @@ mod tests {
             order,
             zkntt_ms: z,
             sppark_ms: s,
+            zkntt_host_ms: None,
+            sppark_host_ms: None,
             verified: true,
             same_as_sppark: s.map(|_| true),
         }

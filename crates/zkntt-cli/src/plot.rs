@@ -858,6 +858,8 @@ mod tests {
                                 order,
                                 zkntt_ms: z,
                                 sppark_ms: sppark.then_some(z * 1.3),
+                                zkntt_host_ms: Some(0.004),
+                                sppark_host_ms: sppark.then_some(0.003),
                                 verified: true,
                                 same_as_sppark: sppark.then_some(true),
                             }

@@ -13,8 +13,31 @@ pub fn median_ms<E: From<Error>>(
     stream: &Arc<CudaStream>,
     warmup: usize,
     iters: usize,
-    mut f: impl FnMut() -> Result<(), E>,
+    f: impl FnMut() -> Result<(), E>,
 ) -> Result<f64, E> {
+    medians(stream, warmup, iters, f).map(|m| m.ms)
+}
+
+/// The medians of [`medians`]' runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Medians {
+    /// Milliseconds between the events before and after each run (the GPU's time, or the host's
+    /// where queuing the run took longer than running it).
+    pub ms: f64,
+    /// Wall-clock milliseconds of the call to `f` alone: the host's time to queue one run. Near
+    /// or above `ms`, the run was bound by its launches, not by the GPU.
+    pub host_ms: f64,
+}
+
+/// [`median_ms`], with the median host time of each call to `f` beside it. The two events are
+/// created once and recorded around every run (as the sppark bridges' `time_runs` does), so no
+/// event creation falls between them.
+pub fn medians<E: From<Error>>(
+    stream: &Arc<CudaStream>,
+    warmup: usize,
+    iters: usize,
+    mut f: impl FnMut() -> Result<(), E>,
+) -> Result<Medians, E> {
     for _ in 0..warmup {
         f()?;
     }
@@ -22,15 +45,25 @@ pub fn median_ms<E: From<Error>>(
         .synchronize()
         .during("stream synchronize")
         .map_err(E::from)?;
+    let event = || {
+        stream
+            .context()
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .during("cuEventCreate")
+            .map_err(E::from)
+    };
+    let (start, end) = (event()?, event()?);
     let mut samples = Vec::with_capacity(iters.max(1));
+    let mut host = Vec::with_capacity(iters.max(1));
     for _ in 0..iters.max(1) {
-        let start = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        start
+            .record(stream)
             .during("cuEventRecord")
             .map_err(E::from)?;
+        let t = std::time::Instant::now();
         f()?;
-        let end = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+        host.push(t.elapsed().as_secs_f64() * 1e3);
+        end.record(stream)
             .during("cuEventRecord")
             .map_err(E::from)?;
         end.synchronize()
@@ -43,7 +76,10 @@ pub fn median_ms<E: From<Error>>(
                 .map_err(E::from)? as f64,
         );
     }
-    Ok(median(&mut samples))
+    Ok(Medians {
+        ms: median(&mut samples),
+        host_ms: median(&mut host),
+    })
 }
 
 /// Wall-clock median of `f` (which must return only when its work is done).
