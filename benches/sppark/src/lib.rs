@@ -42,7 +42,7 @@ pub mod bn254 {
     use super::{Order, result};
 
     /// Per-run milliseconds of [`ntt_device`]: by CUDA events on sppark's stream (`ms`), and the
-    /// host's wall clock for the call that queues the run (`host_ms`: above `ms`, the run was
+    /// host's wall clock for the call that queues the run (`host_ms`: near `ms`, the run was
     /// bound by its launches, not by the GPU).
     #[derive(Debug, Clone, PartialEq)]
     pub struct Runs {
@@ -50,9 +50,9 @@ pub mod bn254 {
         pub host_ms: Vec<f32>,
     }
 
-    /// Runs `reps` NTTs of 2^lg_n on the device buffer after a warm-up; each one's milliseconds.
-    /// `Err(-1)` when the bridge was built without sppark (ZKNTT_SPPARK unset at build time), else
-    /// the CUDA error code.
+    /// Runs `reps` NTTs of 2^lg_n on the device buffer after a warm-up; each one's milliseconds by
+    /// events and on the host ([`Runs`]). `Err(-1)` when the bridge was built without sppark
+    /// (ZKNTT_SPPARK unset at build time), else the CUDA error code.
     ///
     /// # Safety
     /// `d_inout` is device memory of the current (primary) context holding 2^lg_n BN254 Fr

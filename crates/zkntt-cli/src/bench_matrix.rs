@@ -99,8 +99,8 @@ pub struct Cell {
     pub zkntt_ms: f64,
     pub sppark_ms: Option<f64>,
     /// Median host milliseconds to queue one transform (the call alone, wall clock): zkntt's
-    /// and sppark's (None when not measured). Near or above the cell's time, the cell measures
-    /// launches, not kernels.
+    /// and sppark's (None when not measured). Near the cell's time, the cell measures launches,
+    /// not kernels.
     pub zkntt_host_ms: Option<f64>,
     pub sppark_host_ms: Option<f64>,
     /// zkntt's output was what it should be (see the module doc).

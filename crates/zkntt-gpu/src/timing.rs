@@ -25,7 +25,7 @@ pub struct Medians {
     /// where queuing the run took longer than running it).
     pub ms: f64,
     /// Wall-clock milliseconds of the call to `f` alone: the host's time to queue one run. Near
-    /// or above `ms`, the run was bound by its launches, not by the GPU.
+    /// `ms` (it is inside the events' span), the run was bound by its launches, not by the GPU.
     pub host_ms: f64,
 }
 
