@@ -195,6 +195,9 @@ template <class F, bool ORDERED, bool NARROW_BLOCK, bool IN_REV = false, bool HY
 __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     static_assert(ASKS == Asks::Any || (NARROW_BLOCK && !LDE), "narrow blocks of a plain transform only");
     wait_for_previous_grid();
+    // The next launch may start now (TRIGGER_START) or once this block's layers are done.
+    const bool trigger_start = p.flags & TRIGGER_START;
+    if (trigger_start) allow_dependent_launch();
     extern __shared__ __align__(16) uint32_t smem_words[];
     using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
     ColumnBlock blk;
@@ -260,7 +263,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             dif_in_shared<F>(sm, blk.log_s, blk.cols, reinterpret_cast<const F*>(p.pre.lo));
         }
     }
-    allow_dependent_launch();
+    if (!trigger_start) allow_dependent_launch();
 
     F post_const;
     if (ASKS == Asks::Any && (p.flags & POST_CONST)) post_const = load_global<F>(p.post_const, 0);

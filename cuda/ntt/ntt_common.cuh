@@ -28,6 +28,7 @@ constexpr uint32_t SCRATCH_OUT = 4096;  // host only: the natural column launch 
 constexpr uint32_t SCRATCH_IN = 8192;   // natural column launch: row i of column c at data[c*S + i]
 constexpr uint32_t MID_SCALED = 16384;  // host only: mid_twiddles holds w_M^e / N (the inverse's 1/N)
 constexpr uint32_t OMEGA_SCALED = 32768;  // host only: omega.lo holds w_N^e / N (the inverse's 1/N)
+constexpr uint32_t TRIGGER_START = 65536;  // column launch: allow_dependent_launch right after the wait
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.
 // Two tables of about sqrt(N) entries instead of N.

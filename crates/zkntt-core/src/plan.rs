@@ -158,6 +158,9 @@ pub mod flags {
     /// mid-table launch: the engine gives it the table w_N^e / N ([`Form::scaled_omega`]), and no
     /// launch carries [`POST_CONST`]. Read by the host only.
     pub const OMEGA_SCALED: u32 = 32768;
+    /// A column launch lets the next (dependent) launch start right after its own wait
+    /// ([`Trigger::Start`]), not once its layers are done.
+    pub const TRIGGER_START: u32 = 65536;
 }
 
 /// The kernels of the NTT engine (`cuda/ntt/`).
@@ -258,6 +261,34 @@ pub enum Chain {
     Dependent,
 }
 
+/// Where a column launch lets the next, dependent launch start (`allow_dependent_launch` in
+/// `cuda/ntt/column.cu`; [`Chain`] says whether the next launch is dependent at all). Every
+/// choice gives identical results: the next launch still waits for this one to finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Trigger {
+    /// [`Trigger::Twiddled`] for a single transform of 2^[`TRIGGER_TWIDDLED_LOG`] on narrow
+    /// blocks, [`Trigger::Layers`] elsewhere: what measured faster on an H200
+    /// ([`Kernels::resolve_batch`]).
+    Auto,
+    /// Once the block's layers are done, before its stores.
+    Layers,
+    /// Right after the block's wait for the previous launch ([`flags::TRIGGER_START`]).
+    Start,
+    /// [`Trigger::Start`] on the column launches that multiply their outputs by the stage
+    /// twiddles ([`flags::TWIDDLE_OUT`]: the first launch of natural order's two passes and of
+    /// NR), [`Trigger::Layers`] on the rest.
+    Twiddled,
+}
+
+/// log2 of the single transform whose [`Trigger::Auto`] is [`Trigger::Twiddled`] (with narrow
+/// blocks): there its NN and NR cells measured 1-5 us faster than with [`Trigger::Layers`] on an
+/// H200 in two sessions, its RN cells level or slower, and every other size from 2^12 to 2^18
+/// level or slower with the early trigger (2^15 and 2^17 by 0.6-3 us). The two launches of a
+/// 2^16 transform just fit on the multiprocessors together; why the early trigger pays there
+/// and not at 2^15, where they fit with room to spare, is not established (benches/NOTES.md,
+/// thirty-fifth and thirty-sixth sessions). Batches keep [`Trigger::Layers`] (not measured).
+pub const TRIGGER_TWIDDLED_LOG: u32 = 16;
+
 /// Which pipe the column launches' Montgomery products run on (issue 18). Every choice gives
 /// identical results (the products agree modulo p, every output is canonical).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -328,7 +359,7 @@ pub const TWO_PASS_AUTO_MAX_LOG: u32 = NARROW_MAX_LOG;
 pub const LDE_BIT_REVERSED_MAX_LOG: u32 = 19;
 
 /// The kernel generation of every stage (see [`Stage2`]), the block geometry ([`Blocks`]), how
-/// launches follow each other ([`Chain`]), the pipe of the column launches' products
+/// launches follow each other ([`Chain`], [`Trigger`]), the pipe of the column launches' products
 /// ([`Product`]) and the orderings of a coset LDE's transforms ([`Lde`]). [`Kernels::default`] is what measured fastest on
 /// the H100 (benches/NOTES.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -340,6 +371,7 @@ pub struct Kernels {
     pub product: Product,
     pub lde: Lde,
     pub natural: Natural,
+    pub trigger: Trigger,
 }
 
 impl Default for Kernels {
@@ -352,6 +384,7 @@ impl Default for Kernels {
             product: Product::Auto,
             lde: Lde::Auto,
             natural: Natural::Auto,
+            trigger: Trigger::Auto,
         }
     }
 }
@@ -432,6 +465,17 @@ impl Kernels {
             Natural::Auto => Natural::SelfSorting,
             chosen => chosen,
         };
+        let trigger = match self.trigger {
+            Trigger::Auto
+                if blocks == Blocks::Narrow
+                    && batch <= 1
+                    && plan.log_n() == TRIGGER_TWIDDLED_LOG =>
+            {
+                Trigger::Twiddled
+            }
+            Trigger::Auto => Trigger::Layers,
+            chosen => chosen,
+        };
         Kernels {
             stage1,
             stage2,
@@ -440,12 +484,13 @@ impl Kernels {
             product,
             lde,
             natural,
+            trigger,
         }
     }
 
     /// Parses `stage1=auto|shared|shuffle,stage2=auto|shared|warp,blocks=auto|wide|narrow|cluster,
     /// chain=auto|plain|dependent,product=auto|integer|hybrid,lde=auto|natural|bitreversed,
-    /// natural=auto|selfsorting|twopass`
+    /// natural=auto|selfsorting|twopass,trigger=auto|layers|start|twiddled`
     /// (`ZKNTT_KERNELS`'s syntax, in any order; empty is the default).
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut k = Kernels::default();
@@ -473,12 +518,17 @@ impl Kernels {
                 "natural=auto" => k.natural = Natural::Auto,
                 "natural=selfsorting" => k.natural = Natural::SelfSorting,
                 "natural=twopass" => k.natural = Natural::TwoPass,
+                "trigger=auto" => k.trigger = Trigger::Auto,
+                "trigger=layers" => k.trigger = Trigger::Layers,
+                "trigger=start" => k.trigger = Trigger::Start,
+                "trigger=twiddled" => k.trigger = Trigger::Twiddled,
                 other => {
                     return Err(format!(
                         "unknown kernel choice `{other}` (expected stage1=auto|shared|shuffle, \
                          stage2=auto|shared|warp, blocks=auto|wide|narrow|cluster, \
                          chain=auto|plain|dependent, product=auto|integer|hybrid, \
-                         lde=auto|natural|bitreversed or natural=auto|selfsorting|twopass)"
+                         lde=auto|natural|bitreversed, natural=auto|selfsorting|twopass or \
+                         trigger=auto|layers|start|twiddled)"
                     ));
                 }
             }
@@ -1035,12 +1085,24 @@ impl Plan {
     /// kernel, whatever `kernels` says.
     /// Wide column launches carry [`flags::FP64_HYBRID`] where `kernels.product` is
     /// [`Product::Hybrid`] (an unresolved Auto is the integer product).
+    /// Column launches carry [`flags::TRIGGER_START`] where `kernels.trigger` is
+    /// [`Trigger::Start`], and those with [`flags::TWIDDLE_OUT`] where it is [`Trigger::Twiddled`].
     /// An inverse's 1/N goes on the launch that multiplies every element by a mid-table twiddle
     /// where there is one, else (`form.scaled_omega`) by a full-table stage twiddle
     /// ([`fold_n_inv`]), else on the last launch ([`flags::POST_CONST`]).
     pub fn launches(&self, form: Form, kernels: Kernels) -> Vec<Launch> {
         let mut out = self.launches_of_stages(form, kernels);
         fold_n_inv(&mut out, form.scaled_omega);
+        for l in out.iter_mut().filter(|l| l.kernel == Kernel::Column) {
+            let start = match kernels.trigger {
+                Trigger::Start => true,
+                Trigger::Twiddled => l.flags & flags::TWIDDLE_OUT != 0,
+                Trigger::Auto | Trigger::Layers => false,
+            };
+            if start {
+                l.flags |= flags::TRIGGER_START;
+            }
+        }
         if kernels.product == Product::Hybrid {
             for l in out.iter_mut() {
                 // A two-pass transform's second launch has no hybrid symbol (it loads transposed).
@@ -1195,6 +1257,7 @@ mod tests {
         product: Product::Integer,
         lde: Lde::Natural,
         natural: Natural::SelfSorting,
+        trigger: Trigger::Layers,
     };
 
     /// Narrow blocks' shared memory in literal bytes, as `SmemQuads` lays it out in
@@ -1215,6 +1278,88 @@ mod tests {
                 bytes,
                 "{slots} slots, 2^{log_s}"
             );
+        }
+    }
+
+    /// Trigger::Start marks every column launch (and only those) with TRIGGER_START,
+    /// Trigger::Twiddled the column launches with TWIDDLE_OUT, changing nothing else; Auto is
+    /// Twiddled for a single transform of 2^TRIGGER_TWIDDLED_LOG on narrow blocks (its NN and NR
+    /// first launches marked, RN's none) and Layers, which marks none, everywhere else.
+    #[test]
+    fn trigger_marks_column_launches() {
+        for (text, want) in [
+            ("trigger=start", Trigger::Start),
+            ("trigger=layers", Trigger::Layers),
+            ("trigger=twiddled", Trigger::Twiddled),
+            ("trigger=auto", Trigger::Auto),
+        ] {
+            assert_eq!(Kernels::parse(text).unwrap().trigger, want);
+        }
+        let bn = FieldId::Bn254Fr;
+        for log_n in 1..=28 {
+            let plan = Plan::for_size(log_n).unwrap();
+            let auto = Kernels::default().resolve(bn, &plan);
+            let auto_trigger = if log_n == TRIGGER_TWIDDLED_LOG {
+                Trigger::Twiddled
+            } else {
+                Trigger::Layers
+            };
+            assert_eq!(auto.trigger, auto_trigger, "2^{log_n}");
+            for batch in [2, 4] {
+                let k = Kernels::default().resolve_batch(bn, &plan, batch);
+                assert_eq!(k.trigger, Trigger::Layers, "2^{log_n} x {batch}");
+            }
+            let wide = Kernels {
+                blocks: Blocks::Wide,
+                ..Kernels::default()
+            };
+            assert_eq!(wide.resolve(bn, &plan).trigger, Trigger::Layers);
+            let layers_k = Kernels {
+                trigger: Trigger::Layers,
+                ..auto
+            };
+            for ordering in [Ordering::NN, Ordering::NR, Ordering::RN] {
+                let form = Form {
+                    ordering,
+                    ..Form::default()
+                };
+                let layers = plan.launches(form, layers_k);
+                for trigger in [Trigger::Start, Trigger::Twiddled] {
+                    let marked = plan.launches(form, Kernels { trigger, ..auto });
+                    assert_eq!(layers.len(), marked.len());
+                    for (l, s) in layers.iter().zip(&marked) {
+                        assert_eq!(l.flags & flags::TRIGGER_START, 0);
+                        let start = s.kernel == Kernel::Column
+                            && (trigger == Trigger::Start || l.flags & flags::TWIDDLE_OUT != 0);
+                        let want = if start { flags::TRIGGER_START } else { 0 };
+                        assert_eq!(
+                            s.flags & flags::TRIGGER_START,
+                            want,
+                            "2^{log_n} {ordering:?} {trigger:?}"
+                        );
+                        assert_eq!(
+                            Launch {
+                                flags: s.flags & !flags::TRIGGER_START,
+                                ..*s
+                            },
+                            *l
+                        );
+                    }
+                }
+                if log_n == TRIGGER_TWIDDLED_LOG {
+                    // The auto choice at 2^16: NN's and NR's first launch start early, RN's none.
+                    let marks: Vec<bool> = plan
+                        .launches(form, auto)
+                        .iter()
+                        .map(|l| l.flags & flags::TRIGGER_START != 0)
+                        .collect();
+                    let want = match ordering {
+                        Ordering::RN => vec![false, false],
+                        _ => vec![true, false],
+                    };
+                    assert_eq!(marks, want, "2^16 {ordering:?}");
+                }
+            }
         }
     }
 
@@ -1620,7 +1765,7 @@ mod tests {
         assert_eq!(
             Kernels::parse(
                 "stage1=shared,stage2=warp,blocks=wide,chain=dependent,product=integer,lde=natural,\
-                 natural=selfsorting"
+                 natural=selfsorting,trigger=layers"
             )
             .unwrap(),
             warp
@@ -1766,6 +1911,7 @@ mod tests {
                 product: Product::Auto,
                 lde: Lde::Auto,
                 natural: Natural::Auto,
+                trigger: Trigger::Auto,
             }
         );
         assert_eq!(

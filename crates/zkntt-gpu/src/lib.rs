@@ -19,7 +19,9 @@ pub use error::Error;
 pub use host::{HostPipeline, HostProfile, InputCopy};
 pub use interop::{BorrowedDeviceVec, RawDeviceBuffer};
 pub use ntt::{FULL_TWIDDLES_DEFAULT_MAX_LOG, NttEngine};
-pub use zkntt_core::plan::{Blocks, Chain, Kernels, Lde, Natural, Product, Stage1, Stage2};
+pub use zkntt_core::plan::{
+    Blocks, Chain, Kernels, Lde, Natural, Product, Stage1, Stage2, Trigger,
+};
 pub use zkntt_core::{BatchLayout, Direction, FieldId, GpuField, NttConfig, Ordering};
 
 /// `Result` with this crate's [`Error`].

@@ -307,7 +307,9 @@ impl Twiddles {
 mod tests {
     use super::*;
     use zkntt_core::Ordering;
-    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Lde, Natural, Product, Stage1, Stage2};
+    use zkntt_core::plan::{
+        Blocks, Chain, Form, Kernels, Lde, Natural, Product, Stage1, Stage2, Trigger,
+    };
 
     /// Every launch of every size, ordering and kernel generation finds its sub-NTT table.
     #[test]
@@ -332,6 +334,7 @@ mod tests {
                                     product: Product::Hybrid,
                                     lde: Lde::Auto,
                                     natural,
+                                    trigger: Trigger::Auto,
                                 };
                                 for l in plan.launches(form, kernels) {
                                     let what = format!("2^{log_n} {ordering:?} {l:?}");

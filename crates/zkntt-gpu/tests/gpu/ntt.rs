@@ -9,7 +9,7 @@ use zkntt_core::reference::{self, bit_reverse_permute};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::{
     BatchLayout, Blocks, Chain, DeviceVec, Direction, Error, GpuField, HostPipeline, Kernels, Lde,
-    Natural, NttConfig, NttEngine, Ordering, Product, Stage1, Stage2,
+    Natural, NttConfig, NttEngine, Ordering, Product, Stage1, Stage2, Trigger,
 };
 
 pub(crate) fn max_log() -> u32 {
@@ -19,13 +19,19 @@ pub(crate) fn max_log() -> u32 {
         .unwrap_or(24)
 }
 
-/// Held by the tests that read the device's free memory or twiddle bytes and by those that
-/// allocate hundreds of MiB at once, so that one's allocations do not show in another's
-/// measurement (the tests run in parallel; a run had the 2^23 peak read 128 MiB of another test's).
-static DEVICE_MEMORY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// Held alone by the tests that read the device's free memory or twiddle bytes
+/// ([`device_memory`]), and shared by those that allocate hundreds of MiB at once
+/// ([`large_allocations`]), so that no allocation shows in a measurement (the tests run in
+/// parallel; runs had the 2^23 peak read 128 MiB of another test's) while the large tests still
+/// run side by side.
+static DEVICE_MEMORY: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
-fn device_memory() -> std::sync::MutexGuard<'static, ()> {
-    DEVICE_MEMORY.lock().unwrap_or_else(|p| p.into_inner())
+fn device_memory() -> std::sync::RwLockWriteGuard<'static, ()> {
+    DEVICE_MEMORY.write().unwrap_or_else(|p| p.into_inner())
+}
+
+fn large_allocations() -> std::sync::RwLockReadGuard<'static, ()> {
+    DEVICE_MEMORY.read().unwrap_or_else(|p| p.into_inner())
 }
 
 pub(crate) fn engine(test: &str) -> Option<NttEngine> {
@@ -152,6 +158,7 @@ fn bn254_every_size_direction_coset_order() {
     let Some(e) = engine("bn254_every_size_direction_coset_order") else {
         return;
     };
+    let _large = large_allocations();
     sizes_directions_orders::<ark_bn254::Fr>(&e, "bn254", max_log());
 }
 
@@ -160,6 +167,7 @@ fn bls12_381_every_size_direction_coset_order() {
     let Some(e) = engine("bls12_381_every_size_direction_coset_order") else {
         return;
     };
+    let _large = large_allocations();
     sizes_directions_orders::<ark_bls12_381::Fr>(&e, "bls12_381", max_log().min(22));
 }
 
@@ -214,6 +222,7 @@ fn bn254_large_sizes() {
     let Some(e) = engine("bn254_large_sizes") else {
         return;
     };
+    let _large = large_allocations();
     let max = max_log().min(28);
     let mut rng = StdRng::seed_from_u64(25);
     for log_n in 25..=max {
@@ -526,6 +535,7 @@ fn each_plan_once() {
     let Some(h) = host("each_plan_once") else {
         return;
     };
+    let _large = large_allocations();
     let mut rng = StdRng::seed_from_u64(18);
     for (stage1, stage2, blocks, chain) in [
         (Stage1::Shared, Stage2::Shared, Blocks::Wide, Chain::Auto),
@@ -550,6 +560,7 @@ fn each_plan_once() {
             product: Product::Auto,
             lde: Lde::Auto,
             natural: Natural::SelfSorting,
+            trigger: Trigger::Auto,
         });
         // 2^22: the first P = 2^10 plan (blocks of one 2^10 column: the seed's stage1 in two phases).
         let sizes = (1..=max_log().min(19)).chain((max_log() >= 22).then_some(22));
@@ -622,6 +633,7 @@ fn stage2_warp_every_three_stage_size() {
             product: Product::Auto,
             lde: Lde::Auto,
             natural: Natural::SelfSorting,
+            trigger: Trigger::Auto,
         },
     );
 }
@@ -644,6 +656,7 @@ fn narrow_and_wide_blocks_every_three_stage_size() {
                 product: Product::Auto,
                 lde: Lde::Auto,
                 natural: Natural::SelfSorting,
+                trigger: Trigger::Auto,
             },
         );
     }
@@ -683,8 +696,26 @@ fn hybrid_product_every_three_stage_size() {
             product: Product::Hybrid,
             lde: Lde::Auto,
             natural: Natural::SelfSorting,
+            trigger: Trigger::Auto,
         },
     );
+}
+
+/// The column launches' trigger at their start forced (`Trigger::Start`: the next, dependent
+/// launch may start right after each block's own wait), narrow and wide blocks, as the warp
+/// stage2 test. `ZKNTT_KERNELS=trigger=start` runs every other suite with it.
+#[test]
+fn trigger_start_every_three_stage_size() {
+    for blocks in [Blocks::Narrow, Blocks::Wide] {
+        every_three_stage_size(
+            "trigger_start_every_three_stage_size",
+            Kernels {
+                trigger: Trigger::Start,
+                blocks,
+                ..Kernels::default()
+            },
+        );
+    }
 }
 
 /// The seed's stage1 forced (both column launches, blocks of 2^9 and 2^10 slots, every P the plan
@@ -701,6 +732,7 @@ fn stage1_shuffle_every_three_stage_size() {
             product: Product::Auto,
             lde: Lde::Auto,
             natural: Natural::SelfSorting,
+            trigger: Trigger::Auto,
         },
     );
 }
@@ -711,6 +743,7 @@ fn every_three_stage_size(name: &str, kernels: Kernels) {
     let Some(e) = engine(name) else {
         return;
     };
+    let _large = large_allocations();
     e.set_kernels(kernels);
     fn check<F: GpuField>(e: &NttEngine, log_n: u32, rng: &mut StdRng) {
         let n = 1usize << log_n;
