@@ -2,9 +2,10 @@
 // small-word panel and tile kernels (cuda/small/ntt_panel.cu, ntt_wsx.cu). A kernel calls `wait_for_previous_grid`
 // before its first global memory access: it returns once the previous kernel of the stream has
 // finished and its writes are visible. `allow_dependent_launch`, called once a block's global
-// reads are done, lets the next kernel be launched (its blocks scheduled) once every block of this
-// one has called it or exited. Without the launch attribute (the host sets it on sm_90+ for
-// dependent launches) both do nothing.
+// reads are done (column launches with TRIGGER_START: right after the wait), lets the next
+// kernel be launched (its blocks scheduled) once every block of this one has called it or
+// exited. Without the launch attribute (the host sets it on sm_90+ for dependent launches)
+// both do nothing.
 #pragma once
 
 namespace zkntt {

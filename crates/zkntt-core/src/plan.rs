@@ -275,8 +275,8 @@ pub enum Trigger {
     /// Right after the block's wait for the previous launch ([`flags::TRIGGER_START`]).
     Start,
     /// [`Trigger::Start`] on the column launches that multiply their outputs by the stage
-    /// twiddles ([`flags::TWIDDLE_OUT`]: the first launch of natural order's two passes and of
-    /// NR), [`Trigger::Layers`] on the rest.
+    /// twiddles ([`flags::TWIDDLE_OUT`]: at 2^16 the first launch of natural order's two passes
+    /// and of NR; from 2^21 NR's first two), [`Trigger::Layers`] on the rest.
     Twiddled,
 }
 
@@ -361,7 +361,7 @@ pub const LDE_BIT_REVERSED_MAX_LOG: u32 = 19;
 /// The kernel generation of every stage (see [`Stage2`]), the block geometry ([`Blocks`]), how
 /// launches follow each other ([`Chain`], [`Trigger`]), the pipe of the column launches' products
 /// ([`Product`]) and the orderings of a coset LDE's transforms ([`Lde`]). [`Kernels::default`] is what measured fastest on
-/// the H100 (benches/NOTES.md).
+/// the H100 (the trigger's rule: on an H200; benches/NOTES.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernels {
     pub stage1: Stage1,
@@ -1086,7 +1086,8 @@ impl Plan {
     /// Wide column launches carry [`flags::FP64_HYBRID`] where `kernels.product` is
     /// [`Product::Hybrid`] (an unresolved Auto is the integer product).
     /// Column launches carry [`flags::TRIGGER_START`] where `kernels.trigger` is
-    /// [`Trigger::Start`], and those with [`flags::TWIDDLE_OUT`] where it is [`Trigger::Twiddled`].
+    /// [`Trigger::Start`], and those with [`flags::TWIDDLE_OUT`] where it is [`Trigger::Twiddled`]
+    /// (a coset LDE's fused launch, [`fused_lde_launch`], keeps the trigger after its layers).
     /// An inverse's 1/N goes on the launch that multiplies every element by a mid-table twiddle
     /// where there is one, else (`form.scaled_omega`) by a full-table stage twiddle
     /// ([`fold_n_inv`]), else on the last launch ([`flags::POST_CONST`]).

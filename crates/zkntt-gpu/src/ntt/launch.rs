@@ -430,6 +430,9 @@ mod tests {
             (h | rn | n, COLUMN_RN_HYBRID),
         ] {
             assert_eq!(*column_symbol(f), want, "flags {f:#x}");
+            // The trigger's place is read by the kernel, never by the symbol choice.
+            let early = f | flags::TRIGGER_START;
+            assert_eq!(*column_symbol(early), want, "flags {early:#x}");
         }
     }
 }

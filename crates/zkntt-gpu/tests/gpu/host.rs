@@ -4,7 +4,7 @@
 //! threads at once, the pinned pool, streamed calls with their input kept on the host or the
 //! device.
 
-use super::ntt::{assert_same, host as engine, input, max_log};
+use super::ntt::{assert_same, host as engine, input, large_allocations, max_log};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
 use zkntt_core::reference;
@@ -79,6 +79,7 @@ fn host_path_every_size_bn254() {
     let Some(e) = engine("host_path_every_size_bn254") else {
         return;
     };
+    let _large = large_allocations();
     sizes_and_chunks::<ark_bn254::Fr>(&e, "bn254");
     if max_log() >= 24 {
         // The largest sizes once each, forward against ark-poly.
@@ -100,6 +101,7 @@ fn host_path_every_size_bls12_381() {
     let Some(e) = engine("host_path_every_size_bls12_381") else {
         return;
     };
+    let _large = large_allocations();
     sizes_and_chunks::<ark_bls12_381::Fr>(&e, "bls12-381");
 }
 
@@ -111,6 +113,7 @@ fn host_batches_over_slots_and_streams() {
     let Some(e) = engine("host_batches_over_slots_and_streams") else {
         return;
     };
+    let _large = large_allocations();
     let mut rng = StdRng::seed_from_u64(88);
     // (log_n, batch, chunk): 2^16 x 10 makes 5 units of 2 transforms; 2^20 x 8 is the bench's
     // batch, 8 units; small transforms grouped into units; columns as one unit.
@@ -527,6 +530,7 @@ fn uses_through_two_handles_are_ordered() {
     let Some(h) = engine("uses_through_two_handles_are_ordered") else {
         return;
     };
+    let _large = large_allocations();
     let other = zkntt_gpu::Gpu::new(0).unwrap();
     assert!(!std::sync::Arc::ptr_eq(other.stream(), h.gpu().stream()));
     let log_n = max_log().min(22);

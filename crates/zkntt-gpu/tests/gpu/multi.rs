@@ -3,6 +3,7 @@
 //! The split needs NCCL: without it the split tests skip with one line, and fail instead under
 //! ZKNTT_REQUIRE_NCCL=1 (the GPU machine's scripts set it).
 
+use super::ntt::large_allocations;
 use ark_ff::{FftField, UniformRand};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use ark_std::rand::{SeedableRng, rngs::StdRng};
@@ -106,6 +107,7 @@ fn split_one_rank_matches_ark_poly() {
     if !nccl_or_skip("split_one_rank_matches_ark_poly") {
         return;
     }
+    let _large = large_allocations();
     let split = SplitEngine::new(vec![Arc::new(NttEngine::new(gpu))]).unwrap();
     let logs: Vec<u32> = (1..=16).chain([19, 22]).collect();
     check_split::<ark_bn254::Fr>(&split, "bn254_fr", &logs);
@@ -127,6 +129,7 @@ fn split_every_gpu_matches_ark_poly() {
     if !nccl_or_skip("split_every_gpu_matches_ark_poly") {
         return;
     }
+    let _large = large_allocations();
     let split = SplitEngine::all_devices().unwrap();
     println!("{split:?}");
     let logs: Vec<u32> = (2..=16).chain([18, 21, 22, 24]).collect();

@@ -20,17 +20,17 @@ pub(crate) fn max_log() -> u32 {
 }
 
 /// Held alone by the tests that read the device's free memory or twiddle bytes
-/// ([`device_memory`]), and shared by those that allocate hundreds of MiB at once
-/// ([`large_allocations`]), so that no allocation shows in a measurement (the tests run in
-/// parallel; runs had the 2^23 peak read 128 MiB of another test's) while the large tests still
-/// run side by side.
+/// ([`device_memory`]), and shared by those that allocate 128 MiB or more at once
+/// ([`large_allocations`]: here, in host.rs and in multi.rs), so that no allocation shows in a
+/// measurement (the tests run in parallel; runs had the 2^23 peak read 128 MiB of another
+/// test's) while the large tests still run side by side.
 static DEVICE_MEMORY: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 fn device_memory() -> std::sync::RwLockWriteGuard<'static, ()> {
     DEVICE_MEMORY.write().unwrap_or_else(|p| p.into_inner())
 }
 
-fn large_allocations() -> std::sync::RwLockReadGuard<'static, ()> {
+pub(crate) fn large_allocations() -> std::sync::RwLockReadGuard<'static, ()> {
     DEVICE_MEMORY.read().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -177,6 +177,7 @@ fn batches_rows_and_columns() {
     let Some(h) = host("batches_rows_and_columns") else {
         return;
     };
+    let _large = large_allocations();
     let mut rng = StdRng::seed_from_u64(5);
     for log_n in [1u32, 5, 11, 12, 14, 16] {
         if log_n > max_log() {
@@ -903,6 +904,7 @@ fn coset_lde_matches_ark() {
     let Some(e) = engine("coset_lde_matches_ark") else {
         return;
     };
+    let _large = large_allocations();
     fn lde_ark<F: GpuField>(x: &[F], g: F) -> Vec<F> {
         let domain = Radix2EvaluationDomain::<F>::new(x.len()).unwrap();
         domain.get_coset(g).unwrap().fft(&domain.ifft(x))
