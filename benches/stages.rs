@@ -9,7 +9,7 @@
 
 use ark_bn254::Fr;
 use zkntt_benches::{env_log, median_f32, random_elements, sppark_bn254_ms};
-use zkntt_core::plan::{Blocks, Chain, Kernels, Lde, Natural, Product, Stage1, Stage2, Trigger};
+use zkntt_core::plan::{Blocks, Chain, Kernels, Lde, Natural, Product, Stage1, Stage2};
 use zkntt_core::{NttConfig, Ordering};
 use zkntt_gpu::testing::gpu_or_skip;
 use zkntt_gpu::timing::median_ms;
@@ -56,7 +56,7 @@ fn main() {
         product: Product::Auto,
         lde: Lde::Auto,
         natural: Natural::SelfSorting,
-        trigger: Trigger::Auto,
+        ..Kernels::default()
     };
     let all = [
         (

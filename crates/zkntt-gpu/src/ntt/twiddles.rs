@@ -307,9 +307,7 @@ impl Twiddles {
 mod tests {
     use super::*;
     use zkntt_core::Ordering;
-    use zkntt_core::plan::{
-        Blocks, Chain, Form, Kernels, Lde, Natural, Product, Stage1, Stage2, Trigger,
-    };
+    use zkntt_core::plan::{Blocks, Chain, Form, Kernels, Lde, Natural, Product, Stage1, Stage2};
 
     /// Every launch of every size, ordering and kernel generation finds its sub-NTT table.
     #[test]
@@ -334,7 +332,7 @@ mod tests {
                                     product: Product::Hybrid,
                                     lde: Lde::Auto,
                                     natural,
-                                    trigger: Trigger::Auto,
+                                    ..Kernels::default()
                                 };
                                 for l in plan.launches(form, kernels) {
                                     let what = format!("2^{log_n} {ordering:?} {l:?}");

@@ -561,7 +561,7 @@ fn each_plan_once() {
             product: Product::Auto,
             lde: Lde::Auto,
             natural: Natural::SelfSorting,
-            trigger: Trigger::Auto,
+            ..Kernels::default()
         });
         // 2^22: the first P = 2^10 plan (blocks of one 2^10 column: the seed's stage1 in two phases).
         let sizes = (1..=max_log().min(19)).chain((max_log() >= 22).then_some(22));
@@ -634,7 +634,7 @@ fn stage2_warp_every_three_stage_size() {
             product: Product::Auto,
             lde: Lde::Auto,
             natural: Natural::SelfSorting,
-            trigger: Trigger::Auto,
+            ..Kernels::default()
         },
     );
 }
@@ -657,7 +657,7 @@ fn narrow_and_wide_blocks_every_three_stage_size() {
                 product: Product::Auto,
                 lde: Lde::Auto,
                 natural: Natural::SelfSorting,
-                trigger: Trigger::Auto,
+                ..Kernels::default()
             },
         );
     }
@@ -697,7 +697,7 @@ fn hybrid_product_every_three_stage_size() {
             product: Product::Hybrid,
             lde: Lde::Auto,
             natural: Natural::SelfSorting,
-            trigger: Trigger::Auto,
+            ..Kernels::default()
         },
     );
 }
@@ -733,7 +733,7 @@ fn stage1_shuffle_every_three_stage_size() {
             product: Product::Auto,
             lde: Lde::Auto,
             natural: Natural::SelfSorting,
-            trigger: Trigger::Auto,
+            ..Kernels::default()
         },
     );
 }
