@@ -87,9 +87,12 @@ __device__ __forceinline__ uint64_t single_table(const NttStageParams& p) {
 // blocks with more threads than pairs, such as the one-block transforms below 2^6). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
 // ONE_ROUND (narrow blocks: E <= B * blockDim.x): the round without its loop.
+// FOLD_IN: the stage twiddle is folded into the layers (LayerTwiddles::load_folded), so not applied
+// here; DIF_SLOTS: entry j to slot j, for a DIF (dif_narrow) instead of a DIT.
 template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false,
           Asks ASKS = Asks::Any, class SM>
-__device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k, const SM& sm) {
+__device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k, const SM& sm,
+                                             bool fold_in = false, bool dif_slots = false) {
     for (uint32_t e0 = threadIdx.x; e0 < k.E; e0 += B * blockDim.x) {
         F x[B];
         uint64_t idx[B];
@@ -100,7 +103,7 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
             idx[u] = TRANSPOSE ? ((k.c0 + o.t) << k.log_s) + o.i
                                : element_index<ORDERED>(k.c0 + o.t, o.i, k.log_r, k.log_m);
             x[u] = load_global<F>(k.base, idx[u] * p.elem_stride);
-            slot[u] = (o.t << k.log_s) + (k.in_rev ? o.i : bit_reverse(o.i, k.log_s));
+            slot[u] = (o.t << k.log_s) + ((k.in_rev || dif_slots) ? o.i : bit_reverse(o.i, k.log_s));
         }
         if (ASKS == Asks::Any && (p.flags & PRE_SCALE)) {
             // The exponent is the input's index: its position, reversed in a bit-reversed input.
@@ -110,7 +113,7 @@ __device__ __forceinline__ void load_columns(const NttStageParams& p, const Colu
             }
             mul_lookups<F, B, HYBRID>(x, p.pre, p.lo_bits, idx);
         }
-        if (ORDERED && ASKS != Asks::Plain && k.in_rev && (p.flags & TWIDDLE_IN)) {
+        if (ORDERED && ASKS != Asks::Plain && k.in_rev && (p.flags & TWIDDLE_IN) && !fold_in) {
             // Row i of column c is entry j = rev(i): times w_M^(j * c). Reuses idx (registers).
 #pragma unroll
             for (uint32_t u = 0; u < B; u++)
@@ -223,8 +226,16 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     const SmemQuads<F> layer_tw{reinterpret_cast<uint4*>(smem_words) + SmemQuads<F>::QUADS * SmemQuads<F>::plane(E),
                                 SmemQuads<F>::plane(blk.S)};
     const F* tw = reinterpret_cast<const F*>(p.sub_twiddles);
+    // Narrow single-table blocks of one column: the stage twiddle folded into the layers' twiddles
+    // (LayerTwiddles::load_folded), so no product for it: TWIDDLE_IN on an RN launch (DIT), or
+    // TWIDDLE_OUT on a natural or NR one (DIF, natural in, entry k from slot rev(k)). Not where
+    // the table carries the inverse's 1/N (MID_SCALED, OMEGA_SCALED): each element must take it once.
+    const bool foldable = NARROW_BLOCK && ASKS == Asks::Table && !LDE && blk.log_cols == 0 &&
+                          !(p.flags & (MID_SCALED | OMEGA_SCALED));
+    const bool fold_in = foldable && ORDERED && IN_REV && (p.flags & (TWIDDLE_IN | TWIDDLE_OUT)) == TWIDDLE_IN;
+    const bool fold_out = foldable && !IN_REV && !TRANSPOSE && (p.flags & (TWIDDLE_IN | TWIDDLE_OUT)) == TWIDDLE_OUT;
     // Narrow blocks: the output twiddles of this thread's two elements (single-table reads).
-    const bool prefetch = NARROW_BLOCK && ASKS != Asks::Plain && (p.flags & TWIDDLE_OUT) &&
+    const bool prefetch = NARROW_BLOCK && ASKS != Asks::Plain && !fold_out && (p.flags & TWIDDLE_OUT) &&
                           (ASKS == Asks::Table || (p.flags & (MID_TWIDDLES | OMEGA_FULL)));
     F w_out[STORE_BATCH];
     if (prefetch) {
@@ -239,11 +250,17 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
         // A thread's share of the layer twiddles (S/2 <= threads) is read with its data, so both
         // reads are in flight together, then staged.
         LayerTwiddles<F> t;
-        t.load(p.sub_twiddles, blk.log_s);
-        load_columns<F, ORDERED, 2, false, TRANSPOSE, true, ASKS>(p, blk, sm);
+        if (fold_in || fold_out) {
+            const uint64_t c = ORDERED ? (blk.c0 & (blk.R - 1)) : blk.c0;
+            t.load_folded(single_table(p), blk.log_s, c, blk.log_r, blk.tw_shift);
+        } else {
+            t.load(p.sub_twiddles, blk.log_s);
+        }
+        load_columns<F, ORDERED, 2, false, TRANSPOSE, true, ASKS>(p, blk, sm, fold_in, fold_out);
         t.stage(layer_tw, blk.log_s);
         __syncthreads();
-        dit_narrow<F, ASKS != Asks::Any>(sm, blk.log_s, blk.cols, layer_tw);
+        if (fold_out) dif_narrow<F>(sm, blk.log_s, blk.cols, layer_tw, true);
+        else dit_narrow<F, ASKS != Asks::Any>(sm, blk.log_s, blk.cols, layer_tw, fold_in);
     } else {
         load_columns<F, ORDERED, LOAD_BATCH, HYBRID, TRANSPOSE>(p, blk, sm);
         __syncthreads();
@@ -279,8 +296,8 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
             const uint32_t k = out_entry(blk, o);
             idx[u] = element_index<ORDERED>(blk.c0 + o.t, o.i, blk.log_r, blk.log_m);
             ck[u] = out_exponent<ORDERED>(blk, o.t, k);
-            // After the LDE's DIF, entry k is in slot rev(k).
-            x[u] = sm.get((o.t << blk.log_s) + (LDE ? bit_reverse(k, blk.log_s) : k));
+            // After a DIF (the LDE's, or a folded TWIDDLE_OUT's), entry k is in slot rev(k).
+            x[u] = sm.get((o.t << blk.log_s) + ((LDE || fold_out) ? bit_reverse(k, blk.log_s) : k));
         }
         if (prefetch) {
             // Narrow blocks have one store round: this thread's two elements, read above.

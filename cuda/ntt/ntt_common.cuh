@@ -263,6 +263,21 @@ struct LayerTwiddles {
             hi = load_global<F>(table, t);
         }
     }
+    // A column's stage twiddle folded into its layers (one column a block): the column's S-point
+    // transform with input x_n g^n (TWIDDLE_IN, DIT) or output X_k g^k (TWIDDLE_OUT, DIF), g =
+    // w_M^c, is the plain one with layer s's twiddle g^(S/2h) w_(2h)^pos = w_M^((S/2h)(c + pos R)),
+    // h = 2^s, read from the single table of w_M^e (e < M/2, times 2^tw_shift: w_N's table). Layer 0
+    // (slot 1) is no longer 1. CPU twin: zkntt_core::self_sort::folded_layer_exponent.
+    __device__ __forceinline__ void load_folded(uint64_t table, uint32_t log_s, uint64_t c, uint32_t log_r,
+                                                uint32_t tw_shift) {
+        const uint32_t t = threadIdx.x;
+        if (t < (1u << log_s) / 2) {
+            const uint32_t s = 31 - __clz(t | 1);  // slot t's layer (slot 0: not read)
+            const uint64_t pos = t - (1u << s);
+            lo = load_global<F>(table, t == 0 ? 0 : ((c + (pos << log_r)) << (log_s - 1 - s)) << tw_shift);
+            hi = load_global<F>(table, (c + ((uint64_t)t << log_r)) << tw_shift);
+        }
+    }
     __device__ __forceinline__ void stage(const SmemQuads<F>& slots, uint32_t log_s) const {
         const uint32_t t = threadIdx.x, half = (1u << log_s) / 2;
         if (t < half) {
@@ -291,13 +306,13 @@ struct NarrowPair {
 // Narrow blocks (a thread per butterfly: pairs <= blockDim.x): in-place DIT over `count`
 // independent sub-transforms of 2^log_s slots each, bit-reversed in, natural out, in radix-2
 // layers; layer s's twiddles from `tw` (LayerTwiddles). A pair's first slot is carried from layer
-// to layer (NarrowPair), its second is that with bit s set. Layer 0 (twiddle 1) is peeled off the
+// to layer (NarrowPair), its second is that with bit s set. Layer 0 (twiddle 1; slot 1's with `folded`) is peeled off the
 // loop. FULL: every thread has a pair (pairs == blockDim.x, the column launches' Plain and Table
 // copies), so a layer has no test; otherwise threads past the pairs skip the butterflies. Lazy
 // range in and out; called by the whole block; ends with a barrier.
 template <class F, bool FULL = false>
 __device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
-                                           const SmemQuads<F>& tw) {
+                                           const SmemQuads<F>& tw, bool folded = false) {
     using L = lazy<typename F::params>;
     using SM = SmemQuads<F>;
     if (log_s == 0) return;
@@ -307,7 +322,9 @@ __device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_
     uint32_t img = SM::image(0);
     if (mine) {
         const uint32_t p1 = a.p0 ^ img;
-        const F u = sm.get_at(a.p0), v = sm.get_at(p1);
+        const F u = sm.get_at(a.p0);
+        F v = sm.get_at(p1);
+        if (folded) v = L::mul(v, tw.get_at(1));
         sm.set_at(a.p0, L::add(u, v));
         sm.set_at(p1, L::sub(u, v));
     }
@@ -329,10 +346,10 @@ __device__ __forceinline__ void dit_narrow(const SmemQuads<F>& sm, uint32_t log_
 
 // The mirror of dit_narrow: DIF (Gentleman-Sande) from the widest span down, natural in,
 // bit-reversed out (slot k holds entry rev(k)), each butterfly (u + v, (u - v) * w_(2h)^pos);
-// layer 0 (twiddle 1) peeled off the loop.
+// layer 0 (twiddle 1; slot 1's with `folded`: LayerTwiddles::load_folded) peeled off the loop.
 template <class F>
 __device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_s, uint32_t count,
-                                           const SmemQuads<F>& tw) {
+                                           const SmemQuads<F>& tw, bool folded = false) {
     using L = lazy<typename F::params>;
     using SM = SmemQuads<F>;
     if (log_s == 0) return;
@@ -357,7 +374,7 @@ __device__ __forceinline__ void dif_narrow(const SmemQuads<F>& sm, uint32_t log_
         const uint32_t p1 = a.p0 ^ img;
         const F u = sm.get_at(a.p0), v = sm.get_at(p1);
         sm.set_at(a.p0, L::add(u, v));
-        sm.set_at(p1, L::sub(u, v));
+        sm.set_at(p1, folded ? L::mul(L::sub(u, v), tw.get_at(1)) : L::sub(u, v));
     }
     __syncthreads();
 }
