@@ -609,6 +609,65 @@ pub fn coset_lde_bit_reversed<F: FftField>(a: &mut [F], g: F, plan: Plan) {
     run_column_launches(a, omega, fwd[1..].to_vec());
 }
 
+/// The exponent of w_M that a narrow column launch reads for layer s (span h = 2^s), butterfly
+/// position pos < h, where column c's stage twiddle is folded into its layers
+/// (`LayerTwiddles::load_folded` in `cuda/ntt/ntt_common.cuh`): (S / 2h) * (c + pos * R), S =
+/// 2^log_s, R = 2^log_r, below M / 2 (M = S R). The column's transform with input x_j g^j
+/// (TWIDDLE_IN) or output X_k g^k (TWIDDLE_OUT), g = w_M^c, is the plain S-point one whose layer s
+/// twiddles are g^(S/2h) w_(2h)^pos: this power.
+pub fn folded_layer_exponent(log_s: u32, s: u32, pos: u64, c: u64, log_r: u32) -> u64 {
+    (c + (pos << log_r)) << (log_s - 1 - s)
+}
+
+/// Twin of a narrow column launch's layers with the stage twiddle folded (`cuda/ntt/column.cu`,
+/// `fold_in` / `fold_out`): column c's S = 2^log_s entries `x` (natural order), `omega_m` the M-th
+/// root, M = S * 2^log_r. `twiddle_in`: the DIT of `dit_narrow` (entry j in slot rev(j), radix-2
+/// layers from span 1 up, every butterfly's second input times its layer's folded twiddle, layer
+/// 0 included), giving the NTT of x_j w_M^(j c) in natural order; else the DIF of `dif_narrow`
+/// (entry j in slot j, from the widest span down, every difference times the folded twiddle),
+/// giving the NTT's entry k times w_M^(c k), read from slot rev(k).
+pub fn folded_column<F: FftField>(
+    x: &[F],
+    log_r: u32,
+    c: u64,
+    omega_m: F,
+    twiddle_in: bool,
+) -> Vec<F> {
+    let log_s = x.len().trailing_zeros();
+    let w =
+        |s: u32, pos: usize| omega_m.pow([folded_layer_exponent(log_s, s, pos as u64, c, log_r)]);
+    let half = x.len() / 2;
+    let pair = |i: usize, s: u32| (((i >> s) << (s + 1)) + (i & ((1 << s) - 1)), 1usize << s);
+    if twiddle_in {
+        let mut a = vec![F::zero(); x.len()];
+        for (j, v) in x.iter().enumerate() {
+            a[bit_reverse_index(j, log_s)] = *v;
+        }
+        for s in 0..log_s {
+            for i in 0..half {
+                let (i0, h) = pair(i, s);
+                let (u, v) = (a[i0], a[i0 + h] * w(s, i & (h - 1)));
+                a[i0] = u + v;
+                a[i0 + h] = u - v;
+            }
+        }
+        a
+    } else {
+        let mut a = x.to_vec();
+        for s in (0..log_s).rev() {
+            for i in 0..half {
+                let (i0, h) = pair(i, s);
+                let (u, v) = (a[i0], a[i0 + h]);
+                a[i0] = u + v;
+                a[i0 + h] = (u - v) * w(s, i & (h - 1));
+            }
+        }
+        (0..x.len())
+            .map(|k| a[bit_reverse_index(k, log_s)])
+            .collect()
+    }
+}
+
 /// Twin of a column launch of `cuda/ntt/column.cu` with sub-transforms ([`plan::Launch::log_m`]):
 /// S-point NTTs (S = 2^log_s) down the M/S columns of every sub-transform of M = 2^log_m
 /// contiguous elements (column c: rows i at i * M/S + c), with the launch's ordering and twiddle
@@ -820,7 +879,7 @@ pub fn ntt<F: FftField>(data: &mut [F], cfg: &NttConfig<F>, plan: Plan) -> Resul
 mod tests {
     use super::*;
     use ark_bn254::Fr;
-    use ark_ff::UniformRand;
+    use ark_ff::{Field, UniformRand};
 
     /// The cluster launch's twin at every size the plan gives it, in every ordering, against the
     /// column launches (and so ark-poly's order), BN254 and BLS12-381.
@@ -922,6 +981,53 @@ mod tests {
                 let mut got = input.clone();
                 dif_in_slots(&mut got, log_s, &tw, radix4);
                 assert!(got == want, "2^{log_s} radix4 {radix4}");
+            }
+        }
+    }
+
+    /// The folded stage twiddle (both directions of fold, every narrow column size and a few
+    /// columns of several widths): the column's transform with its input or output twiddled.
+    #[test]
+    fn folded_column_is_the_twiddled_column() {
+        let mut rng = ark_std::test_rng();
+        for log_s in 1..=9u32 {
+            for log_r in [0u32, 1, 3, 8] {
+                let (s, r) = (1usize << log_s, 1u64 << log_r);
+                let omega_m = reference::root_of_unity::<Fr>(log_s + log_r);
+                let omega_s = omega_m.pow([r]);
+                for c in [0, 1, r / 2, r - 1].into_iter().filter(|&c| c < r) {
+                    let x: Vec<Fr> = (0..s).map(|_| Fr::rand(&mut rng)).collect();
+                    let g = omega_m.pow([c]);
+                    let mut want_in: Vec<Fr> = x
+                        .iter()
+                        .enumerate()
+                        .map(|(j, v)| *v * g.pow([j as u64]))
+                        .collect();
+                    radix2_nn(&mut want_in, omega_s);
+                    assert!(
+                        folded_column(&x, log_r, c, omega_m, true) == want_in,
+                        "in 2^{log_s} R 2^{log_r} c {c}"
+                    );
+                    let mut want_out = x.clone();
+                    radix2_nn(&mut want_out, omega_s);
+                    want_out
+                        .iter_mut()
+                        .enumerate()
+                        .for_each(|(k, v)| *v *= g.pow([k as u64]));
+                    assert!(
+                        folded_column(&x, log_r, c, omega_m, false) == want_out,
+                        "out 2^{log_s} R 2^{log_r} c {c}"
+                    );
+                    // Every exponent the kernel reads is below M / 2.
+                    for l in 0..log_s {
+                        for pos in 0..1u64 << l {
+                            assert!(
+                                folded_layer_exponent(log_s, l, pos, c, log_r)
+                                    < (1u64 << (log_s + log_r - 1))
+                            );
+                        }
+                    }
+                }
             }
         }
     }
