@@ -26,8 +26,8 @@ constexpr uint32_t LDE = 2048;          // the `_lde` column symbol: a coset LDE
                                         // forward first column launches in one (column.cu)
 constexpr uint32_t SCRATCH_OUT = 4096;  // host only: the natural column launch stores into the scratch
 constexpr uint32_t SCRATCH_IN = 8192;   // natural column launch: row i of column c at data[c*S + i]
-constexpr uint32_t MID_SCALED = 16384;  // host only: mid_twiddles holds w_M^e / N (the inverse's 1/N)
-constexpr uint32_t OMEGA_SCALED = 32768;  // host only: omega.lo holds w_N^e / N (the inverse's 1/N)
+constexpr uint32_t MID_SCALED = 16384;  // mid_twiddles holds w_M^e / N (the inverse's 1/N): no folding
+constexpr uint32_t OMEGA_SCALED = 32768;  // omega.lo holds w_N^e / N (the inverse's 1/N): no folding
 constexpr uint32_t TRIGGER_START = 65536;  // column launch: allow_dependent_launch right after the wait
 
 // A power table split in two: x^e = hi[e >> lo_bits] * lo[e & (2^lo_bits - 1)], e < N.

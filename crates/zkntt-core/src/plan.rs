@@ -132,7 +132,9 @@ pub mod flags {
     /// A narrow block (at most two elements per thread): a radix-2 butterfly per thread per
     /// layer, the sub-NTT's twiddles staged in shared memory after the elements (the launch's
     /// `smem` counts them: [`narrow_smem_bytes`](super::narrow_smem_bytes)), the stage twiddles
-    /// of the output read before the butterflies.
+    /// of the output read before the butterflies; where a block holds one column and its stage
+    /// twiddles come from one table (not scaled), they are folded into the layers' twiddles
+    /// instead (no product for them: `zkntt_core::self_sort::folded_column`).
     pub const NARROW: u32 = 512;
     /// A wide column launch on the hybrid kernels (`ntt_column*_hybrid_*`): one product of each
     /// independent pair on the FP64 pipe ([`Product::Hybrid`]). Read by the host to choose the
@@ -151,12 +153,14 @@ pub mod flags {
     pub const SCRATCH_IN: u32 = 8192;
     /// The inverse's 1/N rides on this launch's mid-table twiddles ([`MID_TWIDDLES`] or a middle
     /// launch): the engine gives it the table w_M^e / N, and no launch of the transform carries
-    /// [`POST_CONST`] ([`Plan::launches`]). Read by the host only.
+    /// [`POST_CONST`] ([`Plan::launches`]). The column kernel folds no stage twiddle into its
+    /// layers where this is set (each element must take the 1/N once).
     pub const MID_SCALED: u32 = 16384;
     /// The inverse's 1/N rides on this column launch's stage twiddles read from the full table
     /// ([`OMEGA_FULL`] with [`TWIDDLE_IN`] or [`TWIDDLE_OUT`]), where the transform has no
     /// mid-table launch: the engine gives it the table w_N^e / N ([`Form::scaled_omega`]), and no
-    /// launch carries [`POST_CONST`]. Read by the host only.
+    /// launch carries [`POST_CONST`]. The column kernel folds no stage twiddle into its layers
+    /// where this is set (each element must take the 1/N once).
     pub const OMEGA_SCALED: u32 = 32768;
     /// A column launch lets the next (dependent) launch start right after its own wait
     /// ([`Trigger::Start`]), not once its layers are done.
