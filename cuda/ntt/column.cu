@@ -12,6 +12,10 @@ namespace ntt {
 constexpr uint32_t LOAD_BATCH = 4;
 constexpr uint32_t STORE_BATCH = 2;
 
+// The smallest transform whose narrow launches fold their stage twiddle into the layers (measured
+// on an H200: 1-3.5% faster at 2^16/2^17, level or slower at 2^12..2^15; benches/NOTES.md).
+constexpr uint32_t FOLD_MIN_LOG = 16;
+
 // x[u] *= the stage twiddle of exponent e[u]: from mid_twiddles (MID_TWIDDLES: w_M^e in one read),
 // the full table of w_N (OMEGA_FULL: one read) or the split one (two reads and a product).
 template <class F, uint32_t B, bool HYBRID>
@@ -229,9 +233,10 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     // Narrow single-table blocks of one column: the stage twiddle folded into the layers' twiddles
     // (LayerTwiddles::load_folded), so no product for it: TWIDDLE_IN on an RN launch (DIT), or
     // TWIDDLE_OUT on a natural or NR one (DIF, natural in, entry k from slot rev(k)). Not where
-    // the table carries the inverse's 1/N (MID_SCALED, OMEGA_SCALED): each element must take it once.
+    // the table carries the inverse's 1/N (MID_SCALED, OMEGA_SCALED): each element must take it once;
+    // nor below 2^FOLD_MIN_LOG, where a thread's chain, not the product count, sets the time.
     const bool foldable = NARROW_BLOCK && ASKS == Asks::Table && !LDE && blk.log_cols == 0 &&
-                          !(p.flags & (MID_SCALED | OMEGA_SCALED));
+                          p.log_n >= FOLD_MIN_LOG && !(p.flags & (MID_SCALED | OMEGA_SCALED));
     const bool fold_in = foldable && ORDERED && IN_REV && (p.flags & (TWIDDLE_IN | TWIDDLE_OUT)) == TWIDDLE_IN;
     const bool fold_out = foldable && !IN_REV && !TRANSPOSE && (p.flags & (TWIDDLE_IN | TWIDDLE_OUT)) == TWIDDLE_OUT;
     // Narrow blocks: the output twiddles of this thread's two elements (single-table reads).

@@ -132,9 +132,10 @@ pub mod flags {
     /// A narrow block (at most two elements per thread): a radix-2 butterfly per thread per
     /// layer, the sub-NTT's twiddles staged in shared memory after the elements (the launch's
     /// `smem` counts them: [`narrow_smem_bytes`](super::narrow_smem_bytes)), the stage twiddles
-    /// of the output read before the butterflies; where a block holds one column and its stage
-    /// twiddles come from one table (not scaled), they are folded into the layers' twiddles
-    /// instead (no product for them: `zkntt_core::self_sort::folded_column`).
+    /// of the output read before the butterflies; from 2^16 (`FOLD_MIN_LOG` in
+    /// `cuda/ntt/column.cu`), where a block holds one column and its stage twiddles come from one
+    /// table (not scaled), they are folded into the layers' twiddles instead (no product for them:
+    /// `zkntt_core::self_sort::folded_column`).
     pub const NARROW: u32 = 512;
     /// A wide column launch on the hybrid kernels (`ntt_column*_hybrid_*`): one product of each
     /// independent pair on the FP64 pipe ([`Product::Hybrid`]). Read by the host to choose the
