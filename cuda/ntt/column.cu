@@ -84,15 +84,15 @@ __device__ __forceinline__ uint64_t single_table(const NttStageParams& p) {
     return (p.flags & MID_TWIDDLES) ? p.mid_twiddles : p.omega.lo;
 }
 
-// Load row i of column t into slot t*S + rev(entry): row i holds entry i, or rev(i) with
-// IN_BITREV. B elements per thread per round, their global loads all in flight before the first
+// Load row i of column t into slot t*S + rev(entry) (t*S + entry with dif_slots): row i holds
+// entry i, or rev(i) with IN_BITREV. B elements per thread per round, their global loads all in flight before the first
 // shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
 // narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
 // blocks with more threads than pairs, such as the one-block transforms below 2^6). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
 // ONE_ROUND (narrow blocks: E <= B * blockDim.x): the round without its loop.
-// FOLD_IN: the stage twiddle is folded into the layers (LayerTwiddles::load_folded), so not applied
-// here; DIF_SLOTS: entry j to slot j, for a DIF (dif_narrow) instead of a DIT.
+// fold_in: the stage twiddle is folded into the layers (LayerTwiddles::load_folded), so not applied
+// here; dif_slots: entry j to slot j, for a DIF (dif_narrow) instead of a DIT.
 template <class F, bool ORDERED, uint32_t B, bool HYBRID, bool TRANSPOSE = false, bool ONE_ROUND = false,
           Asks ASKS = Asks::Any, class SM>
 __device__ __forceinline__ void load_columns(const NttStageParams& p, const ColumnBlock& k, const SM& sm,
@@ -182,7 +182,7 @@ __device__ __forceinline__ void lde_scale(const NttStageParams& p, const ColumnB
 // The elements in SmemQuads. NARROW_BLOCK (flag NARROW): at most two elements per thread, one load
 // and one store round; the sub-NTT twiddles staged after the elements by layer (LayerTwiddles),
 // and the output's stage twiddles (one table read each) read before the butterflies, off the
-// thread's chain.
+// thread's chain, or from 2^FOLD_MIN_LOG folded into the layers' twiddles (fold_in, fold_out).
 // IN_REV (ordered launches only): an RN launch (IN_BITREV, maybe TWIDDLE_IN), else an NR one
 // (OUT_BITREV); one kernel symbol each, so neither's index arithmetic or registers are the other's.
 // HYBRID (wide blocks only; the `_hybrid` symbols, flag FP64_HYBRID on the host): one product of

@@ -42,7 +42,7 @@ struct NttStageParams {
     uint64_t elem_stride;   // elements between consecutive entries of one transform
     uint64_t batch_stride;  // elements between transform b and b+1
     uint64_t sub_twiddles;  // F*: w_S^t, t < S/2, for the S-point sub-NTT of this stage
-    PowerTable omega;       // w_N^e (stage twiddles); times 1/N on an inverse's OMEGA_SCALED launch (host only)
+    PowerTable omega;       // w_N^e (stage twiddles); times 1/N on an inverse's OMEGA_SCALED launch (not folded)
     PowerTable pre;         // PRE_SCALE table
     PowerTable post;        // POST_SCALE table
     uint64_t post_const;    // F*: one element (POST_CONST)
@@ -57,7 +57,7 @@ struct NttStageParams {
     uint32_t lo_bits;       // split of every PowerTable
     uint32_t flags;
     uint64_t mid_twiddles;  // F*: middle stage, w_N^(P*e) = w_(N/P)^e for e < N/P (one lookup, no product);
-                            // times 1/N on an inverse's MID_SCALED launch (host only)
+                            // times 1/N on an inverse's MID_SCALED launch (not folded)
     uint64_t col_base;      // column stage: first column of this launch (the host pipeline launches
                             // the column stages a range of columns at a time); 0 otherwise
     uint64_t out;           // natural column stage: F* the stores go to (transform 0), always set:

@@ -132,10 +132,12 @@ pub mod flags {
     /// A narrow block (at most two elements per thread): a radix-2 butterfly per thread per
     /// layer, the sub-NTT's twiddles staged in shared memory after the elements (the launch's
     /// `smem` counts them: [`narrow_smem_bytes`](super::narrow_smem_bytes)), the stage twiddles
-    /// of the output read before the butterflies; from 2^16 (`FOLD_MIN_LOG` in
-    /// `cuda/ntt/column.cu`), where a block holds one column and its stage twiddles come from one
-    /// table (not scaled), they are folded into the layers' twiddles instead (no product for them:
-    /// `zkntt_core::self_sort::folded_column`).
+    /// of the output read before the butterflies. From 2^16 (`FOLD_MIN_LOG` in
+    /// `cuda/ntt/column.cu`), a full block of one column with [`TWIDDLE_IN`] or [`TWIDDLE_OUT`]
+    /// (not both) read from one table, with no scale flag ([`PRE_SCALE`], [`POST_SCALE`],
+    /// [`POST_CONST`], [`MID_SCALED`], [`OMEGA_SCALED`]) and not [`LDE`] or [`SCRATCH_IN`], folds
+    /// its stage twiddles into the layers' twiddles instead: no product for them
+    /// (`zkntt_core::self_sort::folded_column`).
     pub const NARROW: u32 = 512;
     /// A wide column launch on the hybrid kernels (`ntt_column*_hybrid_*`): one product of each
     /// independent pair on the FP64 pipe ([`Product::Hybrid`]). Read by the host to choose the
@@ -279,9 +281,10 @@ pub enum Trigger {
     Layers,
     /// Right after the block's wait for the previous launch ([`flags::TRIGGER_START`]).
     Start,
-    /// [`Trigger::Start`] on the column launches that multiply their outputs by the stage
-    /// twiddles ([`flags::TWIDDLE_OUT`]: at 2^16 the first launch of natural order's two passes
-    /// and of NR; from 2^21 NR's first two), [`Trigger::Layers`] on the rest.
+    /// [`Trigger::Start`] on the column launches with [`flags::TWIDDLE_OUT`] (at 2^16 the first
+    /// launch of natural order's two passes and of NR, which since the thirty-seventh session fold
+    /// those twiddles into their layers: [`flags::NARROW`]; from 2^21 NR's first two),
+    /// [`Trigger::Layers`] on the rest. Measured before the fold.
     Twiddled,
 }
 
