@@ -85,10 +85,10 @@ __device__ __forceinline__ uint64_t single_table(const NttStageParams& p) {
 }
 
 // Load row i of column t into slot t*S + rev(entry) (t*S + entry with dif_slots): row i holds
-// entry i, or rev(i) with IN_BITREV. B elements per thread per round, their global loads all in flight before the first
-// shared-memory store (one memory latency per round, not per element): 4 in wide blocks, 2 in
-// narrow ones (E/2 threads: exactly their two, no products on clamped copies, except in
-// blocks with more threads than pairs, such as the one-block transforms below 2^6). Past the end a
+// entry i, or rev(i) with IN_BITREV. B elements per thread per round, their global loads all in
+// flight before the first shared-memory store (one memory latency per round, not per element): 4
+// in wide blocks, 2 in narrow ones (E/2 threads: exactly their two, no products on clamped copies,
+// except in blocks with more threads than pairs, such as the one-block transforms below 2^6). Past the end a
 // thread re-reads element E-1 and skips the store, so nothing but the stores needs a branch.
 // ONE_ROUND (narrow blocks: E <= B * blockDim.x): the round without its loop.
 // fold_in: the stage twiddle is folded into the layers (LayerTwiddles::load_folded), so not applied
