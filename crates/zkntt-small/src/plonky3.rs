@@ -7,10 +7,11 @@
 //! zero-padding there (`cuda/small/coset.cu`), transposes back and the result comes down once.
 //! Both copies go through pinned memory in 16 MiB chunks: the CPU's copy of one input chunk into
 //! pinned memory runs while the chunk before it crosses PCIe. The result is written into the
-//! input's own vector, grown in place: the chunks beyond the input's length (an LDE's growth) are
-//! copied out as they arrive, under the DMAs of the rest, and the input's own words are
-//! overwritten only once the whole result is in pinned memory, so that a failure still leaves the
-//! input for the CPU fallback. [`GpuDft::last_profile`] says where a call's time went.
+//! input's own vector, grown in place: its chunks come down through a ring of 8 pinned slots and
+//! each is copied out as it arrives, under the DMAs of the next ones. The input's staged copy in
+//! pinned memory stays whole until the result is complete, and a failure copies it back over the
+//! words already overwritten, so the input is intact for the CPU fallback. [`GpuDft::last_profile`]
+//! says where a call's time went.
 //!
 //! Plonky3's `MontyField31` holds x R mod p (R = 2^32) in a `#[repr(transparent)]` `u32`, always
 //! below p. The kernels' additions are mod p and every product is x * w mod p with w a twiddle,
@@ -145,15 +146,15 @@ struct Stats {
 /// Where the time of the last call that ran on the GPU went ([`GpuDft::last_profile`]): host
 /// wall-clock times from the start of its copies (the engine and the pinned staging buffer, kept
 /// from call to call, ready), each up to the end of a phase. The uploads run under the copies into
-/// pinned memory, and the downloads under the copies of the result's growth (module docs).
+/// pinned memory, and the downloads under the copies out of the result (module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Profile {
     /// The input copied into pinned memory, its last chunk's upload queued.
     pub staged_in: Duration,
-    /// The first result chunk to come back (the last of the result) in pinned memory: the rest
-    /// of the upload, the kernels and that chunk's download.
+    /// The result's first chunk in pinned memory: the rest of the upload, the kernels and that
+    /// chunk's download.
     pub first_out: Duration,
-    /// Every chunk of the result in pinned memory (the growth's copies out run meanwhile).
+    /// The result's last chunk in pinned memory (the copies out of the earlier ones run meanwhile).
     pub all_out: Duration,
     /// The result's last word in the returned vector.
     pub total: Duration,
@@ -416,17 +417,24 @@ struct Crew {
 #[derive(Default)]
 struct CrewState {
     pieces: std::collections::VecDeque<Piece>,
-    /// Pieces handed out and not yet copied.
-    pending: usize,
+    /// The numbers of the pieces handed out and not yet copied (queued or under way).
+    unfinished: std::collections::BTreeSet<u64>,
+    /// The next piece's number: pieces are numbered in the order they are handed out.
+    next: u64,
     stop: bool,
 }
 
-/// `len` words from `src` to `dst`.
+/// `len` words from `src` to `dst`; `seq`: its number.
 struct Piece {
     dst: *mut u32,
     src: *const u32,
     len: usize,
+    seq: u64,
 }
+
+/// What [`Crew::copy`] returns: the number after its last piece's, for [`Crew::wait_for`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Ticket(u64);
 
 // SAFETY: a piece is two disjoint word ranges that the call which made it keeps alive and leaves
 // alone until `Crew::wait` has returned (or the crew's scope has ended); a thread may copy them.
@@ -451,8 +459,10 @@ impl Crew {
                 fn drop(&mut self) {
                     let mut st = lock(&self.0.state);
                     st.stop = true;
-                    st.pending -= st.pieces.len();
-                    st.pieces.clear();
+                    let dropped: Vec<u64> = st.pieces.drain(..).map(|p| p.seq).collect();
+                    for seq in dropped {
+                        st.unfinished.remove(&seq);
+                    }
                     self.0.work.notify_all();
                 }
             }
@@ -498,10 +508,9 @@ impl Crew {
         // (the maker's promise, `Piece`).
         unsafe { host::copy_streaming_raw(piece.dst, piece.src, piece.len) };
         let mut st = lock(&self.state);
-        st.pending -= 1;
-        if st.pending == 0 {
-            self.idle.notify_all();
-        }
+        st.unfinished.remove(&piece.seq);
+        // Waiters wait for all pieces or for those before a ticket: each completion may end one.
+        self.idle.notify_all();
     }
 
     /// Hands out the copy of `len` words from `src` to `dst`, in pieces.
@@ -510,30 +519,45 @@ impl Crew {
     /// Both ranges must stay valid, disjoint from each other and from every other range handed
     /// out, and unused by the caller until [`Crew::wait`] has returned; `dst` may be memory not
     /// yet initialised (every word is written).
-    unsafe fn copy(&self, dst: *mut u32, src: *const u32, len: usize) {
+    unsafe fn copy(&self, dst: *mut u32, src: *const u32, len: usize) -> Ticket {
         let mut st = lock(&self.state);
         for at in (0..len).step_by(PIECE_WORDS) {
+            let seq = st.next;
+            st.next += 1;
             st.pieces.push_back(Piece {
                 // SAFETY: `at < len`: inside both ranges.
                 dst: unsafe { dst.add(at) },
                 src: unsafe { src.add(at) },
                 len: PIECE_WORDS.min(len - at),
+                seq,
             });
-            st.pending += 1;
+            st.unfinished.insert(seq);
         }
         self.work.notify_all();
+        Ticket(st.next)
     }
 
     /// Until every piece handed out has been copied; the calling thread copies pieces too.
     fn wait(&self) {
+        self.wait_until(|st| st.unfinished.is_empty());
+    }
+
+    /// Until every piece handed out before `ticket` was returned has been copied (later ones may
+    /// still be under way); the calling thread copies pieces too, the oldest first.
+    fn wait_for(&self, ticket: Ticket) {
+        self.wait_until(|st| st.unfinished.first().is_none_or(|&seq| seq >= ticket.0));
+    }
+
+    fn wait_until(&self, done: impl Fn(&CrewState) -> bool) {
         let mut st = lock(&self.state);
         loop {
+            if done(&st) {
+                return;
+            }
             if let Some(piece) = st.pieces.pop_front() {
                 drop(st);
                 self.run(piece);
                 st = lock(&self.state);
-            } else if st.pending == 0 {
-                return;
             } else {
                 st = self.idle.wait(st).unwrap_or_else(|p| p.into_inner());
             }
@@ -547,13 +571,14 @@ struct Backend {
     gpu: Gpu,
     /// BabyBear's and KoalaBear's engines; the lock also runs one call at a time per field.
     ntts: [Mutex<Option<SmallNtt>>; 2],
-    /// Pinned host memory for the copies in and out, grown to the largest call and kept
-    /// ([`release_staging`] frees it): a pageable copy runs at a fraction of the PCIe bandwidth.
+    /// Pinned host memory for the copies in and out ([`staging_words`]: the input and up to 128
+    /// MiB for the result's ring), grown to the largest call and kept ([`release_staging`] frees
+    /// it): a pageable copy runs at a fraction of the PCIe bandwidth.
     staging: Mutex<Option<PinnedBuffer>>,
 }
 
-/// Frees the pinned host memory the GPU path keeps for its copies (as large as the largest
-/// result so far); the next GPU call allocates it again.
+/// Frees the pinned host memory the GPU path keeps for its copies (the largest input so far and
+/// up to 128 MiB more); the next GPU call allocates it again.
 pub fn release_staging() {
     if let Ok(b) = backend() {
         *lock(&b.staging) = None;
@@ -563,6 +588,12 @@ pub fn release_staging() {
 /// Words per chunk of the staged copies (16 MiB): the CPU copy of a chunk into (or out of) pinned
 /// memory runs while the chunk before it crosses PCIe.
 const CHUNK_WORDS: usize = 1 << 22;
+
+/// The pinned words a call of `n` words in and `out_len` out stages through: the input, kept
+/// whole until the result is complete, then the result's ring ([`RING`]).
+fn staging_words(n: usize, out_len: usize) -> usize {
+    n + RING.words(out_len)
+}
 
 /// The form the backend's NTTs use (any form gives the same words; this is the fastest measured
 /// for BabyBear in `benches/NOTES.md`).
@@ -628,10 +659,11 @@ impl Backend {
         // Held until this call's copies are over: no other call reuses the memory under a DMA.
         let mut staging = lock(&self.staging);
         let out_len = words.len() << op.added_bits();
-        if staging.as_ref().is_none_or(|b| b.len() < out_len) {
+        let pinned_len = staging_words(words.len(), out_len);
+        if staging.as_ref().is_none_or(|b| b.len() < pinned_len) {
             *staging = None;
             // Without pinned memory the copies go pageable (slower, same result).
-            *staging = PinnedBuffer::new(&self.gpu, out_len).ok();
+            *staging = PinnedBuffer::new(&self.gpu, pinned_len).ok();
         }
         // Nothing of this call may still run when it returns or unwinds, with the staging lock
         // released: on success the result's last download has completed, and every launch
@@ -759,64 +791,212 @@ impl Backend {
         };
         // The result goes into the input's own vector, grown in place (glibc's allocator moves a
         // large block's mapping, not its data): the input's pages are mapped already, only the
-        // growth is fresh memory. The chunks come down last first: those in the growth are copied
-        // out as they arrive, under the DMAs of the rest; the input's words are overwritten only
-        // once every chunk is in, when nothing can fail any more, so that an error leaves the
-        // input whole.
+        // growth is fresh memory. The chunks come down through a ring of pinned slots after the
+        // input's staged copy, each copied out into the vector as it arrives, under the DMAs of
+        // the next ones; the staged copy stays whole until the end, so that an error puts the
+        // input back for the CPU fallback.
         let len = result.len();
         words
             .try_reserve_exact(len - n)
             .map_err(|_| Error::HostMemory { words: len })?;
         advise_huge_pages(&mut words.spare_capacity_mut()[..len - n]);
-        let chunk = |k: usize| (k * CHUNK_WORDS, len.min((k + 1) * CHUNK_WORDS));
         let (dev, guard) = result.device_ptr(&stream);
-        let chunks = len.div_ceil(CHUNK_WORDS);
-        let mut arrived = Vec::with_capacity(chunks);
-        for k in (0..chunks).rev() {
-            let (lo, hi) = chunk(k);
-            // SAFETY: `result` and the buffer hold `len` words; nothing reads the chunk before the
-            // event recorded after this copy has completed.
-            unsafe {
-                sys::cuMemcpyDtoHAsync_v2(
-                    base.add(lo).cast(),
-                    dev + (lo * 4) as u64,
-                    (hi - lo) * 4,
-                    stream.cu_stream(),
-                )
-            }
-            .result()
-            .during("result download")?;
-            arrived.push(stream.record_event(None).during("result download")?);
-        }
+        let mut downloads = StreamDownloads {
+            stream: &stream,
+            dev,
+            arrived: std::collections::VecDeque::new(),
+        };
+        // SAFETY: the pinned buffer holds n + RING.words(len) words (`staging_words`), the staged
+        // input in its first n; the vector holds n words and has room for len; `result` holds len
+        // words on the device and outlives the downloads (the call waits for them, or the stream).
+        let (first, all_in) = unsafe {
+            RING.copy_out(
+                crew,
+                &mut downloads,
+                base,
+                words.as_mut_ptr(),
+                n,
+                len,
+                started,
+            )
+        }?;
         drop(guard);
-        // Where the result goes: the vector's buffer, which stays in place from here on (the
-        // growth is reserved), words n..len its spare capacity until `set_len`.
-        let out = words.as_mut_ptr();
-        let mut first = None;
-        for (k, done) in (0..chunks).rev().zip(&arrived) {
-            done.synchronize().during("result download")?;
-            first.get_or_insert_with(|| started.elapsed());
-            let (lo, hi) = chunk(k);
-            let lo = lo.max(n);
-            if hi > lo {
-                // SAFETY: the chunk's DMA has completed; the growth's words lo..hi lie in the
-                // reserved capacity, disjoint from every other piece; the pinned buffer and the
-                // vector are left alone until the crew's wait below.
-                unsafe { crew.copy(out.add(lo), base.add(lo), hi - lo) };
-            }
-        }
-        let all_in = started.elapsed();
-        // Every chunk is in (the loop waited for each): nothing can fail any more, so the input's
-        // own words are overwritten now.
-        // SAFETY: words 0..n of the vector and of the pinned buffer, disjoint from the growth's
-        // pieces; left alone until the wait.
-        unsafe { crew.copy(out, base, n) };
-        crew.wait();
-        // SAFETY: the crew wrote every word from n to len (the chunks cover the result).
+        // SAFETY: the ring copied every word from 0 to len into the vector.
         unsafe { words.set_len(len) };
         let total = started.elapsed();
-        let first = first.unwrap_or(total);
         Ok(Profile::new(staged_in, first, all_in, total, n, len))
+    }
+}
+
+/// The result's downloads through the pinned ring, and where they are.
+trait Downloads {
+    /// Queues the download of the result's words `lo..hi` into `dst` (pinned, `hi - lo` words).
+    ///
+    /// # Safety
+    /// `dst` must stay valid and untouched by the host until [`Downloads::arrived`] has returned
+    /// for this chunk.
+    unsafe fn queue(&mut self, lo: usize, hi: usize, dst: *mut u32) -> Result<()>;
+    /// Waits for the oldest queued download (downloads complete in the order queued).
+    fn arrived(&mut self) -> Result<()>;
+}
+
+/// The device's downloads: DMAs on the call's stream, an event after each.
+struct StreamDownloads<'a> {
+    stream: &'a Arc<CudaStream>,
+    /// The result's device address.
+    dev: u64,
+    arrived: std::collections::VecDeque<cudarc::driver::CudaEvent>,
+}
+
+impl Downloads for StreamDownloads<'_> {
+    unsafe fn queue(&mut self, lo: usize, hi: usize, dst: *mut u32) -> Result<()> {
+        // SAFETY: the result holds words lo..hi on the device; `dst` is pinned memory for hi - lo
+        // words that the host leaves alone until this download's event has completed.
+        unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                dst.cast(),
+                self.dev + (lo * 4) as u64,
+                (hi - lo) * 4,
+                self.stream.cu_stream(),
+            )
+        }
+        .result()
+        .during("result download")?;
+        let done = self.stream.record_event(None).during("result download")?;
+        self.arrived.push_back(done);
+        Ok(())
+    }
+
+    fn arrived(&mut self) -> Result<()> {
+        let done = self.arrived.pop_front().ok_or(Error::LengthMismatch {
+            expected: 1,
+            got: 0,
+        })?;
+        done.synchronize().during("result download")
+    }
+}
+
+/// The result's way down: chunks of `chunk` words, through `slots` pinned slots used in turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ring {
+    chunk: usize,
+    slots: usize,
+}
+
+/// 8 slots of 16 MiB: 128 MiB of pinned memory beside the staged input, whatever the result's
+/// size; the DMAs keep 7 chunks ahead of the copy out.
+const RING: Ring = Ring {
+    chunk: CHUNK_WORDS,
+    slots: 8,
+};
+
+/// One step of the ring's work ([`Ring::steps`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RingStep {
+    /// Queue chunk k's download into its slot.
+    Download(usize),
+    /// Wait for chunk k's download, then hand its copy into the vector to the crew.
+    CopyOut(usize),
+    /// Wait until chunk k's copy out has completed: its slot is free.
+    Copied(usize),
+}
+
+impl Ring {
+    /// Pinned words the ring takes for a result of `len` words.
+    fn words(self, len: usize) -> usize {
+        len.min(self.chunk * self.slots)
+    }
+
+    fn chunks(self, len: usize) -> usize {
+        len.div_ceil(self.chunk)
+    }
+
+    /// Chunk k's slot, as an offset in words from the ring's start.
+    fn slot(self, k: usize) -> usize {
+        (k % self.slots) * self.chunk
+    }
+
+    /// The order of work for `chunks` chunks: the first slots' downloads, then for each chunk its
+    /// copy out, after which the slot of the chunk before it, once copied, takes the next
+    /// download. So the crew always has a chunk to copy while it finishes the previous one, and
+    /// the DMAs run up to `slots - 1` chunks ahead. Needs two slots or more (or one chunk).
+    fn steps(self, chunks: usize) -> impl Iterator<Item = RingStep> {
+        let ahead = self.slots.min(chunks);
+        (0..ahead)
+            .map(RingStep::Download)
+            .chain((0..chunks).flat_map(move |k| {
+                let refill = (k >= 1 && k - 1 + ahead < chunks)
+                    .then(|| [RingStep::Copied(k - 1), RingStep::Download(k - 1 + ahead)]);
+                std::iter::once(RingStep::CopyOut(k)).chain(refill.into_iter().flatten())
+            }))
+    }
+
+    /// Brings the `len`-word result down through the ring into `out`, whose first `n` words are
+    /// the input (staged at `pinned`, the ring after it), and returns the times from `started`
+    /// to the first chunk's arrival and to the last's. The copies out run as chunks arrive and
+    /// overwrite the input; on an error the input's words are copied back from their staged copy
+    /// before the error is returned, so `out` holds the input again.
+    ///
+    /// # Safety
+    /// `pinned` must hold `n + self.words(len)` words, the input in its first `n`, untouched by
+    /// anyone else during the call; `out` must be valid for `len` writes (its first `n` words
+    /// readable), disjoint from `pinned`; `downloads` must write the result's words as queued.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn copy_out(
+        self,
+        crew: &Crew,
+        downloads: &mut impl Downloads,
+        pinned: *mut u32,
+        out: *mut u32,
+        n: usize,
+        len: usize,
+        started: Instant,
+    ) -> Result<(Duration, Duration)> {
+        assert!(self.slots >= 2 && self.chunk > 0, "{self:?}");
+        // SAFETY: the ring lies after the staged input, inside `pinned` (the caller's promise).
+        let ring = unsafe { pinned.add(n) };
+        let chunks = self.chunks(len);
+        let span = |k: usize| (k * self.chunk, len.min((k + 1) * self.chunk));
+        let mut copied = Vec::with_capacity(chunks);
+        let mut first = None;
+        let mut run = || -> Result<()> {
+            for step in self.steps(chunks) {
+                match step {
+                    RingStep::Download(k) => {
+                        let (lo, hi) = span(k);
+                        // SAFETY: the slot holds `chunk` words inside the ring; its previous
+                        // chunk's copy out has completed (`Copied` comes first), and nothing reads
+                        // it again before this chunk's `arrived`.
+                        unsafe { downloads.queue(lo, hi, ring.add(self.slot(k))) }?;
+                    }
+                    RingStep::CopyOut(k) => {
+                        downloads.arrived()?;
+                        first.get_or_insert_with(|| started.elapsed());
+                        let (lo, hi) = span(k);
+                        // SAFETY: the chunk is in its slot; words lo..hi of `out` are this chunk's
+                        // alone, and neither range is touched until the crew's wait.
+                        copied.push(unsafe {
+                            crew.copy(out.add(lo), ring.add(self.slot(k)), hi - lo)
+                        });
+                    }
+                    RingStep::Copied(k) => crew.wait_for(copied[k]),
+                }
+            }
+            Ok(())
+        };
+        let done = run();
+        let all_in = started.elapsed();
+        crew.wait();
+        if let Err(e) = done {
+            if !copied.is_empty() {
+                // SAFETY: the staged input (the first n words of `pinned`) is intact: the
+                // downloads write only the ring. The crew has finished every earlier piece.
+                unsafe { crew.copy(out, pinned, n) };
+                crew.wait();
+            }
+            return Err(e);
+        }
+        Ok((first.unwrap_or(all_in), all_in))
     }
 }
 
@@ -977,6 +1157,156 @@ mod tests {
         assert_eq!(d, src);
         assert_eq!(Crew::helpers(1), 0);
         assert!(Crew::helpers(64 * PIECE_WORDS) <= 15);
+    }
+
+    #[test]
+    fn ring_reuses_a_slot_only_after_its_copy_out() {
+        for slots in 2..6 {
+            let ring = Ring { chunk: 10, slots };
+            for chunks in 0..20 {
+                let steps: Vec<RingStep> = ring.steps(chunks).collect();
+                let at = |want: RingStep| steps.iter().position(|&s| s == want);
+                let downloads: Vec<usize> = steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        RingStep::Download(k) => Some(*k),
+                        _ => None,
+                    })
+                    .collect();
+                let copies: Vec<usize> = steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        RingStep::CopyOut(k) => Some(*k),
+                        _ => None,
+                    })
+                    .collect();
+                // Every chunk queued and copied once, in order (downloads complete in the order
+                // queued, and each copy waits for the oldest).
+                assert_eq!(
+                    downloads,
+                    (0..chunks).collect::<Vec<_>>(),
+                    "{ring:?} {chunks}"
+                );
+                assert_eq!(copies, downloads, "{ring:?} {chunks}");
+                for k in 0..chunks {
+                    assert!(at(RingStep::Download(k)) < at(RingStep::CopyOut(k)));
+                    if k >= slots {
+                        // The slot's previous chunk copied out before this download is queued.
+                        let freed = at(RingStep::Copied(k - slots)).expect("slot freed");
+                        assert!(freed > at(RingStep::CopyOut(k - slots)).unwrap());
+                        assert!(
+                            freed < at(RingStep::Download(k)).unwrap(),
+                            "{ring:?} {chunks} {k}"
+                        );
+                    }
+                }
+                assert_eq!(ring.slot(slots + 1), ring.slot(1));
+            }
+        }
+    }
+
+    /// Downloads from a host vector: each written into its slot when queued (the earliest a DMA
+    /// may land) or when waited for (the latest), the `fail_at`-th wait failing.
+    struct FakeDownloads<'a> {
+        result: &'a [u32],
+        queued: std::collections::VecDeque<(usize, usize, *mut u32)>,
+        at_queue: bool,
+        waits: usize,
+        fail_at: Option<usize>,
+    }
+
+    impl Downloads for FakeDownloads<'_> {
+        unsafe fn queue(&mut self, lo: usize, hi: usize, dst: *mut u32) -> Result<()> {
+            if self.at_queue {
+                // SAFETY: the caller's promise: `dst` holds hi - lo words, left alone.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(self.result[lo..hi].as_ptr(), dst, hi - lo)
+                };
+            }
+            self.queued.push_back((lo, hi, dst));
+            Ok(())
+        }
+
+        fn arrived(&mut self) -> Result<()> {
+            self.waits += 1;
+            if self.fail_at == Some(self.waits) {
+                return Err(Error::HostMemory { words: 0 });
+            }
+            let (lo, hi, dst) = self.queued.pop_front().expect("a queued download");
+            if !self.at_queue {
+                // SAFETY: as in `queue`.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(self.result[lo..hi].as_ptr(), dst, hi - lo)
+                };
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn ring_copies_the_result_out_or_puts_the_input_back() {
+        let ring = Ring {
+            chunk: 1000,
+            slots: 3,
+        };
+        for (n, bits) in [
+            (3500usize, 0u32),
+            (3500, 1),
+            (1000, 2),
+            (700, 0),
+            (12_345, 1),
+        ] {
+            let len = n << bits;
+            let input: Vec<u32> = (0..n as u32).collect();
+            let result: Vec<u32> = (0..len as u32)
+                .map(|x| x.wrapping_mul(2_654_435_761))
+                .collect();
+            let chunks = ring.chunks(len);
+            for at_queue in [false, true] {
+                for fail_at in std::iter::once(None).chain((1..=chunks).map(Some)) {
+                    let mut pinned = vec![0u32; n + ring.words(len)];
+                    pinned[..n].copy_from_slice(&input);
+                    let mut out = input.clone();
+                    out.reserve_exact(len - n);
+                    let mut downloads = FakeDownloads {
+                        result: &result,
+                        queued: Default::default(),
+                        at_queue,
+                        waits: 0,
+                        fail_at,
+                    };
+                    let got = Crew::scope(3, |crew| {
+                        // SAFETY: `pinned` holds n + ring.words(len) words, the input first; `out`
+                        // has room for len words.
+                        unsafe {
+                            ring.copy_out(
+                                crew,
+                                &mut downloads,
+                                pinned.as_mut_ptr(),
+                                out.as_mut_ptr(),
+                                n,
+                                len,
+                                Instant::now(),
+                            )
+                        }
+                    });
+                    let what = format!("n {n} len {len} at_queue {at_queue} fail_at {fail_at:?}");
+                    assert_eq!(&pinned[..n], &input[..], "{what}: staged input");
+                    match fail_at {
+                        None => {
+                            got.expect(&what);
+                            // SAFETY: the ring wrote every word 0..len.
+                            unsafe { out.set_len(len) };
+                            assert_eq!(out, result, "{what}");
+                        }
+                        Some(_) => {
+                            assert!(got.is_err(), "{what}");
+                            assert_eq!(out, input, "{what}: the input put back");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

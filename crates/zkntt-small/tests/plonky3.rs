@@ -181,7 +181,8 @@ fn conformance<F: GpuField>(test: &str) {
             .to_row_major_matrix();
         assert_same(&got, &want, "coset_lde_batch 2^23 + 2 bits");
     }
-    // Copies in 16 MiB chunks (4 Mi words): 2^21 x 3 is one and a half of them each way.
+    // Copies in 16 MiB chunks (4 Mi words): 2^21 x 3 is one and a half of them each way (two
+    // of the download ring's slots).
     if on_gpu {
         let m = random_matrix::<F>(1 << 21, 3, 13);
         let got = gpu.dft_batch(m.clone()).to_row_major_matrix();
@@ -202,6 +203,17 @@ fn conformance<F: GpuField>(test: &str) {
         check_ran(22, "coset_lde_batch 2^21 x 3 + 1 bit");
         let want = cpu.coset_lde_batch(m, 1, s).to_row_major_matrix();
         assert_same(&got, &want, "coset_lde_batch 2^21 x 3 + 1 bit");
+        // More chunks than the download ring's 8 slots, each way, the last one partial: 2^20 x 37
+        // is 9.25 chunks in, and its LDE 18.5 out.
+        let m = random_matrix::<F>(1 << 20, 37, 15);
+        let got = gpu.dft_batch(m.clone()).to_row_major_matrix();
+        check_ran(20, "dft_batch 2^20 x 37");
+        let want = cpu.dft_batch(m.clone()).to_row_major_matrix();
+        assert_same(&got, &want, "dft_batch 2^20 x 37");
+        let got = gpu.coset_lde_batch(m.clone(), 1, s);
+        check_ran(21, "coset_lde_batch 2^20 x 37 + 1 bit");
+        let want = cpu.coset_lde_batch(m, 1, s).to_row_major_matrix();
+        assert_same(&got, &want, "coset_lde_batch 2^20 x 37 + 1 bit");
         let (g, c) = gpu.calls();
         eprintln!("{test}: {g} calls on the GPU, {c} on the CPU");
     }
