@@ -690,6 +690,11 @@ impl Backend {
         out
     }
 
+    /// The call on the GPU. Where the result outgrows the input (an LDE), the vector is grown in
+    /// place now (glibc's allocator moves a large block's mapping, not its data) and the growth,
+    /// fresh memory whose first writes fault (the kernel zeroes each page), is faulted in on
+    /// threads of its own from the call's start, under the copies in and the kernels, so that the
+    /// copies out write into mapped pages.
     #[allow(clippy::too_many_arguments)]
     fn enqueue(
         &self,
@@ -700,6 +705,52 @@ impl Backend {
         log_h: u32,
         op: Op,
         staging: Option<&mut PinnedBuffer>,
+    ) -> Result<Profile> {
+        let n = words.len();
+        let len = n << op.added_bits();
+        if staging.is_none() || len == n {
+            return self.enqueue_in(crew, ntt, words, w, log_h, op, staging, &Prefault::none());
+        }
+        words
+            .try_reserve_exact(len - n)
+            .map_err(|_| Error::HostMemory { words: len })?;
+        let growth = &mut words.spare_capacity_mut()[..len - n];
+        advise_huge_pages(growth);
+        let (at, bytes) = (growth.as_mut_ptr() as usize, std::mem::size_of_val(growth));
+        let prefault = Prefault::new(PREFAULT_THREADS);
+        std::thread::scope(|sc| {
+            for t in 0..PREFAULT_THREADS {
+                // Page-aligned parts, one a thread.
+                let part = (bytes / PREFAULT_THREADS).next_multiple_of(4096);
+                let (lo, hi) = ((t * part).min(bytes), ((t + 1) * part).min(bytes));
+                let pf = &prefault;
+                let spawned = std::thread::Builder::new()
+                    .name(format!("zkntt-p3-fault-{t}"))
+                    // SAFETY: bytes lo..hi of the growth, the vector's reserved capacity, which
+                    // stays in place (nothing reserves again) and which nothing else writes until
+                    // `Prefault::wait` has returned (`Ring::copy_out` waits before the growth).
+                    .spawn_scoped(sc, move || unsafe { pf.touch(at + lo, at + hi) });
+                if spawned.is_err() {
+                    prefault.done();
+                }
+            }
+            let out = self.enqueue_in(crew, ntt, words, w, log_h, op, staging, &prefault);
+            prefault.stop();
+            out
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue_in(
+        &self,
+        crew: &Crew,
+        ntt: &SmallNtt,
+        words: &mut Vec<u32>,
+        w: usize,
+        log_h: u32,
+        op: Op,
+        staging: Option<&mut PinnedBuffer>,
+        prefault: &Prefault,
     ) -> Result<Profile> {
         let gpu = &self.gpu;
         let stream = gpu.stream().clone();
@@ -789,17 +840,14 @@ impl Backend {
             let total = started.elapsed();
             return Ok(Profile::new(staged_in, total, total, total, n, words.len()));
         };
-        // The result goes into the input's own vector, grown in place (glibc's allocator moves a
-        // large block's mapping, not its data): the input's pages are mapped already, only the
-        // growth is fresh memory. The chunks come down through a ring of pinned slots after the
-        // input's staged copy, each copied out into the vector as it arrives, under the DMAs of
-        // the next ones; the staged copy stays whole until the end, so that an error puts the
-        // input back for the CPU fallback.
+        // The result goes into the input's own vector, grown in place (`enqueue`). The chunks come
+        // down through a ring of pinned slots after the input's staged copy, each copied out into
+        // the vector as it arrives, under the DMAs of the next ones; the staged copy stays whole
+        // until the end, so that an error puts the input back for the CPU fallback.
         let len = result.len();
         words
             .try_reserve_exact(len - n)
             .map_err(|_| Error::HostMemory { words: len })?;
-        advise_huge_pages(&mut words.spare_capacity_mut()[..len - n]);
         let (dev, guard) = result.device_ptr(&stream);
         let mut downloads = StreamDownloads {
             stream: &stream,
@@ -818,6 +866,7 @@ impl Backend {
                 n,
                 len,
                 started,
+                &mut || prefault.wait(),
             )
         }?;
         drop(guard);
@@ -825,6 +874,67 @@ impl Backend {
         unsafe { words.set_len(len) };
         let total = started.elapsed();
         Ok(Profile::new(staged_in, first, all_in, total, n, len))
+    }
+}
+
+/// Threads that fault an LDE's growth in ([`Backend::enqueue`]).
+const PREFAULT_THREADS: usize = 8;
+
+/// Fresh memory faulted in by threads of its own, one write a page: `wait` until they are done.
+struct Prefault {
+    left: Mutex<usize>,
+    finished: std::sync::Condvar,
+    stop: std::sync::atomic::AtomicBool,
+}
+
+impl Prefault {
+    fn new(threads: usize) -> Self {
+        Self {
+            left: Mutex::new(threads),
+            finished: std::sync::Condvar::new(),
+            stop: false.into(),
+        }
+    }
+
+    /// Nothing to fault in.
+    fn none() -> Self {
+        Self::new(0)
+    }
+
+    /// One zero written into every 4 KiB page of the byte addresses `lo..hi` (page-aligned
+    /// `lo`), then this thread counted done; stops early once `stop` is called.
+    ///
+    /// # Safety
+    /// `lo..hi` must be writable memory that nothing else uses until [`Prefault::wait`] returns.
+    unsafe fn touch(&self, lo: usize, hi: usize) {
+        for (i, page) in (lo..hi).step_by(4096).enumerate() {
+            if i % 256 == 0 && self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            // SAFETY: the caller's promise; volatile, so that the write is made though nothing
+            // reads it.
+            unsafe { std::ptr::write_volatile(page as *mut u32, 0) };
+        }
+        self.done();
+    }
+
+    /// One thread done (or never started).
+    fn done(&self) {
+        *lock(&self.left) -= 1;
+        self.finished.notify_all();
+    }
+
+    /// Asks the threads to stop (the call is over).
+    fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Until every thread is done.
+    fn wait(&self) {
+        let mut left = lock(&self.left);
+        while *left > 0 {
+            left = self.finished.wait(left).unwrap_or_else(|p| p.into_inner());
+        }
     }
 }
 
@@ -935,7 +1045,8 @@ impl Ring {
     /// the input (staged at `pinned`, the ring after it), and returns the times from `started`
     /// to the first chunk's arrival and to the last's. The copies out run as chunks arrive and
     /// overwrite the input; on an error the input's words are copied back from their staged copy
-    /// before the error is returned, so `out` holds the input again.
+    /// before the error is returned, so `out` holds the input again. `before_growth` runs once,
+    /// before the first copy into words from `n` on.
     ///
     /// # Safety
     /// `pinned` must hold `n + self.words(len)` words, the input in its first `n`, untouched by
@@ -951,8 +1062,10 @@ impl Ring {
         n: usize,
         len: usize,
         started: Instant,
+        before_growth: &mut dyn FnMut(),
     ) -> Result<(Duration, Duration)> {
         assert!(self.slots >= 2 && self.chunk > 0, "{self:?}");
+        let mut growth_ready = len <= n;
         // SAFETY: the ring lies after the staged input, inside `pinned` (the caller's promise).
         let ring = unsafe { pinned.add(n) };
         let chunks = self.chunks(len);
@@ -973,6 +1086,10 @@ impl Ring {
                         downloads.arrived()?;
                         first.get_or_insert_with(|| started.elapsed());
                         let (lo, hi) = span(k);
+                        if hi > n && !growth_ready {
+                            before_growth();
+                            growth_ready = true;
+                        }
                         // SAFETY: the chunk is in its slot; words lo..hi of `out` are this chunk's
                         // alone, and neither range is touched until the crew's wait.
                         copied.push(unsafe {
@@ -1268,6 +1385,9 @@ mod tests {
                     pinned[..n].copy_from_slice(&input);
                     let mut out = input.clone();
                     out.reserve_exact(len - n);
+                    for w in &mut out.spare_capacity_mut()[..len - n] {
+                        w.write(u32::MAX);
+                    }
                     let mut downloads = FakeDownloads {
                         result: &result,
                         queued: Default::default(),
@@ -1275,7 +1395,21 @@ mod tests {
                         waits: 0,
                         fail_at,
                     };
+                    let mut gated = 0;
                     let got = Crew::scope(3, |crew| {
+                        let out_at = out.as_mut_ptr();
+                        let mut gate = || {
+                            // Before any copy into the growth: its words still as filled above.
+                            crew.wait();
+                            let growth = &out.spare_capacity_mut()[..len - n];
+                            // SAFETY: every word of the growth was written (u32::MAX) above.
+                            assert!(
+                                growth
+                                    .iter()
+                                    .all(|w| unsafe { w.assume_init() } == u32::MAX)
+                            );
+                            gated += 1;
+                        };
                         // SAFETY: `pinned` holds n + ring.words(len) words, the input first; `out`
                         // has room for len words.
                         unsafe {
@@ -1283,14 +1417,19 @@ mod tests {
                                 crew,
                                 &mut downloads,
                                 pinned.as_mut_ptr(),
-                                out.as_mut_ptr(),
+                                out_at,
                                 n,
                                 len,
                                 Instant::now(),
+                                &mut gate,
                             )
                         }
                     });
                     let what = format!("n {n} len {len} at_queue {at_queue} fail_at {fail_at:?}");
+                    // The f-th wait fails before chunk f - 1 is copied: chunks 0..f-1 were.
+                    let reaches_growth = fail_at.is_none_or(|f| (f - 1) * ring.chunk > n);
+                    let want = usize::from(len > n && reaches_growth);
+                    assert_eq!(gated, want, "{what}: the growth's gate");
                     assert_eq!(&pinned[..n], &input[..], "{what}: staged input");
                     match fail_at {
                         None => {
