@@ -693,8 +693,9 @@ impl Backend {
     /// The call on the GPU. Where the result outgrows the input (an LDE), the vector is grown in
     /// place now (glibc's allocator moves a large block's mapping, not its data) and the growth,
     /// fresh memory whose first writes fault (the kernel zeroes each page), is faulted in on
-    /// threads of its own from the call's start, under the copies in and the kernels, so that the
-    /// copies out write into mapped pages.
+    /// threads of its own once the input is staged (`start_prefault`: started with the staging,
+    /// they slowed it by half), under the kernels and the copies out of the input's own words, so
+    /// that the copies out of the growth write into mapped pages at the downloads' pace.
     #[allow(clippy::too_many_arguments)]
     fn enqueue(
         &self,
@@ -709,7 +710,17 @@ impl Backend {
         let n = words.len();
         let len = n << op.added_bits();
         if staging.is_none() || len == n {
-            return self.enqueue_in(crew, ntt, words, w, log_h, op, staging, &Prefault::none());
+            return self.enqueue_in(
+                crew,
+                ntt,
+                words,
+                w,
+                log_h,
+                op,
+                staging,
+                &Prefault::none(),
+                &mut || {},
+            );
         }
         words
             .try_reserve_exact(len - n)
@@ -719,27 +730,31 @@ impl Backend {
         let (at, bytes) = (growth.as_mut_ptr() as usize, std::mem::size_of_val(growth));
         let prefault = Prefault::new(PREFAULT_THREADS);
         std::thread::scope(|sc| {
-            for t in 0..PREFAULT_THREADS {
-                // Page-aligned parts, one a thread.
-                let part = (bytes / PREFAULT_THREADS).next_multiple_of(4096);
-                let (lo, hi) = ((t * part).min(bytes), ((t + 1) * part).min(bytes));
-                let pf = &prefault;
-                let spawned = std::thread::Builder::new()
-                    .name(format!("zkntt-p3-fault-{t}"))
-                    // SAFETY: bytes lo..hi of the growth, the vector's reserved capacity, which
-                    // stays in place (nothing reserves again) and which nothing else writes until
-                    // `Prefault::wait` has returned (`Ring::copy_out` waits before the growth).
-                    .spawn_scoped(sc, move || unsafe { pf.touch(at + lo, at + hi) });
-                if spawned.is_err() {
-                    prefault.done();
+            let pf = &prefault;
+            let mut start = || {
+                for t in 0..PREFAULT_THREADS {
+                    // Page-aligned parts, one a thread.
+                    let part = (bytes / PREFAULT_THREADS).next_multiple_of(4096);
+                    let (lo, hi) = ((t * part).min(bytes), ((t + 1) * part).min(bytes));
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("zkntt-p3-fault-{t}"))
+                        // SAFETY: bytes lo..hi of the growth, the vector's reserved capacity,
+                        // which stays in place (nothing reserves again) and which nothing else
+                        // writes until `Prefault::wait` has returned (`Ring::copy_out` waits).
+                        .spawn_scoped(sc, move || unsafe { pf.touch(at + lo, at + hi) });
+                    if spawned.is_err() {
+                        pf.done();
+                    }
                 }
-            }
-            let out = self.enqueue_in(crew, ntt, words, w, log_h, op, staging, &prefault);
+            };
+            let out = self.enqueue_in(crew, ntt, words, w, log_h, op, staging, pf, &mut start);
             prefault.stop();
             out
         })
     }
 
+    /// The call's copies and launches (`enqueue`'s body): `start_prefault` runs once the input
+    /// is staged, and `prefault` is waited for before the first copy into the growth.
     #[allow(clippy::too_many_arguments)]
     fn enqueue_in(
         &self,
@@ -751,6 +766,7 @@ impl Backend {
         op: Op,
         staging: Option<&mut PinnedBuffer>,
         prefault: &Prefault,
+        start_prefault: &mut dyn FnMut(),
     ) -> Result<Profile> {
         let gpu = &self.gpu;
         let stream = gpu.stream().clone();
@@ -793,6 +809,7 @@ impl Backend {
             None => stream.clone_htod(&words[..]).map_err(|e| oom(e, n))?,
         };
         let staged_in = started.elapsed();
+        start_prefault();
         let mut b = alloc(&stream, n)?;
         // Row-major h x w -> w columns of h, each one transform.
         transpose(gpu, &stream, &a, &mut b, h, cols)?;
