@@ -733,7 +733,7 @@ impl Backend {
             let pf = &prefault;
             let mut start = || {
                 for t in 0..PREFAULT_THREADS {
-                    // Page-aligned parts, one a thread.
+                    // Parts of whole pages' length, one a thread.
                     let part = (bytes / PREFAULT_THREADS).next_multiple_of(4096);
                     let (lo, hi) = ((t * part).min(bytes), ((t + 1) * part).min(bytes));
                     let spawned = std::thread::Builder::new()
@@ -918,19 +918,25 @@ impl Prefault {
         Self::new(0)
     }
 
-    /// One zero written into every 4 KiB page of the byte addresses `lo..hi` (page-aligned
-    /// `lo`), then this thread counted done; stops early once `stop` is called.
+    /// One zero written into `lo` and the start of every 4 KiB page after it below `hi` (byte
+    /// addresses, `lo` 4-byte aligned): one write in each page the range reaches into. Then this
+    /// thread counts done; it stops early once `stop` is called.
     ///
     /// # Safety
     /// `lo..hi` must be writable memory that nothing else uses until [`Prefault::wait`] returns.
     unsafe fn touch(&self, lo: usize, hi: usize) {
-        for (i, page) in (lo..hi).step_by(4096).enumerate() {
+        const PAGE: usize = 4096;
+        let mut at = lo;
+        let mut i = 0usize;
+        while at < hi {
             if i % 256 == 0 && self.stop.load(Ordering::Relaxed) {
                 break;
             }
-            // SAFETY: the caller's promise; volatile, so that the write is made though nothing
-            // reads it.
-            unsafe { std::ptr::write_volatile(page as *mut u32, 0) };
+            // SAFETY: the caller's promise (`at` is `lo` or a page start inside the range);
+            // volatile, so that the write is made though nothing reads it.
+            unsafe { std::ptr::write_volatile(at as *mut u32, 0) };
+            at = (at / PAGE + 1) * PAGE;
+            i += 1;
         }
         self.done();
     }
@@ -1291,6 +1297,44 @@ mod tests {
         assert_eq!(d, src);
         assert_eq!(Crew::helpers(1), 0);
         assert!(Crew::helpers(64 * PIECE_WORDS) <= 15);
+    }
+
+    #[test]
+    fn prefault_writes_once_in_every_page_and_waits() {
+        let mut v = vec![7u32; 5 * 1024 + 300];
+        let (lo, hi) = (
+            v.as_mut_ptr() as usize + 4 * 37,
+            v.as_mut_ptr() as usize + 4 * v.len(),
+        );
+        let mid = lo + 2 * 4096;
+        let pf = Prefault::new(3);
+        std::thread::scope(|sc| {
+            let pf = &pf;
+            // SAFETY: disjoint ranges of `v`, untouched by anyone else until the wait.
+            sc.spawn(move || unsafe { pf.touch(lo, mid) });
+            sc.spawn(move || unsafe { pf.touch(mid, hi) });
+            pf.done(); // a thread that never started
+            pf.wait();
+        });
+        let pages: std::collections::BTreeSet<usize> =
+            (lo..hi).step_by(4).map(|a| a / 4096).collect();
+        for page in pages {
+            let words: Vec<usize> = (0..v.len())
+                .filter(|&i| {
+                    let a = v.as_ptr() as usize + 4 * i;
+                    a >= lo && a / 4096 == page && v[i] == 0
+                })
+                .collect();
+            assert!(!words.is_empty(), "page {page} not written");
+        }
+        assert!(v[..37].iter().all(|&x| x == 7));
+        assert!(
+            Prefault::none()
+                .left
+                .lock()
+                .map(|l| *l == 0)
+                .unwrap_or(false)
+        );
     }
 
     #[test]
