@@ -437,7 +437,8 @@ struct Piece {
 struct Ticket(u64);
 
 // SAFETY: a piece is two disjoint word ranges that the call which made it keeps alive and leaves
-// alone until `Crew::wait` has returned (or the crew's scope has ended); a thread may copy them.
+// alone until `Crew::wait`, or `Crew::wait_for` with its ticket or a later one, has returned (or
+// the crew's scope has ended); a thread may copy them.
 unsafe impl Send for Piece {}
 
 /// Words per piece of a crew's copy: the engine's copy piece (256 KiB).
@@ -502,22 +503,30 @@ impl Crew {
         }
     }
 
-    /// Copies one piece and counts it done.
+    /// Copies one piece and counts it done (on an unwind too, so that no wait hangs on it).
     fn run(&self, piece: Piece) {
-        // SAFETY: the ranges are valid, disjoint and untouched by anyone else until `wait`
+        struct Done<'a>(&'a Crew, u64);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                let mut st = lock(&self.0.state);
+                st.unfinished.remove(&self.1);
+                // Waiters wait for all pieces or for those before a ticket: each completion may
+                // end one.
+                self.0.idle.notify_all();
+            }
+        }
+        let _done = Done(self, piece.seq);
+        // SAFETY: the ranges are valid, disjoint and untouched by anyone else until the waits
         // (the maker's promise, `Piece`).
         unsafe { host::copy_streaming_raw(piece.dst, piece.src, piece.len) };
-        let mut st = lock(&self.state);
-        st.unfinished.remove(&piece.seq);
-        // Waiters wait for all pieces or for those before a ticket: each completion may end one.
-        self.idle.notify_all();
     }
 
     /// Hands out the copy of `len` words from `src` to `dst`, in pieces.
     ///
     /// # Safety
     /// Both ranges must stay valid, disjoint from each other and from every other range handed
-    /// out, and unused by the caller until [`Crew::wait`] has returned; `dst` may be memory not
+    /// out, and unused by the caller until [`Crew::wait`], or [`Crew::wait_for`] with the returned
+    /// ticket or a later one, has returned; `dst` may be memory not
     /// yet initialised (every word is written).
     unsafe fn copy(&self, dst: *mut u32, src: *const u32, len: usize) -> Ticket {
         let mut st = lock(&self.state);
@@ -739,17 +748,25 @@ impl Backend {
                     let spawned = std::thread::Builder::new()
                         .name(format!("zkntt-p3-fault-{t}"))
                         // SAFETY: bytes lo..hi of the growth, the vector's reserved capacity,
-                        // which stays in place (nothing reserves again) and which nothing else
-                        // writes until `Prefault::wait` has returned (`Ring::copy_out` waits).
+                        // which stays in place (`enqueue_in` only checks the capacity) and
+                        // which nothing else writes until `Prefault::wait` has returned
+                        // (`Ring::copy_out` waits).
                         .spawn_scoped(sc, move || unsafe { pf.touch(at + lo, at + hi) });
                     if spawned.is_err() {
                         pf.done();
                     }
                 }
             };
-            let out = self.enqueue_in(crew, ntt, words, w, log_h, op, staging, pf, &mut start);
-            prefault.stop();
-            out
+            // However the call ends (a panic too), the faulting threads stop before the scope
+            // joins them.
+            struct Stop<'a>(&'a Prefault);
+            impl Drop for Stop<'_> {
+                fn drop(&mut self) {
+                    self.0.stop();
+                }
+            }
+            let _stop = Stop(pf);
+            self.enqueue_in(crew, ntt, words, w, log_h, op, staging, pf, &mut start)
         })
     }
 
@@ -862,9 +879,11 @@ impl Backend {
         // the vector as it arrives, under the DMAs of the next ones; the staged copy stays whole
         // until the end, so that an error puts the input back for the CPU fallback.
         let len = result.len();
-        words
-            .try_reserve_exact(len - n)
-            .map_err(|_| Error::HostMemory { words: len })?;
+        // Reserved by `enqueue` (an LDE's growth) or not needed: no reallocation here, which would
+        // move the vector under the faulting threads.
+        if words.capacity() < len {
+            return Err(Error::HostMemory { words: len });
+        }
         let (dev, guard) = result.device_ptr(&stream);
         let mut downloads = StreamDownloads {
             stream: &stream,
@@ -926,6 +945,14 @@ impl Prefault {
     /// `lo..hi` must be writable memory that nothing else uses until [`Prefault::wait`] returns.
     unsafe fn touch(&self, lo: usize, hi: usize) {
         const PAGE: usize = 4096;
+        // Counted done however the loop ends, so that `wait` cannot hang on this thread.
+        struct Done<'a>(&'a Prefault);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.done();
+            }
+        }
+        let _done = Done(self);
         let mut at = lo;
         let mut i = 0usize;
         while at < hi {
@@ -938,7 +965,6 @@ impl Prefault {
             at = (at / PAGE + 1) * PAGE;
             i += 1;
         }
-        self.done();
     }
 
     /// One thread done (or never started).
@@ -1052,7 +1078,7 @@ impl Ring {
     /// The order of work for `chunks` chunks: the first slots' downloads, then for each chunk its
     /// copy out, after which the slot of the chunk before it, once copied, takes the next
     /// download. So the crew always has a chunk to copy while it finishes the previous one, and
-    /// the DMAs run up to `slots - 1` chunks ahead. Needs two slots or more (or one chunk).
+    /// the DMAs run up to `slots - 1` chunks ahead. `copy_out` takes two slots or more.
     fn steps(self, chunks: usize) -> impl Iterator<Item = RingStep> {
         let ahead = self.slots.min(chunks);
         (0..ahead)
@@ -1068,8 +1094,8 @@ impl Ring {
     /// the input (staged at `pinned`, the ring after it), and returns the times from `started`
     /// to the first chunk's arrival and to the last's. The copies out run as chunks arrive and
     /// overwrite the input; on an error the input's words are copied back from their staged copy
-    /// before the error is returned, so `out` holds the input again. `before_growth` runs once,
-    /// before the first copy into words from `n` on.
+    /// before the error is returned, so `out` holds the input again. `before_growth` runs at most
+    /// once, before the first copy into words from `n` on.
     ///
     /// # Safety
     /// `pinned` must hold `n + self.words(len)` words, the input in its first `n`, untouched by
@@ -1300,7 +1326,7 @@ mod tests {
     }
 
     #[test]
-    fn prefault_writes_once_in_every_page_and_waits() {
+    fn prefault_writes_in_every_page_and_waits() {
         let mut v = vec![7u32; 5 * 1024 + 300];
         let (lo, hi) = (
             v.as_mut_ptr() as usize + 4 * 37,
