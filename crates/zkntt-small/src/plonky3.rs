@@ -704,7 +704,8 @@ impl Backend {
     /// fresh memory whose first writes fault (the kernel zeroes each page), is faulted in on
     /// threads of its own once the input is staged (`start_prefault`: started with the staging,
     /// they slowed it by half), under the kernels and the copies out of the input's own words, so
-    /// that the copies out of the growth write into mapped pages at the downloads' pace.
+    /// that the copies out of the growth write into mapped pages at the downloads' pace; the ring
+    /// waits for them (`prefault`) before its first copy into the growth.
     #[allow(clippy::too_many_arguments)]
     fn enqueue(
         &self,
@@ -718,38 +719,36 @@ impl Backend {
     ) -> Result<Profile> {
         let n = words.len();
         let len = n << op.added_bits();
-        if staging.is_none() || len == n {
-            return self.enqueue_in(
-                crew,
-                ntt,
-                words,
-                w,
-                log_h,
-                op,
-                staging,
-                &Prefault::none(),
-                &mut || {},
-            );
-        }
-        words
-            .try_reserve_exact(len - n)
-            .map_err(|_| Error::HostMemory { words: len })?;
-        let growth = &mut words.spare_capacity_mut()[..len - n];
-        advise_huge_pages(growth);
-        let (at, bytes) = (growth.as_mut_ptr() as usize, std::mem::size_of_val(growth));
-        let prefault = Prefault::new(PREFAULT_THREADS);
+        // The growth's first byte and length, where there is one to fault in.
+        let growth = if staging.is_some() && len > n {
+            words
+                .try_reserve_exact(len - n)
+                .map_err(|_| Error::HostMemory { words: len })?;
+            let growth = &mut words.spare_capacity_mut()[..len - n];
+            advise_huge_pages(growth);
+            Some((growth.as_mut_ptr() as usize, std::mem::size_of_val(growth)))
+        } else {
+            None
+        };
+        let threads = if growth.is_some() {
+            PREFAULT_THREADS
+        } else {
+            0
+        };
+        let prefault = Prefault::new(threads);
         std::thread::scope(|sc| {
             let pf = &prefault;
-            let mut start = || {
-                for t in 0..PREFAULT_THREADS {
+            let start_prefault = || {
+                let Some((at, bytes)) = growth else { return };
+                for t in 0..threads {
                     // Parts of whole pages' length, one a thread.
-                    let part = (bytes / PREFAULT_THREADS).next_multiple_of(4096);
+                    let part = (bytes / threads).next_multiple_of(4096);
                     let (lo, hi) = ((t * part).min(bytes), ((t + 1) * part).min(bytes));
                     let spawned = std::thread::Builder::new()
                         .name(format!("zkntt-p3-fault-{t}"))
                         // SAFETY: bytes lo..hi of the growth, the vector's reserved capacity,
-                        // which stays in place (`enqueue_in` only checks the capacity) and
-                        // which nothing else writes until `Prefault::wait` has returned
+                        // which stays in place (below, only its capacity is checked) and which
+                        // nothing else writes until `Prefault::wait` has returned
                         // (`Ring::copy_out` waits).
                         .spawn_scoped(sc, move || unsafe { pf.touch(at + lo, at + hi) });
                     if spawned.is_err() {
@@ -766,150 +765,135 @@ impl Backend {
                 }
             }
             let _stop = Stop(pf);
-            self.enqueue_in(crew, ntt, words, w, log_h, op, staging, pf, &mut start)
-        })
-    }
-
-    /// The call's copies and launches (`enqueue`'s body): `start_prefault` runs once the input
-    /// is staged, and `prefault` is waited for before the first copy into the growth.
-    #[allow(clippy::too_many_arguments)]
-    fn enqueue_in(
-        &self,
-        crew: &Crew,
-        ntt: &SmallNtt,
-        words: &mut Vec<u32>,
-        w: usize,
-        log_h: u32,
-        op: Op,
-        staging: Option<&mut PinnedBuffer>,
-        prefault: &Prefault,
-        start_prefault: &mut dyn FnMut(),
-    ) -> Result<Profile> {
-        let gpu = &self.gpu;
-        let stream = gpu.stream().clone();
-        let field = ntt.field();
-        let (h, cols) = (1u32 << log_h, w as u32);
-        let n = words.len();
-        let started = Instant::now();
-        // The pinned buffer by address, taken before any DMA: the chunks' copies run while the
-        // host works on other chunks, so no reference to the whole buffer is made after this.
-        let pinned = staging.map(|buf| buf.as_mut_slice().as_mut_ptr());
-        let mut a = match pinned {
-            Some(base) => {
-                let mut a = alloc(&stream, n)?;
-                let (dev, guard) = a.device_ptr_mut(&stream);
-                for (k, from) in words.chunks(CHUNK_WORDS).enumerate() {
-                    // SAFETY: the chunk lies inside the buffer (it holds at least n words) and no
-                    // DMA touches it yet: the crew writes it, then only its upload reads it.
-                    let to = unsafe { base.add(k * CHUNK_WORDS) };
-                    // SAFETY: `from` is the caller's, `to` the pinned buffer's: disjoint, both
-                    // alive and left alone until the wait.
-                    unsafe { crew.copy(to, from.as_ptr(), from.len()) };
-                    crew.wait();
-                    // SAFETY: `a` holds n words; the chunk is pinned memory, which stays unwritten
-                    // until this upload has completed (the result's downloads into the buffer
-                    // follow it on the same stream, and the call waits for them or for the stream).
-                    unsafe {
-                        sys::cuMemcpyHtoDAsync_v2(
-                            dev + (k * CHUNK_WORDS * 4) as u64,
-                            to.cast(),
-                            from.len() * 4,
-                            stream.cu_stream(),
-                        )
+            let gpu = &self.gpu;
+            let stream = gpu.stream().clone();
+            let field = ntt.field();
+            let (h, cols) = (1u32 << log_h, w as u32);
+            let started = Instant::now();
+            // The pinned buffer by address, taken before any DMA: the chunks' copies run while the
+            // host works on other chunks, so no reference to the whole buffer is made after this.
+            let pinned = staging.map(|buf| buf.as_mut_slice().as_mut_ptr());
+            let mut a = match pinned {
+                Some(base) => {
+                    let mut a = alloc(&stream, n)?;
+                    let (dev, guard) = a.device_ptr_mut(&stream);
+                    for (k, from) in words.chunks(CHUNK_WORDS).enumerate() {
+                        // SAFETY: the chunk lies inside the buffer (it holds at least n words) and
+                        // no DMA touches it yet: the crew writes it, then only its upload reads it.
+                        let to = unsafe { base.add(k * CHUNK_WORDS) };
+                        // SAFETY: `from` is the caller's, `to` the pinned buffer's: disjoint, both
+                        // alive and left alone until the wait.
+                        unsafe { crew.copy(to, from.as_ptr(), from.len()) };
+                        crew.wait();
+                        // SAFETY: `a` holds n words; the chunk is pinned memory, which stays
+                        // unwritten until this upload has completed (the result's downloads into
+                        // the buffer follow it on the same stream, and the call waits for them or
+                        // for the stream).
+                        unsafe {
+                            sys::cuMemcpyHtoDAsync_v2(
+                                dev + (k * CHUNK_WORDS * 4) as u64,
+                                to.cast(),
+                                from.len() * 4,
+                                stream.cu_stream(),
+                            )
+                        }
+                        .result()
+                        .during("input upload")?;
                     }
-                    .result()
-                    .during("input upload")?;
+                    drop(guard);
+                    a
                 }
-                drop(guard);
-                a
-            }
-            None => stream.clone_htod(&words[..]).map_err(|e| oom(e, n))?,
-        };
-        let staged_in = started.elapsed();
-        start_prefault();
-        let mut b = alloc(&stream, n)?;
-        // Row-major h x w -> w columns of h, each one transform.
-        transpose(gpu, &stream, &a, &mut b, h, cols)?;
-        let result = match op {
-            Op::Dft | Op::CosetDft { .. } => {
-                if let Op::CosetDft { shift } = op {
-                    let (p, _g) = b.device_ptr_mut(&stream);
-                    coset::expand(gpu, &stream, field, p, p, w as u64, shift, log_h, log_h)?;
+                None => stream.clone_htod(&words[..]).map_err(|e| oom(e, n))?,
+            };
+            let staged_in = started.elapsed();
+            start_prefault();
+            let mut b = alloc(&stream, n)?;
+            // Row-major h x w -> w columns of h, each one transform.
+            transpose(gpu, &stream, &a, &mut b, h, cols)?;
+            let result = match op {
+                Op::Dft | Op::CosetDft { .. } => {
+                    if let Op::CosetDft { shift } = op {
+                        let (p, _g) = b.device_ptr_mut(&stream);
+                        coset::expand(gpu, &stream, field, p, p, w as u64, shift, log_h, log_h)?;
+                    }
+                    ntt.run_into(&mut b, &mut a, log_h, Direction::Forward, Kernel::Wsx)?;
+                    transpose(gpu, &stream, &a, &mut b, cols, h)?;
+                    b
                 }
-                ntt.run_into(&mut b, &mut a, log_h, Direction::Forward, Kernel::Wsx)?;
-                transpose(gpu, &stream, &a, &mut b, cols, h)?;
-                b
-            }
-            Op::Idft | Op::CosetIdft { .. } => {
-                ntt.run_into(&mut b, &mut a, log_h, Direction::Inverse, Kernel::Wsx)?;
-                if let Op::CosetIdft { shift_inv } = op {
-                    let (p, _g) = a.device_ptr_mut(&stream);
-                    coset::expand(gpu, &stream, field, p, p, w as u64, shift_inv, log_h, log_h)?;
+                Op::Idft | Op::CosetIdft { .. } => {
+                    ntt.run_into(&mut b, &mut a, log_h, Direction::Inverse, Kernel::Wsx)?;
+                    if let Op::CosetIdft { shift_inv } = op {
+                        let (p, _g) = a.device_ptr_mut(&stream);
+                        coset::expand(
+                            gpu, &stream, field, p, p, w as u64, shift_inv, log_h, log_h,
+                        )?;
+                    }
+                    transpose(gpu, &stream, &a, &mut b, cols, h)?;
+                    b
                 }
-                transpose(gpu, &stream, &a, &mut b, cols, h)?;
-                b
-            }
-            Op::CosetLde { added_bits, shift } => {
-                let log_out = log_h + added_bits;
-                ntt.run_into(&mut b, &mut a, log_h, Direction::Inverse, Kernel::Wsx)?;
-                drop(b);
-                let big = n << added_bits;
-                let mut c = alloc(&stream, big)?;
-                {
-                    let (i, _gi) = a.device_ptr(&stream);
-                    let (o, _go) = c.device_ptr_mut(&stream);
-                    coset::expand(gpu, &stream, field, i, o, w as u64, shift, log_h, log_out)?;
+                Op::CosetLde { added_bits, shift } => {
+                    let log_out = log_h + added_bits;
+                    ntt.run_into(&mut b, &mut a, log_h, Direction::Inverse, Kernel::Wsx)?;
+                    drop(b);
+                    let big = n << added_bits;
+                    let mut c = alloc(&stream, big)?;
+                    {
+                        let (i, _gi) = a.device_ptr(&stream);
+                        let (o, _go) = c.device_ptr_mut(&stream);
+                        coset::expand(gpu, &stream, field, i, o, w as u64, shift, log_h, log_out)?;
+                    }
+                    drop(a);
+                    let mut d = alloc(&stream, big)?;
+                    ntt.run_into(&mut c, &mut d, log_out, Direction::Forward, Kernel::Wsx)?;
+                    transpose(gpu, &stream, &d, &mut c, cols, 1 << log_out)?;
+                    c
                 }
-                drop(a);
-                let mut d = alloc(&stream, big)?;
-                ntt.run_into(&mut c, &mut d, log_out, Direction::Forward, Kernel::Wsx)?;
-                transpose(gpu, &stream, &d, &mut c, cols, 1 << log_out)?;
-                c
+            };
+            let Some(base) = pinned else {
+                let out = stream.clone_dtoh(&result).during("result download")?;
+                stream.synchronize().during("result download")?;
+                *words = out;
+                let total = started.elapsed();
+                return Ok(Profile::new(staged_in, total, total, total, n, words.len()));
+            };
+            // The result goes into the input's own vector, grown in place (above). The chunks
+            // come down through a ring of pinned slots after the input's staged copy, each copied
+            // out into the vector as it arrives, under the DMAs of the next ones; the staged copy
+            // stays whole until the end, so that an error puts the input back for the CPU fallback.
+            debug_assert_eq!(result.len(), len);
+            // Reserved above (an LDE's growth) or not needed: no reallocation here, which would
+            // move the vector under the faulting threads.
+            if words.capacity() < len {
+                return Err(Error::HostMemory { words: len });
             }
-        };
-        let Some(base) = pinned else {
-            let out = stream.clone_dtoh(&result).during("result download")?;
-            stream.synchronize().during("result download")?;
-            *words = out;
+            let (dev, guard) = result.device_ptr(&stream);
+            let mut downloads = StreamDownloads {
+                stream: &stream,
+                dev,
+                arrived: std::collections::VecDeque::new(),
+            };
+            // SAFETY: the pinned buffer holds n + RING.words(len) words (`staging_words`), the
+            // staged input in its first n; the vector holds n words and has room for len; `result`
+            // holds len words on the device and outlives the downloads (the call waits for them, or
+            // the stream).
+            let (first, all_in) = unsafe {
+                RING.copy_out(
+                    crew,
+                    &mut downloads,
+                    base,
+                    words.as_mut_ptr(),
+                    n,
+                    len,
+                    started,
+                    &mut || prefault.wait(),
+                )
+            }?;
+            drop(guard);
+            // SAFETY: the ring copied every word from 0 to len into the vector.
+            unsafe { words.set_len(len) };
             let total = started.elapsed();
-            return Ok(Profile::new(staged_in, total, total, total, n, words.len()));
-        };
-        // The result goes into the input's own vector, grown in place (`enqueue`). The chunks come
-        // down through a ring of pinned slots after the input's staged copy, each copied out into
-        // the vector as it arrives, under the DMAs of the next ones; the staged copy stays whole
-        // until the end, so that an error puts the input back for the CPU fallback.
-        let len = result.len();
-        // Reserved by `enqueue` (an LDE's growth) or not needed: no reallocation here, which would
-        // move the vector under the faulting threads.
-        if words.capacity() < len {
-            return Err(Error::HostMemory { words: len });
-        }
-        let (dev, guard) = result.device_ptr(&stream);
-        let mut downloads = StreamDownloads {
-            stream: &stream,
-            dev,
-            arrived: std::collections::VecDeque::new(),
-        };
-        // SAFETY: the pinned buffer holds n + RING.words(len) words (`staging_words`), the staged
-        // input in its first n; the vector holds n words and has room for len; `result` holds len
-        // words on the device and outlives the downloads (the call waits for them, or the stream).
-        let (first, all_in) = unsafe {
-            RING.copy_out(
-                crew,
-                &mut downloads,
-                base,
-                words.as_mut_ptr(),
-                n,
-                len,
-                started,
-                &mut || prefault.wait(),
-            )
-        }?;
-        drop(guard);
-        // SAFETY: the ring copied every word from 0 to len into the vector.
-        unsafe { words.set_len(len) };
-        let total = started.elapsed();
-        Ok(Profile::new(staged_in, first, all_in, total, n, len))
+            Ok(Profile::new(staged_in, first, all_in, total, n, len))
+        })
     }
 }
 
@@ -930,11 +914,6 @@ impl Prefault {
             finished: std::sync::Condvar::new(),
             stop: false.into(),
         }
-    }
-
-    /// Nothing to fault in.
-    fn none() -> Self {
-        Self::new(0)
     }
 
     /// One zero written into `lo` and the start of every 4 KiB page after it below `hi` (byte
@@ -1355,7 +1334,7 @@ mod tests {
         }
         assert!(v[..37].iter().all(|&x| x == 7));
         assert!(
-            Prefault::none()
+            Prefault::new(0)
                 .left
                 .lock()
                 .map(|l| *l == 0)
