@@ -65,10 +65,10 @@ fn case<F: GpuField>(
     let gpu = GpuDft::<F>::new();
     let cpu = Radix2DitParallel::<F>::default();
     // The API takes the matrix by value: each call gets its own copy, made outside the clock.
-    // Each side's call returns its own `Evaluations` (GpuDft: natural row order; Radix2DitParallel:
-    // a bit-reversed view), compared outside the clock. Then the same calls as Plonky3's PCS
-    // takes them (`.bit_reverse_rows().to_row_major_matrix()`: a copy of the result, and for
-    // GpuDft's natural order also the permutation), conversion inside the clock.
+    // Each side's call returns its `Evaluations` (on both sides a bit-reversed view over rows
+    // stored in bit-reversed order), compared as stored, outside the clock. Then the same calls
+    // as Plonky3's PCS takes them (`.bit_reverse_rows().to_row_major_matrix()`: the stored
+    // matrix, moved out of the view), inside the clock.
     let call_gpu = |x| match added_bits {
         Some(bits) => gpu.coset_lde_batch(x, bits, shift),
         None => gpu.dft_batch(x),
@@ -81,7 +81,7 @@ fn case<F: GpuField>(
     let on_gpu = gpu.last_ran_on_gpu() == Some(true);
     let profile = gpu.last_profile();
     let (t_cpu, want) = time(reps, || m.clone(), call_cpu);
-    let same = got.values == want.to_row_major_matrix().values;
+    let same = got.bit_reverse_rows().values == want.bit_reverse_rows().values;
     let (p_gpu, got) = time(
         reps,
         || m.clone(),
@@ -198,8 +198,8 @@ fn main() {
     println!(
         "coset_lde_batch (+ added bits) and dft_batch, host RowMajorMatrix in and out, wall clock ms (median of {reps}); \
          Radix2DitParallel on {} threads; each call on its own copy of the input, made outside the clock; \
-         Radix2DitP / GpuDft: the calls alone (each returns its own Evaluations: a bit-reversed view / natural \
-         order); PCS: the calls as Plonky3's PCS takes them, .bit_reverse_rows().to_row_major_matrix() inside the \
+         Radix2DitP / GpuDft: the calls alone (each returns its Evaluations: rows stored in bit-reversed order \
+         behind a natural-order view, on both sides); PCS: the calls as Plonky3's PCS takes them, .bit_reverse_rows().to_row_major_matrix() inside the \
          clock; PCS, clone: that ratio with the input's clone added to both (a caller who keeps the matrix); \
          {floor}:",
         std::thread::available_parallelism().map_or(1, |n| n.get())

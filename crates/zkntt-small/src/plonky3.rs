@@ -5,7 +5,9 @@
 //! The matrix goes up once, row-major as Plonky3 holds it; the device transposes it into one
 //! contiguous transform per column, runs [`SmallNtt`] over the batch, applies coset powers and
 //! zero-padding there (`cuda/small/coset.cu`), transposes back and the result comes down once.
-//! Both copies go through pinned memory in 16 MiB chunks: the CPU's copy of one input chunk into
+//! The forward transforms run natural in, bit-reversed out (NR), so the evaluations come back
+//! with their rows in bit-reversed order, which is how `Radix2DitParallel` stores them too: both
+//! return them behind Plonky3's `BitReversedMatrixView`. Both copies go through pinned memory in 16 MiB chunks: the CPU's copy of one input chunk into
 //! pinned memory runs while the chunk before it crosses PCIe. The result is written into the
 //! input's own vector, grown in place: its chunks come down through a ring of 8 pinned slots and
 //! each is copied out as it arrives, under the DMAs of the next ones. The input's staged copy in
@@ -30,11 +32,12 @@ use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, sys};
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_field::{PrimeField32, TwoAdicField};
 use p3_matrix::Matrix;
+use p3_matrix::bitrev::{BitReversedMatrixView, BitReversibleMatrix};
 use p3_matrix::dense::RowMajorMatrix;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
-use zkntt_gpu::{Gpu, host};
+use zkntt_gpu::{Gpu, Ordering::NR, host};
 
 pub use p3_baby_bear::BabyBear;
 pub use p3_koala_bear::KoalaBear;
@@ -122,6 +125,12 @@ pub enum Op {
 }
 
 impl Op {
+    /// Whether the result's rows come out in bit-reversed order: the ops that end in a forward
+    /// transform (Plonky3's evaluations), which runs natural in, bit-reversed out (NR).
+    pub fn bit_reversed(self) -> bool {
+        matches!(self, Op::Dft | Op::CosetDft { .. } | Op::CosetLde { .. })
+    }
+
     fn added_bits(self) -> u32 {
         match self {
             Op::CosetLde { added_bits, .. } => added_bits,
@@ -188,18 +197,26 @@ impl Profile {
 /// ```no_run
 /// use p3_dft::TwoAdicSubgroupDft;
 /// use p3_field::{Field, PrimeCharacteristicRing};
+/// use p3_matrix::Matrix;
+/// use p3_matrix::bitrev::BitReversibleMatrix;
 /// use p3_matrix::dense::RowMajorMatrix;
 /// use zkntt_small::plonky3::{BabyBear, GpuDft};
 ///
 /// let dft = GpuDft::<BabyBear>::default(); // in place of Radix2DitParallel::<BabyBear>
 /// let trace = RowMajorMatrix::new(vec![BabyBear::ONE; 256 << 20], 256);
 /// let lde = dft.coset_lde_batch(trace, 1, BabyBear::GENERATOR);
-/// assert_eq!(lde.values.len(), 256 << 21);
+/// assert_eq!(lde.height(), 1 << 21);
 /// assert_eq!(dft.last_ran_on_gpu(), Some(true));
+/// // As Plonky3's PCS takes it: the rows as stored, in bit-reversed order, with no copy.
+/// let stored: RowMajorMatrix<BabyBear> = lde.bit_reverse_rows();
 /// ```
 ///
-/// Results are bit-identical to `Radix2DitParallel`'s, in natural row order (Evaluations is a
-/// plain `RowMajorMatrix`). It runs on `Radix2DitParallel` where no GPU is usable (no device, no
+/// Results are bit-identical to `Radix2DitParallel`'s, and of its type: the evaluations
+/// (`dft_batch`, `coset_dft_batch`, `coset_lde_batch`) are rows stored in bit-reversed order
+/// behind a view in natural order (`BitReversedMatrixView`), as the GPU's forward transforms
+/// leave them, so `.bit_reverse_rows()` hands over the stored matrix for free and
+/// `.to_row_major_matrix()` permutes it on the CPU, as for `Radix2DitParallel`; the inverse
+/// transforms return plain `RowMajorMatrix`es in natural order. It runs on `Radix2DitParallel` where no GPU is usable (no device, no
 /// kernels, out of memory, any driver error), above the field's largest GPU transform (rows
 /// with the blowup: BabyBear 2^26 where the GPU has thread-block clusters, else 2^24; KoalaBear
 /// 2^24), or below
@@ -270,7 +287,8 @@ impl<F: GpuField> GpuDft<F> {
         self.stats.last.store(last, Ordering::Relaxed);
     }
 
-    /// The GPU's result, or `Err(mat)` (untouched) for the CPU to compute.
+    /// The GPU's result (rows in bit-reversed order where `op` ends in a forward transform,
+    /// [`Op::bit_reversed`]), or `Err(mat)` (untouched) for the CPU to compute.
     fn on_gpu(
         &self,
         mat: RowMajorMatrix<F>,
@@ -307,17 +325,18 @@ impl<F: GpuField> GpuDft<F> {
         }
     }
 
-    /// `op` on the GPU, else `cpu` on the untouched input.
-    fn run(
+    /// `op` on the GPU (its result through `gpu`), else `cpu` on the untouched input.
+    fn run<T>(
         &self,
         mat: RowMajorMatrix<F>,
         op: Op,
-        cpu: impl FnOnce(&Radix2DitParallel<F>, RowMajorMatrix<F>) -> RowMajorMatrix<F>,
-    ) -> RowMajorMatrix<F> {
+        gpu: impl FnOnce(RowMajorMatrix<F>) -> T,
+        cpu: impl FnOnce(&Radix2DitParallel<F>, RowMajorMatrix<F>) -> T,
+    ) -> T {
         match self.on_gpu(mat, op) {
             Ok(out) => {
                 self.ran(true);
-                out
+                gpu(out)
             }
             Err(mat) => {
                 self.ran(false);
@@ -327,26 +346,30 @@ impl<F: GpuField> GpuDft<F> {
     }
 }
 
+/// The GPU's rows, stored in bit-reversed order, as Plonky3's view of them in natural order.
+fn evaluations<F: GpuField>(stored: RowMajorMatrix<F>) -> BitReversedMatrixView<RowMajorMatrix<F>> {
+    stored.bit_reverse_rows()
+}
+
+/// The evaluations are `Radix2DitParallel`'s own type: rows stored in bit-reversed order behind
+/// a view in natural order, so that a PCS's `.bit_reverse_rows()` takes the stored matrix as it
+/// is, and the GPU's forward transforms end in that order (NR) with no permutation anywhere.
 impl<F: GpuField> TwoAdicSubgroupDft<F> for GpuDft<F> {
-    type Evaluations = RowMajorMatrix<F>;
+    type Evaluations = BitReversedMatrixView<RowMajorMatrix<F>>;
 
     fn dft_batch(&self, mat: RowMajorMatrix<F>) -> Self::Evaluations {
-        self.run(mat, Op::Dft, |cpu, m| {
-            cpu.dft_batch(m).to_row_major_matrix()
-        })
+        self.run(mat, Op::Dft, evaluations, |cpu, m| cpu.dft_batch(m))
     }
 
     fn idft_batch(&self, mat: RowMajorMatrix<F>) -> RowMajorMatrix<F> {
-        self.run(mat, Op::Idft, |cpu, m| cpu.idft_batch(m))
+        self.run(mat, Op::Idft, |m| m, |cpu, m| cpu.idft_batch(m))
     }
 
     fn coset_dft_batch(&self, mat: RowMajorMatrix<F>, shift: F) -> Self::Evaluations {
         let op = Op::CosetDft {
             shift: shift.as_canonical_u32(),
         };
-        self.run(mat, op, |cpu, m| {
-            cpu.coset_dft_batch(m, shift).to_row_major_matrix()
-        })
+        self.run(mat, op, evaluations, |cpu, m| cpu.coset_dft_batch(m, shift))
     }
 
     fn coset_idft_batch(&self, mat: RowMajorMatrix<F>, shift: F) -> RowMajorMatrix<F> {
@@ -358,7 +381,7 @@ impl<F: GpuField> TwoAdicSubgroupDft<F> for GpuDft<F> {
         let op = Op::CosetIdft {
             shift_inv: inv.as_canonical_u32(),
         };
-        self.run(mat, op, |cpu, m| cpu.coset_idft_batch(m, shift))
+        self.run(mat, op, |m| m, |cpu, m| cpu.coset_idft_batch(m, shift))
     }
 
     fn coset_lde_batch(
@@ -369,18 +392,14 @@ impl<F: GpuField> TwoAdicSubgroupDft<F> for GpuDft<F> {
     ) -> Self::Evaluations {
         let Ok(bits) = u32::try_from(added_bits) else {
             self.ran(false);
-            return self
-                .cpu
-                .coset_lde_batch(mat, added_bits, shift)
-                .to_row_major_matrix();
+            return self.cpu.coset_lde_batch(mat, added_bits, shift);
         };
         let op = Op::CosetLde {
             added_bits: bits,
             shift: shift.as_canonical_u32(),
         };
-        self.run(mat, op, |cpu, m| {
+        self.run(mat, op, evaluations, |cpu, m| {
             cpu.coset_lde_batch(m, added_bits, shift)
-                .to_row_major_matrix()
         })
     }
 }
@@ -816,7 +835,14 @@ impl Backend {
                         let (p, _g) = b.device_ptr_mut(&stream);
                         coset::expand(gpu, &stream, field, p, p, w as u64, shift, log_h, log_h)?;
                     }
-                    ntt.run_into(&mut b, &mut a, log_h, Direction::Forward, Kernel::Wsx)?;
+                    ntt.run_into_ordered(
+                        &mut b,
+                        &mut a,
+                        log_h,
+                        Direction::Forward,
+                        Kernel::Wsx,
+                        NR,
+                    )?;
                     transpose(gpu, &stream, &a, &mut b, cols, h)?;
                     b
                 }
@@ -844,7 +870,14 @@ impl Backend {
                     }
                     drop(a);
                     let mut d = alloc(&stream, big)?;
-                    ntt.run_into(&mut c, &mut d, log_out, Direction::Forward, Kernel::Wsx)?;
+                    ntt.run_into_ordered(
+                        &mut c,
+                        &mut d,
+                        log_out,
+                        Direction::Forward,
+                        Kernel::Wsx,
+                        NR,
+                    )?;
                     transpose(gpu, &stream, &d, &mut c, cols, 1 << log_out)?;
                     c
                 }
@@ -1181,8 +1214,9 @@ fn transpose(
 
 /// The CPU twin of the GPU path, step for step on raw words: transpose, the CPU reference NTT
 /// ([`reference::ntt_batch`]) where [`SmallNtt`] runs, [`coset::expand_twin`] where the coset
-/// kernel runs, transpose back. Checks on any machine that Montgomery-form words, plain-residue
-/// shifts and the steps' order reproduce Plonky3.
+/// kernel runs, transpose back; the forward transforms' results with their rows in bit-reversed
+/// order ([`Op::bit_reversed`]), as the kernels' NR leaves them. Checks on any machine that
+/// Montgomery-form words, plain-residue shifts and the steps' order reproduce Plonky3.
 pub fn twin_transform(
     field: SmallField,
     words: &[u32],
@@ -1198,7 +1232,7 @@ pub fn twin_transform(
         });
     }
     let mut cols = transpose_host(words, h, w);
-    let out = match op {
+    let mut out = match op {
         Op::Dft => {
             reference::ntt_batch(field, &mut cols, log_h, Direction::Forward)?;
             cols
@@ -1223,7 +1257,13 @@ pub fn twin_transform(
             x
         }
     };
-    Ok(transpose_host(&out, w, h << op.added_bits()))
+    let rows = h << op.added_bits();
+    if op.bit_reversed() {
+        for col in out.chunks_mut(rows) {
+            reference::bit_reverse(col);
+        }
+    }
+    Ok(transpose_host(&out, w, rows))
 }
 
 /// Row-major `rows x cols` to row-major `cols x rows` (the twin's transpose).

@@ -11,6 +11,7 @@
 
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_matrix::Matrix;
+use p3_matrix::bitrev::BitReversibleMatrix;
 use p3_matrix::dense::RowMajorMatrix;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use zkntt_small::plonky3::{BabyBear, GpuDft, GpuField, KoalaBear, Op, twin_transform};
@@ -108,11 +109,12 @@ fn conformance<F: GpuField>(test: &str) {
         let shift = random_shift::<F>(seed);
         let what = |op: &str| format!("{:?} {op} 2^{log_h} x {w}", F::FIELD);
 
-        let got = gpu.dft_batch(m.clone());
+        // The evaluations as stored (rows in bit-reversed order), as a PCS takes them.
+        let got = gpu.dft_batch(m.clone()).bit_reverse_rows();
         check_ran(log_h, &what("dft_batch"));
         assert_same(
             &got,
-            &cpu.dft_batch(m.clone()).to_row_major_matrix(),
+            &cpu.dft_batch(m.clone()).bit_reverse_rows(),
             &what("dft_batch"),
         );
 
@@ -120,9 +122,9 @@ fn conformance<F: GpuField>(test: &str) {
         check_ran(log_h, &what("idft_batch"));
         assert_same(&got, &cpu.idft_batch(m.clone()), &what("idft_batch"));
 
-        let got = gpu.coset_dft_batch(m.clone(), shift);
+        let got = gpu.coset_dft_batch(m.clone(), shift).bit_reverse_rows();
         check_ran(log_h, &what("coset_dft_batch"));
-        let want = cpu.coset_dft_batch(m.clone(), shift).to_row_major_matrix();
+        let want = cpu.coset_dft_batch(m.clone(), shift).bit_reverse_rows();
         assert_same(&got, &want, &what("coset_dft_batch"));
 
         let got = gpu.coset_idft_batch(m.clone(), shift);
@@ -144,18 +146,20 @@ fn conformance<F: GpuField>(test: &str) {
             }
             for s in [shift, F::GENERATOR] {
                 let op = format!("coset_lde_batch +{added_bits} bits");
-                let got = gpu.coset_lde_batch(m.clone(), added_bits, s);
+                let got = gpu
+                    .coset_lde_batch(m.clone(), added_bits, s)
+                    .bit_reverse_rows();
                 check_ran(log_out, &what(&op));
                 let want = cpu
                     .coset_lde_batch(m.clone(), added_bits, s)
-                    .to_row_major_matrix();
+                    .bit_reverse_rows();
                 assert_same(&got, &want, &what(&op));
             }
         }
     }
     // The trait's defaults over the overridden methods: lde_batch, dft, coset_lde.
     let m = random_matrix::<F>(1 << 10, 3, 9);
-    let got = gpu.lde_batch(m.clone(), 2);
+    let got = gpu.lde_batch(m.clone(), 2).to_row_major_matrix();
     check_ran(12, "lde_batch");
     assert_same(
         &got,
@@ -174,7 +178,9 @@ fn conformance<F: GpuField>(test: &str) {
     // two-adicity is 24, so Plonky3 has no larger transform there to compare with.
     if on_gpu && F::TWO_ADICITY >= 25 {
         let m = random_matrix::<F>(1 << 23, 1, 12);
-        let got = gpu.coset_lde_batch(m.clone(), 2, F::GENERATOR);
+        let got = gpu
+            .coset_lde_batch(m.clone(), 2, F::GENERATOR)
+            .to_row_major_matrix();
         check_ran(25, "coset_lde_batch 2^23 + 2 bits");
         let want = cpu
             .coset_lde_batch(m, 2, F::GENERATOR)
@@ -199,9 +205,9 @@ fn conformance<F: GpuField>(test: &str) {
             "{p:?}"
         );
         let s = random_shift::<F>(14);
-        let got = gpu.coset_lde_batch(m.clone(), 1, s);
+        let got = gpu.coset_lde_batch(m.clone(), 1, s).bit_reverse_rows();
         check_ran(22, "coset_lde_batch 2^21 x 3 + 1 bit");
-        let want = cpu.coset_lde_batch(m, 1, s).to_row_major_matrix();
+        let want = cpu.coset_lde_batch(m, 1, s).bit_reverse_rows();
         assert_same(&got, &want, "coset_lde_batch 2^21 x 3 + 1 bit");
         // More chunks than the download ring's 8 slots, each way, the last one partial: 2^20 x 37
         // is 9.25 chunks in, and its LDE 18.5 out.
@@ -210,9 +216,9 @@ fn conformance<F: GpuField>(test: &str) {
         check_ran(20, "dft_batch 2^20 x 37");
         let want = cpu.dft_batch(m.clone()).to_row_major_matrix();
         assert_same(&got, &want, "dft_batch 2^20 x 37");
-        let got = gpu.coset_lde_batch(m.clone(), 1, s);
+        let got = gpu.coset_lde_batch(m.clone(), 1, s).bit_reverse_rows();
         check_ran(21, "coset_lde_batch 2^20 x 37 + 1 bit");
-        let want = cpu.coset_lde_batch(m, 1, s).to_row_major_matrix();
+        let want = cpu.coset_lde_batch(m, 1, s).bit_reverse_rows();
         assert_same(&got, &want, "coset_lde_batch 2^20 x 37 + 1 bit");
         let (g, c) = gpu.calls();
         eprintln!("{test}: {g} calls on the GPU, {c} on the CPU");
@@ -246,7 +252,7 @@ fn twin_matches_plonky3<F: GpuField>() {
         let what = |op: &str| format!("twin {field:?} {op} 2^{log_h} x {w}");
         assert_eq!(
             twin(Op::Dft),
-            words(&cpu.dft_batch(m.clone()).to_row_major_matrix()),
+            words(&cpu.dft_batch(m.clone()).bit_reverse_rows()),
             "{}",
             what("dft")
         );
@@ -259,7 +265,7 @@ fn twin_matches_plonky3<F: GpuField>() {
         let s = shift.as_canonical_u32();
         assert_eq!(
             twin(Op::CosetDft { shift: s }),
-            words(&cpu.coset_dft_batch(m.clone(), shift).to_row_major_matrix()),
+            words(&cpu.coset_dft_batch(m.clone(), shift).bit_reverse_rows()),
             "{}",
             what("coset_dft")
         );
@@ -273,7 +279,7 @@ fn twin_matches_plonky3<F: GpuField>() {
         for added_bits in 1..=3u32 {
             let want = cpu
                 .coset_lde_batch(m.clone(), added_bits as usize, shift)
-                .to_row_major_matrix();
+                .bit_reverse_rows();
             assert_eq!(
                 twin(Op::CosetLde {
                     added_bits,
@@ -302,11 +308,9 @@ fn small_calls_run_on_the_cpu_by_default() {
     let dft = GpuDft::<BabyBear>::default();
     assert_eq!(dft.last_ran_on_gpu(), None);
     let m = random_matrix::<BabyBear>(16, 4, 1);
-    let got = dft.dft_batch(m.clone());
+    let got = dft.dft_batch(m.clone()).bit_reverse_rows();
     assert_eq!(dft.last_ran_on_gpu(), Some(false));
-    let want = Radix2DitParallel::default()
-        .dft_batch(m)
-        .to_row_major_matrix();
+    let want = Radix2DitParallel::default().dft_batch(m).bit_reverse_rows();
     assert_same(&got, &want, "dft_batch 16 x 4");
     // Clones share the record.
     let clone = dft.clone();
@@ -333,12 +337,10 @@ fn calls_from_rayon_tasks_all_end() {
     let shift = random_shift::<BabyBear>(15);
     let got: Vec<_> = inputs
         .par_iter()
-        .map(|m| gpu.coset_lde_batch(m.clone(), 1, shift))
+        .map(|m| gpu.coset_lde_batch(m.clone(), 1, shift).bit_reverse_rows())
         .collect();
     for (i, (m, got)) in inputs.iter().zip(&got).enumerate() {
-        let want = cpu
-            .coset_lde_batch(m.clone(), 1, shift)
-            .to_row_major_matrix();
+        let want = cpu.coset_lde_batch(m.clone(), 1, shift).bit_reverse_rows();
         assert_same(got, &want, &format!("call {i} from a rayon task"));
     }
     let (g, c) = gpu.calls();
