@@ -7,8 +7,9 @@
 //! zero-padding there (`cuda/small/coset.cu`), transposes back and the result comes down once.
 //! The forward transforms run natural in, bit-reversed out (NR), so the evaluations come back
 //! with their rows in bit-reversed order, which is how `Radix2DitParallel` stores them too: both
-//! return them behind Plonky3's `BitReversedMatrixView`. Both copies go through pinned memory in 16 MiB chunks: the CPU's copy of one input chunk into
-//! pinned memory runs while the chunk before it crosses PCIe. The result is written into the
+//! return them behind Plonky3's `BitReversedMatrixView`. The copies in and out go through pinned
+//! memory in 16 MiB chunks: the CPU's copy of one input chunk into pinned memory runs while the
+//! chunk before it crosses PCIe. The result is written into the
 //! input's own vector, grown in place: its chunks come down through a ring of 8 pinned slots and
 //! each is copied out as it arrives, under the DMAs of the next ones. The input's staged copy in
 //! pinned memory stays whole until the result is complete, and a failure copies it back over the
@@ -103,7 +104,8 @@ fn into_words<F: GpuField, R>(values: &mut Vec<F>, f: impl FnOnce(&mut Vec<u32>)
     out
 }
 
-/// One transform of every column, on raw words. Shifts are plain residues.
+/// One transform of every column, on raw words. Shifts are plain residues. The ops that end in a
+/// forward transform leave the result's rows in bit-reversed order ([`Op::bit_reversed`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Dft,
@@ -216,11 +218,11 @@ impl Profile {
 /// behind a view in natural order (`BitReversedMatrixView`), as the GPU's forward transforms
 /// leave them, so `.bit_reverse_rows()` hands over the stored matrix for free and
 /// `.to_row_major_matrix()` permutes it on the CPU, as for `Radix2DitParallel`; the inverse
-/// transforms return plain `RowMajorMatrix`es in natural order. It runs on `Radix2DitParallel` where no GPU is usable (no device, no
-/// kernels, out of memory, any driver error), above the field's largest GPU transform (rows
-/// with the blowup: BabyBear 2^26 where the GPU has thread-block clusters, else 2^24; KoalaBear
-/// 2^24), or below
-/// [`GpuDft::with_cpu_below`]'s size; never with a partial result. The GPU is device 0, opened
+/// transforms return plain `RowMajorMatrix`es in natural order. It runs on `Radix2DitParallel`
+/// where no GPU is usable (no device, no kernels, out of memory, any driver error), above the
+/// field's largest GPU transform (rows with the blowup: BabyBear 2^26 where the GPU has
+/// thread-block clusters, else 2^24; KoalaBear 2^24), or below [`GpuDft::with_cpu_below`]'s size;
+/// never with a partial result. The GPU is device 0, opened
 /// on first use and shared by every `GpuDft` of the process; calls on it run one at a time (from
 /// rayon tasks too: a call's copies run on threads of its own, so a worker waiting its turn holds
 /// up nothing the call in progress needs). The result is written into the input matrix's own
@@ -1260,7 +1262,7 @@ pub fn twin_transform(
     let rows = h << op.added_bits();
     if op.bit_reversed() {
         for col in out.chunks_mut(rows) {
-            reference::bit_reverse(col);
+            zkntt_core::reference::bit_reverse_permute(col);
         }
     }
     Ok(transpose_host(&out, w, rows))

@@ -55,22 +55,6 @@ pub fn naive_ntt(field: SmallField, x: &[u32], direction: Direction) -> Result<V
         .collect())
 }
 
-/// Entry i to position rev(i) (log2 of the length's bits; a power-of-two length).
-pub fn bit_reverse<T>(data: &mut [T]) {
-    let n = data.len();
-    debug_assert!(n.is_power_of_two());
-    if n <= 1 {
-        return;
-    }
-    let log_n = n.trailing_zeros();
-    for i in 0..n {
-        let j = i.reverse_bits() >> (usize::BITS - log_n);
-        if i < j {
-            data.swap(i, j);
-        }
-    }
-}
-
 /// In-place radix-2 NTT: bit-reversal permutation, then Cooley-Tukey layers.
 pub fn ntt(field: SmallField, data: &mut [u32], direction: Direction) -> Result<()> {
     log2_len(field, data.len())?;
@@ -79,7 +63,7 @@ pub fn ntt(field: SmallField, data: &mut [u32], direction: Direction) -> Result<
     if n == 1 {
         return Ok(());
     }
-    bit_reverse(data);
+    zkntt_core::reference::bit_reverse_permute(data);
     let mut half = 1;
     let mut level = 1;
     while half < n {
