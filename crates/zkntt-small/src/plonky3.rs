@@ -4,17 +4,16 @@
 //!
 //! The matrix goes up once, row-major as Plonky3 holds it; the device transposes it into one
 //! contiguous transform per column, runs [`SmallNtt`] over the batch, applies coset powers and
-//! zero-padding there (`cuda/small/coset.cu`), transposes back and the result comes down once.
-//! The forward transforms run natural in, bit-reversed out (NR), so the evaluations come back
-//! with their rows in bit-reversed order, which is how `Radix2DitParallel` stores them too: both
-//! return them behind Plonky3's `BitReversedMatrixView`. The copies in and out go through pinned
-//! memory in 16 MiB chunks: the CPU's copy of one input chunk into pinned memory runs while the
-//! chunk before it crosses PCIe. The result is written into the
-//! input's own vector, grown in place: its chunks come down through a ring of 8 pinned slots and
-//! each is copied out as it arrives, under the DMAs of the next ones. The input's staged copy in
-//! pinned memory stays whole until the result is complete, and a failure copies it back over the
-//! words already overwritten, so the input is intact for the CPU fallback. [`GpuDft::last_profile`]
-//! says where a call's time went.
+//! zero-padding there (`cuda/small/coset.cu`), transposes back and the result comes down once. The
+//! forward transforms run natural in, bit-reversed out (NR), so the evaluations come back with
+//! their rows in bit-reversed order, which is how `Radix2DitParallel` stores them too: both return
+//! them behind Plonky3's `BitReversedMatrixView`. The copies in and out go through pinned memory in
+//! 16 MiB chunks: the CPU's copy of one input chunk into pinned memory runs while the chunk before
+//! it crosses PCIe. The result is written into the input's own vector, grown in place: its chunks
+//! come down through a ring of 8 pinned slots and each is copied out as it arrives, under the DMAs
+//! of the next ones. The input's staged copy in pinned memory stays whole until the result is
+//! complete, and a failure copies it back over the words already overwritten, so the input is
+//! intact for the CPU fallback. [`GpuDft::last_profile`] says where a call's time went.
 //!
 //! Plonky3's `MontyField31` holds x R mod p (R = 2^32) in a `#[repr(transparent)]` `u32`, always
 //! below p. The kernels' additions are mod p and every product is x * w mod p with w a twiddle,
@@ -214,19 +213,18 @@ impl Profile {
 /// ```
 ///
 /// Results are bit-identical to `Radix2DitParallel`'s, and of its type: the evaluations
-/// (`dft_batch`, `coset_dft_batch`, `coset_lde_batch`) are rows stored in bit-reversed order
-/// behind a view in natural order (`BitReversedMatrixView`), as the GPU's forward transforms
-/// leave them, so `.bit_reverse_rows()` hands over the stored matrix for free and
-/// `.to_row_major_matrix()` permutes it on the CPU, as for `Radix2DitParallel`; the inverse
-/// transforms return plain `RowMajorMatrix`es in natural order. It runs on `Radix2DitParallel`
-/// where no GPU is usable (no device, no kernels, out of memory, any driver error), above the
-/// field's largest GPU transform (rows with the blowup: BabyBear 2^26 where the GPU has
-/// thread-block clusters, else 2^24; KoalaBear 2^24), or below [`GpuDft::with_cpu_below`]'s size;
-/// never with a partial result. The GPU is device 0, opened
-/// on first use and shared by every `GpuDft` of the process; calls on it run one at a time (from
-/// rayon tasks too: a call's copies run on threads of its own, so a worker waiting its turn holds
-/// up nothing the call in progress needs). The result is written into the input matrix's own
-/// vector, grown in place; `last_profile` says where a GPU call's time went.
+/// (`dft_batch`, `coset_dft_batch`, `coset_lde_batch`) are rows stored in bit-reversed order behind
+/// a view in natural order (`BitReversedMatrixView`), as the GPU's forward transforms leave them,
+/// so `.bit_reverse_rows()` hands over the stored matrix for free and `.to_row_major_matrix()`
+/// permutes it on the CPU, as for `Radix2DitParallel`; the inverse transforms return plain
+/// `RowMajorMatrix`es in natural order. It runs on `Radix2DitParallel` where no GPU is usable (no
+/// device, no kernels, out of memory, any driver error), above the field's largest GPU transform
+/// (rows with the blowup: BabyBear 2^26 where the GPU has thread-block clusters, else 2^24;
+/// KoalaBear 2^24), or below [`GpuDft::with_cpu_below`]'s size; never with a partial result. The
+/// GPU is device 0, opened on first use and shared by every `GpuDft` of the process; calls on it
+/// run one at a time (from rayon tasks too: a call's copies run on threads of its own, so a worker
+/// waiting its turn holds up nothing the call in progress needs). The result is written into the
+/// input matrix's own vector, grown in place; `last_profile` says where a GPU call's time went.
 #[derive(Debug, Clone, Default)]
 pub struct GpuDft<F> {
     cpu: Radix2DitParallel<F>,
