@@ -477,11 +477,11 @@ impl Crew {
             struct Stop<'a>(&'a Crew);
             impl Drop for Stop<'_> {
                 fn drop(&mut self) {
-                    let mut st = lock(&self.0.state);
+                    let mut guard = lock(&self.0.state);
+                    let st = &mut *guard;
                     st.stop = true;
-                    let dropped: Vec<u64> = st.pieces.drain(..).map(|p| p.seq).collect();
-                    for seq in dropped {
-                        st.unfinished.remove(&seq);
+                    for piece in st.pieces.drain(..) {
+                        st.unfinished.remove(&piece.seq);
                     }
                     self.0.work.notify_all();
                 }
