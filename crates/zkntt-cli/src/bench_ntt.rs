@@ -10,6 +10,8 @@
 //! compute the same thing. sppark is in the binary only with the `sppark` feature
 //! (`ZKNTT_SPPARK=1 cargo build --release -p zkntt-cli --features sppark`, nvcc on PATH;
 //! `make gpu-build` does it); without it the sppark columns are n/a and the run says so once.
+//! `--processes K` and `--against BIN` run the matrix in several processes and merge them (module
+//! `bench_merge`).
 //!
 //! Either way `--json FILE` writes every number and `--plot FILE` an SVG of them (module `plot`;
 //! `zkntt plot` redraws it from the JSON with no GPU); `--device N` picks the GPU. Sizes and output
@@ -58,6 +60,15 @@ pub struct NttArgs {
     /// ratios per cell, zkntt NN against sppark's fastest order (sppark needs the `sppark` feature).
     #[arg(long, conflicts_with_all = ["host", "host_only", "copy_threads"])]
     matrix: bool,
+    /// With --matrix: run it in K processes of this binary, one after another, and print the
+    /// medians over them with each ratio's per-process range, and the cells below 1.00 in every
+    /// process and in some (`zkntt bench merge` does the same for saved --json files).
+    #[arg(long, value_name = "K", requires = "matrix", value_parser = clap::value_parser!(u32).range(1..=50))]
+    processes: Option<u32>,
+    /// With --matrix: also run another build's zkntt binary, K processes of each alternating
+    /// (A B B A ...), and compare the two builds' times per cell.
+    #[arg(long, value_name = "BIN", requires = "matrix")]
+    against: Option<std::path::PathBuf>,
     /// Keep zkntt's stage twiddles as all N powers up to 2^LOG (the engine's
     /// `set_full_twiddles_max_log`; default 22: as much device memory again as the data per size
     /// and direction, for one product per element fewer).
@@ -123,6 +134,34 @@ fn kept_where(prof: &zkntt_gpu::HostProfile, asked: InputCopy) -> &'static str {
 
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
     let (from, to) = args.check()?;
+    if args.matrix && (args.processes.unwrap_or(1) > 1 || args.against.is_some()) {
+        if let Some(bin) = &args.against {
+            if !bin.is_file() {
+                return Err(format!("--against {}: no such file", bin.display()).into());
+            }
+        }
+        let mut child_args = vec![
+            "--from".to_string(),
+            from.to_string(),
+            "--to".into(),
+            to.to_string(),
+            "--reps".into(),
+            args.reps.to_string(),
+        ];
+        if let Some(log) = args.full_twiddles_max_log {
+            child_args.extend(["--full-twiddles-max-log".into(), log.to_string()]);
+        }
+        if let Some(d) = args.device.device {
+            child_args.extend(["--device".into(), d.to_string()]);
+        }
+        return crate::bench_merge::run_processes(crate::bench_merge::ProcessPlan {
+            processes: args.processes.unwrap_or(1),
+            against: args.against.as_deref(),
+            child_args,
+            json: args.json.as_deref(),
+            plot: args.plot.as_deref(),
+        });
+    }
     if args.matrix {
         return crate::bench_matrix::matrix(crate::bench_matrix::MatrixOptions {
             from,

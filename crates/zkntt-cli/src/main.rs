@@ -7,6 +7,8 @@
 //! measured beside the floors it knows, and the ratios to the run's anchor), checked before the
 //! GPU is opened; `zkntt plot --json FILE --out FILE.svg` draws any of those JSON files again with
 //! no GPU. Long runs show a progress bar on stderr when it is a terminal; `--device N` everywhere.
+//! `zkntt bench ntt --matrix --processes K` (module `bench_merge`) runs the matrix in K processes
+//! and merges them; `zkntt bench merge FILE...` merges saved matrix documents with no GPU.
 //!
 //! Results go to stdout; errors are one line on stderr (`error: ...`) with a non-zero exit; logs
 //! go to stderr through `tracing` (`RUST_LOG`, default `warn,zkntt=info`: zkntt's progress and every crate's warnings;
@@ -26,6 +28,7 @@ use zkntt_gpu::{DeviceVec, Gpu, HostPipeline, NttEngine};
 mod args;
 mod bench_fft;
 mod bench_matrix;
+mod bench_merge;
 mod bench_ntt;
 mod bench_small;
 mod plot;
@@ -86,6 +89,9 @@ enum Bench {
     Ntt(bench_ntt::NttArgs),
     /// The fp16 Tensor Core FFT beside cuFFT fp16 and fp32: time, bandwidth, accuracy.
     Fft(bench_fft::FftArgs),
+    /// Several `bench ntt --matrix --json` files (one per process) as one matrix: medians over
+    /// the processes, each ratio's per-process range; with --against, two builds compared. No GPU.
+    Merge(bench_merge::MergeArgs),
 }
 
 /// Logs on stderr, filtered by `RUST_LOG` (default: zkntt's progress of long runs, and every
@@ -122,6 +128,7 @@ fn main() -> ExitCode {
             Bench::SmallNtt(args) => bench_small::small_ntt(args),
             Bench::Ntt(args) => bench_ntt::ntt(args),
             Bench::Fft(args) => bench_fft::fft(args),
+            Bench::Merge(args) => bench_merge::merge_files(args),
         },
     };
     match result {
