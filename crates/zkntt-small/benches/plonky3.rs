@@ -9,7 +9,11 @@
 //! size each way, best of three).
 //!
 //! `cargo bench -p zkntt-small --bench plonky3`; ZKNTT_P3_LOG_H (default 20), ZKNTT_P3_WIDTH
-//! (256), ZKNTT_P3_ADDED_BITS (1), ZKNTT_P3_REPS (5) pick the case.
+//! (256), ZKNTT_P3_ADDED_BITS (1), ZKNTT_P3_REPS (5) pick the case. ZKNTT_P3_CPU_REPS (default:
+//! the same as ZKNTT_P3_REPS) times Radix2DitParallel; 0 runs it once, untimed, for the check
+//! only (its columns n/a): a process then takes seconds instead of minutes, so that two builds'
+//! GPU paths can be compared over several processes each, alternating (a host's speed differs
+//! between processes; benches/NOTES.md).
 
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_matrix::Matrix;
@@ -53,6 +57,7 @@ fn case<F: GpuField>(
     w: usize,
     added_bits: Option<usize>,
     reps: usize,
+    cpu_reps: usize,
     pcie: Option<(f64, f64)>,
 ) {
     let mut rng = StdRng::seed_from_u64(1);
@@ -80,37 +85,53 @@ fn case<F: GpuField>(
     let (t_gpu, got) = time(reps, || m.clone(), call_gpu);
     let on_gpu = gpu.last_ran_on_gpu() == Some(true);
     let profile = gpu.last_profile();
-    let (t_cpu, want) = time(reps, || m.clone(), call_cpu);
-    let same = got.bit_reverse_rows().values == want.bit_reverse_rows().values;
+    // Radix2DitParallel untimed (NaN) when cpu_reps is 0: one call, for the check.
+    let (t_cpu, want) = match cpu_reps {
+        0 => (f64::NAN, call_cpu(m.clone())),
+        r => time(r, || m.clone(), call_cpu),
+    };
+    let want = want.bit_reverse_rows();
+    let same = got.bit_reverse_rows().values == want.values;
     let (p_gpu, got) = time(
         reps,
         || m.clone(),
         |x| call_gpu(x).bit_reverse_rows().to_row_major_matrix(),
     );
-    let (p_cpu, want) = time(
-        reps,
-        || m.clone(),
-        |x| call_cpu(x).bit_reverse_rows().to_row_major_matrix(),
-    );
+    let (p_cpu, want) = match cpu_reps {
+        0 => (f64::NAN, want.to_row_major_matrix()),
+        r => time(
+            r,
+            || m.clone(),
+            |x| call_cpu(x).bit_reverse_rows().to_row_major_matrix(),
+        ),
+    };
     let same = same && got.values == want.values;
     let bits = added_bits.unwrap_or(0);
     let floor = pcie_floor_ms(w << log_h, w << (log_h + bits), pcie);
     let clone = time(reps, || (), |()| m.clone()).0;
+    // Radix2DitParallel's columns are n/a where it was not timed.
+    let na = |v: f64, digits: usize| {
+        if v.is_nan() {
+            "n/a".to_string()
+        } else {
+            format!("{v:.digits$}")
+        }
+    };
     println!(
-        "{:<10} {:<18} | {:>10.1} | {:>9.1} {} | {:>6.2} | {:>10.1} | {:>9.1} | {:>6.2} | {:>10.2} | {:>10} | {:>6.1} | {}",
+        "{:<10} {:<18} | {:>10} | {:>9.1} {} | {:>6} | {:>10} | {:>9.1} | {:>6} | {:>10} | {:>10} | {:>6.1} | {}",
         format!("{:?}", F::FIELD),
         match added_bits {
             Some(bits) => format!("2^{log_h} x {w} +{bits}"),
             None => format!("2^{log_h} x {w} dft"),
         },
-        t_cpu,
+        na(t_cpu, 1),
         t_gpu,
         if on_gpu { "GPU" } else { "CPU" },
-        t_cpu / t_gpu,
-        p_cpu,
+        na(t_cpu / t_gpu, 2),
+        na(p_cpu, 1),
         p_gpu,
-        p_cpu / p_gpu,
-        (p_cpu + clone) / (p_gpu + clone),
+        na(p_cpu / p_gpu, 2),
+        na((p_cpu + clone) / (p_gpu + clone), 2),
         format!("{floor:.1}"),
         clone,
         if same { "bit-exact" } else { "DIFFERENT" },
@@ -185,6 +206,7 @@ fn main() {
     let w = env("ZKNTT_P3_WIDTH", 256);
     let added_bits = env("ZKNTT_P3_ADDED_BITS", 1);
     let reps = env("ZKNTT_P3_REPS", 5).max(1);
+    let cpu_reps = env("ZKNTT_P3_CPU_REPS", reps);
     // The larger of the two transfers (the result), one copy each way.
     let pcie = measure_pcie(w << (log_h + added_bits));
     let floor = match pcie {
@@ -201,13 +223,18 @@ fn main() {
          Radix2DitP / GpuDft: the calls alone (each returns its Evaluations: rows stored in bit-reversed order \
          behind a natural-order view, on both sides); PCS: the calls as Plonky3's PCS takes them, .bit_reverse_rows().to_row_major_matrix() inside the \
          clock; PCS, clone: that ratio with the input's clone added to both (a caller who keeps the matrix); \
-         {floor}:",
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+         {floor}{}:",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        if cpu_reps == 0 {
+            "; Radix2DitParallel not timed (ZKNTT_P3_CPU_REPS=0): run once for the check"
+        } else {
+            ""
+        }
     );
     println!(
         "field      case               | Radix2DitP | GpuDft        | ratio  | PCS: R2DitP | PCS: GpuDft | ratio  | PCS, clone | PCIe floor | clone  | check"
     );
-    case::<BabyBear>(log_h, w, Some(added_bits), reps, pcie);
-    case::<KoalaBear>(log_h, w, Some(added_bits), reps, pcie);
-    case::<BabyBear>(log_h, w, None, reps, pcie);
+    case::<BabyBear>(log_h, w, Some(added_bits), reps, cpu_reps, pcie);
+    case::<KoalaBear>(log_h, w, Some(added_bits), reps, cpu_reps, pcie);
+    case::<BabyBear>(log_h, w, None, reps, cpu_reps, pcie);
 }
