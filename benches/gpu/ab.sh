@@ -4,6 +4,7 @@
 # between processes, and the second of a back-to-back pair runs slower; benches/NOTES.md).
 #   .gpu/ab.sh BASE_BUNDLE_DIR [matrix[:FROM:TO]] [plonky3]   (default: matrix:12:20 plonky3)
 # AB_PROCESSES (default 3) processes a side; AB_REPS (30) the matrix's reps.
+# A base bundle built before ZKNTT_P3_CPU_REPS (cb19559) times Radix2DitParallel too: ~140 s a process.
 # - matrix: `zkntt bench ntt --matrix --processes K --against B's zkntt`: both builds beside sppark,
 #   medians over the processes, per-process ratio ranges, cells called faster or slower only where
 #   the builds' per-process times do not overlap ($OUT/ab_matrix.md, .json).

@@ -546,10 +546,10 @@ pub fn comparison(a: &Merged, b: &Merged, a_name: &str, b_name: &str) -> Vec<Str
         let v = verdict(old, c);
         let rng = |m: &MergedCell| {
             m.zkntt_range()
-                .map_or(String::new(), |(lo, hi)| format!(" ({lo:.3}..{hi:.3})"))
+                .map_or(String::new(), |(lo, hi)| format!(" ({lo:.4}..{hi:.4})"))
         };
         out.push(format!(
-            "| {} | {} | {} | {:.3}{} | {:.3}{} | {:.3} | {} |",
+            "| {} | {} | {} | {:.4}{} | {:.4}{} | {:.3} | {} |",
             c.cell.log_n,
             c.cell.case.label(),
             order_name(c.cell.order),
