@@ -356,7 +356,15 @@ pub enum Below {
 }
 
 pub fn below_one(c: &MergedCell) -> Option<Below> {
-    let (lo, hi) = c.ratio_range()?;
+    below(c.ratio_range()?)
+}
+
+/// Where a row's per-process ratios of sppark's fastest order over zkntt NN sit against 1.00.
+pub fn best_below_one(row: &[MergedCell]) -> Option<Below> {
+    below(best_ratio_range(row)?)
+}
+
+fn below((lo, hi): (f64, f64)) -> Option<Below> {
     Some(if hi < 1.0 {
         Below::Every
     } else if lo < 1.0 {
@@ -364,6 +372,14 @@ pub fn below_one(c: &MergedCell) -> Option<Below> {
     } else {
         Below::None
     })
+}
+
+fn below_label(b: Below) -> &'static str {
+    match b {
+        Below::Every => "every process",
+        Below::Some => "some processes",
+        Below::None => "no process",
+    }
 }
 
 fn cell_name(c: &Cell) -> String {
@@ -388,6 +404,32 @@ pub fn summary(m: &Merged) -> Vec<String> {
         every.len(),
         some.len()
     )];
+    if !every.is_empty() {
+        out.push(format!(
+            "  below 1.00 in every process: {}",
+            every.join(", ")
+        ));
+    }
+    if !some.is_empty() {
+        out.push(format!(
+            "  below 1.00 in some processes (unsettled): {}",
+            some.join(", ")
+        ));
+    }
+    // zkntt NN against sppark's fastest order, by the per-process ratios of the row.
+    let rows_below = |want: Below| -> Vec<String> {
+        m.rows
+            .iter()
+            .filter(|row| best_below_one(row) == Some(want))
+            .map(|row| format!("2^{} {}", row[0].cell.log_n, row[0].cell.case.label()))
+            .collect()
+    };
+    let (every, some) = (rows_below(Below::Every), rows_below(Below::Some));
+    out.push(format!(
+        "zkntt NN against sppark's fastest order: below 1.00 in every process {}, in some processes only {}",
+        every.len(),
+        some.len()
+    ));
     if !every.is_empty() {
         out.push(format!(
             "  below 1.00 in every process: {}",
@@ -446,11 +488,7 @@ pub fn to_json(m: &Merged) -> Value {
         v["sppark_ms_per_process"] = json!(c.sppark_per_process);
         v["ratio_min"] = json!(r.map(|r| r.0));
         v["ratio_max"] = json!(r.map(|r| r.1));
-        v["below_one"] = json!(below_one(c).map(|b| match b {
-            Below::Every => "every process",
-            Below::Some => "some processes",
-            Below::None => "no process",
-        }));
+        v["below_one"] = json!(below_one(c).map(below_label));
     }
     let best = doc["zkntt_nn_vs_sppark_best"]
         .as_array_mut()
@@ -463,6 +501,7 @@ pub fn to_json(m: &Merged) -> Value {
         let r = best_ratio_range(row);
         v["ratio_min"] = json!(r.map(|r| r.0));
         v["ratio_max"] = json!(r.map(|r| r.1));
+        v["below_one"] = json!(best_below_one(row).map(below_label));
     }
     doc["timing"] = json!(format!(
         "median over {} processes of each process's median of per-transform CUDA-event times; ratio_min/max: the per-process ratios",
@@ -982,6 +1021,14 @@ mod tests {
         let s = summary(&m);
         assert!(
             s[0].contains("below 1.00 in every process 0, in some processes only 2"),
+            "{s:?}"
+        );
+        // Forward: 0.9, 0.75, 1.0 (some); inverse: NN only, 1.1, 0.95, 1.05 (some).
+        assert_eq!(best_below_one(&m.rows[0]), Some(Below::Some));
+        assert!(
+            s.iter().any(|l| l.contains(
+                "fastest order: below 1.00 in every process 0, in some processes only 2"
+            )),
             "{s:?}"
         );
     }
