@@ -10,7 +10,8 @@
 #   the builds' per-process times do not overlap ($OUT/ab_matrix.md, .json).
 # - plonky3: the Plonky3 bench (coset_lde_batch BabyBear/KoalaBear, dft_batch; ZKNTT_P3_* as usual)
 #   with Radix2DitParallel untimed (ZKNTT_P3_CPU_REPS=0, checked once), then per case each side's
-#   median over the processes of the call alone and of the PCS path ($OUT/ab_plonky3.md).
+#   median (range) over the processes of the call alone and of the PCS path, base / this, and a
+#   call only where the ranges part ($OUT/ab_plonky3.md).
 set -uo pipefail
 # shellcheck source=preamble.sh
 source "$(dirname "$0")/preamble.sh"
@@ -30,7 +31,7 @@ for s in $steps; do
     "$bin/bin/zkntt" bench ntt --matrix --from "$from" --to "$to" --reps "${AB_REPS:-30}" \
       --processes "$k" --against "$binb/bin/zkntt" --json "$out/ab_matrix.json" \
       > "$out/ab_matrix.md" 2> "$out/ab_matrix.err" || rc=1
-    grep -E "process\(es\)|faster|slower|WRONG|differ" "$out/ab_matrix.md"
+    grep -E "process\(es\);|^  below|^zkntt NN against|against base|^  (faster|slower):|WRONG|differ" "$out/ab_matrix.md"
     tail -3 "$out/ab_matrix.err"
     ;;
   plonky3)
@@ -45,30 +46,40 @@ for s in $steps; do
       done
     done
     # Rows: field, case, then | columns: 3 = GpuDft (ms and GPU/CPU), 6 = PCS: GpuDft, 11 = check.
+    # Per case: each side's median (range) over its processes, base / this (above 1: this bundle
+    # faster), and a call only where the two sides' ranges do not overlap.
     {
-      echo "| field | case | side | processes | call alone ms (median, range) | PCS ms (median, range) | checks |"
-      echo "|---|---|---|---|---|---|---|"
-      for side in A B; do
-        cat "$out"/ab_p3_"$side"_*.txt | awk -F'|' -v side="$side" '
-          /^(BabyBear|KoalaBear) / {
-            key = $1; gsub(/ +$/, "", key); split($3, g, " ")
-            n[key]++; call[key, n[key]] = g[1]; pcs[key, n[key]] = $6 + 0
-            if ($11 !~ /bit-exact/) bad[key]++
-            if (g[2] != "GPU") cpu[key]++
-          }
-          function med(a, key, m,   v, i, j, t) {
-            for (i = 1; i <= m; i++) v[i] = a[key, i] + 0
-            for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-            return sprintf("%.1f (%.1f..%.1f)", (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2, v[1], v[m])
-          }
-          END {
-            for (key in n) {
-              split(key, f, /  +/)
-              printf "| %s | %s | %s | %d | %s | %s | %s |\n", f[1], f[2], side, n[key], med(call, key, n[key]), med(pcs, key, n[key]),
-                (bad[key] ? bad[key] " DIFFERENT" : "bit-exact") (cpu[key] ? ", " cpu[key] " on the CPU" : "")
-            }
-          }' | sort
-      done
+    echo "| field | case | processes this / base | call alone: this ms | base ms | base / this | call | PCS: this ms | base ms | base / this | call | checks |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    awk -F'|' '
+      FNR == 1 { side = (FILENAME ~ /ab_p3_A_/) ? "A" : "B" }
+      /^(BabyBear|KoalaBear) / {
+        key = $1; gsub(/ +$/, "", key); keys[key] = 1; split($3, g, " ")
+        k = key SUBSEP side; n[k]++
+        call[k, n[k]] = g[1] + 0; pcs[k, n[k]] = $6 + 0
+        if ($11 !~ /bit-exact/) bad[key]++
+        if (g[2] != "GPU") cpu[key]++
+      }
+      function stats(a, k, m,   v, i, j, t) {
+        for (i = 1; i <= m; i++) v[i] = a[k, i]
+        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+        lo = v[1]; hi = v[m]; med = (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+      }
+      function col(a, key,   ka, kb, alo, ahi, amed, blo, bhi, bmed, call_) {
+        ka = key SUBSEP "A"; kb = key SUBSEP "B"
+        stats(a, ka, n[ka]); alo = lo; ahi = hi; amed = med
+        stats(a, kb, n[kb]); blo = lo; bhi = hi; bmed = med
+        call_ = (n[ka] < 2 || n[kb] < 2) ? "one process: no call" : (ahi < blo) ? "this faster" : (alo > bhi) ? "this slower" : "overlap"
+        return sprintf("%.1f (%.1f..%.1f) | %.1f (%.1f..%.1f) | %.2f | %s", amed, alo, ahi, bmed, blo, bhi, (amed > 0) ? bmed / amed : 0, call_)
+      }
+      END {
+        for (key in keys) {
+          split(key, f, /  +/)
+          if (!n[key SUBSEP "A"] || !n[key SUBSEP "B"]) { printf "| %s | %s | one side only |\n", f[1], f[2]; continue }
+          printf "| %s | %s | %d / %d | %s | %s | %s |\n", f[1], f[2], n[key SUBSEP "A"], n[key SUBSEP "B"], col(call, key), col(pcs, key),
+            (bad[key] ? bad[key] " DIFFERENT" : "bit-exact") (cpu[key] ? ", " cpu[key] " on the CPU" : "")
+        }
+      }' "$out"/ab_p3_A_*.txt "$out"/ab_p3_B_*.txt | sort
     } > "$out/ab_plonky3.md"
     cat "$out/ab_plonky3.md"
     ;;

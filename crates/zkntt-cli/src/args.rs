@@ -97,13 +97,18 @@ pub fn write_file(flag: &str, path: &Path, text: &str) -> Result<(), String> {
 /// line on stderr.
 pub fn one_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
-    let first = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("error: bad arguments");
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: bad arguments");
     let first = first.strip_prefix("error: ").unwrap_or(first);
-    format!("error: {first} (see --help)")
+    // "the following required arguments were not provided:" names them on the lines after.
+    let mut line = first.to_string();
+    if first.ends_with(':') {
+        let named: Vec<&str> = lines.take_while(|l| !l.starts_with("Usage:")).collect();
+        if !named.is_empty() {
+            line = format!("{first} {}", named.join(", "));
+        }
+    }
+    format!("error: {line} (see --help)")
 }
 
 /// A message on one line: "3 checks failed:\n  a\n  b" becomes "3 checks failed: a; b".

@@ -38,29 +38,39 @@ struct Sample {
     same_as_sppark: Option<bool>,
 }
 
-/// A cell over the processes that measured it, in the order of the documents.
+/// A cell over the processes: one entry per run merged (None where a run lacks the cell), so
+/// that entry p of every cell is the same process.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MergedCell {
-    /// Medians over the processes; `verified` and `same_as_sppark` hold in every process.
+    /// Medians over the processes that measured it; `verified` and `same_as_sppark` hold in
+    /// every one of them.
     pub cell: Cell,
-    pub zkntt_per_process: Vec<f64>,
+    pub zkntt_per_process: Vec<Option<f64>>,
     pub sppark_per_process: Vec<Option<f64>>,
 }
 
 impl MergedCell {
+    /// How many processes measured the cell.
+    pub fn processes(&self) -> usize {
+        self.zkntt_per_process.iter().flatten().count()
+    }
+
+    /// The per-process ratios sppark / zkntt, one per process that measured both.
+    fn ratios(&self) -> impl Iterator<Item = f64> + '_ {
+        self.zkntt_per_process
+            .iter()
+            .zip(&self.sppark_per_process)
+            .filter_map(|(&z, &s)| ratio(s, z?))
+    }
+
     /// The smallest and largest per-process ratio sppark / zkntt.
     pub fn ratio_range(&self) -> Option<(f64, f64)> {
-        range(
-            self.zkntt_per_process
-                .iter()
-                .zip(&self.sppark_per_process)
-                .filter_map(|(&z, &s)| ratio(s, z)),
-        )
+        range(self.ratios())
     }
 
     /// The smallest and largest per-process zkntt time.
     pub fn zkntt_range(&self) -> Option<(f64, f64)> {
-        range(self.zkntt_per_process.iter().copied())
+        range(self.zkntt_per_process.iter().flatten().copied())
     }
 }
 
@@ -87,7 +97,11 @@ pub struct Merged {
     pub rows: Vec<Vec<MergedCell>>,
     /// The documents merged, each a single process's (merged documents are taken apart).
     pub runs: Vec<Value>,
+    /// Each run's name: its file, and its place in a merged file.
+    pub names: Vec<String>,
     pub gpu: String,
+    /// What runs must share to merge or compare (GPU, field, twiddle setting, coset offset).
+    pub setting: Vec<(String, Value)>,
     pub reps: Vec<u64>,
     pub sppark: String,
     pub full_twiddles_max_log: u64,
@@ -95,20 +109,40 @@ pub struct Merged {
     pub skipped: Vec<(u32, String)>,
 }
 
-/// The single-process documents in `doc`: itself, or the runs of a merged document.
-fn single_runs(doc: &Value, name: &str) -> Result<Vec<Value>, String> {
+/// Which build's runs a document gives: a document written with `--against` holds this build's
+/// runs and, under "base", the base build's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    This,
+    Base,
+}
+
+/// The single-process documents in `doc` with their names: itself, or the runs of a merged
+/// document (its base's, for `Side::Base`, where it has one).
+fn single_runs(doc: &Value, name: &str, side: Side) -> Result<Vec<(Value, String)>, String> {
+    if side == Side::Base {
+        if let Some(base) = doc.get("base") {
+            return single_runs(base, &format!("{name} (base)"), Side::This);
+        }
+    }
     if let Some(runs) = doc.get("runs").and_then(Value::as_array) {
-        return runs.iter().try_fold(Vec::new(), |mut all, r| {
-            all.extend(single_runs(r, name)?);
-            Ok(all)
-        });
+        let mut all = Vec::new();
+        for (i, r) in runs.iter().enumerate() {
+            all.extend(single_runs(
+                r,
+                &format!("{name} run {}", i + 1),
+                Side::This,
+            )?);
+        }
+        return Ok(all);
     }
-    if !doc.get("cells").is_some_and(Value::is_array) {
-        return Err(format!(
+    match doc.get("cells").and_then(Value::as_array) {
+        None => Err(format!(
             "{name}: not a `zkntt bench ntt --matrix --json` document (no \"cells\")"
-        ));
+        )),
+        Some(cells) if cells.is_empty() => Err(format!("{name}: a matrix document with no cells")),
+        Some(_) => Ok(vec![(doc.clone(), name.to_string())]),
     }
-    Ok(vec![doc.clone()])
 }
 
 fn field<'a>(doc: &'a Value, key: &str) -> &'a Value {
@@ -121,8 +155,8 @@ fn read_cell(c: &Value) -> Result<(Key, Sample), String> {
     let log_n = c
         .get("log_n")
         .and_then(Value::as_u64)
-        .filter(|&k| k <= 64)
-        .ok_or("a cell without log_n")? as u32;
+        .filter(|&k| (1..=MAX_LOG).contains(&k))
+        .ok_or("a cell without a log_n in 1..=32")? as u32;
     let inverse = match c.get("direction").and_then(Value::as_str) {
         Some("forward") => false,
         Some("inverse") => true,
@@ -145,7 +179,7 @@ fn read_cell(c: &Value) -> Result<(Key, Sample), String> {
         .filter(|v| v.is_finite() && *v > 0.0)
         .ok_or_else(|| {
             format!(
-                "2^{log_n} {} {order_text}: no zkntt_ms",
+                "2^{log_n} {} {order_text}: no zkntt_ms above 0",
                 Case::ALL[case].label()
             )
         })?;
@@ -153,7 +187,7 @@ fn read_cell(c: &Value) -> Result<(Key, Sample), String> {
         Key { log_n, case, order },
         Sample {
             zkntt_ms,
-            sppark_ms: num("sppark_ms"),
+            sppark_ms: num("sppark_ms").filter(|v| v.is_finite() && *v > 0.0),
             zkntt_host_ms: num("zkntt_host_ms"),
             sppark_host_ms: num("sppark_host_ms"),
             verified: c.get("verified").and_then(Value::as_bool).unwrap_or(false),
@@ -162,38 +196,53 @@ fn read_cell(c: &Value) -> Result<(Key, Sample), String> {
     ))
 }
 
-/// Merges matrix documents (`names[i]` names `docs[i]` in errors). They must come from one GPU
-/// and one engine setting; a merged document's runs are merged again one by one.
-pub fn merge(docs: &[Value], names: &[String]) -> Result<Merged, String> {
+/// The largest log2 size a cell may name (BLS12-381's two-adicity).
+const MAX_LOG: u64 = 32;
+
+/// What the runs of one merge, and the two sides of a comparison, must share.
+const SETTING: [&str; 4] = ["gpu", "field", "full_twiddles_max_log", "coset_offset"];
+
+/// Merges matrix documents (`names[i]` names `docs[i]` in errors) of one build, `side` saying
+/// which build's runs an A/B document gives. They must come from one GPU and one engine setting;
+/// a merged document's runs are merged again one by one, and a run given twice is refused.
+pub fn merge(docs: &[Value], names: &[String], side: Side) -> Result<Merged, String> {
     let mut runs = Vec::new();
+    let mut run_names = Vec::new();
     for (doc, name) in docs.iter().zip(names) {
-        runs.extend(single_runs(doc, name)?);
+        for (run, run_name) in single_runs(doc, name, side)? {
+            if let Some(j) = runs.iter().position(|r| *r == run) {
+                return Err(format!(
+                    "{run_name} is the same run as {}: a file given twice, or a merged file beside one of its own runs",
+                    run_names[j]
+                ));
+            }
+            runs.push(run);
+            run_names.push(run_name);
+        }
     }
     let first = runs.first().ok_or("no documents to merge")?;
-    let same = |key: &str| -> Result<(), String> {
+    for key in SETTING {
         let want = field(first, key);
-        match runs.iter().find(|r| field(r, key) != want) {
-            Some(r) => Err(format!(
-                "the documents differ in {key} ({want} and {}): runs of different GPUs or settings do not merge",
-                field(r, key)
-            )),
-            None => Ok(()),
+        if let Some(i) = runs.iter().position(|r| field(r, key) != want) {
+            return Err(format!(
+                "{} and {} differ in {key} ({want} and {}): runs of different GPUs or settings do not merge",
+                run_names[0],
+                run_names[i],
+                field(&runs[i], key)
+            ));
         }
-    };
-    for key in ["gpu", "field", "full_twiddles_max_log", "coset_offset"] {
-        same(key)?;
     }
     let mut samples: BTreeMap<Key, Vec<Option<Sample>>> = BTreeMap::new();
     let mut skipped = Vec::new();
     for (i, run) in runs.iter().enumerate() {
         let cells = run["cells"].as_array().expect("single_runs checked it");
         for c in cells {
-            let (key, sample) = read_cell(c).map_err(|e| format!("run {}: {e}", i + 1))?;
+            let (key, sample) = read_cell(c).map_err(|e| format!("{}: {e}", run_names[i]))?;
             let per = samples.entry(key).or_insert_with(|| vec![None; runs.len()]);
             if per[i].replace(sample).is_some() {
                 return Err(format!(
-                    "run {}: 2^{} {} {} appears twice",
-                    i + 1,
+                    "{}: 2^{} {} {} appears twice",
+                    run_names[i],
                     key.log_n,
                     Case::ALL[key.case].label(),
                     order_name(ORDERS[key.order])
@@ -208,7 +257,7 @@ pub fn merge(docs: &[Value], names: &[String]) -> Result<Merged, String> {
         {
             if let Some(k) = s.get("log_n").and_then(Value::as_u64) {
                 let why = s.get("reason").and_then(Value::as_str).unwrap_or("skipped");
-                let entry = (k as u32, format!("run {}: {why}", i + 1));
+                let entry = (k as u32, format!("{}: {why}", run_names[i]));
                 if !skipped.iter().any(|(k2, _)| *k2 == entry.0) {
                     skipped.push(entry);
                 }
@@ -236,8 +285,11 @@ pub fn merge(docs: &[Value], names: &[String]) -> Result<Merged, String> {
         };
         let merged = MergedCell {
             cell,
-            zkntt_per_process: got.iter().map(|s| s.zkntt_ms).collect(),
-            sppark_per_process: got.iter().map(|s| s.sppark_ms).collect(),
+            zkntt_per_process: per.iter().map(|s| s.as_ref().map(|s| s.zkntt_ms)).collect(),
+            sppark_per_process: per
+                .iter()
+                .map(|s| s.as_ref().and_then(|s| s.sppark_ms))
+                .collect(),
         };
         if last_row == Some((key.log_n, key.case)) {
             rows.last_mut().expect("a row is open").push(merged);
@@ -259,6 +311,11 @@ pub fn merge(docs: &[Value], names: &[String]) -> Result<Merged, String> {
     skipped.sort();
     Ok(Merged {
         rows,
+        names: run_names,
+        setting: SETTING
+            .iter()
+            .map(|k| (k.to_string(), field(first, k).clone()))
+            .collect(),
         gpu: first["gpu"].as_str().unwrap_or("unknown GPU").to_string(),
         reps,
         sppark,
@@ -268,25 +325,31 @@ pub fn merge(docs: &[Value], names: &[String]) -> Result<Merged, String> {
     })
 }
 
-/// Per process, sppark's fastest order over zkntt NN in a row (processes that measured the whole
-/// row only): (min, max).
-fn best_ratio_range(row: &[MergedCell]) -> Option<(f64, f64)> {
-    let nn = row.iter().find(|c| c.cell.order == Ordering::NN)?;
-    let processes = row.iter().map(|c| c.zkntt_per_process.len()).min()?;
-    if row.iter().any(|c| c.zkntt_per_process.len() != processes) {
-        return None;
-    }
-    range((0..processes).filter_map(|p| {
-        let best = row
-            .iter()
-            .filter_map(|c| c.sppark_per_process[p])
-            .min_by(f64::total_cmp)?;
-        ratio(Some(best), nn.zkntt_per_process[p])
-    }))
+/// Per process that measured the whole row, sppark's fastest order over zkntt NN.
+fn best_ratios(row: &[MergedCell]) -> Vec<f64> {
+    let Some(nn) = row.iter().find(|c| c.cell.order == Ordering::NN) else {
+        return Vec::new();
+    };
+    (0..nn.zkntt_per_process.len())
+        .filter(|&p| row.iter().all(|c| c.zkntt_per_process[p].is_some()))
+        .filter_map(|p| {
+            let best = row
+                .iter()
+                .filter_map(|c| c.sppark_per_process[p])
+                .min_by(f64::total_cmp)?;
+            ratio(Some(best), nn.zkntt_per_process[p]?)
+        })
+        .collect()
 }
 
+/// The smallest and largest of [`best_ratios`].
+fn best_ratio_range(row: &[MergedCell]) -> Option<(f64, f64)> {
+    range(best_ratios(row).into_iter())
+}
+
+/// A range of per-process ratios, to three places (two could show a range below 1.00 as 1.00).
 fn fmt_range(r: Option<(f64, f64)>) -> String {
-    r.map_or(String::new(), |(lo, hi)| format!(" ({lo:.2}..{hi:.2})"))
+    r.map_or(String::new(), |(lo, hi)| format!(" ({lo:.3}..{hi:.3})"))
 }
 
 pub fn table_header() -> String {
@@ -305,11 +368,7 @@ pub fn table_header() -> String {
 /// A row: medians over the processes, each ratio with the range of its per-process ratios.
 pub fn table_row(row: &[MergedCell]) -> String {
     let first = &row[0].cell;
-    let processes = row
-        .iter()
-        .map(|c| c.zkntt_per_process.len())
-        .max()
-        .unwrap_or(0);
+    let processes = row.iter().map(MergedCell::processes).max().unwrap_or(0);
     let mut line = format!("| {} | {} | {processes} |", first.log_n, first.case.label());
     for o in ORDERS {
         match row.iter().find(|c| c.cell.order == o) {
@@ -389,11 +448,20 @@ fn cell_name(c: &Cell) -> String {
 /// The lines under the table: the cells below 1.00 in every process and in some.
 pub fn summary(m: &Merged) -> Vec<String> {
     let cells: Vec<&MergedCell> = m.rows.iter().flatten().collect();
+    let runs = m.runs.len();
+    // "(k of n)" where fewer processes than the merge's measured the cell or row.
+    let of = |k: usize| {
+        if k < runs {
+            format!(" ({k} of {runs})")
+        } else {
+            String::new()
+        }
+    };
     let list = |want: Below| -> Vec<String> {
         cells
             .iter()
             .filter(|c| below_one(c) == Some(want))
-            .map(|c| cell_name(&c.cell))
+            .map(|c| format!("{}{}", cell_name(&c.cell), of(c.ratios().count())))
             .collect()
     };
     let (every, some) = (list(Below::Every), list(Below::Some));
@@ -421,7 +489,14 @@ pub fn summary(m: &Merged) -> Vec<String> {
         m.rows
             .iter()
             .filter(|row| best_below_one(row) == Some(want))
-            .map(|row| format!("2^{} {}", row[0].cell.log_n, row[0].cell.case.label()))
+            .map(|row| {
+                format!(
+                    "2^{} {}{}",
+                    row[0].cell.log_n,
+                    row[0].cell.case.label(),
+                    of(best_ratios(row).len())
+                )
+            })
             .collect()
     };
     let (every, some) = (rows_below(Below::Every), rows_below(Below::Some));
@@ -483,7 +558,7 @@ pub fn to_json(m: &Merged) -> Value {
     let cells = doc["cells"].as_array_mut().expect("to_json writes cells");
     for (v, c) in cells.iter_mut().zip(m.rows.iter().flatten()) {
         let r = c.ratio_range();
-        v["processes"] = json!(c.zkntt_per_process.len());
+        v["processes"] = json!(c.processes());
         v["zkntt_ms_per_process"] = json!(c.zkntt_per_process);
         v["sppark_ms_per_process"] = json!(c.sppark_per_process);
         v["ratio_min"] = json!(r.map(|r| r.0));
@@ -508,6 +583,7 @@ pub fn to_json(m: &Merged) -> Value {
         m.runs.len()
     ));
     doc["processes"] = json!(m.runs.len());
+    doc["run_names"] = json!(m.names);
     doc["reps"] = json!(if m.reps.len() == 1 {
         json!(m.reps[0])
     } else {
@@ -549,9 +625,25 @@ pub enum Verdict {
     Slower,
     /// The ranges overlap: no call.
     Overlap,
+    /// A side measured it in one process only: a range of one point calls nothing.
+    OneProcess,
+}
+
+impl Verdict {
+    fn label(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::Overlap => "overlap",
+            Verdict::OneProcess => "one process: no call",
+        }
+    }
 }
 
 pub fn verdict(a: &MergedCell, b: &MergedCell) -> Option<Verdict> {
+    if a.processes() < 2 || b.processes() < 2 {
+        return Some(Verdict::OneProcess);
+    }
     let ((a_lo, a_hi), (b_lo, b_hi)) = (a.zkntt_range()?, b.zkntt_range()?);
     Some(if b_hi < a_lo {
         Verdict::Faster
@@ -577,11 +669,14 @@ pub fn comparison(a: &Merged, b: &Merged, a_name: &str, b_name: &str) -> Vec<Str
         ),
         "|---|---|---|---|---|---|---|".into(),
     ];
-    let (mut faster, mut slower, mut overlap) = (Vec::new(), Vec::new(), 0usize);
+    let (mut faster, mut slower, mut overlap, mut one) = (Vec::new(), Vec::new(), 0usize, 0usize);
+    let mut unpaired = a.rows.iter().flatten().count();
     for c in b.rows.iter().flatten() {
         let Some(old) = a_cells.get(&cell_key(&c.cell)) else {
+            unpaired += 1;
             continue;
         };
+        unpaired -= 1;
         let v = verdict(old, c);
         let rng = |m: &MergedCell| {
             m.zkntt_range()
@@ -600,21 +695,30 @@ pub fn comparison(a: &Merged, b: &Merged, a_name: &str, b_name: &str) -> Vec<Str
             match v {
                 Some(Verdict::Faster) => format!("{b_name} faster"),
                 Some(Verdict::Slower) => format!("{b_name} slower"),
-                _ => "overlap".into(),
+                Some(v) => v.label().into(),
+                None => "overlap".into(),
             }
         ));
         match v {
             Some(Verdict::Faster) => faster.push(cell_name(&c.cell)),
             Some(Verdict::Slower) => slower.push(cell_name(&c.cell)),
+            Some(Verdict::OneProcess) => one += 1,
             _ => overlap += 1,
         }
     }
     out.push(String::new());
-    out.push(format!(
+    let mut counts = format!(
         "{b_name} against {a_name}: faster in every process {}, slower in every process {}, ranges overlap {overlap}",
         faster.len(),
         slower.len()
-    ));
+    );
+    if one > 0 {
+        counts += &format!(", one process a side (no call) {one}");
+    }
+    if unpaired > 0 {
+        counts += &format!("; {unpaired} cell(s) measured by one build only");
+    }
+    out.push(counts);
     if !faster.is_empty() {
         out.push(format!("  faster: {}", faster.join(", ")));
     }
@@ -654,11 +758,7 @@ pub fn comparison_json(a: &Merged, b: &Merged) -> Value {
                 "base_ms": old.cell.zkntt_ms,
                 "this_ms": c.cell.zkntt_ms,
                 "speedup": old.cell.zkntt_ms / c.cell.zkntt_ms,
-                "verdict": match verdict(old, c) {
-                    Some(Verdict::Faster) => "faster",
-                    Some(Verdict::Slower) => "slower",
-                    _ => "overlap",
-                },
+                "verdict": verdict(old, c).unwrap_or(Verdict::Overlap).label(),
             }))
         })
         .collect();
@@ -705,12 +805,12 @@ pub struct MergeArgs {
 pub fn merge_files(args: MergeArgs) -> Result<(), AnyError> {
     crate::args::check_outputs(args.json.as_deref(), args.plot.as_deref())?;
     let (docs, names) = read_docs(&args.files)?;
-    let merged = merge(&docs, &names)?;
+    let merged = merge(&docs, &names, Side::This)?;
     let against = if args.against.is_empty() {
         None
     } else {
         let (docs, names) = read_docs(&args.against)?;
-        Some(merge(&docs, &names)?)
+        Some(merge(&docs, &names, Side::Base)?)
     };
     report(
         &merged,
@@ -732,10 +832,14 @@ fn report(
     plot_path: Option<&Path>,
 ) -> Result<(), AnyError> {
     if let Some(a) = against {
-        if a.gpu != merged.gpu {
+        if let Some(((key, mine), (_, theirs))) = merged
+            .setting
+            .iter()
+            .zip(&a.setting)
+            .find(|(m, t)| m.1 != t.1)
+        {
             return Err(format!(
-                "the builds ran on different GPUs ({} and {}): no comparison",
-                merged.gpu, a.gpu
+                "the builds' runs differ in {key} ({mine} and {theirs}): no comparison (different GPUs, or settings: pass --full-twiddles-max-log to both)"
             )
             .into());
         }
@@ -895,7 +999,15 @@ pub fn run_processes(plan: ProcessPlan) -> Result<(), AnyError> {
             started.elapsed().as_secs_f64()
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    // The runs travel in the merged --json; without one, their own files stay.
+    if plan.json.is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else if !mine.is_empty() || !theirs.is_empty() {
+        println!(
+            "each process's document is kept in {} (`zkntt bench merge` takes them again)",
+            dir.display()
+        );
+    }
     let names = |n: usize, who: &str| {
         (1..=n)
             .map(|i| format!("{who} process {i}"))
@@ -913,11 +1025,15 @@ pub fn run_processes(plan: ProcessPlan) -> Result<(), AnyError> {
         )
         .into());
     }
-    let merged = merge(&mine, &names(mine.len(), "this build"))?;
+    let merged = merge(&mine, &names(mine.len(), "this build"), Side::This)?;
     let against = if theirs.is_empty() {
         None
     } else {
-        Some(merge(&theirs, &names(theirs.len(), "base build"))?)
+        Some(merge(
+            &theirs,
+            &names(theirs.len(), "base build"),
+            Side::Base,
+        )?)
     };
     let result = report(
         &merged,
@@ -985,13 +1101,13 @@ mod tests {
             doc([1.2, 1.0, 1.0, 1.0], [0.9, 1.2, 1.1, 0.95]),
             doc([1.1, 1.0, 1.0, 1.0], [1.3, 1.2, 1.1, 1.05]),
         ];
-        let m = merge(&docs, &names(3)).unwrap();
+        let m = merge(&docs, &names(3), Side::This).unwrap();
         assert_eq!(m.runs.len(), 3);
         assert_eq!(m.rows.len(), 2);
         let nn = &m.rows[0][0];
         assert_eq!(nn.cell.zkntt_ms, 1.1);
         assert_eq!(nn.cell.sppark_ms, Some(0.9));
-        assert_eq!(nn.zkntt_per_process, vec![1.0, 1.2, 1.1]);
+        assert_eq!(nn.zkntt_per_process, vec![Some(1.0), Some(1.2), Some(1.1)]);
         let (lo, hi) = nn.ratio_range().unwrap();
         assert!((lo - 0.75).abs() < 1e-12 && (hi - 1.3 / 1.1).abs() < 1e-12);
         assert_eq!(below_one(nn), Some(Below::Some));
@@ -1003,11 +1119,11 @@ mod tests {
         assert!((lo - 0.75).abs() < 1e-12 && (hi - 1.0).abs() < 1e-12);
         let line = table_row(&m.rows[0]);
         assert!(
-            line.starts_with("| 10 | forward | 3 | 1.100 | 0.900 | 0.82 (0.75..1.18) |"),
+            line.starts_with("| 10 | forward | 3 | 1.100 | 0.900 | 0.82 (0.750..1.182) |"),
             "{line}"
         );
         assert!(
-            line.ends_with("| 0.82 (0.75..1.00) (sppark NN 0.900 ms) |"),
+            line.ends_with("| 0.82 (0.750..1.000) (sppark NN 0.900 ms) |"),
             "{line}"
         );
         assert_eq!(
@@ -1040,7 +1156,7 @@ mod tests {
             doc([1.0; 4], [0.9, 1.2, 1.1, 1.1]),
             doc([1.0; 4], [0.95, 1.2, 1.1, 1.1]),
         ];
-        let m = merge(&docs, &names(2)).unwrap();
+        let m = merge(&docs, &names(2), Side::This).unwrap();
         assert_eq!(below_one(&m.rows[0][0]), Some(Below::Every));
         let s = summary(&m);
         assert!(
@@ -1054,17 +1170,18 @@ mod tests {
     fn merged_documents_merge_again_and_plot() {
         let a = doc([1.0; 4], [1.1; 4]);
         let b = doc([2.0; 4], [1.1; 4]);
-        let m = merge(&[a.clone(), b.clone()], &names(2)).unwrap();
+        let m = merge(&[a.clone(), b.clone()], &names(2), Side::This).unwrap();
         let j = to_json(&m);
         assert_eq!(j["processes"], 2);
         assert_eq!(j["cells"][0]["zkntt_ms"], 1.5);
         assert_eq!(j["cells"][0]["zkntt_ms_per_process"], json!([1.0, 2.0]));
+        assert_eq!(j["run_names"], json!(["d1", "d2"]));
         assert_eq!(j["cells"][0]["below_one"], "some processes");
         assert_eq!(j["zkntt_nn_vs_sppark_best"][0]["ratio_min"], 0.55);
         assert!(crate::plot::figure(&j).is_ok());
         // A merged document and a third run: the runs, not the medians, are merged.
         let c = doc([3.0; 4], [1.1; 4]);
-        let again = merge(&[j, c], &names(2)).unwrap();
+        let again = merge(&[j, c], &names(2), Side::This).unwrap();
         assert_eq!(again.runs.len(), 3);
         assert_eq!(again.rows[0][0].cell.zkntt_ms, 2.0);
     }
@@ -1074,20 +1191,20 @@ mod tests {
         let a = doc([1.0; 4], [1.1; 4]);
         let mut b = a.clone();
         b["gpu"] = json!("H100");
-        let e = merge(&[a.clone(), b], &names(2)).unwrap_err();
+        let e = merge(&[a.clone(), b], &names(2), Side::This).unwrap_err();
         assert!(e.contains("differ in gpu"), "{e}");
-        let e = merge(&[json!({"kind": "ntt"})], &names(1)).unwrap_err();
+        let e = merge(&[json!({"kind": "ntt"})], &names(1), Side::This).unwrap_err();
         assert!(e.contains("d1: not a `zkntt bench ntt --matrix"), "{e}");
         let mut twice = a.clone();
         let first = twice["cells"][0].clone();
         twice["cells"].as_array_mut().unwrap().push(first);
-        let e = merge(&[twice], &names(1)).unwrap_err();
+        let e = merge(&[twice], &names(1), Side::This).unwrap_err();
         assert!(e.contains("appears twice"), "{e}");
         let mut bad = a;
         bad["cells"][1]["order"] = json!("XX");
-        let e = merge(&[bad], &names(1)).unwrap_err();
+        let e = merge(&[bad], &names(1), Side::This).unwrap_err();
         assert!(e.contains("order \"XX\""), "{e}");
-        assert!(merge(&[], &[]).is_err());
+        assert!(merge(&[], &[], Side::This).is_err());
     }
 
     #[test]
@@ -1095,7 +1212,7 @@ mod tests {
         let a = doc([1.0; 4], [1.1; 4]);
         let mut b = a.clone();
         b["cells"][2]["verified"] = json!(false);
-        let m = merge(&[a, b], &names(2)).unwrap();
+        let m = merge(&[a, b], &names(2), Side::This).unwrap();
         assert!(!m.rows[0][2].cell.verified);
         assert!(table_row(&m.rows[0]).contains("WRONG"));
         assert!(
@@ -1113,6 +1230,7 @@ mod tests {
                 doc([1.1, 1.0, 1.2, 1.0], [1.0; 4]),
             ],
             &names(2),
+            Side::This,
         )
         .unwrap();
         let b = merge(
@@ -1121,6 +1239,7 @@ mod tests {
                 doc([0.95, 0.98, 1.25, 1.0], [1.0; 4]),
             ],
             &names(2),
+            Side::This,
         )
         .unwrap();
         let v: Vec<Option<Verdict>> = b.rows[0]
@@ -1152,5 +1271,107 @@ mod tests {
     fn processes_alternate_with_another_build() {
         assert_eq!(schedule(3, false), [true, true, true]);
         assert_eq!(schedule(3, true), [true, false, false, true, true, false]);
+    }
+
+    #[test]
+    fn processes_pair_by_run_where_cells_are_missing() {
+        // Three runs of one row, each lacking one order: no run measured the whole row.
+        let mut docs = vec![
+            doc([1.0, 1.0, 1.0, 1.0], [0.1, 1.0, 1.0, 1.0]),
+            doc([1.0, 1.0, 1.0, 1.0], [1.0, 3.0, 1.0, 1.0]),
+            doc([3.0, 1.0, 1.0, 1.0], [1.0, 1.0, 3.0, 1.0]),
+        ];
+        for (d, drop) in docs.iter_mut().zip([2usize, 1, 0]) {
+            d["cells"].as_array_mut().unwrap().remove(drop);
+        }
+        let m = merge(&docs, &names(3), Side::This).unwrap();
+        assert_eq!(
+            m.rows[0][0].zkntt_per_process,
+            vec![Some(1.0), Some(1.0), None]
+        );
+        assert_eq!(
+            m.rows[0][2].zkntt_per_process,
+            vec![None, Some(1.0), Some(1.0)]
+        );
+        assert_eq!(best_ratio_range(&m.rows[0]), None);
+        assert_eq!(best_below_one(&m.rows[0]), None);
+        // The NN cell: ratios 0.1 (run 1) and 1.0 (run 2), run 3 lacks it: "1 of 3"... of 3 runs.
+        let s = summary(&m);
+        assert!(
+            s.iter().any(|l| l.contains("2^10 forward NN (2 of 3)")),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn odd_values_and_runs_are_refused_or_left_out() {
+        let a = doc([1.0; 4], [1.1; 4]);
+        // A run given twice, directly or inside a merged document.
+        let e = merge(&[a.clone(), a.clone()], &names(2), Side::This).unwrap_err();
+        assert!(e.contains("d2 is the same run as d1"), "{e}");
+        let b = doc([2.0; 4], [1.1; 4]);
+        let j = to_json(&merge(&[a.clone(), b], &names(2), Side::This).unwrap());
+        let e = merge(&[j, a.clone()], &names(2), Side::This).unwrap_err();
+        assert!(e.contains("d2 is the same run as d1 run 1"), "{e}");
+        // sppark's time must be above 0 to count; zkntt's must be there.
+        let mut neg = a.clone();
+        neg["cells"][0]["sppark_ms"] = json!(-1.0);
+        let m = merge(&[neg], &names(1), Side::This).unwrap();
+        assert_eq!(m.rows[0][0].cell.sppark_ms, None);
+        assert_eq!(below_one(&m.rows[0][0]), None);
+        let mut zero = a.clone();
+        zero["cells"][1]["zkntt_ms"] = json!(0.0);
+        let e = merge(&[zero], &names(1), Side::This).unwrap_err();
+        assert!(
+            e.contains("d1: 2^10 forward NR: no zkntt_ms above 0"),
+            "{e}"
+        );
+        let mut big = a.clone();
+        big["cells"][0]["log_n"] = json!(64);
+        let e = merge(&[big], &names(1), Side::This).unwrap_err();
+        assert!(e.contains("log_n in 1..=32"), "{e}");
+        let mut empty = a;
+        empty["cells"] = json!([]);
+        let e = merge(&[empty], &names(1), Side::This).unwrap_err();
+        assert!(e.contains("no cells"), "{e}");
+    }
+
+    #[test]
+    fn an_ab_document_gives_either_side() {
+        let this = merge(
+            &[doc([1.0; 4], [1.1; 4]), doc([1.2; 4], [1.1; 4])],
+            &names(2),
+            Side::This,
+        )
+        .unwrap();
+        let base = merge(
+            &[doc([2.0; 4], [1.1; 4]), doc([2.2; 4], [1.1; 4])],
+            &names(2),
+            Side::This,
+        )
+        .unwrap();
+        let mut ab = to_json(&this);
+        ab["base"] = to_json(&base);
+        let again_this = merge(std::slice::from_ref(&ab), &names(1), Side::This).unwrap();
+        let again_base = merge(std::slice::from_ref(&ab), &names(1), Side::Base).unwrap();
+        assert_eq!(again_this.rows[0][0].cell.zkntt_ms, 1.1);
+        assert_eq!(again_base.rows[0][0].cell.zkntt_ms, 2.1);
+        assert_eq!(again_base.names, ["d1 (base) run 1", "d1 (base) run 2"]);
+        // A plain file on the base side is the base build's own run.
+        let plain = merge(&[doc([3.0; 4], [1.0; 4])], &names(1), Side::Base).unwrap();
+        assert_eq!(plain.rows[0][0].cell.zkntt_ms, 3.0);
+        // One process a side calls nothing.
+        let one = merge(&[doc([0.5; 4], [1.0; 4])], &names(1), Side::This).unwrap();
+        assert_eq!(
+            verdict(&plain.rows[0][0], &one.rows[0][0]),
+            Some(Verdict::OneProcess)
+        );
+        let lines = comparison(&plain, &one, "base", "this");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("one process a side (no call) 4")),
+            "{lines:?}"
+        );
     }
 }

@@ -135,11 +135,15 @@ fn kept_where(prof: &zkntt_gpu::HostProfile, asked: InputCopy) -> &'static str {
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
     let (from, to) = args.check()?;
     if args.matrix && (args.processes.unwrap_or(1) > 1 || args.against.is_some()) {
-        if let Some(bin) = &args.against {
-            if !bin.is_file() {
-                return Err(format!("--against {}: no such file", bin.display()).into());
-            }
-        }
+        // The binary by its full path: a bare name would be looked up on PATH by the spawn.
+        let against = match &args.against {
+            Some(bin) if bin.is_file() => Some(
+                std::fs::canonicalize(bin)
+                    .map_err(|e| format!("--against {}: {e}", bin.display()))?,
+            ),
+            Some(bin) => return Err(format!("--against {}: no such file", bin.display()).into()),
+            None => None,
+        };
         let mut child_args = vec![
             "--from".to_string(),
             from.to_string(),
@@ -156,7 +160,7 @@ pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
         }
         return crate::bench_merge::run_processes(crate::bench_merge::ProcessPlan {
             processes: args.processes.unwrap_or(1),
-            against: args.against.as_deref(),
+            against: against.as_deref(),
             child_args,
             json: args.json.as_deref(),
             plot: args.plot.as_deref(),

@@ -180,7 +180,10 @@ fn bad_arguments_are_one_line() {
         &plot_args("/nonexistent-zkntt.json", "x.svg"),
         &["--json /nonexistent-zkntt.json: cannot read"],
     );
-    assert_one_line_error(&["plot"], &["required arguments were not provided"]);
+    assert_one_line_error(
+        &["plot"],
+        &["required arguments were not provided: --json <FILE>, --out <FILE>"],
+    );
 }
 
 /// A saved matrix document (shaped as `zkntt bench ntt --matrix --json` writes it) plotted with

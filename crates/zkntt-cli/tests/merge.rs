@@ -62,7 +62,7 @@ fn processes_merge_into_one_matrix() {
     );
     // The median over the three processes is 1.05 ms; the ratios 1/0.9, 1/1.1, 1/1.05.
     assert!(
-        stdout.contains("| 10 | forward | 3 | 1.050 | 1.000 | 0.95 (0.91..1.11) |"),
+        stdout.contains("| 10 | forward | 3 | 1.050 | 1.000 | 0.95 (0.909..1.111) |"),
         "{stdout}"
     );
     assert!(
@@ -83,14 +83,25 @@ fn processes_merge_into_one_matrix() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // Two builds: this one (b, c) against another (a): slower in every process where 0.9 < 1.05.
-    let out = zkntt(&["bench", "merge", &b, &c, "--against", &a]);
+    // Two builds: this one (b, c) against a base (a, a2): slower in every process (1.05..1.1
+    // against 0.9..0.95).
+    let a2 = write(&dir, "a2.json", &matrix_doc("H200", 0.95));
+    let out = zkntt(&["bench", "merge", &b, &c, "--against", &a, &a2]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success());
     assert!(
         stdout.contains("this against base: faster in every process 0, slower in every process 24, ranges overlap 0"),
         "{stdout}"
     );
+    // With one process on a side nothing is called.
+    let out = zkntt(&["bench", "merge", &b, &c, "--against", &a]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("one process a side (no call) 24"),
+        "{stdout}"
+    );
+    // The same file twice is one process, not two.
+    assert_one_line_error(&["bench", "merge", &a, &a], &["is the same run as"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -109,10 +120,7 @@ fn bad_input_is_one_line() {
         &["bench", "merge", &not_matrix],
         &["not a `zkntt bench ntt --matrix --json` document"],
     );
-    assert_one_line_error(
-        &["bench", "merge", &h200, &h100],
-        &["the documents differ in gpu"],
-    );
+    assert_one_line_error(&["bench", "merge", &h200, &h100], &["differ in gpu"]);
     assert_one_line_error(
         &["bench", "merge", &h200, "--against", &h100],
         &["different GPUs"],
