@@ -788,9 +788,10 @@ pub struct MergeArgs {
     /// `zkntt bench ntt --matrix --json` files of one build (or merged files), one per process.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Files of a base build (the same GPU) to compare with, after the FILEs: per cell, the base's
-    /// time over this build's (above 1: this build faster), called faster or slower only where
-    /// the per-process ranges do not overlap.
+    /// Files of a base build (the same GPU and settings) to compare with, after the FILEs (a file
+    /// written with --against gives its base's runs here): per cell, the base's time over this
+    /// build's (above 1: this build faster), called faster or slower only where the per-process
+    /// ranges do not overlap.
     #[arg(long, value_name = "FILE", num_args = 1..)]
     against: Vec<PathBuf>,
     /// The merged matrix (and the comparison, with --against) as JSON into FILE.
