@@ -445,6 +445,27 @@ fn cell_name(c: &Cell) -> String {
     format!("2^{} {} {}", c.log_n, c.case.label(), order_name(c.order))
 }
 
+/// "`what`: below 1.00 in every process N, in some processes only M", then the two lists.
+fn below_lines(out: &mut Vec<String>, what: &str, every: Vec<String>, some: Vec<String>) {
+    out.push(format!(
+        "{what}: below 1.00 in every process {}, in some processes only {}",
+        every.len(),
+        some.len()
+    ));
+    if !every.is_empty() {
+        out.push(format!(
+            "  below 1.00 in every process: {}",
+            every.join(", ")
+        ));
+    }
+    if !some.is_empty() {
+        out.push(format!(
+            "  below 1.00 in some processes (unsettled): {}",
+            some.join(", ")
+        ));
+    }
+}
+
 /// The lines under the table: the cells below 1.00 in every process and in some.
 pub fn summary(m: &Merged) -> Vec<String> {
     let cells: Vec<&MergedCell> = m.rows.iter().flatten().collect();
@@ -464,26 +485,14 @@ pub fn summary(m: &Merged) -> Vec<String> {
             .map(|c| format!("{}{}", cell_name(&c.cell), of(c.ratios().count())))
             .collect()
     };
-    let (every, some) = (list(Below::Every), list(Below::Some));
     let measured = cells.iter().filter(|c| below_one(c).is_some()).count();
-    let mut out = vec![format!(
-        "{} process(es); {measured} cells with sppark: below 1.00 in every process {}, in some processes only {}",
-        m.runs.len(),
-        every.len(),
-        some.len()
-    )];
-    if !every.is_empty() {
-        out.push(format!(
-            "  below 1.00 in every process: {}",
-            every.join(", ")
-        ));
-    }
-    if !some.is_empty() {
-        out.push(format!(
-            "  below 1.00 in some processes (unsettled): {}",
-            some.join(", ")
-        ));
-    }
+    let mut out = Vec::new();
+    below_lines(
+        &mut out,
+        &format!("{runs} process(es); {measured} cells with sppark"),
+        list(Below::Every),
+        list(Below::Some),
+    );
     // zkntt NN against sppark's fastest order, by the per-process ratios of the row.
     let rows_below = |want: Below| -> Vec<String> {
         m.rows
@@ -499,24 +508,12 @@ pub fn summary(m: &Merged) -> Vec<String> {
             })
             .collect()
     };
-    let (every, some) = (rows_below(Below::Every), rows_below(Below::Some));
-    out.push(format!(
-        "zkntt NN against sppark's fastest order: below 1.00 in every process {}, in some processes only {}",
-        every.len(),
-        some.len()
-    ));
-    if !every.is_empty() {
-        out.push(format!(
-            "  below 1.00 in every process: {}",
-            every.join(", ")
-        ));
-    }
-    if !some.is_empty() {
-        out.push(format!(
-            "  below 1.00 in some processes (unsettled): {}",
-            some.join(", ")
-        ));
-    }
+    below_lines(
+        &mut out,
+        "zkntt NN against sppark's fastest order",
+        rows_below(Below::Every),
+        rows_below(Below::Some),
+    );
     let wrong: Vec<String> = cells
         .iter()
         .filter(|c| !c.cell.verified || c.cell.same_as_sppark == Some(false))
@@ -657,12 +654,7 @@ pub fn verdict(a: &MergedCell, b: &MergedCell) -> Option<Verdict> {
 /// The comparison of build `b` (this one) against build `a`: per cell both medians, a / b (above
 /// 1: b faster) and the verdict from the per-process ranges; then the counts.
 pub fn comparison(a: &Merged, b: &Merged, a_name: &str, b_name: &str) -> Vec<String> {
-    let a_cells: BTreeMap<(u32, usize, usize), &MergedCell> = a
-        .rows
-        .iter()
-        .flatten()
-        .map(|c| (cell_key(&c.cell), c))
-        .collect();
+    let a_cells = by_key(a);
     let mut out = vec![
         format!(
             "| log2 N | transform | order | {a_name} ms (range) | {b_name} ms (range) | {a_name} / {b_name} | per-process ranges |"
@@ -728,6 +720,15 @@ pub fn comparison(a: &Merged, b: &Merged, a_name: &str, b_name: &str) -> Vec<Str
     out
 }
 
+/// A merge's cells by (log2 N, case, order): where the other build's cell is looked up.
+fn by_key(m: &Merged) -> BTreeMap<(u32, usize, usize), &MergedCell> {
+    m.rows
+        .iter()
+        .flatten()
+        .map(|c| (cell_key(&c.cell), c))
+        .collect()
+}
+
 fn cell_key(c: &Cell) -> (u32, usize, usize) {
     (
         c.log_n,
@@ -738,12 +739,7 @@ fn cell_key(c: &Cell) -> (u32, usize, usize) {
 
 /// The comparison as JSON: per cell both medians and ranges and the verdict.
 pub fn comparison_json(a: &Merged, b: &Merged) -> Value {
-    let a_cells: BTreeMap<(u32, usize, usize), &MergedCell> = a
-        .rows
-        .iter()
-        .flatten()
-        .map(|c| (cell_key(&c.cell), c))
-        .collect();
+    let a_cells = by_key(a);
     let cells: Vec<Value> = b
         .rows
         .iter()
@@ -1095,6 +1091,11 @@ mod tests {
         (1..=n).map(|i| format!("d{i}")).collect()
     }
 
+    /// One build's documents merged.
+    fn merged(docs: &[Value]) -> Merged {
+        merge(docs, &names(docs.len()), Side::This).unwrap()
+    }
+
     #[test]
     fn medians_over_processes_and_per_process_ranges() {
         let docs = [
@@ -1225,24 +1226,14 @@ mod tests {
 
     #[test]
     fn builds_compare_only_where_the_ranges_part() {
-        let a = merge(
-            &[
-                doc([1.0, 1.0, 1.0, 1.0], [1.0; 4]),
-                doc([1.1, 1.0, 1.2, 1.0], [1.0; 4]),
-            ],
-            &names(2),
-            Side::This,
-        )
-        .unwrap();
-        let b = merge(
-            &[
-                doc([0.9, 1.05, 1.3, 1.0], [1.0; 4]),
-                doc([0.95, 0.98, 1.25, 1.0], [1.0; 4]),
-            ],
-            &names(2),
-            Side::This,
-        )
-        .unwrap();
+        let a = merged(&[
+            doc([1.0, 1.0, 1.0, 1.0], [1.0; 4]),
+            doc([1.1, 1.0, 1.2, 1.0], [1.0; 4]),
+        ]);
+        let b = merged(&[
+            doc([0.9, 1.05, 1.3, 1.0], [1.0; 4]),
+            doc([0.95, 0.98, 1.25, 1.0], [1.0; 4]),
+        ]);
         let v: Vec<Option<Verdict>> = b.rows[0]
             .iter()
             .zip(&a.rows[0])
