@@ -133,14 +133,24 @@ fn fmt_ratio(v: Option<f64>) -> String {
 }
 
 pub fn table_header() -> String {
+    table_header_with(&[], "")
+}
+
+/// The header with `extra` columns after the transform's and `note` after each ratio's name
+/// (the merged matrix's: "processes", " (per process)").
+pub fn table_header_with(extra: &[&str], note: &str) -> String {
     let mut h = "| log2 N | transform |".to_string();
     let mut rule = "|---|---|".to_string();
+    for e in extra {
+        h += &format!(" {e} |");
+        rule += "---|";
+    }
     for o in ORDERS {
         let o = order_name(o);
-        h += &format!(" zkntt {o} ms | sppark {o} ms | ratio {o} |");
+        h += &format!(" zkntt {o} ms | sppark {o} ms | ratio {o}{note} |");
         rule += "---|---|---|";
     }
-    h += " zkntt NN vs sppark best order |";
+    h += &format!(" zkntt NN vs sppark best order{note} |");
     rule += "---|";
     format!("{h}\n{rule}")
 }

@@ -353,16 +353,7 @@ fn fmt_range(r: Option<(f64, f64)>) -> String {
 }
 
 pub fn table_header() -> String {
-    let mut h = "| log2 N | transform | processes |".to_string();
-    let mut rule = "|---|---|---|".to_string();
-    for o in ORDERS {
-        let o = order_name(o);
-        h += &format!(" zkntt {o} ms | sppark {o} ms | ratio {o} (per process) |");
-        rule += "---|---|---|";
-    }
-    h += " zkntt NN vs sppark best order (per process) |";
-    rule += "---|";
-    format!("{h}\n{rule}")
+    bench_matrix::table_header_with(&["processes"], " (per process)")
 }
 
 /// A row: medians over the processes, each ratio with the range of its per-process ratios.
