@@ -99,14 +99,21 @@ pub struct Merged {
     pub runs: Vec<Value>,
     /// Each run's name: its file, and its place in a merged file.
     pub names: Vec<String>,
-    pub gpu: String,
-    /// What runs must share to merge or compare (GPU, field, twiddle setting, coset offset).
-    pub setting: Vec<(String, Value)>,
     pub reps: Vec<u64>,
     pub sppark: String,
-    pub full_twiddles_max_log: u64,
     /// Sizes some process skipped, with its reason.
     pub skipped: Vec<(u32, String)>,
+}
+
+impl Merged {
+    /// A value every run shares ([`SETTING`]): the first run's.
+    fn setting(&self, key: &str) -> &Value {
+        field(&self.runs[0], key)
+    }
+
+    pub fn gpu(&self) -> &str {
+        self.setting("gpu").as_str().unwrap_or("unknown GPU")
+    }
 }
 
 /// Which build's runs a document gives: a document written with `--against` holds this build's
@@ -312,14 +319,8 @@ pub fn merge(docs: &[Value], names: &[String], side: Side) -> Result<Merged, Str
     Ok(Merged {
         rows,
         names: run_names,
-        setting: SETTING
-            .iter()
-            .map(|k| (k.to_string(), field(first, k).clone()))
-            .collect(),
-        gpu: first["gpu"].as_str().unwrap_or("unknown GPU").to_string(),
         reps,
         sppark,
-        full_twiddles_max_log: first["full_twiddles_max_log"].as_u64().unwrap_or(0),
         skipped,
         runs,
     })
@@ -535,11 +536,11 @@ pub fn to_json(m: &Merged) -> Value {
         .unwrap_or("")
         .to_string();
     let mut doc = bench_matrix::to_json(
-        &m.gpu,
+        m.gpu(),
         &timestamp,
         m.reps.first().copied().unwrap_or(0) as u32,
         &m.sppark,
-        m.full_twiddles_max_log as u32,
+        m.setting("full_twiddles_max_log").as_u64().unwrap_or(0) as u32,
         &rows,
         &m.skipped,
     );
@@ -585,7 +586,7 @@ pub fn to_json(m: &Merged) -> Value {
 pub fn print(m: &Merged, title: &str) {
     println!(
         "{title}: BN254 Fr on {}, {} process(es), sppark {}",
-        m.gpu,
+        m.gpu(),
         m.runs.len(),
         m.sppark
     );
@@ -645,7 +646,7 @@ pub fn verdict(a: &MergedCell, b: &MergedCell) -> Option<Verdict> {
 /// The comparison of build `b` (this one) against build `a`: per cell both medians, a / b (above
 /// 1: b faster) and the verdict from the per-process ranges; then the counts.
 pub fn comparison(a: &Merged, b: &Merged, a_name: &str, b_name: &str) -> Vec<String> {
-    let a_cells = by_key(a);
+    let (pairs, unpaired) = paired(a, b);
     let mut out = vec![
         format!(
             "| log2 N | transform | order | {a_name} ms (range) | {b_name} ms (range) | {a_name} / {b_name} | per-process ranges |"
@@ -653,13 +654,7 @@ pub fn comparison(a: &Merged, b: &Merged, a_name: &str, b_name: &str) -> Vec<Str
         "|---|---|---|---|---|---|---|".into(),
     ];
     let (mut faster, mut slower, mut overlap, mut one) = (Vec::new(), Vec::new(), 0usize, 0usize);
-    let mut unpaired = a.rows.iter().flatten().count();
-    for c in b.rows.iter().flatten() {
-        let Some(old) = a_cells.get(&cell_key(&c.cell)) else {
-            unpaired += 1;
-            continue;
-        };
-        unpaired -= 1;
+    for (old, c) in pairs {
         let v = verdict(old, c);
         let rng = |m: &MergedCell| {
             m.zkntt_range()
@@ -711,33 +706,34 @@ pub fn comparison(a: &Merged, b: &Merged, a_name: &str, b_name: &str) -> Vec<Str
     out
 }
 
-/// A merge's cells by (log2 N, case, order): where the other build's cell is looked up.
-fn by_key(m: &Merged) -> BTreeMap<(u32, usize, usize), &MergedCell> {
-    m.rows
+/// Build `b`'s cells with build `a`'s of the same size, case and order, and how many cells of
+/// either build have no partner.
+fn paired<'m>(a: &'m Merged, b: &'m Merged) -> (Vec<(&'m MergedCell, &'m MergedCell)>, usize) {
+    let key = |c: &Cell| Key {
+        log_n: c.log_n,
+        case: Case::ALL.iter().position(|&k| k == c.case).unwrap_or(0),
+        order: ORDERS.iter().position(|&o| o == c.order).unwrap_or(0),
+    };
+    let a_cells: BTreeMap<Key, &MergedCell> =
+        a.rows.iter().flatten().map(|c| (key(&c.cell), c)).collect();
+    let pairs: Vec<_> = b
+        .rows
         .iter()
         .flatten()
-        .map(|c| (cell_key(&c.cell), c))
-        .collect()
-}
-
-fn cell_key(c: &Cell) -> (u32, usize, usize) {
-    (
-        c.log_n,
-        Case::ALL.iter().position(|&k| k == c.case).unwrap_or(0),
-        ORDERS.iter().position(|&o| o == c.order).unwrap_or(0),
-    )
+        .filter_map(|c| Some((*a_cells.get(&key(&c.cell))?, c)))
+        .collect();
+    let cells = a_cells.len() + b.rows.iter().flatten().count();
+    let unpaired = cells - 2 * pairs.len();
+    (pairs, unpaired)
 }
 
 /// The comparison as JSON: per cell both medians and ranges and the verdict.
 pub fn comparison_json(a: &Merged, b: &Merged) -> Value {
-    let a_cells = by_key(a);
-    let cells: Vec<Value> = b
-        .rows
-        .iter()
-        .flatten()
-        .filter_map(|c| {
-            let old = a_cells.get(&cell_key(&c.cell))?;
-            Some(json!({
+    let cells: Vec<Value> = paired(a, b)
+        .0
+        .into_iter()
+        .map(|(old, c)| {
+            json!({
                 "log_n": c.cell.log_n,
                 "direction": if c.cell.case.inverse() { "inverse" } else { "forward" },
                 "coset": c.cell.case.coset(),
@@ -746,7 +742,7 @@ pub fn comparison_json(a: &Merged, b: &Merged) -> Value {
                 "this_ms": c.cell.zkntt_ms,
                 "speedup": old.cell.zkntt_ms / c.cell.zkntt_ms,
                 "verdict": verdict(old, c).unwrap_or(Verdict::Overlap).label(),
-            }))
+            })
         })
         .collect();
     json!({
@@ -820,14 +816,11 @@ fn report(
     plot_path: Option<&Path>,
 ) -> Result<(), AnyError> {
     if let Some(a) = against {
-        if let Some(((key, mine), (_, theirs))) = merged
-            .setting
-            .iter()
-            .zip(&a.setting)
-            .find(|(m, t)| m.1 != t.1)
-        {
+        if let Some(key) = SETTING.iter().find(|k| merged.setting(k) != a.setting(k)) {
             return Err(format!(
-                "the builds' runs differ in {key} ({mine} and {theirs}): no comparison (different GPUs, or settings: pass --full-twiddles-max-log to both)"
+                "the builds' runs differ in {key} ({} and {}): no comparison (different GPUs, or settings: pass --full-twiddles-max-log to both)",
+                merged.setting(key),
+                a.setting(key)
             )
             .into());
         }
