@@ -1,4 +1,4 @@
-# zkntt: make setup | demo | test | gpu-build | bench | fixtures | lint
+# zkntt: make setup | demo | test | emu-test | gpu-build | bench | fixtures | lint
 SHELL := /bin/bash
 .ONESHELL:
 .SHELLFLAGS := -eu -o pipefail -c
@@ -10,7 +10,7 @@ WHEEL_NVCC := $(TOOLCHAIN)/nvidia/cu13/bin/nvcc
 CUDA_WHEELS := nvidia-cuda-nvcc==13.0.* nvidia-nvvm==13.0.* nvidia-cuda-crt==13.0.* \
                nvidia-cuda-cccl==13.0.* nvidia-cuda-runtime==13.0.*
 
-.PHONY: setup demo test lint gpu-build bench fixtures
+.PHONY: setup demo test emu-test lint gpu-build bench fixtures
 
 ## setup: the CUDA compiler from PyPI wheels into .toolchain/ (skipped if an nvcc 13.x is present)
 setup:
@@ -44,6 +44,12 @@ lint: setup
 test: lint
 	cargo test --workspace --no-fail-fast
 	./benches/consumer/check.sh
+
+## emu-test: the GPU suites on the CPU emulator of the big-field kernels (crates/zkntt-kernels/emu),
+## no GPU and no nvcc needed; sizes to 2^ZKNTT_TEST_MAX_LOG (14 unless set), its own target folder
+emu-test:
+	ZKNTT_EMU=1 ZKNTT_TEST_MAX_LOG=$${ZKNTT_TEST_MAX_LOG:-14} CARGO_TARGET_DIR=$${CARGO_TARGET_DIR:-target}/emu \
+	  cargo test -p zkntt-gpu -p zkntt-ark --no-fail-fast
 
 ## gpu-build: release test/bench binaries and the zkntt binary, bundled into .gpu/ for the GPU machine
 gpu-build: setup

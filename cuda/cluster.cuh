@@ -4,10 +4,30 @@
 #pragma once
 #include <cstdint>
 
+// Whether the functions below exist: sm_90+, and the CPU emulator (crates/zkntt-kernels/emu).
+#if defined(ZKNTT_EMU) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900)
+#define ZKNTT_HAS_CLUSTERS 1
+#else
+#define ZKNTT_HAS_CLUSTERS 0
+#endif
+
 namespace zkntt {
 namespace cluster {
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(ZKNTT_EMU)
+inline uint32_t rank() { return zkntt_emu::cluster_rank(); }
+inline void barrier() {
+    zkntt_emu::cluster_arrive();
+    zkntt_emu::cluster_wait();
+}
+inline void arrive() { zkntt_emu::cluster_arrive(); }
+inline void wait() { zkntt_emu::cluster_wait(); }
+inline void arrive_started() { zkntt_emu::cluster_arrive(); }
+inline void wait_started() { zkntt_emu::cluster_wait(); }
+inline uint32_t remote(uint32_t local, uint32_t block) { return zkntt_emu::cluster_remote(local, block); }
+inline uint32_t load_remote(uint32_t addr) { return zkntt_emu::cluster_load(addr); }
+inline void store_remote(uint32_t addr, uint32_t v) { zkntt_emu::cluster_store(addr, v); }
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ uint32_t rank() {
     uint32_t r;
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));

@@ -12,6 +12,9 @@ use std::process::Command;
 #[allow(dead_code)]
 mod names;
 
+#[path = "emu/build.rs"]
+mod emu;
+
 /// SASS for these, PTX for the last one.
 const ARCHS: [&str; 4] = ["80", "86", "89", "90"];
 /// `ZKNTT_ARCHS=90` (a comma-separated subset of [`ARCHS`]): SASS for those only. For bundles
@@ -44,6 +47,8 @@ const CUDA_WHEELS: &str = "nvidia-cuda-nvcc==13.0.* nvidia-nvvm==13.0.* nvidia-c
 const TOOLCHAIN_ENV: &str = "ZKNTT_CUDA_TOOLCHAIN";
 /// `ZKNTT_CPU_ONLY=1`: build without kernels on purpose (every GPU call returns KernelsNotBuilt).
 const CPU_ONLY_ENV: &str = "ZKNTT_CPU_ONLY";
+/// `ZKNTT_EMU=1`: the big-field kernels for the CPU emulator (emu/README.md), no nvcc.
+const EMU_ENV: &str = "ZKNTT_EMU";
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -59,8 +64,12 @@ fn main() {
     let toolchain_nvcc = root.join(".toolchain/nvidia/cu13/bin/nvcc");
     println!("cargo:rerun-if-changed={}", toolchain_nvcc.display());
 
+    println!("cargo:rerun-if-env-changed={EMU_ENV}");
     println!("cargo::rustc-check-cfg=cfg(zkntt_host_built)");
     let cpu_only = env::var(CPU_ONLY_ENV).is_ok_and(|v| v.trim() == "1");
+    if env::var(EMU_ENV).is_ok_and(|v| v.trim() == "1") {
+        return write_emulated(&root, &cuda, &out);
+    }
     let found = if cpu_only {
         None
     } else {
@@ -95,7 +104,9 @@ fn main() {
          /// The GPU architectures with machine code in [`FATBIN`] (PTX for the last).\n\
          pub const ARCHS: &[&str] = &{:?};\n\
          /// Every kernel (`extern \"C\" __global__`) in [`FATBIN`], sorted; empty when not built.\n\
-         pub const SYMBOLS: &[&str] = &{:?};\n",
+         pub const SYMBOLS: &[&str] = &{:?};\n\
+         /// The CPU emulator's driver library when built with `ZKNTT_EMU=1` (emu/README.md).\n\
+         pub const EMULATOR: Option<&str> = None;\n",
         match &fatbin {
             Some(p) => format!("Some(include_bytes!({:?}))", p.display().to_string()),
             None => "None".into(),
@@ -107,6 +118,54 @@ fn main() {
             .map(|a| format!("sm_{a}"))
             .collect::<Vec<_>>(),
         symbols,
+    );
+    fs::write(out.join("kernels.rs"), rs).unwrap();
+}
+
+/// The emulated build: kernels.rs names the emulator's library, and `FATBIN` holds a marker (the
+/// fake driver ignores the image it is given).
+fn write_emulated(root: &Path, cuda: &Path, out: &Path) {
+    let mut files = Vec::new();
+    for dir in ["ntt", "field"] {
+        cu_files(&cuda.join(dir), &mut files);
+    }
+    files.retain(|f| !is_host_shim(f));
+    let names: Vec<&str> = names::ALL
+        .iter()
+        .flat_map(|k| k.all())
+        .chain(names::ALL_PLAIN)
+        .collect();
+    let built = emu::build(root, out, &names, &files);
+    println!("cargo:rustc-cfg=zkntt_host_built");
+    let marker = out.join("emu.fatbin");
+    fs::write(
+        &marker,
+        b"zkntt-emu: the kernels are in the emulator's libcuda.so\n",
+    )
+    .unwrap();
+    let note = format!(
+        "{EMU_ENV}=1: the big-field kernels compiled by {} for the CPU emulator ({})",
+        built.compiler,
+        built.library.display()
+    );
+    println!("cargo:warning=zkntt-kernels: {note}");
+    let rs = format!(
+        "/// A marker: the emulator's driver ignores the image (`ZKNTT_EMU=1`).\n\
+         pub const FATBIN: Option<&[u8]> = Some(include_bytes!({:?}));\n\
+         /// No nvcc in an emulated build.\n\
+         pub const NVCC_VERSION: Option<&str> = None;\n\
+         /// How the kernels were built.\n\
+         pub const BUILD_NOTE: &str = {:?};\n\
+         /// No machine code: the kernels run on the CPU.\n\
+         pub const ARCHS: &[&str] = &[];\n\
+         /// Every kernel the emulator holds, sorted.\n\
+         pub const SYMBOLS: &[&str] = &{:?};\n\
+         /// The CPU emulator's driver library (emu/README.md), loaded in place of libcuda.\n\
+         pub const EMULATOR: Option<&str> = Some({:?});\n",
+        marker.display().to_string(),
+        note,
+        built.symbols,
+        built.library.display().to_string(),
     );
     fs::write(out.join("kernels.rs"), rs).unwrap();
 }

@@ -90,6 +90,16 @@ __host__ __device__ constexpr uint32_t kp_limb(int i) {
 // t = t < Kp ? t : t - Kp, for t < 2Kp.
 template <class P, int K = 1>
 __device__ __forceinline__ void reduce_once8(uint32_t* t) {
+#ifdef ZKNTT_EMU
+    uint32_t r[8];
+    int64_t b = 0;
+    for (int i = 0; i < 8; i++) {
+        const int64_t d = (int64_t)t[i] - (int64_t)kp_limb<P, K>(i) + b;
+        r[i] = (uint32_t)d;
+        b = d >> 32;
+    }
+    const uint32_t borrow = (uint32_t)b;
+#else
     uint32_t r[8], borrow;
     asm("sub.cc.u32  %0, %9, %17;\n\t"
         "subc.cc.u32 %1, %10, %18;\n\t"
@@ -104,6 +114,7 @@ __device__ __forceinline__ void reduce_once8(uint32_t* t) {
         : ZKNTT_W8(ZKNTT_IN, t),
           "n"(kp_limb<P, K>(0)), "n"(kp_limb<P, K>(1)), "n"(kp_limb<P, K>(2)), "n"(kp_limb<P, K>(3)),
           "n"(kp_limb<P, K>(4)), "n"(kp_limb<P, K>(5)), "n"(kp_limb<P, K>(6)), "n"(kp_limb<P, K>(7)));
+#endif
 #pragma unroll
     for (int i = 0; i < 8; i++) t[i] = borrow ? t[i] : r[i];
 }
@@ -116,6 +127,14 @@ __device__ __forceinline__ mont<P> add(const mont<P>& a, const mont<P>& b) {
         // a + b < 2Kp <= 2^256: no carry out of the top limb.
         static_assert(K == 1 ? P::modulus(7) < 0x80000000u : P::modulus(7) < 0x40000000u, "2Kp <= 2^256");
         mont<P> r;
+#ifdef ZKNTT_EMU
+        uint64_t c = 0;
+        for (int i = 0; i < 8; i++) {
+            c += (uint64_t)a.l[i] + b.l[i];
+            r.l[i] = (uint32_t)c;
+            c >>= 32;
+        }
+#else
         asm("add.cc.u32  %0, %8, %16;\n\t"
             "addc.cc.u32 %1, %9, %17;\n\t"
             "addc.cc.u32 %2, %10, %18;\n\t"
@@ -126,6 +145,7 @@ __device__ __forceinline__ mont<P> add(const mont<P>& a, const mont<P>& b) {
             "addc.u32    %7, %15, %23;"
             : ZKNTT_W8(ZKNTT_OUT, r.l)
             : ZKNTT_W8(ZKNTT_IN, a.l), ZKNTT_W8(ZKNTT_IN, b.l));
+#endif
         reduce_once8<P, K>(r.l);
         return r;
     } else {
@@ -149,6 +169,21 @@ __device__ __forceinline__ mont<P> sub(const mont<P>& a, const mont<P>& b) {
     mont<P> r;
     if constexpr (N == 8) {
         // a - b, then Kp added back under the borrow mask.
+#ifdef ZKNTT_EMU
+        int64_t borrow = 0;
+        for (int i = 0; i < 8; i++) {
+            const int64_t d = (int64_t)a.l[i] - (int64_t)b.l[i] + borrow;
+            r.l[i] = (uint32_t)d;
+            borrow = d >> 32;
+        }
+        const uint32_t mask = (uint32_t)borrow;
+        uint64_t c = 0;
+        for (int i = 0; i < 8; i++) {
+            c += (uint64_t)r.l[i] + (kp_limb<P, K>(i) & mask);
+            r.l[i] = (uint32_t)c;
+            c >>= 32;
+        }
+#else
         uint32_t t[8], mask;
         asm("sub.cc.u32  %0, %9, %17;\n\t"
             "subc.cc.u32 %1, %10, %18;\n\t"
@@ -174,6 +209,7 @@ __device__ __forceinline__ mont<P> sub(const mont<P>& a, const mont<P>& b) {
               "r"(kp_limb<P, K>(0) & mask), "r"(kp_limb<P, K>(1) & mask), "r"(kp_limb<P, K>(2) & mask),
               "r"(kp_limb<P, K>(3) & mask), "r"(kp_limb<P, K>(4) & mask), "r"(kp_limb<P, K>(5) & mask),
               "r"(kp_limb<P, K>(6) & mask), "r"(kp_limb<P, K>(7) & mask));
+#endif
         return r;
     } else {
         static_assert(K == 1, "lazy forms are 8-limb only");
@@ -331,6 +367,32 @@ __device__ __forceinline__ mont<P> mul_pairs8(const mont<P>& a, const mont<P>& b
     static_assert(P::LIMBS == 8, "8-limb fields");
     static_assert(P::modulus(7) < 0x80000000u, "p < 2^255 keeps T below 2^288");
     static_assert(REDUCE || P::modulus(7) < 0x40000000u, "the lazy form needs 4p < 2^256");
+#ifdef ZKNTT_EMU
+    // The same integer, (a*b + M*p) / R with M < R the one that clears the low words, by CIOS.
+    uint32_t t[10] = {};
+    for (int i = 0; i < 8; i++) {
+        uint64_t c = 0;
+        for (int j = 0; j < 8; j++) {
+            c += (uint64_t)a.l[j] * b.l[i] + t[j];
+            t[j] = (uint32_t)c;
+            c >>= 32;
+        }
+        c += t[8];
+        t[8] = (uint32_t)c;
+        t[9] = (uint32_t)(c >> 32);
+        const uint32_t m = t[0] * P::M0;
+        c = ((uint64_t)m * P::modulus(0) + t[0]) >> 32;
+        for (int j = 1; j < 8; j++) {
+            c += (uint64_t)m * P::modulus(j) + t[j];
+            t[j - 1] = (uint32_t)c;
+            c >>= 32;
+        }
+        c += t[8];
+        t[7] = (uint32_t)c;
+        t[8] = t[9] + (uint32_t)(c >> 32);
+    }
+    if (t[8] != 0) __trap();  // the bounds above keep the result below 2^256
+#else
     uint32_t u[8], v[8];
     ZKNTT_ROW_FIRST(u, v, a.l, b.l[0]);
     ZKNTT_ROW_REDUCE(P, u, v, u[0] * P::M0);
@@ -356,6 +418,7 @@ __device__ __forceinline__ mont<P> mul_pairs8(const mont<P>& a, const mont<P>& b
         "addc.u32    %7, %15, 0;"
         : ZKNTT_W8(ZKNTT_OUT, t)
         : ZKNTT_W8(ZKNTT_IN, u), ZKNTT_W8(ZKNTT_IN, v));
+#endif
     if constexpr (REDUCE) reduce_once8<P>(t);
     mont<P> r;
 #pragma unroll

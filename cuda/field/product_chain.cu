@@ -98,9 +98,13 @@ constexpr int UNROLL = 16;
 // a * b, 32 x 32 -> 64 bits, as PTX's mul.wide.u32: ptxas then folds the add that follows into one
 // IMAD.WIDE.U32 (C's (uint64_t)a * b reaches it as a 64-bit multiply that leaves an IADD3 beside).
 __device__ __forceinline__ uint64_t mul_wide(uint32_t a, uint32_t b) {
+#ifdef ZKNTT_EMU
+    return (uint64_t)a * b;
+#else
     uint64_t d;
     asm("mul.wide.u32 %0, %1, %2;" : "=l"(d) : "r"(a), "r"(b));
     return d;
+#endif
 }
 
 }  // namespace pipe

@@ -45,11 +45,11 @@ __device__ __forceinline__ void mul_powers_called(F (&x)[B], const PowerTable& t
 
 template <class F, bool IN_REV, bool OUT_REV>
 __device__ __forceinline__ void cluster_transform(const NttStageParams& p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if ZKNTT_HAS_CLUSTERS
     using L = lazy<typename F::params>;
     cluster::arrive_started();
     wait_for_previous_grid();
-    extern __shared__ __align__(16) uint32_t smem_words[];
+    ZKNTT_DYNAMIC_SHARED(uint32_t, smem_words);
     const uint32_t log_n = p.log_n, log_c = p.log_cols, log_l = log_n - log_c;
     const uint32_t C = 1u << log_c, Lsz = 1u << log_l, log_w = log_l - log_c;  // L/C = 2^log_w columns
     const uint32_t b = cluster::rank();

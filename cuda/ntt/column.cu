@@ -205,7 +205,7 @@ __device__ __forceinline__ void column_stage(const NttStageParams& p) {
     // The next launch may start now (TRIGGER_START) or once this block's layers are done.
     const bool trigger_start = p.flags & TRIGGER_START;
     if (trigger_start) allow_dependent_launch();
-    extern __shared__ __align__(16) uint32_t smem_words[];
+    ZKNTT_DYNAMIC_SHARED(uint32_t, smem_words);
     using L = lazy<typename F::params>;  // lazy range inside, canonical in global memory
     ColumnBlock blk;
     blk.log_m = ORDERED ? p.log_m : p.log_n;

@@ -88,7 +88,7 @@ __device__ __forceinline__ void store_groups(const NttStageParams& p, const SM& 
 // before the butterflies.
 template <class F, bool NARROW_BLOCK>
 __device__ __forceinline__ void middle_stage(const NttStageParams& p) {
-    extern __shared__ __align__(16) uint32_t smem_words[];
+    ZKNTT_DYNAMIC_SHARED(uint32_t, smem_words);
     const uint32_t log_q = p.log_q, log_t = p.log_cols;
     const uint32_t Q = 1u << log_q, T = 1u << log_t;
     const uint32_t tiles = 1u << (p.log_p - log_t);

@@ -91,7 +91,7 @@ __device__ __forceinline__ void stage1_block(const NttStageParams& p) {
     constexpr uint32_t EL = 1u << LOG_EL, LOG_E = LOG_EL + 7, E = 1u << LOG_E;
     constexpr uint32_t LANE_LAYERS = LOG_EL + 5;  // slot bits a warp holds in phase A
     static_assert(F::N == 8, "8 lanes per element");
-    extern __shared__ __align__(16) uint32_t smem_words[];
+    ZKNTT_DYNAMIC_SHARED(uint32_t, smem_words);
     wait_for_previous_grid();
     const uint32_t log_p = p.log_p, log_cols = p.log_cols;  // log_p + log_cols == LOG_E
     const uint32_t P = 1u << log_p, cols = 1u << log_cols;

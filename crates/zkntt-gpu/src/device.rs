@@ -60,8 +60,25 @@ struct Inner {
 /// Whether the CUDA driver library can be loaded. Checked before any driver call: cudarc's
 /// dynamic loading panics on first use when the library is missing.
 pub(crate) fn driver_present() -> bool {
+    load_emulator();
     // SAFETY: only tries to dlopen libcuda; no driver function is called.
     unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// In a build with `ZKNTT_EMU=1`, loads the CPU emulator's driver (`zkntt_kernels::EMULATOR`,
+/// whose soname is `libcuda.so`) once, so that cudarc's own `dlopen("libcuda.so")` finds it
+/// loaded and no real driver is used.
+fn load_emulator() {
+    static LOADED: OnceLock<()> = OnceLock::new();
+    if let Some(path) = zkntt_kernels::EMULATOR {
+        LOADED.get_or_init(|| {
+            // SAFETY: the emulator's initialisers only set up its own tables.
+            match unsafe { libloading::Library::new(path) } {
+                Ok(lib) => std::mem::forget(lib),
+                Err(e) => eprintln!("zkntt: the CPU emulator {path} did not load: {e}"),
+            }
+        });
+    }
 }
 
 /// The embedded fatbin, or `KernelsNotBuilt`.

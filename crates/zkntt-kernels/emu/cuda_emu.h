@@ -1,0 +1,130 @@
+// The CUDA that the big-field kernels use, for a C++ compiler: included ahead of the kernel
+// sources (`-include`) when they are built for the CPU emulator (ZKNTT_EMU=1, README.md here).
+// A block's threads are fibers on one OS thread (runtime.cpp); barriers, warp shuffles and the
+// cluster's distributed shared memory are calls into the runtime.
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+
+#define ZKNTT_EMU 1
+// The kernels' sm_90 paths (clusters, programmatic launches): the emulated device is an H100.
+#define __CUDA_ARCH__ 900
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+#define __align__(n) alignas(n)
+#define __builtin_assume(x) ((void)0)
+
+struct uint4 {
+    uint32_t x, y, z, w;
+};
+struct uint2 {
+    uint32_t x, y;
+};
+inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return uint4{x, y, z, w}; }
+inline uint2 make_uint2(uint32_t x, uint32_t y) { return uint2{x, y}; }
+
+namespace zkntt_emu {
+
+struct dim3 {
+    uint32_t x = 1, y = 1, z = 1;
+};
+
+// The running thread's coordinates and its block's dynamic shared memory.
+const dim3& thread_idx();
+const dim3& block_idx();
+const dim3& block_dim();
+const dim3& grid_dim();
+void* dynamic_shared();
+// Where `p` (in the running block's shared memory) sits in it.
+uint32_t shared_offset(const void* p);
+
+void sync_threads();
+void sync_warp(uint32_t mask);
+uint32_t shfl_xor(uint32_t mask, uint32_t v, uint32_t lane_mask, int width);
+uint32_t shfl_idx(uint32_t mask, uint32_t v, int src, int width);
+[[noreturn]] void trap();
+
+// Clusters: the block's rank, the barrier's halves and the other blocks' shared memory.
+uint32_t cluster_rank();
+void cluster_arrive();
+void cluster_wait();
+uint32_t cluster_remote(uint32_t local, uint32_t block);
+uint32_t cluster_load(uint32_t addr);
+void cluster_store(uint32_t addr, uint32_t v);
+
+}  // namespace zkntt_emu
+
+#define threadIdx (::zkntt_emu::thread_idx())
+#define blockIdx (::zkntt_emu::block_idx())
+#define blockDim (::zkntt_emu::block_dim())
+#define gridDim (::zkntt_emu::grid_dim())
+#define warpSize 32
+
+// The block's dynamic shared memory (cuda/ntt/ntt_common.cuh has the CUDA form).
+#define ZKNTT_DYNAMIC_SHARED(T, name) T* const name = static_cast<T*>(::zkntt_emu::dynamic_shared())
+
+inline void __syncthreads() { zkntt_emu::sync_threads(); }
+inline void __syncwarp(uint32_t mask = 0xffffffffu) { zkntt_emu::sync_warp(mask); }
+template <class T>
+inline T __shfl_xor_sync(uint32_t mask, T v, uint32_t lane_mask, int width = 32) {
+    static_assert(sizeof(T) == 4, "32-bit shuffles");
+    uint32_t w;
+    __builtin_memcpy(&w, &v, 4);
+    w = zkntt_emu::shfl_xor(mask, w, lane_mask, width);
+    __builtin_memcpy(&v, &w, 4);
+    return v;
+}
+template <class T>
+inline T __shfl_sync(uint32_t mask, T v, int src, int width = 32) {
+    static_assert(sizeof(T) == 4, "32-bit shuffles");
+    uint32_t w;
+    __builtin_memcpy(&w, &v, 4);
+    w = zkntt_emu::shfl_idx(mask, w, src, width);
+    __builtin_memcpy(&v, &w, 4);
+    return v;
+}
+inline void __trap() { zkntt_emu::trap(); }
+inline size_t __cvta_generic_to_shared(const void* p) { return zkntt_emu::shared_offset(p); }
+
+inline uint32_t __brev(uint32_t x) {
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i++) r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+inline unsigned long long __brevll(unsigned long long x) {
+    return (unsigned long long)__brev((uint32_t)x) << 32 | __brev((uint32_t)(x >> 32));
+}
+inline int __clz(uint32_t x) { return x == 0 ? 32 : __builtin_clz(x); }
+inline int __popc(uint32_t x) { return __builtin_popcount(x); }
+inline uint32_t __umulhi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+inline long long __double_as_longlong(double d) {
+    long long r;
+    __builtin_memcpy(&r, &d, 8);
+    return r;
+}
+inline double __longlong_as_double(long long v) {
+    double r;
+    __builtin_memcpy(&r, &v, 8);
+    return r;
+}
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+double __fma_rz(double a, double b, double c);
+
+// CUDA's integer min/max take mixed operands.
+template <class A, class B>
+inline std::common_type_t<A, B> min(A a, B b) {
+    return a < b ? a : b;
+}
+template <class A, class B>
+inline std::common_type_t<A, B> max(A a, B b) {
+    return a < b ? b : a;
+}

@@ -1,0 +1,378 @@
+// The emulator's threads: every CUDA thread of a block (of a cluster, when the launch has
+// clusters) is a fiber with its own stack on the calling OS thread. A fiber runs until it waits
+// at a barrier or a warp shuffle, then the next one runs (round robin), so a thread that reads
+// what another has not written yet, with no barrier between, reads stale memory, as on a GPU.
+// Blocks (clusters) run one after the other, in blockIdx order.
+#include "runtime.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cfenv>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+// Saves the callee-saved registers and the FP control words on the current stack, stores the
+// stack pointer into *from, switches to `to` and restores what was saved there (System V x86-64).
+extern "C" void zkntt_emu_switch(void** from, void* to);
+asm(R"(
+    .text
+    .globl zkntt_emu_switch
+    .type zkntt_emu_switch,@function
+zkntt_emu_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    addq $8, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size zkntt_emu_switch, .-zkntt_emu_switch
+    .section .note.GNU-stack,"",@progbits
+    .text
+)");
+
+namespace zkntt_emu {
+
+namespace {
+
+constexpr size_t STACK_BYTES = 256 << 10;
+
+struct Block;
+struct Cluster;
+
+struct Fiber {
+    void* sp = nullptr;
+    char* stack = nullptr;  // lowest address (a guard page), STACK_BYTES long
+    Block* block = nullptr;
+    dim3 tid;
+    uint32_t linear = 0;  // thread index within the block
+    bool done = false;
+    uint64_t barrier_gen = 0;  // the block or cluster barrier generation it arrived at
+};
+
+// A barrier over a changing number of threads: those that exited count as arrived.
+struct Barrier {
+    uint32_t expected = 0;
+    uint32_t arrived = 0;
+    uint64_t gen = 0;
+    uint64_t arrive() {
+        const uint64_t g = gen;
+        if (++arrived == expected) release();
+        return g;
+    }
+    void leave() {
+        expected--;
+        if (arrived > 0 && arrived == expected) release();
+    }
+    void release() {
+        arrived = 0;
+        gen++;
+    }
+};
+
+struct Warp {
+    Barrier bar;
+    uint32_t buf[2][32];
+};
+
+struct Block {
+    dim3 idx;
+    uint32_t rank = 0;  // in its cluster
+    std::vector<uint8_t> shared;
+    Barrier bar;
+    std::vector<Warp> warps;
+    Cluster* cluster = nullptr;
+};
+
+struct Cluster {
+    std::vector<Block> blocks;
+    Barrier bar;
+};
+
+struct Launch {
+    Kernel kernel;
+    void** params;
+    dim3 grid, block;
+    const char* name;
+};
+
+Launch* g_launch = nullptr;
+Fiber* g_cur = nullptr;
+void* g_scheduler_sp = nullptr;
+uint64_t g_progress = 0;
+std::vector<char*> g_stacks;  // kept between launches
+std::mutex g_launch_lock;
+
+[[noreturn]] void die(const char* what) {
+    std::fprintf(stderr, "zkntt-emu: %s (kernel %s, block (%u,%u,%u), thread (%u,%u,%u))\n", what,
+                 g_launch ? g_launch->name : "?", g_cur ? g_cur->block->idx.x : 0,
+                 g_cur ? g_cur->block->idx.y : 0, g_cur ? g_cur->block->idx.z : 0, g_cur ? g_cur->tid.x : 0,
+                 g_cur ? g_cur->tid.y : 0, g_cur ? g_cur->tid.z : 0);
+    std::abort();
+}
+
+Fiber& cur() {
+    if (!g_cur) die("a device function called outside a kernel");
+    return *g_cur;
+}
+
+void yield() { zkntt_emu_switch(&g_cur->sp, g_scheduler_sp); }
+
+// Waits until `bar` has moved past generation `g`.
+void wait_gen(const Barrier& bar, uint64_t g) {
+    while (bar.gen == g) yield();
+}
+
+Warp& warp_of(Fiber& f) { return f.block->warps[f.linear / 32]; }
+
+void fiber_main() {
+    g_launch->kernel(g_launch->params);
+    Fiber& f = cur();
+    f.done = true;
+    g_progress++;
+    f.block->bar.leave();
+    warp_of(f).bar.leave();
+    if (f.block->cluster) f.block->cluster->bar.leave();
+    zkntt_emu_switch(&f.sp, g_scheduler_sp);
+    die("a finished fiber resumed");
+}
+
+char* stack(size_t i) {
+    while (g_stacks.size() <= i) {
+        void* p = mmap(nullptr, STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+        if (p == MAP_FAILED) die("no memory for a fiber's stack");
+        mprotect(p, 4096, PROT_NONE);  // overflow faults instead of corrupting the next stack
+        g_stacks.push_back(static_cast<char*>(p));
+    }
+    return g_stacks[i];
+}
+
+// A fresh fiber's stack as `zkntt_emu_switch` leaves a suspended one: FP words, six registers,
+// the return address (fiber_main).
+void prepare(Fiber& f) {
+    uint64_t* top = reinterpret_cast<uint64_t*>(f.stack + STACK_BYTES);
+    top -= 2;  // keeps rsp = 8 mod 16 at fiber_main's entry, as after a call
+    *--top = 0;  // fiber_main never returns
+    *--top = reinterpret_cast<uint64_t>(&fiber_main);
+    for (int i = 0; i < 6; i++) *--top = 0;
+    uint32_t words[2] = {0, 0};
+    asm volatile("stmxcsr %0" : "=m"(words[0]));
+    asm volatile("fnstcw %0" : "=m"(words[1]));
+    *--top = (uint64_t)words[1] << 32 | words[0];
+    f.sp = top;
+}
+
+void run_cluster(Cluster& c, std::vector<Fiber>& fibers) {
+    const uint32_t threads = g_launch->block.x * g_launch->block.y * g_launch->block.z;
+    fibers.clear();
+    fibers.resize(c.blocks.size() * threads);
+    c.bar = Barrier{};
+    c.bar.expected = (uint32_t)fibers.size();
+    size_t k = 0;
+    for (Block& b : c.blocks) {
+        b.cluster = c.blocks.size() > 1 ? &c : nullptr;
+        b.bar = Barrier{};
+        b.bar.expected = threads;
+        b.warps.assign((threads + 31) / 32, Warp{});
+        for (uint32_t w = 0; w < b.warps.size(); w++) b.warps[w].bar.expected = std::min(32u, threads - 32 * w);
+        for (uint32_t t = 0; t < threads; t++, k++) {
+            Fiber& f = fibers[k];
+            f.block = &b;
+            f.linear = t;
+            f.tid = dim3{t % g_launch->block.x, t / g_launch->block.x % g_launch->block.y,
+                         t / (g_launch->block.x * g_launch->block.y)};
+            f.stack = stack(k);
+            prepare(f);
+        }
+    }
+    size_t live = fibers.size();
+    uint64_t seen = g_progress, idle_rounds = 0;
+    while (live > 0) {
+        live = 0;
+        for (Fiber& f : fibers) {
+            if (f.done) continue;
+            g_cur = &f;
+            zkntt_emu_switch(&g_scheduler_sp, f.sp);
+            g_cur = nullptr;
+            live += !f.done;
+        }
+        if (g_progress != seen) {
+            seen = g_progress;
+            idle_rounds = 0;
+        } else if (live > 0 && ++idle_rounds > 2) {
+            for (Fiber& f : fibers)
+                if (!f.done) g_cur = &f;
+            die("every thread left waits at a barrier or shuffle that can't complete (deadlock)");
+        }
+    }
+}
+
+}  // namespace
+
+void launch(Kernel kernel, void** params, const char* name, dim3 grid, dim3 block, uint32_t shared_bytes,
+            dim3 cluster) {
+    std::lock_guard<std::mutex> lock(g_launch_lock);
+    Launch l{kernel, params, grid, block, name};
+    g_launch = &l;
+    std::vector<Fiber> fibers;
+    Cluster c;
+    const uint32_t per = cluster.x * cluster.y * cluster.z;
+    for (uint32_t z = 0; z < grid.z; z += cluster.z)
+        for (uint32_t y = 0; y < grid.y; y += cluster.y)
+            for (uint32_t x = 0; x < grid.x; x += cluster.x) {
+                c.blocks.clear();
+                c.blocks.resize(per);
+                uint32_t r = 0;
+                for (uint32_t dz = 0; dz < cluster.z; dz++)
+                    for (uint32_t dy = 0; dy < cluster.y; dy++)
+                        for (uint32_t dx = 0; dx < cluster.x; dx++, r++) {
+                            Block& b = c.blocks[r];
+                            b.idx = dim3{x + dx, y + dy, z + dz};
+                            b.rank = r;
+                            // Fresh shared memory holds what the last block left on a GPU: filled
+                            // with a pattern here so that a read before a write shows.
+                            b.shared.assign(shared_bytes, 0xa5);
+                        }
+                run_cluster(c, fibers);
+            }
+    g_launch = nullptr;
+}
+
+const dim3& thread_idx() { return cur().tid; }
+const dim3& block_idx() { return cur().block->idx; }
+const dim3& block_dim() {
+    cur();
+    return g_launch->block;
+}
+const dim3& grid_dim() {
+    cur();
+    return g_launch->grid;
+}
+void* dynamic_shared() { return cur().block->shared.data(); }
+
+uint32_t shared_offset(const void* p) {
+    const auto& s = cur().block->shared;
+    const uint8_t* q = static_cast<const uint8_t*>(p);
+    if (q < s.data() || q > s.data() + s.size()) die("a generic address taken as shared is not in shared memory");
+    return (uint32_t)(q - s.data());
+}
+
+void sync_threads() {
+    Fiber& f = cur();
+    g_progress++;
+    const uint64_t g = f.block->bar.arrive();
+    wait_gen(f.block->bar, g);
+}
+
+void sync_warp(uint32_t mask) {
+    Fiber& f = cur();
+    if (mask != 0xffffffffu) die("__syncwarp with a partial mask is not emulated");
+    Warp& w = warp_of(f);
+    g_progress++;
+    const uint64_t g = w.bar.arrive();
+    wait_gen(w.bar, g);
+}
+
+namespace {
+uint32_t exchange(uint32_t mask, uint32_t v, uint32_t src, int width) {
+    Fiber& f = cur();
+    Warp& w = warp_of(f);
+    if (mask != 0xffffffffu || w.bar.expected != 32) die("a shuffle over a partial warp is not emulated");
+    if (width <= 0 || width > 32 || (width & (width - 1))) die("a shuffle width that is not a power of two up to 32");
+    const uint32_t lane = f.linear % 32;
+    const uint32_t base = lane & ~(uint32_t)(width - 1);
+    if (src < base || src >= base + (uint32_t)width) src = lane;
+    const uint64_t g = w.bar.gen;
+    w.buf[g & 1][lane] = v;
+    g_progress++;
+    w.bar.arrive();
+    wait_gen(w.bar, g);
+    return w.buf[g & 1][src];
+}
+}  // namespace
+
+uint32_t shfl_xor(uint32_t mask, uint32_t v, uint32_t lane_mask, int width) {
+    const uint32_t lane = cur().linear % 32;
+    return exchange(mask, v, lane ^ lane_mask, width);
+}
+
+uint32_t shfl_idx(uint32_t mask, uint32_t v, int src, int width) {
+    const uint32_t lane = cur().linear % 32;
+    const uint32_t base = lane & ~(uint32_t)(width - 1);
+    return exchange(mask, v, base + ((uint32_t)src & (uint32_t)(width - 1)), width);
+}
+
+void trap() { die("__trap()"); }
+
+uint32_t cluster_rank() { return cur().block->rank; }
+
+void cluster_arrive() {
+    Fiber& f = cur();
+    if (!f.block->cluster) {
+        f.barrier_gen = f.block->bar.arrive();  // a lone block is a cluster of one
+    } else {
+        f.barrier_gen = f.block->cluster->bar.arrive();
+    }
+    g_progress++;
+}
+
+void cluster_wait() {
+    Fiber& f = cur();
+    wait_gen(f.block->cluster ? f.block->cluster->bar : f.block->bar, f.barrier_gen);
+}
+
+// A shared::cluster address: the block's rank + 1 in the top byte, the offset below.
+uint32_t cluster_remote(uint32_t local, uint32_t block) {
+    Fiber& f = cur();
+    const uint32_t n = f.block->cluster ? (uint32_t)f.block->cluster->blocks.size() : 1;
+    if (block >= n) die("mapa: no such block in the cluster");
+    if (local >= (1u << 24)) die("mapa: not a shared-memory offset");
+    return (block + 1) << 24 | local;
+}
+
+namespace {
+uint8_t* cluster_address(uint32_t addr) {
+    Fiber& f = cur();
+    const uint32_t r = (addr >> 24) - 1, off = addr & 0xffffff;
+    Block* b = f.block->cluster ? (r < f.block->cluster->blocks.size() ? &f.block->cluster->blocks[r] : nullptr)
+                                : (r == 0 ? f.block : nullptr);
+    if (!b || off + 4 > b->shared.size()) die("a shared::cluster access outside the cluster's shared memory");
+    return b->shared.data() + off;
+}
+}  // namespace
+
+uint32_t cluster_load(uint32_t addr) {
+    uint32_t v;
+    std::memcpy(&v, cluster_address(addr), 4);
+    return v;
+}
+
+void cluster_store(uint32_t addr, uint32_t v) { std::memcpy(cluster_address(addr), &v, 4); }
+
+}  // namespace zkntt_emu
+
+double __fma_rz(double a, double b, double c) {
+    const int mode = std::fegetround();
+    std::fesetround(FE_TOWARDZERO);
+    volatile double r = std::fma(a, b, c);
+    std::fesetround(mode);
+    return r;
+}
