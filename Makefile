@@ -40,15 +40,17 @@ lint: setup
 	cargo clippy --workspace --all-targets -q -- -D warnings
 
 ## test: lint, then every test (GPU tests skip with one line where there is no GPU), then a
-## crate outside the workspace gets the kernels, and fails to build loudly with no nvcc
+## crate outside the workspace gets the kernels, and fails to build loudly with no nvcc, then the
+## GPU suites on the CPU emulator (emu-test: the kernels' own sources run on every machine)
 test: lint
 	cargo test --workspace --no-fail-fast
 	./benches/consumer/check.sh
+	$(MAKE) --no-print-directory emu-test
 
 ## emu-test: the GPU suites on the CPU emulator of the big-field kernels (crates/zkntt-kernels/emu),
 ## no GPU and no nvcc needed; sizes to 2^ZKNTT_TEST_MAX_LOG (14 unless set), its own target folder
 emu-test:
-	ZKNTT_EMU=1 ZKNTT_TEST_MAX_LOG=$${ZKNTT_TEST_MAX_LOG:-14} CARGO_TARGET_DIR=$${CARGO_TARGET_DIR:-target}/emu \
+	ZKNTT_EMU=1 ZKNTT_TEST_MAX_LOG=$${ZKNTT_TEST_MAX_LOG:-14} ZKNTT_ARK_MAX_LOG=$${ZKNTT_ARK_MAX_LOG:-14} CARGO_TARGET_DIR=$${CARGO_TARGET_DIR:-target}/emu \
 	  cargo test -p zkntt-gpu -p zkntt-ark --no-fail-fast
 
 ## gpu-build: release test/bench binaries and the zkntt binary, bundled into .gpu/ for the GPU machine

@@ -11,6 +11,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "field/bls12_381_fr.cuh"
 #include "field/bn254_fr.cuh"
@@ -77,6 +78,16 @@ cudaError_t powers(F* out, const F& first, const F& x, uint64_t n, cudaStream_t 
     return cudaSuccess;
 }
 
+// An element from the caller's memory: ark-ff's elements are 8-byte aligned, F is 16-byte
+// aligned, so it is copied rather than dereferenced as an F (the CPU emulator's run of this path
+// faulted on an aligned vector load).
+template <class F>
+F element(const void* p) {
+    F v;
+    memcpy(&v, p, sizeof(F));
+    return v;
+}
+
 }  // namespace
 
 // out[i] = c * x^i for i < n (device pointer out, c and x in host memory, Montgomery form), on
@@ -85,8 +96,8 @@ cudaError_t powers(F* out, const F& first, const F& x, uint64_t n, cudaStream_t 
     extern "C" int zkntt_powers_##FIELD(void* out, const void* c_host, const void* x_host, uint64_t n, \
                                         void* stream) {                                          \
         return (int)powers<zkntt::FIELD>(static_cast<zkntt::FIELD*>(out),                        \
-                                         *static_cast<const zkntt::FIELD*>(c_host),              \
-                                         *static_cast<const zkntt::FIELD*>(x_host), n,           \
+                                         element<zkntt::FIELD>(c_host),                          \
+                                         element<zkntt::FIELD>(x_host), n,                       \
                                          static_cast<cudaStream_t>(stream));                     \
     }
 

@@ -42,10 +42,11 @@ struct Event {
     bool recorded = false;
 };
 
-std::mutex g_lock;
-std::map<uintptr_t, size_t> g_device;  // device allocations: start -> bytes
-std::map<uintptr_t, size_t> g_pinned;  // page-locked host allocations
-std::map<std::string, Func*> g_funcs;
+// Never destroyed: threads of the process may still call the driver while it exits.
+std::mutex& g_lock = *new std::mutex;
+std::map<uintptr_t, size_t>& g_device = *new std::map<uintptr_t, size_t>;  // device allocations: start -> bytes
+std::map<uintptr_t, size_t>& g_pinned = *new std::map<uintptr_t, size_t>;  // page-locked host allocations
+std::map<std::string, Func*>& g_funcs = *new std::map<std::string, Func*>;
 size_t g_used = 0;
 bool g_init = false;
 int g_ctx, g_module;  // their addresses are the handles

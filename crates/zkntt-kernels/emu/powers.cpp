@@ -16,9 +16,14 @@ void trap() {
 }  // namespace zkntt_emu
 
 namespace {
+// c and x are the caller's elements (ark-ff's, 8-byte aligned): copied, not dereferenced as F,
+// which is 16-byte aligned.
 template <class F>
-int powers(F* out, const F& c, const F& x, uint64_t n) {
+int powers(F* out, const void* c_host, const void* x_host, uint64_t n) {
     if (n == 0) return 0;
+    F c, x;
+    __builtin_memcpy(&c, c_host, sizeof(F));
+    __builtin_memcpy(&x, x_host, sizeof(F));
     out[0] = c;
     for (uint64_t i = 1; i < n; i++) out[i] = zkntt::mul<typename F::params>(out[i - 1], x);
     return 0;
@@ -28,8 +33,7 @@ int powers(F* out, const F& c, const F& x, uint64_t n) {
 #define ZKNTT_POWERS(FIELD)                                                                        \
     extern "C" __attribute__((visibility("default"))) int zkntt_powers_##FIELD(                   \
         void* out, const void* c_host, const void* x_host, uint64_t n, void*) {                     \
-        return powers<zkntt::FIELD>(static_cast<zkntt::FIELD*>(out), *static_cast<const zkntt::FIELD*>(c_host), \
-                                    *static_cast<const zkntt::FIELD*>(x_host), n);                  \
+        return powers<zkntt::FIELD>(static_cast<zkntt::FIELD*>(out), c_host, x_host, n);            \
     }
 
 ZKNTT_POWERS(bn254_fr)

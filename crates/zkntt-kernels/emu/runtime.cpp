@@ -117,8 +117,9 @@ Launch* g_launch = nullptr;
 Fiber* g_cur = nullptr;
 void* g_scheduler_sp = nullptr;
 uint64_t g_progress = 0;
-std::vector<char*> g_stacks;  // kept between launches
-std::mutex g_launch_lock;
+// Never destroyed: threads of the process may still launch while it exits.
+std::vector<char*>& g_stacks = *new std::vector<char*>;  // kept between launches
+std::mutex& g_launch_lock = *new std::mutex;
 
 [[noreturn]] void die(const char* what) {
     std::fprintf(stderr, "zkntt-emu: %s (kernel %s, block (%u,%u,%u), thread (%u,%u,%u))\n", what,
