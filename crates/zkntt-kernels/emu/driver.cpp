@@ -21,7 +21,7 @@ using CUresult = int;
 using CUdeviceptr = unsigned long long;
 
 constexpr CUresult OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NO_DEVICE = 100, INVALID_DEVICE = 101,
-                   INVALID_HANDLE = 400, NOT_FOUND = 500, NOT_SUPPORTED = 801;
+                   INVALID_HANDLE = 400, NOT_FOUND = 500, LAUNCH_FAILED = 719, NOT_SUPPORTED = 801;
 
 // The emulated device: an H100 SXM's limits, a smaller memory (it is this machine's).
 constexpr int SMS = 132;
@@ -95,8 +95,11 @@ CUresult launch(Func* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, uns
     const unsigned per = cluster.x * cluster.y * cluster.z;
     if (per > 8 && !(per <= 16 && f->non_portable_clusters)) return NOT_SUPPORTED;
     if (gx % cluster.x || gy % cluster.y || gz % cluster.z) return INVALID_VALUE;
-    zkntt_emu::launch(f->kernel->call, params, f->kernel->name, {gx, gy, gz}, {bx, by, bz}, shared, cluster);
-    return OK;
+    // A fault ends the launch as "unspecified launch failure" does on a GPU (the context stays
+    // usable here).
+    return zkntt_emu::launch(f->kernel->call, params, f->kernel->name, {gx, gy, gz}, {bx, by, bz}, shared, cluster)
+               ? OK
+               : LAUNCH_FAILED;
 }
 
 struct LaunchAttribute {
@@ -447,6 +450,7 @@ CUresult cuGetErrorName(CUresult e, const char** s) {
         case INVALID_DEVICE: *s = "CUDA_ERROR_INVALID_DEVICE"; break;
         case INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; break;
         case NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; break;
+        case LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; break;
         case NOT_SUPPORTED: *s = "CUDA_ERROR_NOT_SUPPORTED"; break;
         default: *s = "CUDA_ERROR_UNKNOWN"; break;
     }

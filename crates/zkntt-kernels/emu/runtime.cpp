@@ -121,11 +121,19 @@ uint64_t g_progress = 0;
 std::vector<char*>& g_stacks = *new std::vector<char*>;  // kept between launches
 std::mutex& g_launch_lock = *new std::mutex;
 
+bool g_failed = false;  // the running launch hit a fault: its fibers are abandoned
+
+// A fault in a kernel (__trap, a deadlock, an access the emulator refuses): says where, then ends
+// the launch, which returns an error as a GPU's launch does. Outside a launch: aborts.
 [[noreturn]] void die(const char* what) {
     std::fprintf(stderr, "zkntt-emu: %s (kernel %s, block (%u,%u,%u), thread (%u,%u,%u))\n", what,
                  g_launch ? g_launch->name : "?", g_cur ? g_cur->block->idx.x : 0,
                  g_cur ? g_cur->block->idx.y : 0, g_cur ? g_cur->block->idx.z : 0, g_cur ? g_cur->tid.x : 0,
                  g_cur ? g_cur->tid.y : 0, g_cur ? g_cur->tid.z : 0);
+    if (g_launch && g_cur) {
+        g_failed = true;
+        zkntt_emu_switch(&g_cur->sp, g_scheduler_sp);
+    }
     std::abort();
 }
 
@@ -213,6 +221,7 @@ void run_cluster(Cluster& c, std::vector<Fiber>& fibers) {
             g_cur = &f;
             zkntt_emu_switch(&g_scheduler_sp, f.sp);
             g_cur = nullptr;
+            if (g_failed) return;
             live += !f.done;
         }
         if (g_progress != seen) {
@@ -221,18 +230,26 @@ void run_cluster(Cluster& c, std::vector<Fiber>& fibers) {
         } else if (live > 0 && ++idle_rounds > 2) {
             for (Fiber& f : fibers)
                 if (!f.done) g_cur = &f;
-            die("every thread left waits at a barrier or shuffle that can't complete (deadlock)");
+            std::fprintf(stderr,
+                         "zkntt-emu: every thread left waits at a barrier or shuffle that can't complete "
+                         "(deadlock; kernel %s, block (%u,%u,%u), thread (%u,%u,%u))\n",
+                         g_launch->name, g_cur->block->idx.x, g_cur->block->idx.y, g_cur->block->idx.z,
+                         g_cur->tid.x, g_cur->tid.y, g_cur->tid.z);
+            g_cur = nullptr;
+            g_failed = true;
+            return;
         }
     }
 }
 
 }  // namespace
 
-void launch(Kernel kernel, void** params, const char* name, dim3 grid, dim3 block, uint32_t shared_bytes,
+bool launch(Kernel kernel, void** params, const char* name, dim3 grid, dim3 block, uint32_t shared_bytes,
             dim3 cluster) {
     std::lock_guard<std::mutex> lock(g_launch_lock);
     Launch l{kernel, params, grid, block, name};
     g_launch = &l;
+    g_failed = false;
     std::vector<Fiber> fibers;
     Cluster c;
     const uint32_t per = cluster.x * cluster.y * cluster.z;
@@ -253,8 +270,13 @@ void launch(Kernel kernel, void** params, const char* name, dim3 grid, dim3 bloc
                             b.shared.assign(shared_bytes, 0xa5);
                         }
                 run_cluster(c, fibers);
+                if (g_failed) {
+                    g_launch = nullptr;
+                    return false;
+                }
             }
     g_launch = nullptr;
+    return true;
 }
 
 const dim3& thread_idx() { return cur().tid; }
