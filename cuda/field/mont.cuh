@@ -390,8 +390,10 @@ __device__ __forceinline__ mont<P> mul_pairs8(const mont<P>& a, const mont<P>& b
         c += t[8];
         t[7] = (uint32_t)c;
         t[8] = t[9] + (uint32_t)(c >> 32);
+        // The asm keeps T in 8 + 8 words and drops a carry past them: within the bounds above
+        // no row's T reaches 2^256 after its shift; an input out of range traps here.
+        if (t[8] != 0) __trap();
     }
-    if (t[8] != 0) __trap();  // the bounds above keep the result below 2^256
 #else
     uint32_t u[8], v[8];
     ZKNTT_ROW_FIRST(u, v, a.l, b.l[0]);

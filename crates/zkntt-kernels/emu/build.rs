@@ -76,10 +76,16 @@ pub fn build(root: &Path, out: &Path, names: &[&str], files: &[PathBuf]) -> Emul
         .map(|target| target.join("zkntt-kernels-cache").join(&key))
         .unwrap_or_else(|| out.join(&key));
     let library = cache.join("libcuda.so");
-    if !(library.is_file() && cache.join("libzkntt_host.a").is_file()) {
+    let complete = |c: &Path| c.join("libcuda.so").is_file() && c.join("libzkntt_host.a").is_file();
+    if !complete(&cache) {
+        // Built beside it and renamed into place: builds running at once never see half of it.
         let partial = cache.with_extension(format!("partial-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&partial);
         fs::create_dir_all(&partial).unwrap();
         compile(&cxx, &emu, &cuda, &partial, &symbols, files);
+        if !complete(&cache) {
+            let _ = fs::remove_dir_all(&cache);
+        }
         if fs::rename(&partial, &cache).is_err() {
             // Another build filled it first: theirs is the same.
             let _ = fs::remove_dir_all(&partial);
@@ -105,10 +111,17 @@ fn compile(cxx: &str, emu: &Path, cuda: &Path, dir: &Path, symbols: &[String], f
     tu.push_str(
         "namespace {\n\
          // Unpacks cuLaunchKernel's parameter pointers into the kernel's own parameter types.\n\
+         // Each parameter is copied out, not dereferenced: the caller's may be less aligned than\n\
+         // the type (an alignas(16) element passed from an 8-byte aligned Rust value).\n\
+         template <class T> T param(void* p) {\n\
+         \x20   T v;\n\
+         \x20   __builtin_memcpy(static_cast<void*>(&v), p, sizeof(T));\n\
+         \x20   return v;\n\
+         }\n\
          template <auto F> struct Trampoline;\n\
          template <class... A, void (*F)(A...)> struct Trampoline<F> {\n\
          \x20   template <size_t... I> static void call(void** p, std::index_sequence<I...>) {\n\
-         \x20       F(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(p[I])...);\n\
+         \x20       F(param<std::remove_cv_t<std::remove_reference_t<A>>>(p[I])...);\n\
          \x20   }\n\
          \x20   static void call(void** p) { call(p, std::index_sequence_for<A...>{}); }\n\
          };\n\
@@ -133,6 +146,8 @@ fn compile(cxx: &str, emu: &Path, cuda: &Path, dir: &Path, symbols: &[String], f
             .arg("-fPIC")
             .arg("-fvisibility=hidden")
             .arg("-fno-strict-aliasing")
+            // __fma_rz switches the rounding mode around one fma.
+            .arg("-frounding-math")
             .arg("-Wno-unknown-pragmas")
             .arg("-I")
             .arg(cuda)

@@ -74,23 +74,25 @@ void cluster_store(uint32_t addr, uint32_t v);
 
 inline void __syncthreads() { zkntt_emu::sync_threads(); }
 inline void __syncwarp(uint32_t mask = 0xffffffffu) { zkntt_emu::sync_warp(mask); }
-template <class T>
-inline T __shfl_xor_sync(uint32_t mask, T v, uint32_t lane_mask, int width = 32) {
+namespace zkntt_emu {
+// A 4-byte value through a 32-bit exchange.
+template <class T, class X>
+inline T through_word(T v, X exchange) {
     static_assert(sizeof(T) == 4, "32-bit shuffles");
     uint32_t w;
     __builtin_memcpy(&w, &v, 4);
-    w = zkntt_emu::shfl_xor(mask, w, lane_mask, width);
+    w = exchange(w);
     __builtin_memcpy(&v, &w, 4);
     return v;
 }
+}  // namespace zkntt_emu
+template <class T>
+inline T __shfl_xor_sync(uint32_t mask, T v, uint32_t lane_mask, int width = 32) {
+    return zkntt_emu::through_word(v, [&](uint32_t w) { return zkntt_emu::shfl_xor(mask, w, lane_mask, width); });
+}
 template <class T>
 inline T __shfl_sync(uint32_t mask, T v, int src, int width = 32) {
-    static_assert(sizeof(T) == 4, "32-bit shuffles");
-    uint32_t w;
-    __builtin_memcpy(&w, &v, 4);
-    w = zkntt_emu::shfl_idx(mask, w, src, width);
-    __builtin_memcpy(&v, &w, 4);
-    return v;
+    return zkntt_emu::through_word(v, [&](uint32_t w) { return zkntt_emu::shfl_idx(mask, w, src, width); });
 }
 inline void __trap() { zkntt_emu::trap(); }
 inline size_t __cvta_generic_to_shared(const void* p) { return zkntt_emu::shared_offset(p); }

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,8 +34,8 @@ const char* const NAME = "zkntt-emu (CPU, H100 shape)";
 
 struct Func {
     const zkntt_emu::KernelEntry* kernel;
-    int max_dynamic_shared = STATIC_SHARED_LIMIT;
-    int non_portable_clusters = 0;
+    std::atomic<int> max_dynamic_shared{STATIC_SHARED_LIMIT};  // set from any thread
+    std::atomic<int> non_portable_clusters{0};
 };
 
 struct Event {
@@ -46,15 +47,29 @@ struct Event {
 std::mutex& g_lock = *new std::mutex;
 std::map<uintptr_t, size_t>& g_device = *new std::map<uintptr_t, size_t>;  // device allocations: start -> bytes
 std::map<uintptr_t, size_t>& g_pinned = *new std::map<uintptr_t, size_t>;  // page-locked host allocations
+std::map<uintptr_t, std::pair<void*, size_t>>& g_mappings = *new std::map<uintptr_t, std::pair<void*, size_t>>;
 std::map<std::string, Func*>& g_funcs = *new std::map<std::string, Func*>;
 size_t g_used = 0;
 bool g_init = false;
 int g_ctx, g_module;  // their addresses are the handles
 
+// `bytes` at a 256-byte aligned address (as cuMemAlloc's), ending less than 256 bytes before a
+// PROT_NONE page, so that most accesses past the end fault. Called under g_lock.
 void* alloc(size_t bytes) {
+    constexpr size_t PAGE = 4096;
     if (bytes == 0) bytes = 1;
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? nullptr : p;
+    const size_t pages = (bytes + PAGE - 1) / PAGE * PAGE, start = (bytes + 255) / 256 * 256;
+    void* p = mmap(nullptr, pages + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    mprotect(static_cast<uint8_t*>(p) + pages, PAGE, PROT_NONE);
+    uint8_t* q = static_cast<uint8_t*>(p) + pages - start;
+    g_mappings[(uintptr_t)q] = {p, pages + PAGE};
+    return q;
+}
+void release(void* q) {
+    auto it = g_mappings.find((uintptr_t)q);
+    munmap(it->second.first, it->second.second);
+    g_mappings.erase(it);
 }
 
 // The allocation of `m` holding [p, p + bytes), or m.end().
@@ -63,7 +78,7 @@ std::map<uintptr_t, size_t>::const_iterator holding(const std::map<uintptr_t, si
     auto it = m.upper_bound(p);
     if (it == m.begin()) return m.end();
     --it;
-    return p >= it->first && p + bytes <= it->first + it->second ? it : m.end();
+    return p >= it->first && bytes <= it->second && p - it->first <= it->second - bytes ? it : m.end();
 }
 bool within(const std::map<uintptr_t, size_t>& m, uintptr_t p, size_t bytes) {
     return holding(m, p, bytes) != m.end();
@@ -87,9 +102,9 @@ CUresult launch(Func* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, uns
         gy > 65535 || gz > 65535) {
         return INVALID_VALUE;
     }
-    if ((int)shared > f->max_dynamic_shared) {
+    if (shared > (unsigned)f->max_dynamic_shared.load()) {
         std::fprintf(stderr, "zkntt-emu: %s launched with %u B of dynamic shared memory, its limit is %d B\n",
-                     f->kernel->name, shared, f->max_dynamic_shared);
+                     f->kernel->name, shared, f->max_dynamic_shared.load());
         return INVALID_VALUE;
     }
     const unsigned per = cluster.x * cluster.y * cluster.z;
@@ -192,6 +207,7 @@ CUresult cuDeviceGetAttribute(int* v, int attribute, int dev) {
         case 82: *v = 65536; break;                  // registers per multiprocessor
         case 97: *v = SHARED_OPTIN; break;           // shared memory per block, opt-in
         case 115: *v = 0; break;                     // memory pools: cudarc then allocates synchronously
+        case 120: *v = 1; break;                     // cluster launch
         default: *v = 0; break;
     }
     return OK;
@@ -279,7 +295,7 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
     std::lock_guard<std::mutex> l(g_lock);
     auto it = g_device.find((uintptr_t)p);
     if (it == g_device.end()) return INVALID_VALUE;
-    munmap((void*)p, it->second ? it->second : 1);
+    release((void*)p);
     g_used -= it->second;
     g_device.erase(it);
     return OK;
@@ -298,7 +314,7 @@ CUresult cuMemFreeHost(void* p) {
     std::lock_guard<std::mutex> l(g_lock);
     auto it = g_pinned.find((uintptr_t)p);
     if (it == g_pinned.end()) return INVALID_VALUE;
-    munmap(p, it->second ? it->second : 1);
+    release(p);
     g_pinned.erase(it);
     return OK;
 }
@@ -344,7 +360,9 @@ CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes, vo
     return cuMemcpyDtoD_v2(dst, src, bytes);
 }
 CUresult cuMemcpy2DAsync_v2(const Memcpy2D* c, void*) {
-    if (c->src_array || c->dst_array) return NOT_SUPPORTED;
+    const auto known = [](int t) { return t == MEMORY_HOST || t == MEMORY_DEVICE; };
+    if (!known(c->src_type) || !known(c->dst_type)) return NOT_SUPPORTED;
+    if (c->height > 1 && (c->width > c->src_pitch || c->width > c->dst_pitch)) return INVALID_VALUE;
     const uint8_t* src = c->src_type == MEMORY_DEVICE ? (const uint8_t*)c->src_device : (const uint8_t*)c->src_host;
     uint8_t* dst = c->dst_type == MEMORY_DEVICE ? (uint8_t*)c->dst_device : (uint8_t*)c->dst_host;
     src += c->src_y * c->src_pitch + c->src_x;
@@ -425,12 +443,13 @@ CUresult cuLaunchKernelEx(const LaunchConfig* c, void* f, void** params, void** 
 }
 // Blocks of `shared` bytes an SM holds, by shared memory alone (1 KiB reserved a block).
 static int blocks_per_sm(size_t shared) { return shared > (size_t)SHARED_OPTIN ? 0 : std::min(32, SHARED_PER_SM / (int)(shared + 1024)); }
-CUresult cuOccupancyMaxActiveClusters(int* n, void*, const LaunchConfig* c) {
+CUresult cuOccupancyMaxActiveClusters(int* n, void* f, const LaunchConfig* c) {
     unsigned per = 1;
     for (unsigned i = 0; i < c->num_attrs; i++)
         if (c->attrs[i].id == ATTRIBUTE_CLUSTER_DIMENSION)
             per = c->attrs[i].value.cluster.x * c->attrs[i].value.cluster.y * c->attrs[i].value.cluster.z;
-    *n = per > 16 ? 0 : SMS * blocks_per_sm(c->shared) / (int)per;
+    if (per > 8 && !(per <= 16 && static_cast<Func*>(f)->non_portable_clusters.load())) return INVALID_VALUE;
+    *n = SMS * blocks_per_sm(c->shared) / (int)per;
     return OK;
 }
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int* n, void*, int, size_t shared) {

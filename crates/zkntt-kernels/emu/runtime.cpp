@@ -2,7 +2,9 @@
 // clusters) is a fiber with its own stack on the calling OS thread. A fiber runs until it waits
 // at a barrier or a warp shuffle, then the next one runs (round robin), so a thread that reads
 // what another has not written yet, with no barrier between, reads stale memory, as on a GPU.
-// Blocks (clusters) run one after the other, in blockIdx order.
+// Blocks (clusters) run one after the other, in blockIdx order; the fibers' order flips from round
+// to round and cluster to cluster, so a read of another thread's write without a barrier between
+// shows whichever thread runs first.
 #include "runtime.h"
 
 #include <sys/mman.h>
@@ -95,10 +97,12 @@ struct Warp {
 struct Block {
     dim3 idx;
     uint32_t rank = 0;  // in its cluster
-    std::vector<uint8_t> shared;
+    uint8_t* shared = nullptr;  // its dynamic shared memory, a guard page right after it
+    size_t shared_bytes = 0;
     Barrier bar;
     std::vector<Warp> warps;
-    Cluster* cluster = nullptr;
+    Cluster* cluster = nullptr;  // every block has one (a lone block: a cluster of one)
+    uint32_t live = 0;           // its threads that have not exited
 };
 
 struct Cluster {
@@ -120,6 +124,15 @@ uint64_t g_progress = 0;
 // Never destroyed: threads of the process may still launch while it exits.
 std::vector<char*>& g_stacks = *new std::vector<char*>;  // kept between launches
 std::mutex& g_launch_lock = *new std::mutex;
+
+// Shared memory regions, one per block rank of a cluster, kept between launches: a buffer ends
+// where a PROT_NONE page starts, so an access past its end faults.
+struct Region {
+    uint8_t* base = nullptr;
+    size_t usable = 0;  // bytes before the guard page
+};
+std::vector<Region>& g_regions = *new std::vector<Region>;
+constexpr uint8_t FRESH = 0xa5, EXITED = 0xdd;  // fill of a block's shared memory before / after it
 
 bool g_failed = false;  // the running launch hit a fault: its fibers are abandoned
 
@@ -154,13 +167,32 @@ Warp& warp_of(Fiber& f) { return f.block->warps[f.linear / 32]; }
 void fiber_main() {
     g_launch->kernel(g_launch->params);
     Fiber& f = cur();
+    // A full-mask shuffle or __syncwarp that a lane never reaches is undefined on a GPU.
+    if (warp_of(f).bar.arrived > 0) die("a lane exited while its warp waits at a shuffle or __syncwarp");
     f.done = true;
     g_progress++;
     f.block->bar.leave();
     warp_of(f).bar.leave();
-    if (f.block->cluster) f.block->cluster->bar.leave();
+    f.block->cluster->bar.leave();
+    if (--f.block->live == 0) std::memset(f.block->shared, EXITED, f.block->shared_bytes);
     zkntt_emu_switch(&f.sp, g_scheduler_sp);
     die("a finished fiber resumed");
+}
+
+uint8_t* shared_region(uint32_t rank, size_t bytes) {
+    constexpr size_t PAGE = 4096;
+    const size_t need = (bytes + PAGE - 1) / PAGE * PAGE, start = (bytes + 15) / 16 * 16;
+    if (g_regions.size() <= rank) g_regions.resize(rank + 1);
+    Region& r = g_regions[rank];
+    if (r.usable < need) {
+        if (r.base) munmap(r.base, r.usable + PAGE);
+        void* p = mmap(nullptr, need + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) die("no memory for a block's shared memory");
+        r.base = static_cast<uint8_t*>(p);
+        r.usable = need;
+        mprotect(r.base + need, PAGE, PROT_NONE);
+    }
+    return r.base + r.usable - start;  // 16-byte aligned, at most 15 bytes before the guard
 }
 
 char* stack(size_t i) {
@@ -189,7 +221,9 @@ void prepare(Fiber& f) {
     f.sp = top;
 }
 
-void run_cluster(Cluster& c, std::vector<Fiber>& fibers) {
+// Runs the cluster's threads to their end; round k takes the fibers in reverse order when k + flip
+// is odd.
+void run_cluster(Cluster& c, std::vector<Fiber>& fibers, uint32_t flip) {
     const uint32_t threads = g_launch->block.x * g_launch->block.y * g_launch->block.z;
     fibers.clear();
     fibers.resize(c.blocks.size() * threads);
@@ -197,7 +231,8 @@ void run_cluster(Cluster& c, std::vector<Fiber>& fibers) {
     c.bar.expected = (uint32_t)fibers.size();
     size_t k = 0;
     for (Block& b : c.blocks) {
-        b.cluster = c.blocks.size() > 1 ? &c : nullptr;
+        b.cluster = &c;
+        b.live = threads;
         b.bar = Barrier{};
         b.bar.expected = threads;
         b.warps.assign((threads + 31) / 32, Warp{});
@@ -214,9 +249,12 @@ void run_cluster(Cluster& c, std::vector<Fiber>& fibers) {
     }
     size_t live = fibers.size();
     uint64_t seen = g_progress, idle_rounds = 0;
-    while (live > 0) {
+    const size_t n = fibers.size();
+    for (uint32_t round = flip; live > 0; round++) {
         live = 0;
-        for (Fiber& f : fibers) {
+        const bool reverse = round & 1;
+        for (size_t i = 0; i < n; i++) {
+            Fiber& f = fibers[reverse ? n - 1 - i : i];
             if (f.done) continue;
             g_cur = &f;
             zkntt_emu_switch(&g_scheduler_sp, f.sp);
@@ -252,6 +290,7 @@ bool launch(Kernel kernel, void** params, const char* name, dim3 grid, dim3 bloc
     g_failed = false;
     std::vector<Fiber> fibers;
     Cluster c;
+    uint32_t flip = 0;  // clusters start in alternate orders
     const uint32_t per = cluster.x * cluster.y * cluster.z;
     for (uint32_t z = 0; z < grid.z; z += cluster.z)
         for (uint32_t y = 0; y < grid.y; y += cluster.y)
@@ -267,9 +306,11 @@ bool launch(Kernel kernel, void** params, const char* name, dim3 grid, dim3 bloc
                             b.rank = r;
                             // Fresh shared memory holds what the last block left on a GPU: filled
                             // with a pattern here so that a read before a write shows.
-                            b.shared.assign(shared_bytes, 0xa5);
+                            b.shared = shared_region(r, shared_bytes);
+                            b.shared_bytes = shared_bytes;
+                            std::memset(b.shared, FRESH, shared_bytes);
                         }
-                run_cluster(c, fibers);
+                run_cluster(c, fibers, flip++);
                 if (g_failed) {
                     g_launch = nullptr;
                     return false;
@@ -289,13 +330,13 @@ const dim3& grid_dim() {
     cur();
     return g_launch->grid;
 }
-void* dynamic_shared() { return cur().block->shared.data(); }
+void* dynamic_shared() { return cur().block->shared; }
 
 uint32_t shared_offset(const void* p) {
-    const auto& s = cur().block->shared;
+    const Block& b = *cur().block;
     const uint8_t* q = static_cast<const uint8_t*>(p);
-    if (q < s.data() || q > s.data() + s.size()) die("a generic address taken as shared is not in shared memory");
-    return (uint32_t)(q - s.data());
+    if (q < b.shared || q > b.shared + b.shared_bytes) die("a generic address taken as shared is not in shared memory");
+    return (uint32_t)(q - b.shared);
 }
 
 void sync_threads() {
@@ -321,8 +362,9 @@ uint32_t exchange(uint32_t mask, uint32_t v, uint32_t src, int width) {
     if (mask != 0xffffffffu || w.bar.expected != 32) die("a shuffle over a partial warp is not emulated");
     if (width <= 0 || width > 32 || (width & (width - 1))) die("a shuffle width that is not a power of two up to 32");
     const uint32_t lane = f.linear % 32;
-    const uint32_t base = lane & ~(uint32_t)(width - 1);
-    if (src < base || src >= base + (uint32_t)width) src = lane;
+    // A lane of a later group of `width` lanes gives the caller its own value (CUDA's rule;
+    // earlier groups may be read).
+    if (src >= (lane & ~(uint32_t)(width - 1)) + (uint32_t)width) src = lane;
     const uint64_t g = w.bar.gen;
     w.buf[g & 1][lane] = v;
     g_progress++;
@@ -347,26 +389,23 @@ void trap() { die("__trap()"); }
 
 uint32_t cluster_rank() { return cur().block->rank; }
 
+// The cluster barrier is its own (a block's __syncthreads between arrive and wait does not count).
 void cluster_arrive() {
     Fiber& f = cur();
-    if (!f.block->cluster) {
-        f.barrier_gen = f.block->bar.arrive();  // a lone block is a cluster of one
-    } else {
-        f.barrier_gen = f.block->cluster->bar.arrive();
-    }
+    f.barrier_gen = f.block->cluster->bar.arrive();
     g_progress++;
 }
 
 void cluster_wait() {
     Fiber& f = cur();
-    wait_gen(f.block->cluster ? f.block->cluster->bar : f.block->bar, f.barrier_gen);
+    wait_gen(f.block->cluster->bar, f.barrier_gen);
 }
 
-// A shared::cluster address: the block's rank + 1 in the top byte, the offset below.
+// A shared::cluster address: the block's rank + 1 in the top byte, the offset below (top byte 0:
+// the running block's own shared memory, as a plain shared address is on sm_90).
 uint32_t cluster_remote(uint32_t local, uint32_t block) {
     Fiber& f = cur();
-    const uint32_t n = f.block->cluster ? (uint32_t)f.block->cluster->blocks.size() : 1;
-    if (block >= n) die("mapa: no such block in the cluster");
+    if (block >= f.block->cluster->blocks.size()) die("mapa: no such block in the cluster");
     if (local >= (1u << 24)) die("mapa: not a shared-memory offset");
     return (block + 1) << 24 | local;
 }
@@ -374,11 +413,16 @@ uint32_t cluster_remote(uint32_t local, uint32_t block) {
 namespace {
 uint8_t* cluster_address(uint32_t addr) {
     Fiber& f = cur();
-    const uint32_t r = (addr >> 24) - 1, off = addr & 0xffffff;
-    Block* b = f.block->cluster ? (r < f.block->cluster->blocks.size() ? &f.block->cluster->blocks[r] : nullptr)
-                                : (r == 0 ? f.block : nullptr);
-    if (!b || off + 4 > b->shared.size()) die("a shared::cluster access outside the cluster's shared memory");
-    return b->shared.data() + off;
+    Cluster& c = *f.block->cluster;
+    const uint32_t top = addr >> 24, off = addr & 0xffffff;
+    Block* b = top == 0 ? f.block : (top - 1 < c.blocks.size() ? &c.blocks[top - 1] : nullptr);
+    if (!b || off % 4 || off + 4 > b->shared_bytes) die("a shared::cluster access outside the cluster's shared memory");
+    if (b != f.block) {
+        // Undefined on a GPU: before the block is known to have started, after it has exited.
+        if (c.bar.gen == 0) die("another block's shared memory used before a cluster barrier");
+        if (b->live == 0) die("an exited block's shared memory used");
+    }
+    return b->shared + off;
 }
 }  // namespace
 
