@@ -5,12 +5,7 @@
 
 #include "field/mont52.cuh"
 #include "launch_dependent.cuh"
-
-// The block's dynamic shared memory as `name`, an array of T (the CPU emulator, ZKNTT_EMU, has its
-// own: crates/zkntt-kernels/emu/cuda_emu.h).
-#ifndef ZKNTT_DYNAMIC_SHARED
-#define ZKNTT_DYNAMIC_SHARED(T, name) extern __shared__ __align__(16) T name[]
-#endif
+#include "shared_memory.cuh"
 
 namespace zkntt {
 namespace ntt {

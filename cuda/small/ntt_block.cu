@@ -4,6 +4,7 @@
 // block, same tile, same modmul forms and twiddle tables as ntt_wsx.cu, so the two differ only in
 // how data moves between butterflies.
 #include "small/ntt.cuh"
+#include "shared_memory.cuh"
 
 namespace zkntt {
 namespace small {
@@ -11,7 +12,7 @@ namespace block {
 
 template <class F, class Form>
 __device__ __forceinline__ void kernel(const NttParams& p) {
-    __shared__ uint32_t smem[TILE];
+    ZKNTT_STATIC_SHARED(uint32_t, smem, [TILE]);
     const Form f(p);
     const uint32_t tid = threadIdx.x;
     const uint32_t log_n = p.log_n;

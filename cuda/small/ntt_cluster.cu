@@ -23,6 +23,7 @@
 // C, single words, and measured 1-4 us slower at 2^14..2^16: benches/NOTES.md.)
 #include "cluster.cuh"
 #include "small/wsx_tile.cuh"
+#include "shared_memory.cuh"
 
 namespace zkntt {
 namespace small {
@@ -225,7 +226,8 @@ __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* 
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \
         using F = zkntt::small::FIELD;                                                               \
-        __shared__ uint32_t seg[zkntt::small::TILE], col[zkntt::small::TILE];                       \
+        ZKNTT_STATIC_SHARED(uint32_t, seg, [zkntt::small::TILE]);                                    \
+        ZKNTT_STATIC_SHARED(uint32_t, col, [zkntt::small::TILE]);                                    \
         if (p.ntt.order == 2) {                                                                      \
             zkntt::small::cluster::kernel_split<F, zkntt::small::FORM<F>, false>(p, seg, col);      \
         } else if (p.ntt.order == 0) {                                                               \

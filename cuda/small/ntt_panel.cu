@@ -33,6 +33,7 @@
 // w^((t mod 2^post_log_rows) e) on the load (`load_rn_twiddled`).
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
+#include "shared_memory.cuh"
 
 namespace zkntt {
 namespace small {
@@ -356,7 +357,7 @@ __device__ __forceinline__ void load_rn_rows(const Walk& in, uint32_t* panel, ui
 // bit-reversed-input kernel (small_ntt_panel_rn_*; ntt.order is 2), natural out.
 template <class F, class Form, uint32_t GROUPS, bool NR, bool RN>
 __device__ __forceinline__ void kernel(const PanelParams& pp) {
-    extern __shared__ uint32_t panel[];
+    ZKNTT_DYNAMIC_SHARED(uint32_t, panel);
     const NttParams& p = pp.ntt;
     const Form f(p);
     const uint32_t log_n = p.log_n;

@@ -3,6 +3,7 @@
 // stride), so per-block setup is paid once per block.
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
+#include "shared_memory.cuh"
 
 namespace zkntt {
 namespace small {
@@ -33,7 +34,7 @@ __device__ __forceinline__ void load_rn_runs(const uint32_t* base, uint32_t tid,
 // other orders' code and registers are as without it.
 template <class F, class Form, bool EXCHANGE, bool RN = false>
 __device__ __forceinline__ void kernel(const NttParams& p) {
-    __shared__ uint32_t smem[TILE];
+    ZKNTT_STATIC_SHARED(uint32_t, smem, [TILE]);
     const Form f(p);
     const uint32_t tid = threadIdx.x;
     const uint32_t log_n = p.log_n;
@@ -299,7 +300,7 @@ ZKNTT_SMALL_WSX(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
     extern "C" __global__ void __launch_bounds__(256, 4)                                            \
         small_ntt_wsx_wide_##NAME(const zkntt::small::NttParams p) {                                 \
         using F = zkntt::small::FIELD;                                                               \
-        extern __shared__ uint32_t stash[];                                                          \
+        ZKNTT_DYNAMIC_SHARED(uint32_t, stash);                                                       \
         if (p.log_n == 13) {                                                                         \
             zkntt::small::wsx::kernel_wide<F, zkntt::small::FORM<F>, 1>(p, stash);                   \
         } else {                                                                                     \
@@ -309,7 +310,7 @@ ZKNTT_SMALL_WSX(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
     extern "C" __global__ void __launch_bounds__(256, 4)                                            \
         small_ntt_wsx_wide_rn_##NAME(const zkntt::small::NttParams p) {                              \
         using F = zkntt::small::FIELD;                                                               \
-        extern __shared__ uint32_t stash[];                                                          \
+        ZKNTT_DYNAMIC_SHARED(uint32_t, stash);                                                       \
         if (p.log_n == 13) {                                                                         \
             zkntt::small::wsx::kernel_wide_rn<F, zkntt::small::FORM<F>, 1>(p, stash);                \
         } else {                                                                                     \

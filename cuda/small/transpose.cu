@@ -3,6 +3,8 @@
 // row-major <-> column-major moves.
 #include <cstdint>
 
+#include "shared_memory.cuh"
+
 namespace zkntt {
 namespace small {
 constexpr uint32_t TRANSPOSE_TILE = 32;
@@ -20,7 +22,7 @@ __device__ __forceinline__ uint32_t transpose_out_row(uint32_t c, uint32_t rev_l
 extern "C" __global__ void small_transpose_u32(const uint32_t* in, uint32_t* out, uint32_t rows,
                                                uint32_t cols, uint32_t rev_log) {
     using zkntt::small::TRANSPOSE_TILE;
-    __shared__ uint32_t t[TRANSPOSE_TILE][TRANSPOSE_TILE + 1];
+    ZKNTT_STATIC_SHARED(uint32_t, t, [TRANSPOSE_TILE][TRANSPOSE_TILE + 1]);
     const uint64_t matrix = (uint64_t)blockIdx.z * rows * cols;
     const uint32_t c0 = blockIdx.x * TRANSPOSE_TILE;
     for (uint64_t r0 = (uint64_t)blockIdx.y * TRANSPOSE_TILE; r0 < rows;
@@ -52,7 +54,7 @@ extern "C" __global__ void __launch_bounds__(256) small_transpose_u32_x4(const u
                                                                          uint32_t rows, uint32_t cols,
                                                                          uint32_t rev_log) {
     constexpr uint32_t T = 64;
-    __shared__ uint32_t t[T][T + 1];
+    ZKNTT_STATIC_SHARED(uint32_t, t, [T][T + 1]);
     const uint64_t matrix = (uint64_t)blockIdx.z * rows * cols;
     const uint32_t c0 = blockIdx.x * T, x = threadIdx.x, y = threadIdx.y;
     uint32_t r0 = blockIdx.y * T;  // rows < 2^32

@@ -108,7 +108,9 @@ __device__ __forceinline__ void register_layers(const Form& f, uint32_t (&v)[PER
 // elsewhere it is the block's barrier. The id is read from %tid.x at each barrier so no register
 // holds it (the panel symbols sit at their 64-register cap and spill a few bytes as it is).
 __device__ __forceinline__ void tile_barrier() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(ZKNTT_EMU)
+    zkntt_emu::named_barrier(1u + threadIdx.x / THREADS, THREADS);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     uint32_t t;
     asm volatile("mov.u32 %0, %%tid.x;" : "=r"(t));
     asm volatile("bar.sync %0, %1;" ::"r"(1u + t / THREADS), "r"(THREADS) : "memory");

@@ -44,6 +44,10 @@ const dim3& block_idx();
 const dim3& block_dim();
 const dim3& grid_dim();
 void* dynamic_shared();
+// A static shared array of the running block, one per `key` (a static of the declaring site).
+void* static_shared(const void* key, size_t bytes);
+// `bar.sync id, count`: the first `count` threads to arrive at barrier `id` pass together.
+void named_barrier(uint32_t id, uint32_t count);
 // Where `p` (in the running block's shared memory) sits in it.
 uint32_t shared_offset(const void* p);
 
@@ -69,8 +73,11 @@ void cluster_store(uint32_t addr, uint32_t v);
 #define gridDim (::zkntt_emu::grid_dim())
 #define warpSize 32
 
-// The block's dynamic shared memory (cuda/ntt/ntt_common.cuh has the CUDA form).
+// The block's shared memory (cuda/shared_memory.cuh has the CUDA forms).
 #define ZKNTT_DYNAMIC_SHARED(T, name) T* const name = static_cast<T*>(::zkntt_emu::dynamic_shared())
+#define ZKNTT_STATIC_SHARED(T, name, dims)                                                         \
+    static const char name##_emu_key = 0;                                                          \
+    T(&name) dims = *static_cast<T(*) dims>(::zkntt_emu::static_shared(&name##_emu_key, sizeof(T dims)))
 
 inline void __syncthreads() { zkntt_emu::sync_threads(); }
 inline void __syncwarp(uint32_t mask = 0xffffffffu) { zkntt_emu::sync_warp(mask); }
@@ -95,6 +102,10 @@ inline T __shfl_sync(uint32_t mask, T v, int src, int width = 32) {
     return zkntt_emu::through_word(v, [&](uint32_t w) { return zkntt_emu::shfl_idx(mask, w, src, width); });
 }
 inline void __trap() { zkntt_emu::trap(); }
+template <class T>
+inline T __ldg(const T* p) {
+    return *p;
+}
 inline size_t __cvta_generic_to_shared(const void* p) { return zkntt_emu::shared_offset(p); }
 
 inline uint32_t __brev(uint32_t x) {

@@ -13,6 +13,7 @@
 #include <cfenv>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -97,8 +98,12 @@ struct Warp {
 struct Block {
     dim3 idx;
     uint32_t rank = 0;  // in its cluster
+    uint8_t* arena = nullptr;   // its static shared arrays (STATIC_MAX bytes), then:
     uint8_t* shared = nullptr;  // its dynamic shared memory, a guard page right after it
     size_t shared_bytes = 0;
+    std::vector<std::pair<const void*, uint8_t*>> statics;  // each declaration's array
+    size_t static_used = 0;
+    std::map<uint32_t, Barrier> named;  // bar.sync's barriers by id
     Barrier bar;
     std::vector<Warp> warps;
     Cluster* cluster = nullptr;  // every block has one (a lone block: a cluster of one)
@@ -133,6 +138,7 @@ struct Region {
 };
 std::vector<Region>& g_regions = *new std::vector<Region>;
 constexpr uint8_t FRESH = 0xa5, EXITED = 0xdd;  // fill of a block's shared memory before / after it
+constexpr size_t STATIC_MAX = 48 << 10;           // CUDA's limit on static shared memory a block
 
 bool g_failed = false;  // the running launch hit a fault: its fibers are abandoned
 
@@ -174,14 +180,19 @@ void fiber_main() {
     f.block->bar.leave();
     warp_of(f).bar.leave();
     f.block->cluster->bar.leave();
-    if (--f.block->live == 0) std::memset(f.block->shared, EXITED, f.block->shared_bytes);
+    if (--f.block->live == 0) {
+        std::memset(f.block->arena, EXITED, f.block->static_used);
+        std::memset(f.block->shared, EXITED, f.block->shared_bytes);
+    }
     zkntt_emu_switch(&f.sp, g_scheduler_sp);
     die("a finished fiber resumed");
 }
 
+// Block `rank`'s shared memory: STATIC_MAX bytes of static arrays, then `bytes` of dynamic
+// shared memory (returned), 16-byte aligned, at most 15 bytes before the guard page.
 uint8_t* shared_region(uint32_t rank, size_t bytes) {
     constexpr size_t PAGE = 4096;
-    const size_t need = (bytes + PAGE - 1) / PAGE * PAGE, start = (bytes + 15) / 16 * 16;
+    const size_t start = (bytes + 15) / 16 * 16, need = (STATIC_MAX + start + PAGE - 1) / PAGE * PAGE;
     if (g_regions.size() <= rank) g_regions.resize(rank + 1);
     Region& r = g_regions[rank];
     if (r.usable < need) {
@@ -308,6 +319,10 @@ bool launch(Kernel kernel, void** params, const char* name, dim3 grid, dim3 bloc
                             // with a pattern here so that a read before a write shows.
                             b.shared = shared_region(r, shared_bytes);
                             b.shared_bytes = shared_bytes;
+                            b.arena = b.shared - STATIC_MAX;
+                            b.statics.clear();
+                            b.static_used = 0;
+                            b.named.clear();
                             std::memset(b.shared, FRESH, shared_bytes);
                         }
                 run_cluster(c, fibers, flip++);
@@ -332,11 +347,36 @@ const dim3& grid_dim() {
 }
 void* dynamic_shared() { return cur().block->shared; }
 
+void* static_shared(const void* key, size_t bytes) {
+    Block& b = *cur().block;
+    for (const auto& s : b.statics)
+        if (s.first == key) return s.second;
+    const size_t at = (b.static_used + 15) / 16 * 16;
+    if (at + bytes > STATIC_MAX) die("static shared memory over 48 KiB");
+    uint8_t* p = b.arena + at;
+    std::memset(p, FRESH, bytes);
+    b.statics.emplace_back(key, p);
+    b.static_used = at + bytes;
+    return p;
+}
+
+void named_barrier(uint32_t id, uint32_t count) {
+    Fiber& f = cur();
+    if (id > 15 || count == 0 || count % 32) die("bar.sync: an id over 15 or a count not a multiple of 32");
+    Barrier& bar = f.block->named[id];
+    if (bar.arrived == 0) bar.expected = count;
+    if (bar.expected != count) die("bar.sync: threads at one barrier with different counts");
+    g_progress++;
+    const uint64_t g = bar.arrive();
+    wait_gen(bar, g);
+}
+
+// Offsets in a block's shared window: its static arrays from 0, its dynamic memory after them.
 uint32_t shared_offset(const void* p) {
     const Block& b = *cur().block;
     const uint8_t* q = static_cast<const uint8_t*>(p);
-    if (q < b.shared || q > b.shared + b.shared_bytes) die("a generic address taken as shared is not in shared memory");
-    return (uint32_t)(q - b.shared);
+    if (q < b.arena || q > b.shared + b.shared_bytes) die("a generic address taken as shared is not in shared memory");
+    return (uint32_t)(q - b.arena);
 }
 
 void sync_threads() {
@@ -416,13 +456,14 @@ uint8_t* cluster_address(uint32_t addr) {
     Cluster& c = *f.block->cluster;
     const uint32_t top = addr >> 24, off = addr & 0xffffff;
     Block* b = top == 0 ? f.block : (top - 1 < c.blocks.size() ? &c.blocks[top - 1] : nullptr);
-    if (!b || off % 4 || off + 4 > b->shared_bytes) die("a shared::cluster access outside the cluster's shared memory");
+    if (!b || off % 4 || off + 4 > STATIC_MAX + b->shared_bytes)
+        die("a shared::cluster access outside the cluster's shared memory");
     if (b != f.block) {
         // Undefined on a GPU: before the block is known to have started, after it has exited.
         if (c.bar.gen == 0) die("another block's shared memory used before a cluster barrier");
         if (b->live == 0) die("an exited block's shared memory used");
     }
-    return b->shared + off;
+    return b->arena + off;
 }
 }  // namespace
 

@@ -12,6 +12,19 @@ use std::io::Write;
 use zkntt_gpu::Gpu;
 use zkntt_gpu::testing::gpu_or_skip;
 
+/// `gpu_or_skip`, and a skip under the CPU emulator (`ZKNTT_EMU=1`), which leaves the Tensor
+/// Core FFT out (crates/zkntt-kernels/emu/README.md).
+fn tc_gpu_or_skip(test: &str) -> Option<zkntt_gpu::Gpu> {
+    if zkntt_kernels::EMULATOR.is_some() {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("SKIP {test}: the Tensor Core FFT is not emulated\n").as_bytes(),
+        );
+        return None;
+    }
+    gpu_or_skip(test)
+}
+
 /// The accuracy the issue asks for at every size up to 4096.
 const BOUND: f64 = 1e-3;
 /// A NaN pattern the kernel never writes for finite inputs.
@@ -68,7 +81,7 @@ fn batch(log_n: u32) -> usize {
 
 #[test]
 fn fft_gpu_matches_f64_dft() {
-    let Some(gpu) = gpu_or_skip("fft_gpu_matches_f64_dft") else {
+    let Some(gpu) = tc_gpu_or_skip("fft_gpu_matches_f64_dft") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -103,7 +116,7 @@ fn fft_gpu_matches_f64_dft() {
 
 #[test]
 fn fft_gpu_known_answers() {
-    let Some(gpu) = gpu_or_skip("fft_gpu_known_answers") else {
+    let Some(gpu) = tc_gpu_or_skip("fft_gpu_known_answers") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -142,7 +155,7 @@ fn fft_gpu_known_answers() {
 
 #[test]
 fn fft_gpu_parseval_and_round_trip() {
-    let Some(gpu) = gpu_or_skip("fft_gpu_parseval_and_round_trip") else {
+    let Some(gpu) = tc_gpu_or_skip("fft_gpu_parseval_and_round_trip") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -155,7 +168,7 @@ fn fft_gpu_parseval_and_round_trip() {
 
 #[test]
 fn fft_gpu_rejects_bad_shapes() {
-    let Some(gpu) = gpu_or_skip("fft_gpu_rejects_bad_shapes") else {
+    let Some(gpu) = tc_gpu_or_skip("fft_gpu_rejects_bad_shapes") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -186,7 +199,7 @@ fn fft_gpu_rejects_bad_shapes() {
 /// defaults, one piece of work per block, and three (a grid that does not divide the work).
 #[test]
 fn fft_gpu_large_batch_every_transform() {
-    let Some(gpu) = gpu_or_skip("fft_gpu_large_batch_every_transform") else {
+    let Some(gpu) = tc_gpu_or_skip("fft_gpu_large_batch_every_transform") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -268,7 +281,7 @@ fn first_non_finite(got: &[C<f64>]) -> Option<usize> {
 /// sm_90, asserted there) and the split's plain launches.
 #[test]
 fn fft_gpu_four_step_matches_f64_reference() {
-    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_matches_f64_reference") else {
+    let Some(gpu) = tc_gpu_or_skip("fft_gpu_four_step_matches_f64_reference") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -348,7 +361,7 @@ fn fft_gpu_four_step_matches_f64_reference() {
 /// range is 65504).
 #[test]
 fn fft_gpu_four_step_known_answers() {
-    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_known_answers") else {
+    let Some(gpu) = tc_gpu_or_skip("fft_gpu_four_step_known_answers") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -405,7 +418,7 @@ fn fft_gpu_four_step_known_answers() {
 /// Parseval per transform and inverse(forward(x)) = N x, inputs scaled so N |x| <= 2^15.
 #[test]
 fn fft_gpu_four_step_parseval_and_round_trip() {
-    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_parseval_and_round_trip") else {
+    let Some(gpu) = tc_gpu_or_skip("fft_gpu_four_step_parseval_and_round_trip") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
