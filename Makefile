@@ -47,7 +47,7 @@ test: lint
 	./benches/consumer/check.sh
 	$(MAKE) --no-print-directory emu-test
 
-## emu-test: the GPU suites on the CPU emulator of the big-field kernels (crates/zkntt-kernels/emu),
+## emu-test: the GPU suites on the CPU emulator of the kernels (crates/zkntt-kernels/emu),
 ## no GPU and no nvcc needed; sizes to 2^ZKNTT_TEST_MAX_LOG (14 unless set), its own target folder
 emu-test:
 	ZKNTT_EMU=1 ZKNTT_TEST_MAX_LOG=$${ZKNTT_TEST_MAX_LOG:-14} ZKNTT_ARK_MAX_LOG=$${ZKNTT_ARK_MAX_LOG:-14} CARGO_TARGET_DIR=$${CARGO_TARGET_DIR:-target}/emu \

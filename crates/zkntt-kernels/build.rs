@@ -47,7 +47,7 @@ const CUDA_WHEELS: &str = "nvidia-cuda-nvcc==13.0.* nvidia-nvvm==13.0.* nvidia-c
 const TOOLCHAIN_ENV: &str = "ZKNTT_CUDA_TOOLCHAIN";
 /// `ZKNTT_CPU_ONLY=1`: build without kernels on purpose (every GPU call returns KernelsNotBuilt).
 const CPU_ONLY_ENV: &str = "ZKNTT_CPU_ONLY";
-/// `ZKNTT_EMU=1`: the big-field kernels for the CPU emulator (emu/README.md), no nvcc.
+/// `ZKNTT_EMU=1`: the kernels (all but the Tensor Core FFT) for the CPU emulator (emu/README.md), no nvcc.
 const EMU_ENV: &str = "ZKNTT_EMU";
 
 fn main() {

@@ -1,5 +1,5 @@
-//! `ZKNTT_EMU=1`: the big-field kernels (`cuda/ntt`, `cuda/field`) compiled by the host's C++
-//! compiler into a CPU emulator of the CUDA driver (`libcuda.so`, README.md here) instead of
+//! `ZKNTT_EMU=1`: the kernels under `cuda/` (all but the Tensor Core FFT) compiled by the host's
+//! C++ compiler into a CPU emulator of the CUDA driver (`libcuda.so`, README.md here) instead of
 //! nvcc's fatbin, and the host shim's twin into `libzkntt_host.a`. Included by the crate's
 //! build.rs.
 

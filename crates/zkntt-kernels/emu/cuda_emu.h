@@ -1,4 +1,4 @@
-// The CUDA that the big-field kernels use, for a C++ compiler: included ahead of the kernel
+// The CUDA that the kernels use, for a C++ compiler: included ahead of the kernel
 // sources (`-include`) when they are built for the CPU emulator (ZKNTT_EMU=1, README.md here).
 // A block's threads are fibers on one OS thread (runtime.cpp); barriers, warp shuffles and the
 // cluster's distributed shared memory are calls into the runtime.

@@ -16,9 +16,10 @@ use zkntt_gpu::testing::gpu_or_skip;
 /// Core FFT out (crates/zkntt-kernels/emu/README.md).
 fn tc_gpu_or_skip(test: &str) -> Option<zkntt_gpu::Gpu> {
     if zkntt_kernels::EMULATOR.is_some() {
-        let _ = std::io::Write::write_all(
-            &mut std::io::stderr(),
-            format!("SKIP {test}: the Tensor Core FFT is not emulated\n").as_bytes(),
+        // Straight to stderr, as `gpu_or_skip` does: libtest does not capture direct writes.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIP {test}: the Tensor Core FFT is not emulated"
         );
         return None;
     }
