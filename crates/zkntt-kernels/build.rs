@@ -295,13 +295,7 @@ fn compile_cached(nvcc: &Path, version: &str, cuda: &Path, out: &Path) -> (PathB
     }
     let key = format!("{:016x}", hasher.finish());
     const OUTPUTS: [&str; 3] = ["zkntt.fatbin", "libzkntt_host.a", "fatbin.symbols"];
-    // OUT_DIR is <target>[/<triple>]/<profile>/build/<pkg>-<hash>/out.
-    let cache = out
-        .ancestors()
-        .nth(2)
-        .filter(|b| b.file_name().is_some_and(|n| n == "build"))
-        .and_then(|b| b.parent()?.parent())
-        .map(|target| target.join("zkntt-kernels-cache").join(&key));
+    let cache = cache_dir(out, &key);
     if let Some(cache) = cache.as_ref().filter(|c| c.is_dir()) {
         let copied = OUTPUTS
             .iter()
@@ -328,6 +322,16 @@ fn compile_cached(nvcc: &Path, version: &str, cuda: &Path, out: &Path) -> (PathB
         }
     }
     (fatbin, symbols)
+}
+
+/// `<target>/zkntt-kernels-cache/<key>/`, shared by every OUT_DIR of the target directory, when
+/// OUT_DIR has the usual shape `<target>[/<triple>]/<profile>/build/<pkg>-<hash>/out`.
+fn cache_dir(out: &Path, key: &str) -> Option<PathBuf> {
+    out.ancestors()
+        .nth(2)
+        .filter(|b| b.file_name().is_some_and(|n| n == "build"))
+        .and_then(|b| b.parent()?.parent())
+        .map(|target| target.join("zkntt-kernels-cache").join(key))
 }
 
 /// Every file under `dir` (sources and headers), sorted.

@@ -66,13 +66,7 @@ pub fn build(root: &Path, out: &Path, files: &[PathBuf]) -> Emulator {
         fs::read(f).unwrap().hash(&mut hasher);
     }
     let key = format!("emu-{:016x}", hasher.finish());
-    let cache = out
-        .ancestors()
-        .nth(2)
-        .filter(|b| b.file_name().is_some_and(|n| n == "build"))
-        .and_then(|b| b.parent()?.parent())
-        .map(|target| target.join("zkntt-kernels-cache").join(&key))
-        .unwrap_or_else(|| out.join(&key));
+    let cache = super::cache_dir(out, &key).unwrap_or_else(|| out.join(&key));
     let library = cache.join("libcuda.so");
     let complete = |c: &Path| c.join("libcuda.so").is_file() && c.join("libzkntt_host.a").is_file();
     if !complete(&cache) {

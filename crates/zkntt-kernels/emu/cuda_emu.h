@@ -54,7 +54,6 @@ uint32_t shared_offset(const void* p);
 void sync_threads();
 void sync_warp(uint32_t mask);
 uint32_t shfl_xor(uint32_t mask, uint32_t v, uint32_t lane_mask, int width);
-uint32_t shfl_idx(uint32_t mask, uint32_t v, int src, int width);
 [[noreturn]] void trap();
 
 // Clusters: the block's rank, the barrier's halves and the other blocks' shared memory.
@@ -97,10 +96,6 @@ template <class T>
 inline T __shfl_xor_sync(uint32_t mask, T v, uint32_t lane_mask, int width = 32) {
     return zkntt_emu::through_word(v, [&](uint32_t w) { return zkntt_emu::shfl_xor(mask, w, lane_mask, width); });
 }
-template <class T>
-inline T __shfl_sync(uint32_t mask, T v, int src, int width = 32) {
-    return zkntt_emu::through_word(v, [&](uint32_t w) { return zkntt_emu::shfl_idx(mask, w, src, width); });
-}
 inline void __trap() { zkntt_emu::trap(); }
 template <class T>
 inline T __ldg(const T* p) {
@@ -117,7 +112,6 @@ inline unsigned long long __brevll(unsigned long long x) {
     return (unsigned long long)__brev((uint32_t)x) << 32 | __brev((uint32_t)(x >> 32));
 }
 inline int __clz(uint32_t x) { return x == 0 ? 32 : __builtin_clz(x); }
-inline int __popc(uint32_t x) { return __builtin_popcount(x); }
 inline uint32_t __umulhi(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
 inline long long __double_as_longlong(double d) {
     long long r;

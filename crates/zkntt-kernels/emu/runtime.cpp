@@ -144,11 +144,15 @@ bool g_failed = false;  // the running launch hit a fault: its fibers are abando
 
 // A fault in a kernel (__trap, a deadlock, an access the emulator refuses): says where, then ends
 // the launch, which returns an error as a GPU's launch does. Outside a launch: aborts.
-[[noreturn]] void die(const char* what) {
+// One line on stderr: what, and the kernel, block and thread of fiber `f` (none: zeros).
+void say(const char* what, const Fiber* f) {
     std::fprintf(stderr, "zkntt-emu: %s (kernel %s, block (%u,%u,%u), thread (%u,%u,%u))\n", what,
-                 g_launch ? g_launch->name : "?", g_cur ? g_cur->block->idx.x : 0,
-                 g_cur ? g_cur->block->idx.y : 0, g_cur ? g_cur->block->idx.z : 0, g_cur ? g_cur->tid.x : 0,
-                 g_cur ? g_cur->tid.y : 0, g_cur ? g_cur->tid.z : 0);
+                 g_launch ? g_launch->name : "?", f ? f->block->idx.x : 0, f ? f->block->idx.y : 0,
+                 f ? f->block->idx.z : 0, f ? f->tid.x : 0, f ? f->tid.y : 0, f ? f->tid.z : 0);
+}
+
+[[noreturn]] void die(const char* what) {
+    say(what, g_cur);
     if (g_launch && g_cur) {
         g_failed = true;
         zkntt_emu_switch(&g_cur->sp, g_scheduler_sp);
@@ -277,14 +281,10 @@ void run_cluster(Cluster& c, std::vector<Fiber>& fibers, uint32_t flip) {
             seen = g_progress;
             idle_rounds = 0;
         } else if (live > 0 && ++idle_rounds > 2) {
-            for (Fiber& f : fibers)
-                if (!f.done) g_cur = &f;
-            std::fprintf(stderr,
-                         "zkntt-emu: every thread left waits at a barrier or shuffle that can't complete "
-                         "(deadlock; kernel %s, block (%u,%u,%u), thread (%u,%u,%u))\n",
-                         g_launch->name, g_cur->block->idx.x, g_cur->block->idx.y, g_cur->block->idx.z,
-                         g_cur->tid.x, g_cur->tid.y, g_cur->tid.z);
-            g_cur = nullptr;
+            const Fiber* waiting = nullptr;
+            for (const Fiber& f : fibers)
+                if (!f.done) waiting = &f;
+            say("every thread left waits at a barrier or shuffle that can't complete (deadlock)", waiting);
             g_failed = true;
             return;
         }
@@ -417,12 +417,6 @@ uint32_t exchange(uint32_t mask, uint32_t v, uint32_t src, int width) {
 uint32_t shfl_xor(uint32_t mask, uint32_t v, uint32_t lane_mask, int width) {
     const uint32_t lane = cur().linear % 32;
     return exchange(mask, v, lane ^ lane_mask, width);
-}
-
-uint32_t shfl_idx(uint32_t mask, uint32_t v, int src, int width) {
-    const uint32_t lane = cur().linear % 32;
-    const uint32_t base = lane & ~(uint32_t)(width - 1);
-    return exchange(mask, v, base + ((uint32_t)src & (uint32_t)(width - 1)), width);
 }
 
 void trap() { die("__trap()"); }
