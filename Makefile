@@ -51,7 +51,7 @@ test: lint
 ## no GPU and no nvcc needed; sizes to 2^ZKNTT_TEST_MAX_LOG (14 unless set), its own target folder
 emu-test:
 	ZKNTT_EMU=1 ZKNTT_TEST_MAX_LOG=$${ZKNTT_TEST_MAX_LOG:-14} ZKNTT_ARK_MAX_LOG=$${ZKNTT_ARK_MAX_LOG:-14} CARGO_TARGET_DIR=$${CARGO_TARGET_DIR:-target}/emu \
-	  cargo test -p zkntt-gpu -p zkntt-ark --no-fail-fast
+	  cargo test -p zkntt-gpu -p zkntt-ark -p zkntt-small --no-fail-fast
 
 ## gpu-build: release test/bench binaries and the zkntt binary, bundled into .gpu/ for the GPU machine
 gpu-build: setup
