@@ -169,7 +169,7 @@ __device__ __forceinline__ void stage2_warp(const NttStageParams& p) {
         const auto stashed = [](uint32_t e) { return (e & 1 ? EL : EL / 2) - 1 - e / 2; };
 #if ZKNTT_S2W_STASH
         // [element][16-byte part][thread]: a warp's 16-byte accesses on consecutive banks.
-        __shared__ uint4 stash[ZKNTT_S2W_STASH][F::N / 4][128];
+        ZKNTT_STATIC_SHARED(uint4, stash, [ZKNTT_S2W_STASH][F::N / 4][128]);
         const uint32_t me = threadIdx.x;
         const auto put = [&](uint32_t e, const F& v) {
 #pragma unroll
