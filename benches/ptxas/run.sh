@@ -14,7 +14,11 @@ regs=("$@")
 nvcc=${NVCC:-$root/.toolchain/nvidia/cu13/bin/nvcc}
 src=$root/benches/ptxas/${STUDY_SRC:-stage2_study.cu}
 cuobjdump=${CUOBJDUMP:-$(dirname "$nvcc")/cuobjdump}
-[ -x "$cuobjdump" ] || cuobjdump=$(command -v cuobjdump)
+[ -x "$cuobjdump" ] || cuobjdump=$(command -v cuobjdump) || {
+  echo "run.sh: no cuobjdump beside $nvcc or on PATH: set CUOBJDUMP (pip wheel nvidia-cuda-cuobjdump;" \
+    "it runs nvdisasm from PATH: wheel nvidia-cuda-nvdisasm, 13.2 is the oldest 13.x on PyPI)" >&2
+  exit 1
+}
 mkdir -p "$out"
 for r in "${regs[@]}"; do
   case $r in
