@@ -51,6 +51,15 @@ pub fn set_copies_on_caller_pool(host: &HostPipeline, on: bool) {
     host.switches().caller_pool.store(on, Ordering::Relaxed);
 }
 
+/// The largest transform the GPU suites run: 2^ZKNTT_TEST_MAX_LOG, `default` where it is unset or
+/// not a number (the sanitizer runs and `make emu-test` lower it).
+pub fn test_max_log(default: u32) -> u32 {
+    std::env::var("ZKNTT_TEST_MAX_LOG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 thread_local! {
     static FAIL_COPY_BACK_AT: Cell<Option<usize>> = const { Cell::new(None) };
     static FAIL_RESTORE: Cell<bool> = const { Cell::new(false) };

@@ -15,10 +15,7 @@ use zkntt_small::{
 };
 
 fn max_log() -> u32 {
-    std::env::var("ZKNTT_TEST_MAX_LOG")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(26)
+    zkntt_gpu::testing::test_max_log(26)
 }
 
 /// Whether 2^log_n is above the tests' bound ([`max_log`]); says so on stderr when it is.

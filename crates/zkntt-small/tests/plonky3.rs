@@ -22,10 +22,7 @@ const WIDTHS: [usize; 6] = [1, 2, 3, 7, 16, 256];
 
 /// The GPU half's largest transform: 2^ZKNTT_TEST_MAX_LOG rows (unset: every call here).
 fn test_max_log() -> u32 {
-    std::env::var("ZKNTT_TEST_MAX_LOG")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(u32::MAX)
+    zkntt_gpu::testing::test_max_log(u32::MAX)
 }
 
 /// Random elements, with 0, 1 and -1 first.

@@ -13,10 +13,7 @@ use zkntt_gpu::{
 };
 
 pub(crate) fn max_log() -> u32 {
-    std::env::var("ZKNTT_TEST_MAX_LOG")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(24)
+    zkntt_gpu::testing::test_max_log(24)
 }
 
 /// Held alone by the tests that read the device's free memory or twiddle bytes
