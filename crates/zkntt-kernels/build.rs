@@ -47,7 +47,7 @@ const CUDA_WHEELS: &str = "nvidia-cuda-nvcc==13.0.* nvidia-nvvm==13.0.* nvidia-c
 const TOOLCHAIN_ENV: &str = "ZKNTT_CUDA_TOOLCHAIN";
 /// `ZKNTT_CPU_ONLY=1`: build without kernels on purpose (every GPU call returns KernelsNotBuilt).
 const CPU_ONLY_ENV: &str = "ZKNTT_CPU_ONLY";
-/// `ZKNTT_EMU=1`: the kernels (all but the Tensor Core FFT) for the CPU emulator (emu/README.md), no nvcc.
+/// `ZKNTT_EMU=1`: the kernels for the CPU emulator (emu/README.md), no nvcc.
 const EMU_ENV: &str = "ZKNTT_EMU";
 
 fn main() {
@@ -127,8 +127,8 @@ fn main() {
 fn write_emulated(root: &Path, cuda: &Path, out: &Path) {
     let mut files = Vec::new();
     cu_files(cuda, &mut files);
-    // Not emulated: the host shim (emu/powers.cpp is its twin) and the Tensor Core FFT.
-    files.retain(|f| !is_host_shim(f) && !f.ends_with("small/fft_tc.cu"));
+    // Not emulated: the host shim (emu/powers.cpp is its twin).
+    files.retain(|f| !is_host_shim(f));
     let built = emu::build(root, out, &files);
     check_names(&built.symbols);
     println!("cargo:rustc-cfg=zkntt_host_built");
@@ -139,7 +139,7 @@ fn write_emulated(root: &Path, cuda: &Path, out: &Path) {
     )
     .unwrap();
     let note = format!(
-        "{EMU_ENV}=1: the kernels (all but the Tensor Core FFT) compiled by {} for the CPU emulator ({})",
+        "{EMU_ENV}=1: the kernels compiled by {} for the CPU emulator ({})",
         built.compiler,
         built.library.display()
     );

@@ -41,6 +41,8 @@
 #include <cstdint>
 #include <cuda_fp16.h>
 
+#include "shared_memory.cuh"
+
 namespace zkntt {
 namespace fft {
 constexpr uint32_t THREADS = 256;
@@ -74,9 +76,13 @@ __device__ __forceinline__ float2 cmul(float2 a, float2 b) {
 
 // Two fp32 to one register of two fp16 (lo in the low half), round to nearest even.
 __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+#ifdef ZKNTT_EMU
+    return (uint32_t)__half_as_ushort(__float2half_rn(hi)) << 16 | __half_as_ushort(__float2half_rn(lo));
+#else
     uint32_t r;
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
+#endif
 }
 
 __device__ __forceinline__ uint32_t half_bits(float x) {
@@ -87,11 +93,15 @@ __device__ __forceinline__ uint32_t half_bits(float x) {
 // l = 4 g + q holds A (g, 2q..2q+1), (g+8, 2q..), (g, 2q+8..), (g+8, 2q+8..); B (k = 2q..2q+1,
 // n = g), (2q+8.., g); d (g, 2q), (g, 2q+1), (g+8, 2q), (g+8, 2q+1).
 __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#ifdef ZKNTT_EMU
+    zkntt_emu::mma_m16n8k16_f16_f32(d, a, b);
+#else
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
 }
 
 // Step 1, as an A operand: the 32x32 real form of block-diag(DFT_{2^log_r}) on 16 complex rows.
@@ -791,7 +801,7 @@ template <bool INV>
 __device__ __forceinline__ void fft_large_fold_any(const uint4* in, uint32_t* out, const float2* tw,
                                                    const uint4* images, uint32_t log_n2,
                                                    uint32_t log_n1, uint64_t total) {
-    __shared__ LargeSmem sm;
+    ZKNTT_STATIC_SHARED(LargeSmem, sm, );
     switch (log_n2) {
         // 2^17 = 256 x 512 only: at 2^18 and 2^19 the runs of 4 and 2 words made this pass
         // slower than the rows and a transpose (benches/NOTES.md, "the transpose folded").
@@ -806,7 +816,7 @@ template <bool INV>
 __device__ __forceinline__ void fft_large_band_any(const uint4* in, uint32_t* out, const float2* tw,
                                                    const uint4* images, uint32_t log_n2,
                                                    uint32_t log_n1, uint32_t log_band, uint64_t total) {
-    extern __shared__ uint4 band_smem[];
+    ZKNTT_DYNAMIC_SHARED(uint4, band_smem);
     BandHead& sm = *reinterpret_cast<BandHead*>(band_smem);
     uint32_t* so = reinterpret_cast<uint32_t*>(&sm + 1);
     if (log_n1 != 8) return;
@@ -899,7 +909,7 @@ __device__ __forceinline__ void fft_rows(RowsSmem& sm, const uint32_t* __restric
 template <bool INV>
 __device__ __forceinline__ void fft_rows_any(const uint32_t* in, uint32_t* out, const uint4* images,
                                              uint32_t log_n2, uint32_t log_n1, uint64_t total) {
-    __shared__ RowsSmem sm;
+    ZKNTT_STATIC_SHARED(RowsSmem, sm, );
     switch (log_n2) {
         // The sizes model::split gives: 2^13 = 128 x 64, 2^14 = 128 x 128, 2^15 = 256 x 128,
         // 2^16 = 256 x 256.
@@ -1064,7 +1074,7 @@ __device__ __forceinline__ void fft_columns(ColumnSmem& sm, const uint4* __restr
 template <bool INV>
 __device__ __forceinline__ void fft_columns_any(const uint4* in, uint32_t* out, const uint4* images,
                                                 uint32_t log_n1, uint32_t log_n, uint64_t total) {
-    __shared__ ColumnSmem sm;
+    ZKNTT_STATIC_SHARED(ColumnSmem, sm, );
     switch (log_n1) {
         // model::split gives 7 (2^13, 2^14) and 8 (2^15..2^20).
         case 7: fft_columns<INV, 7>(sm, in, out, images, log_n, total); break;
@@ -1102,7 +1112,7 @@ static_assert(sizeof(WholeHead) == 12416, "the host's WHOLE_HEAD_BYTES (crates/z
 template <bool INV, uint32_t LOG_N1, uint32_t LOG_N2>
 __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t* __restrict__ out,
                                           const float2* tw, const uint4* images, uint64_t total) {
-    extern __shared__ __align__(16) unsigned char whole_smem[];
+    ZKNTT_DYNAMIC_SHARED(unsigned char, whole_smem);
     WholeHead& hd = *reinterpret_cast<WholeHead*>(whole_smem);
     uint32_t* data = reinterpret_cast<uint32_t*>(whole_smem + sizeof(WholeHead));
     constexpr uint32_t log_n = LOG_N1 + LOG_N2, N = 1u << log_n, N1 = 1u << LOG_N1, N2 = 1u << LOG_N2;
@@ -1239,13 +1249,13 @@ extern "C" __global__ void __launch_bounds__(32)
     extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_small_forward_##LOG_N(        \
         const uint32_t* in, uint32_t* out, const float2*, const uint4* images, uint32_t,           \
         uint64_t total) {                                                                          \
-        __shared__ zkntt::fft::TileConsts sm;                                                      \
+        ZKNTT_STATIC_SHARED(zkntt::fft::TileConsts, sm, );                                         \
         zkntt::fft::fft_small<false, LOG_N>(sm, in, out, images, total);                           \
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_small_inverse_##LOG_N(        \
         const uint32_t* in, uint32_t* out, const float2*, const uint4* images, uint32_t,           \
         uint64_t total) {                                                                          \
-        __shared__ zkntt::fft::TileConsts sm;                                                      \
+        ZKNTT_STATIC_SHARED(zkntt::fft::TileConsts, sm, );                                         \
         zkntt::fft::fft_small<true, LOG_N>(sm, in, out, images, total);                            \
     }
 ZKNTT_FFT_SMALL(1)
@@ -1265,13 +1275,13 @@ ZKNTT_FFT_SMALL(8)
     extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_large_forward_##LOG_N(        \
         const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,           \
         uint64_t total) {                                                                          \
-        __shared__ zkntt::fft::LargeSmem sm;                                                       \
+        ZKNTT_STATIC_SHARED(zkntt::fft::LargeSmem, sm, );                                          \
         zkntt::fft::fft_large<false, LOG_N>(sm, sm.out, in, out, tw, images, total);               \
     }                                                                                              \
     extern "C" __global__ void __launch_bounds__(256, 4) fft_tc_f16_large_inverse_##LOG_N(        \
         const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,           \
         uint64_t total) {                                                                          \
-        __shared__ zkntt::fft::LargeSmem sm;                                                       \
+        ZKNTT_STATIC_SHARED(zkntt::fft::LargeSmem, sm, );                                          \
         zkntt::fft::fft_large<true, LOG_N>(sm, sm.out, in, out, tw, images, total);                \
     }
 ZKNTT_FFT_LARGE(9)

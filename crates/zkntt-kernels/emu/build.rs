@@ -1,4 +1,4 @@
-//! `ZKNTT_EMU=1`: the kernels under `cuda/` (all but the Tensor Core FFT) compiled by the host's
+//! `ZKNTT_EMU=1`: the kernels under `cuda/` compiled by the host's
 //! C++ compiler into a CPU emulator of the CUDA driver (`libcuda.so`, README.md here) instead of
 //! nvcc's fatbin, and the host shim's twin into `libzkntt_host.a`. Included by the crate's
 //! build.rs.
@@ -98,11 +98,13 @@ pub fn build(root: &Path, out: &Path, files: &[PathBuf]) -> Emulator {
 }
 
 /// The kernels defined in `cuda`'s files of a preprocessed translation unit: `extern "C"`
-/// functions returning void (`__global__` and `__launch_bounds__` expand to nothing here).
+/// functions returning void (`__global__` and `__launch_bounds__` expand to nothing here), their
+/// name on the line of `void` or a later one.
 fn kernels(preprocessed: &str, cuda: &Path) -> Vec<String> {
     let cuda = cuda.display().to_string();
     let mut in_cuda = false;
-    let mut names = Vec::new();
+    // The lines from `cuda`'s files, joined by spaces.
+    let mut text = String::new();
     for line in preprocessed.lines() {
         // Line markers: # <line> "<file>" <flags>.
         if let Some(rest) = line.strip_prefix("# ") {
@@ -111,26 +113,24 @@ fn kernels(preprocessed: &str, cuda: &Path) -> Vec<String> {
             }
             continue;
         }
-        if !in_cuda {
-            continue;
+        if in_cuda {
+            text.push_str(line);
+            text.push(' ');
         }
-        let mut rest = line;
-        while let Some(at) = rest.find("extern \"C\"") {
-            rest = &rest[at + "extern \"C\"".len()..];
-            let decl = rest.trim_start();
-            if let Some(after) = decl.strip_prefix("void ") {
-                let name: String = after
-                    .trim_start()
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty()
-                    && after.trim_start()[name.len()..]
-                        .trim_start()
-                        .starts_with('(')
-                {
-                    names.push(name);
-                }
+    }
+    let mut names = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("extern \"C\"") {
+        rest = &rest[at + "extern \"C\"".len()..];
+        let decl = rest.trim_start();
+        if let Some(after) = decl.strip_prefix("void ") {
+            let after = after.trim_start();
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && after[name.len()..].trim_start().starts_with('(') {
+                names.push(name);
             }
         }
     }

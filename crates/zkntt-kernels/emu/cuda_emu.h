@@ -29,8 +29,12 @@ struct uint4 {
 struct uint2 {
     uint32_t x, y;
 };
+struct alignas(8) float2 {
+    float x, y;
+};
 inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return uint4{x, y, z, w}; }
 inline uint2 make_uint2(uint32_t x, uint32_t y) { return uint2{x, y}; }
+inline float2 make_float2(float x, float y) { return float2{x, y}; }
 
 namespace zkntt_emu {
 
@@ -54,6 +58,9 @@ uint32_t shared_offset(const void* p);
 void sync_threads();
 void sync_warp(uint32_t mask);
 uint32_t shfl_xor(uint32_t mask, uint32_t v, uint32_t lane_mask, int width);
+// A warp-wide exchange: the running lane gives `n` (at most 8) words and gets every lane's,
+// lane l's at all[l n ..]; all 32 lanes must take part, as in an mma.
+void warp_gather(const uint32_t* mine, uint32_t n, uint32_t* all);
 [[noreturn]] void trap();
 
 // Clusters: the block's rank, the barrier's halves and the other blocks' shared memory.
@@ -123,6 +130,30 @@ inline double __longlong_as_double(long long v) {
     __builtin_memcpy(&r, &v, 8);
     return r;
 }
+inline float __int_as_float(int v) {
+    float r;
+    __builtin_memcpy(&r, &v, 4);
+    return r;
+}
+// Byte n of the result is byte (s >> 4n) & 7 of the eight bytes x (0..3), y (4..7).
+inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s) {
+    const uint64_t v = (uint64_t)y << 32 | x;
+    uint32_t r = 0;
+    for (int n = 0; n < 4; n++) r |= (uint32_t)(v >> (8 * ((s >> (4 * n)) & 7)) & 0xff) << (8 * n);
+    return r;
+}
+// sin(pi x) and cos(pi x), exact at the multiples of 1/2 as CUDA's: x reduced modulo 2 (exactly)
+// to a quadrant and a remainder in [-1/4, 1/4], that in double.
+inline void sincospif(float x, float* s, float* c) {
+    const double r = std::fmod((double)x, 2.0), q = std::nearbyint(2.0 * r), f = r - q / 2;
+    const double pi = 3.14159265358979323846, sf = std::sin(pi * f), cf = std::cos(pi * f);
+    switch (((int)q % 4 + 4) % 4) {
+    case 0: *s = (float)sf, *c = (float)cf; break;
+    case 1: *s = (float)cf, *c = (float)-sf; break;
+    case 2: *s = (float)-sf, *c = (float)-cf; break;
+    default: *s = (float)-cf, *c = (float)sf; break;
+    }
+}
 inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 double __fma_rz(double a, double b, double c);
 
@@ -135,3 +166,13 @@ template <class A, class B>
 inline std::common_type_t<A, B> max(A a, B b) {
     return a < b ? b : a;
 }
+
+namespace zkntt_emu {
+// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` with d as both C and D: d += A B over the
+// warp, each lane holding its fragments as the PTX ISA lays them out (lane l = 4 g + q: A rows g,
+// g + 8 at columns 2q, 2q + 1, then 2q + 8, 2q + 9; B rows 2q, 2q + 1, 2q + 8, 2q + 9 at column
+// g; d rows g, g + 8 at columns 2q, 2q + 1; the lower index in the lower 16 bits). The products
+// are exact and summed in double, then added to d and rounded to fp32 once: the tensor cores'
+// accumulation order and rounding are not specified, and tests bound the error, not the bits.
+void mma_m16n8k16_f16_f32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
+}  // namespace zkntt_emu

@@ -93,6 +93,7 @@ struct Barrier {
 struct Warp {
     Barrier bar;
     uint32_t buf[2][32];
+    uint32_t wide[2][32][8];  // warp_gather's, by generation as buf
 };
 
 struct Block {
@@ -417,6 +418,50 @@ uint32_t exchange(uint32_t mask, uint32_t v, uint32_t src, int width) {
 uint32_t shfl_xor(uint32_t mask, uint32_t v, uint32_t lane_mask, int width) {
     const uint32_t lane = cur().linear % 32;
     return exchange(mask, v, lane ^ lane_mask, width);
+}
+
+void warp_gather(const uint32_t* mine, uint32_t n, uint32_t* all) {
+    Fiber& f = cur();
+    Warp& w = warp_of(f);
+    if (w.bar.expected != 32) die("a warp-wide operation (mma) over a partial warp is not emulated");
+    if (n > 8) die("warp_gather: more than 8 words a lane");
+    const uint32_t lane = f.linear % 32;
+    const uint64_t g = w.bar.gen;
+    std::memcpy(w.wide[g & 1][lane], mine, 4 * n);
+    g_progress++;
+    w.bar.arrive();
+    wait_gen(w.bar, g);
+    for (uint32_t l = 0; l < 32; l++) std::memcpy(all + l * n, w.wide[g & 1][l], 4 * n);
+}
+
+namespace {
+double half_value(uint32_t word, uint32_t high) {
+    const uint16_t bits = (uint16_t)(word >> (16 * high));
+    _Float16 h;
+    std::memcpy(&h, &bits, 2);
+    return (double)h;
+}
+}  // namespace
+
+void mma_m16n8k16_f16_f32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    const uint32_t mine[6] = {a[0], a[1], a[2], a[3], b[0], b[1]};
+    uint32_t all[32 * 6];
+    warp_gather(mine, 6, all);
+    double A[16][16], B[16][8];
+    for (uint32_t l = 0; l < 32; l++) {
+        const uint32_t g = l / 4, q = l % 4, *f = all + 6 * l;
+        for (uint32_t j = 0; j < 4; j++)
+            for (uint32_t h = 0; h < 2; h++) A[g + 8 * (j & 1)][2 * q + 8 * (j >> 1) + h] = half_value(f[j], h);
+        for (uint32_t j = 0; j < 2; j++)
+            for (uint32_t h = 0; h < 2; h++) B[2 * q + 8 * j + h][g] = half_value(f[4 + j], h);
+    }
+    const uint32_t lane = cur().linear % 32, g = lane / 4, q = lane % 4;
+    for (uint32_t e = 0; e < 4; e++) {
+        const uint32_t row = g + 8 * (e >> 1), col = 2 * q + (e & 1);
+        double sum = 0;
+        for (uint32_t k = 0; k < 16; k++) sum += A[row][k] * B[k][col];
+        d[e] = (float)(sum + d[e]);
+    }
 }
 
 void trap() { die("__trap()"); }

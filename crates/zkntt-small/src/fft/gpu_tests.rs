@@ -1,7 +1,8 @@
 //! GPU tests of the fp16 Tensor Core FFT against the f64 DFT on the same fp16-rounded inputs:
 //! fresh random inputs each run (the seed is in every failure message), outputs poisoned first.
 //! Each test skips with one line where no GPU is present and fails instead under
-//! ZKNTT_REQUIRE_GPU=1.
+//! ZKNTT_REQUIRE_GPU=1. They run on the CPU emulator too (`make emu-test`), sizes to
+//! 2^ZKNTT_TEST_MAX_LOG.
 
 use super::TcFft;
 use super::half::{f16_to_f32, f32_to_f16};
@@ -11,20 +12,6 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::io::Write;
 use zkntt_gpu::Gpu;
 use zkntt_gpu::testing::gpu_or_skip;
-
-/// `gpu_or_skip`, and a skip under the CPU emulator (`ZKNTT_EMU=1`), which leaves the Tensor
-/// Core FFT out (crates/zkntt-kernels/emu/README.md).
-fn tc_gpu_or_skip(test: &str) -> Option<zkntt_gpu::Gpu> {
-    if zkntt_kernels::EMULATOR.is_some() {
-        // Straight to stderr, as `gpu_or_skip` does: libtest does not capture direct writes.
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIP {test}: the Tensor Core FFT is not emulated"
-        );
-        return None;
-    }
-    gpu_or_skip(test)
-}
 
 /// The accuracy the issue asks for at every size up to 4096.
 const BOUND: f64 = 1e-3;
@@ -74,6 +61,19 @@ fn note(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// Whether a GPU test runs its transforms of 2^log_n: up to 2^ZKNTT_TEST_MAX_LOG where that is
+/// set (`make emu-test` sets 14), every size otherwise; a size left out says so on stderr.
+fn within_bound(test: &str, log_n: u32) -> bool {
+    let bound = zkntt_gpu::testing::test_max_log(u32::MAX);
+    let fits = log_n <= bound;
+    if !fits {
+        note(&format!(
+            "SKIP {test}: 2^{log_n} above ZKNTT_TEST_MAX_LOG={bound}"
+        ));
+    }
+    fits
+}
+
 /// Transforms per test: one more than a block holds, so the last block is partial, at most a
 /// few for the large sizes (the reference is O(N^2)).
 fn batch(log_n: u32) -> usize {
@@ -82,7 +82,7 @@ fn batch(log_n: u32) -> usize {
 
 #[test]
 fn fft_gpu_matches_f64_dft() {
-    let Some(gpu) = tc_gpu_or_skip("fft_gpu_matches_f64_dft") else {
+    let Some(gpu) = gpu_or_skip("fft_gpu_matches_f64_dft") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -117,7 +117,7 @@ fn fft_gpu_matches_f64_dft() {
 
 #[test]
 fn fft_gpu_known_answers() {
-    let Some(gpu) = tc_gpu_or_skip("fft_gpu_known_answers") else {
+    let Some(gpu) = gpu_or_skip("fft_gpu_known_answers") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -156,7 +156,7 @@ fn fft_gpu_known_answers() {
 
 #[test]
 fn fft_gpu_parseval_and_round_trip() {
-    let Some(gpu) = tc_gpu_or_skip("fft_gpu_parseval_and_round_trip") else {
+    let Some(gpu) = gpu_or_skip("fft_gpu_parseval_and_round_trip") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -169,7 +169,7 @@ fn fft_gpu_parseval_and_round_trip() {
 
 #[test]
 fn fft_gpu_rejects_bad_shapes() {
-    let Some(gpu) = tc_gpu_or_skip("fft_gpu_rejects_bad_shapes") else {
+    let Some(gpu) = gpu_or_skip("fft_gpu_rejects_bad_shapes") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
@@ -200,16 +200,24 @@ fn fft_gpu_rejects_bad_shapes() {
 /// defaults, one piece of work per block, and three (a grid that does not divide the work).
 #[test]
 fn fft_gpu_large_batch_every_transform() {
-    let Some(gpu) = tc_gpu_or_skip("fft_gpu_large_batch_every_transform") else {
+    let Some(gpu) = gpu_or_skip("fft_gpu_large_batch_every_transform") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
     // Four-step sizes too: more 4096-word chunks than resident blocks in every pass (folded rows
-    // to 2^17, rows and transpose at 2^19; 2^20 is one transform per 4 MiB).
+    // to 2^17, rows and transpose at 2^19; 2^20 is one transform per 4 MiB): 2^22 points a case.
+    // Under ZKNTT_TEST_MAX_LOG (the emulator's serial run) 2^(bound + 4), fewer than resident.
+    let test = "fft_gpu_large_batch_every_transform";
+    let bound = zkntt_gpu::testing::test_max_log(u32::MAX);
+    let log_points = bound.saturating_add(4).min(22);
     let mut rotation = [Some(0u32), None, Some(1), Some(3)].into_iter().cycle();
     for log_n in [1, 4, 5, 8, 9, 12, 13, 15, 16, 17, 19] {
+        if !within_bound(test, log_n) {
+            continue;
+        }
         let n = 1usize << log_n;
-        let batch = (1usize << 22 >> log_n) - usize::from(log_n <= TcFft::ONE_LAUNCH_MAX_LOG);
+        let batch =
+            (1usize << log_points >> log_n) - usize::from(log_n <= TcFft::ONE_LAUNCH_MAX_LOG);
         for dir in [Direction::Forward, Direction::Inverse] {
             let k = rotation.next().flatten();
             fft.set_work_per_block(k);
@@ -282,12 +290,16 @@ fn first_non_finite(got: &[C<f64>]) -> Option<usize> {
 /// sm_90, asserted there) and the split's plain launches.
 #[test]
 fn fft_gpu_four_step_matches_f64_reference() {
-    let Some(gpu) = tc_gpu_or_skip("fft_gpu_four_step_matches_f64_reference") else {
+    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_matches_f64_reference") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
     let sm90 = gpu.info().unwrap().compute_capability.0 >= 9;
-    let modes = FOUR_STEP.iter().flat_map(|&(log_n, batch)| {
+    let test = "fft_gpu_four_step_matches_f64_reference";
+    let sizes = FOUR_STEP
+        .iter()
+        .filter(|&&(log_n, _)| within_bound(test, log_n));
+    let modes = sizes.flat_map(|&(log_n, batch)| {
         let both = log_n <= super::gpu::WHOLE_MAX_LOG || super::gpu::BAND_LOGS.contains(&log_n);
         [(log_n, batch, true), (log_n, batch, false)]
             .into_iter()
@@ -362,11 +374,14 @@ fn fft_gpu_four_step_matches_f64_reference() {
 /// range is 65504).
 #[test]
 fn fft_gpu_four_step_known_answers() {
-    let Some(gpu) = tc_gpu_or_skip("fft_gpu_four_step_known_answers") else {
+    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_known_answers") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
     for (log_n, _) in FOUR_STEP {
+        if !within_bound("fft_gpu_four_step_known_answers", log_n) {
+            continue;
+        }
         let n = 1usize << log_n;
         let a = 4096.0 / n as f64;
         let check = |what: &str, x: &[C<f64>], dir: Direction, want: &[C<f64>]| {
@@ -419,11 +434,14 @@ fn fft_gpu_four_step_known_answers() {
 /// Parseval per transform and inverse(forward(x)) = N x, inputs scaled so N |x| <= 2^15.
 #[test]
 fn fft_gpu_four_step_parseval_and_round_trip() {
-    let Some(gpu) = tc_gpu_or_skip("fft_gpu_four_step_parseval_and_round_trip") else {
+    let Some(gpu) = gpu_or_skip("fft_gpu_four_step_parseval_and_round_trip") else {
         return;
     };
     let fft = TcFft::new(&gpu).unwrap();
     for (log_n, batch) in FOUR_STEP {
+        if !within_bound("fft_gpu_four_step_parseval_and_round_trip", log_n) {
+            continue;
+        }
         let scale = (2.0f32).powi(15 - log_n as i32).min(1.0);
         let seed = fresh_seed();
         let (bits, x) = random_f16_scaled(batch << log_n, seed, scale);
