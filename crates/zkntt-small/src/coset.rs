@@ -20,8 +20,10 @@ pub fn kernel_name(field: SmallField) -> String {
 }
 
 /// The power tables the kernel reads: `lo[i] = s^i` (i < 4096) and `hi[i] = s^(4096 i)` for
-/// i < max(1, 2^log_in / 4096), so s^j = lo[j mod 4096] * hi[j / 4096] for j < 2^log_in.
-pub fn power_tables(field: SmallField, s: u32, log_in: u32) -> (Vec<u32>, Vec<u32>) {
+/// i < max(1, 2^log_in / 4096), so s^j = lo[j mod 4096] * hi[j / 4096] for j < 2^log_in. Errors
+/// where 2^log_in is above the field's largest transform.
+pub fn power_tables(field: SmallField, s: u32, log_in: u32) -> Result<(Vec<u32>, Vec<u32>)> {
+    field.check_log_n(log_in)?;
     let powers = |base: u32, count: usize| {
         let mut x = 1u32;
         (0..count)
@@ -35,7 +37,7 @@ pub fn power_tables(field: SmallField, s: u32, log_in: u32) -> (Vec<u32>, Vec<u3
     let lo = powers(s, 1 << TILE_LOG);
     let hi_len = (1usize << log_in.saturating_sub(TILE_LOG)).max(1);
     let hi = powers(field.pow(s, 1 << TILE_LOG), hi_len);
-    (lo, hi)
+    Ok((lo, hi))
 }
 
 /// The CPU twin of `small_coset_expand_{field}`: `input` holds columns of 2^log_in, the result
@@ -48,7 +50,7 @@ pub fn expand_twin(
     log_out: u32,
 ) -> Result<Vec<u32>> {
     check_logs(field, input.len(), log_in, log_out)?;
-    let (lo, hi) = power_tables(field, s, log_in);
+    let (lo, hi) = power_tables(field, s, log_in)?;
     let (rows_in, rows_out) = (1usize << log_in, 1usize << log_out);
     let mut out = vec![0u32; (input.len() >> log_in) << log_out];
     for (col_in, col_out) in input.chunks(rows_in).zip(out.chunks_mut(rows_out)) {
@@ -63,11 +65,7 @@ pub fn expand_twin(
 fn check_logs(field: SmallField, len: usize, log_in: u32, log_out: u32) -> Result<()> {
     field.check_log_n(log_out)?;
     if log_in > log_out {
-        return Err(Error::SizeUnsupported {
-            field: field.name(),
-            log_n: log_in,
-            max: log_out,
-        });
+        return Err(Error::ExpansionShrinks { log_in, log_out });
     }
     if len % (1usize << log_in) != 0 {
         return Err(Error::NotWholeTransforms { len, log_n: log_in });
@@ -150,7 +148,7 @@ pub(crate) fn expand(
     check_logs(field, (columns << log_in) as usize, log_in, log_out)?;
     let name = kernel_name(field);
     let f = gpu.function(&name)?;
-    let (lo, hi) = power_tables(field, s, log_in);
+    let (lo, hi) = power_tables(field, s, log_in)?;
     let lo_d = stream.clone_htod(&lo).during("coset powers upload")?;
     let hi_d = stream.clone_htod(&hi).during("coset powers upload")?;
     let total = columns << log_out;
@@ -233,8 +231,17 @@ mod tests {
         ));
         assert!(matches!(
             expand_twin(f, &[1, 2], 2, 1, 0),
-            Err(Error::SizeUnsupported { .. })
+            Err(Error::ExpansionShrinks {
+                log_in: 1,
+                log_out: 0
+            })
         ));
+        for log_in in [28, 80] {
+            assert!(matches!(
+                power_tables(f, 2, log_in),
+                Err(Error::SizeUnsupported { .. })
+            ));
+        }
         assert!(matches!(
             expand_twin(f, &[1, 2], 2, 1, 27),
             Err(Error::SizeUnsupported { .. })

@@ -48,6 +48,27 @@ pub enum Error {
         reason: &'static str,
     },
     /// A stream count of zero (or too many).
+    /// One transform's length must be a power of two (the reference NTTs take a whole buffer).
+    #[error("length {len} is not a power of two")]
+    NotPowerOfTwo { len: usize },
+
+    /// The size is outside what this entry point takes (below its smallest, or above its largest).
+    #[error("2^{log_n} is outside {what}'s sizes 2^{min}..2^{max}")]
+    SizeOutOfRange {
+        what: &'static str,
+        log_n: u32,
+        min: u32,
+        max: u32,
+    },
+
+    /// A coset expansion's output must be at least as long as its input.
+    #[error("expansion from 2^{log_in} rows to 2^{log_out}: the output must be at least as long")]
+    ExpansionShrinks { log_in: u32, log_out: u32 },
+
+    /// `TcFft::run_pass` was asked for a launch that the size does not make.
+    #[error("no launch {pass} in a 2^{log_n}-point FFT: it has {passes}")]
+    NoSuchPass { pass: u32, passes: u32, log_n: u32 },
+
     #[error("stream count {0} unsupported: use 1..=64")]
     Streams(usize),
     /// Host memory for the result could not be had.

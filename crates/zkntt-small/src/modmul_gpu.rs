@@ -69,9 +69,33 @@ pub fn chain_kernel_name(form: ModMulForm, bits: u32) -> String {
 
 /// Queues `out[i] = a[i] * b[i]^16 mod q` in `form` on the GPU's stream (the blog's geometry:
 /// 256 threads per block, one element per thread).
+/// The fields of `inputs` are public: every buffer must still hold `a`'s length and `bits` name
+/// the kernel of the modulus (errors otherwise, before anything is queued).
 pub fn launch_chain(gpu: &Gpu, form: ModMulForm, inputs: &mut ChainInputs) -> Result<()> {
+    let len = inputs.a.len();
+    for other in [
+        &inputs.b_plain,
+        &inputs.b_shoup,
+        &inputs.b_mont,
+        &inputs.out,
+    ] {
+        if other.len() != len {
+            return Err(Error::LengthMismatch {
+                expected: len,
+                got: other.len(),
+            });
+        }
+    }
+    let q = inputs.modulus.q;
+    if !BLOG_MODULI.contains(&(inputs.bits, q)) {
+        return Err(Error::NoKernel {
+            form: "chain16",
+            q,
+            available: "65521, 1048573, 16769023, 268369921",
+        });
+    }
     let f = gpu.function(&chain_kernel_name(form, inputs.bits))?;
-    let n = inputs.a.len() as u64;
+    let n = len as u64;
     if n == 0 {
         return Ok(());
     }
@@ -91,7 +115,6 @@ pub fn launch_chain(gpu: &Gpu, form: ModMulForm, inputs: &mut ChainInputs) -> Re
         ModMulForm::Montgomery | ModMulForm::MontgomeryLazy => &inputs.b_mont,
         _ => &inputs.b_plain,
     };
-    let q = inputs.modulus.q;
     let null = 0u64;
     let mut launch = gpu.stream().launch_builder(&f);
     launch.arg(&inputs.a).arg(b);

@@ -1224,10 +1224,18 @@ pub fn twin_transform(
     log_h: u32,
     op: Op,
 ) -> Result<Vec<u32>> {
+    if log_h > field.two_adicity() {
+        return Err(Error::SizeUnsupported {
+            field: field.name(),
+            log_n: log_h,
+            max: field.two_adicity(),
+        });
+    }
     let h = 1usize << log_h;
-    if w == 0 || words.len() != w * h {
+    let expected = w.saturating_mul(h);
+    if w == 0 || words.len() != expected {
         return Err(Error::LengthMismatch {
-            expected: w * h,
+            expected,
             got: words.len(),
         });
     }

@@ -18,7 +18,7 @@ pub fn check_below(data: &[u32], bound: u64) -> Result<()> {
 /// log2 of `len`, or an error when it is not a power of two the field supports.
 fn log2_len(field: SmallField, len: usize) -> Result<u32> {
     if !len.is_power_of_two() {
-        return Err(Error::NotWholeTransforms { len, log_n: 0 });
+        return Err(Error::NotPowerOfTwo { len });
     }
     let log_n = len.trailing_zeros();
     if log_n > field.two_adicity() {
@@ -96,6 +96,13 @@ pub fn ntt_batch(
     log_n: u32,
     direction: Direction,
 ) -> Result<()> {
+    if log_n > field.two_adicity() {
+        return Err(Error::SizeUnsupported {
+            field: field.name(),
+            log_n,
+            max: field.two_adicity(),
+        });
+    }
     if data.len() % (1usize << log_n) != 0 {
         return Err(Error::NotWholeTransforms {
             len: data.len(),
@@ -211,7 +218,7 @@ mod tests {
         let mut x = vec![0u32; 3];
         assert!(matches!(
             ntt(f, &mut x, Direction::Forward),
-            Err(Error::NotWholeTransforms { .. })
+            Err(Error::NotPowerOfTwo { len: 3 })
         ));
         let mut x = vec![f.modulus(); 4];
         assert!(matches!(
@@ -232,5 +239,12 @@ mod tests {
             cyclic_convolution(f, &[1], &[1, 2]),
             Err(Error::LengthMismatch { .. })
         ));
+        // A size no shift can take: an error, not an overflow.
+        for log_n in [f.two_adicity() + 1, 64, u32::MAX] {
+            assert!(matches!(
+                ntt_batch(f, &mut x, log_n, Direction::Forward),
+                Err(Error::SizeUnsupported { .. })
+            ));
+        }
     }
 }

@@ -700,9 +700,10 @@ fn cluster_rows(
     let bit_reversed = ordering == Ordering::NR;
     let log_c = log_n.saturating_sub(TILE_LOG);
     if !(1..=crate::ntt::MAX_LOG_CLUSTER).contains(&log_c) {
-        return Err(Error::SizeUnsupported {
-            field: field.name(),
+        return Err(Error::SizeOutOfRange {
+            what: "the cluster kernel",
             log_n,
+            min: TILE_LOG + 1,
             max: TILE_LOG + crate::ntt::MAX_LOG_CLUSTER,
         });
     }

@@ -915,10 +915,28 @@ fn bad_requests_are_errors() {
         ntt.run_host(&mut host, 13, Direction::Forward, Kernel::Wsx, 1),
         Err(Error::NotWholeTransforms { .. })
     ));
+    // The ablation kernel exists in the Montgomery lazy form only: refused before any copy.
+    host.iter_mut().enumerate().for_each(|(i, x)| *x = i as u32);
+    let before = host.clone();
+    assert!(matches!(
+        ntt.run_host(&mut host, 4, Direction::Forward, Kernel::WsxHalf, 2),
+        Err(Error::NoFormKernel { .. })
+    ));
+    assert_eq!(host, before, "run_host changed data it refused");
     let a = vec![1u32; 4];
     assert!(matches!(
         ChainInputs::new(&gpu, 97, &a, &a),
         Err(Error::NoKernel { .. })
+    ));
+    // The chain's public buffers swapped for a shorter one: refused, not written past its end.
+    let mut inputs = ChainInputs::new(&gpu, 65_521, &a, &a).unwrap();
+    inputs.out = gpu.stream().alloc_zeros::<u32>(2).unwrap();
+    assert!(matches!(
+        launch_chain(&gpu, ModMulForm::Montgomery, &mut inputs),
+        Err(Error::LengthMismatch {
+            expected: 4,
+            got: 2
+        })
     ));
     // run_raw: a null or misaligned address, a length that is not whole transforms.
     for address in [0, 4098] {

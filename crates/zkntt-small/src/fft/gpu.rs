@@ -388,8 +388,11 @@ impl TcFft {
         log_n: u32,
         dir: Direction,
     ) -> Result<()> {
+        // The scratch stays locked over every pass: another thread's call on this `TcFft` (it
+        // is Sync) can neither reallocate nor overwrite the intermediate between two launches.
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
         for pass in 0..self.passes(log_n) {
-            self.run_pass(input, output, log_n, dir, pass)?;
+            self.pass_with(&mut scratch, input, output, log_n, dir, pass)?;
         }
         Ok(())
     }
@@ -419,11 +422,33 @@ impl TcFft {
         dir: Direction,
         pass: u32,
     ) -> Result<()> {
-        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) || pass >= self.passes(log_n) {
+        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
+        self.pass_with(&mut scratch, input, output, log_n, dir, pass)
+    }
+
+    /// Launch `pass` of `run` with the scratch's lock held by the caller.
+    fn pass_with(
+        &self,
+        scratch: &mut Option<CudaSlice<u16>>,
+        input: &CudaSlice<u16>,
+        output: &mut CudaSlice<u16>,
+        log_n: u32,
+        dir: Direction,
+        pass: u32,
+    ) -> Result<()> {
+        if !(Self::MIN_LOG..=Self::MAX_LOG).contains(&log_n) {
             return Err(Error::SizeUnsupported {
                 field: "the fp16 Tensor Core FFT (2^1..2^20)",
                 log_n,
                 max: Self::MAX_LOG,
+            });
+        }
+        let passes = self.passes(log_n);
+        if pass >= passes {
+            return Err(Error::NoSuchPass {
+                pass,
+                passes,
+                log_n,
             });
         }
         if input.len() != output.len() {
@@ -444,7 +469,6 @@ impl TcFft {
             return self.launch_one(input, output, log_n, dir, total);
         }
         let (log_n1, log_n2) = model::split(log_n);
-        let mut scratch = self.scratch.lock().unwrap_or_else(|p| p.into_inner());
         if scratch.as_ref().is_none_or(|b| b.len() != len) {
             *scratch = None;
             // SAFETY: each pass writes every word before the next reads it.

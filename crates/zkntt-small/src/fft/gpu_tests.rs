@@ -192,6 +192,12 @@ fn fft_gpu_rejects_bad_shapes() {
     assert!(fft.run(&a, &mut b, 5, Direction::Forward).is_err());
     assert!(fft.run(&a, &mut c, 4, Direction::Forward).is_err());
     assert!(fft.run(&a, &mut b, 4, Direction::Forward).is_ok());
+    // A launch the size does not make.
+    let passes = fft.passes(4);
+    assert!(matches!(
+        fft.run_pass(&a, &mut b, 4, Direction::Forward, passes),
+        Err(crate::Error::NoSuchPass { pass, .. }) if pass == passes
+    ));
 }
 
 /// A batch larger than the resident grid, with a partial last tile or chunk, checked transform by
@@ -367,6 +373,43 @@ fn fft_gpu_four_step_matches_f64_reference() {
             );
         }
     }
+    fft.set_fused(true);
+}
+
+/// One `TcFft` shared by two threads on one stream, each running the four-step split's plain
+/// launches (through the scratch) of its own size and length in a loop: every result is that
+/// size's result alone, bit for bit (a call holds the scratch over all its launches).
+#[test]
+fn fft_gpu_shared_between_threads() {
+    let Some(gpu) = gpu_or_skip("fft_gpu_shared_between_threads") else {
+        return;
+    };
+    let fft = TcFft::new(&gpu).unwrap();
+    fft.set_fused(false);
+    let seed = fresh_seed();
+    let cases: Vec<(u32, Vec<u16>)> = [(13u32, 3usize), (14, 2)]
+        .into_iter()
+        .zip(seed..)
+        .map(|((log_n, batch), seed)| (log_n, random_f16(batch << log_n, seed).0))
+        .collect();
+    let alone: Vec<Vec<C<f64>>> = cases
+        .iter()
+        .map(|(log_n, bits)| on_gpu(&gpu, &fft, bits, *log_n, Direction::Forward))
+        .collect();
+    std::thread::scope(|s| {
+        for ((log_n, bits), want) in cases.iter().zip(&alone) {
+            let (gpu, fft) = (&gpu, &fft);
+            s.spawn(move || {
+                for round in 0..16 {
+                    let got = on_gpu(gpu, fft, bits, *log_n, Direction::Forward);
+                    assert!(
+                        got == *want,
+                        "2^{log_n} seed {seed} round {round}: differs from the same call alone"
+                    );
+                }
+            });
+        }
+    });
     fft.set_fused(true);
 }
 

@@ -213,8 +213,14 @@ fn four_step<T: Real>(data: &mut [C<T>], log_n: u32, dir: Direction) {
 
 /// An independent f64 reference for every size: recursive radix-2 decimation in time with
 /// twiddles from f64 `sin_cos` (the O(N^2) [`dft`] is the reference up to 2^12; this one is
-/// checked against it there and used above).
+/// checked against it there and used above). Panics, as [`fft`] does, on a length that is not a
+/// whole number of transforms.
 pub fn reference_fft(x: &[C<f64>], log_n: u32, dir: Direction) -> Vec<C<f64>> {
+    assert!(
+        log_n < usize::BITS && x.len() % (1usize << log_n) == 0,
+        "{} points are not a whole number of transforms of 2^{log_n}",
+        x.len()
+    );
     fn rec(x: &[C<f64>], stride: usize, n: usize, w: &[C<f64>], out: &mut [C<f64>]) {
         if n == 1 {
             out[0] = x[0];
@@ -240,8 +246,14 @@ pub fn reference_fft(x: &[C<f64>], log_n: u32, dir: Direction) -> Vec<C<f64>> {
     y
 }
 
-/// The plain O(N^2) DFT in f64 of each 2^log_n-point transform in `x`: the reference.
+/// The plain O(N^2) DFT in f64 of each 2^log_n-point transform in `x`: the reference. Panics
+/// as [`reference_fft`] does.
 pub fn dft(x: &[C<f64>], log_n: u32, dir: Direction) -> Vec<C<f64>> {
+    assert!(
+        log_n < usize::BITS && x.len() % (1usize << log_n) == 0,
+        "{} points are not a whole number of transforms of 2^{log_n}",
+        x.len()
+    );
     let n = 1usize << log_n;
     let w: Vec<C<f64>> = (0..n).map(|j| root(j as u64, n as u64, dir)).collect();
     let mut y = vec![(0.0, 0.0); x.len()];

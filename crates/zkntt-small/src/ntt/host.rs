@@ -30,7 +30,10 @@ pub(super) struct Lane {
 impl SmallNtt {
     /// Host-to-host: transforms `data` (pageable memory) through page-locked staging buffers on
     /// `streams` CUDA streams, chunk i on stream i mod streams, so one chunk's copies overlap
-    /// another's kernel. Sizes up to 2^12. Returns when the results are in `data`.
+    /// another's kernel. Sizes up to 2^12. Returns when the results are in `data`. On an error
+    /// found before any work is queued (size, length, form, streams) `data` is untouched; on a
+    /// driver or kernel fault after that, some of its chunks may hold their results and the rest
+    /// their inputs, and the call returns only once every stream has stopped.
     pub fn run_host(
         &self,
         data: &mut [u32],
@@ -39,7 +42,23 @@ impl SmallNtt {
         kernel: Kernel,
         streams: usize,
     ) -> Result<()> {
-        let (chunk, mut lanes) = self.host_setup(data.len(), log_n, streams, true)?;
+        let (chunk, mut lanes) = self.host_setup(data.len(), log_n, streams, true, kernel)?;
+        let result = self.host_chunks(data, &mut lanes, chunk, log_n, direction, kernel, streams);
+        stop_after_error(&lanes, streams, result)
+    }
+
+    /// `run_host`'s chunks through the lanes' staging buffers.
+    #[allow(clippy::too_many_arguments)]
+    fn host_chunks(
+        &self,
+        data: &mut [u32],
+        lanes: &mut [Lane],
+        chunk: usize,
+        log_n: u32,
+        direction: Direction,
+        kernel: Kernel,
+        streams: usize,
+    ) -> Result<()> {
         let mut pending: Vec<Option<std::ops::Range<usize>>> = vec![None; streams];
         for (i, start) in (0..data.len()).step_by(chunk).enumerate() {
             let s = i % streams;
@@ -71,7 +90,9 @@ impl SmallNtt {
     }
 
     /// Host-to-host from page-locked memory (the paper's section V): chunk i is copied in,
-    /// transformed and copied out on stream i mod `streams`, with no staging copy.
+    /// transformed and copied out on stream i mod `streams`, with no staging copy. Errors as
+    /// [`run_host`](Self::run_host): after a fault some chunks may hold their results, and no
+    /// copy into `data` is still running when the call returns.
     pub fn run_pinned(
         &self,
         data: &mut PinnedBuffer,
@@ -81,16 +102,20 @@ impl SmallNtt {
         streams: usize,
     ) -> Result<()> {
         let len = data.len();
-        let (chunk, mut lanes) = self.host_setup(len, log_n, streams, false)?;
-        for (i, part) in data.as_mut_slice().chunks_mut(chunk).enumerate() {
-            let Lane { stream, buf, .. } = &mut lanes[i % streams];
-            let buf = buf.as_mut().ok_or(Error::Streams(streams))?;
-            self.enqueue_chunk(stream, buf, part, log_n, direction, kernel)?;
-        }
-        for lane in lanes.iter().take(streams) {
-            lane.stream.synchronize().during("stream synchronize")?;
-        }
-        Ok(())
+        let (chunk, mut lanes) = self.host_setup(len, log_n, streams, false, kernel)?;
+        let mut queue = || -> Result<()> {
+            for (i, part) in data.as_mut_slice().chunks_mut(chunk).enumerate() {
+                let Lane { stream, buf, .. } = &mut lanes[i % streams];
+                let buf = buf.as_mut().ok_or(Error::Streams(streams))?;
+                self.enqueue_chunk(stream, buf, part, log_n, direction, kernel)?;
+            }
+            for lane in lanes.iter().take(streams) {
+                lane.stream.synchronize().during("stream synchronize")?;
+            }
+            Ok(())
+        };
+        let result = queue();
+        stop_after_error(&lanes, streams, result)
     }
 
     fn host_setup(
@@ -99,8 +124,10 @@ impl SmallNtt {
         log_n: u32,
         streams: usize,
         staging: bool,
+        kernel: Kernel,
     ) -> Result<(usize, MutexGuard<'_, Vec<Lane>>)> {
         self.check(len, log_n)?;
+        self.check_form(kernel)?;
         if log_n > TILE_LOG {
             return Err(Error::SizeUnsupported {
                 field: self.field.name(),
@@ -174,4 +201,16 @@ impl SmallNtt {
             .during("cuMemcpyDtoHAsync")?;
         Ok(())
     }
+}
+
+/// After an error, waits for every lane's stream (their own errors dropped: the first one is
+/// returned), so that no copy still reads or writes the caller's memory or a staging buffer that
+/// the next call reuses.
+fn stop_after_error(lanes: &[Lane], streams: usize, result: Result<()>) -> Result<()> {
+    if result.is_err() {
+        for lane in lanes.iter().take(streams) {
+            let _ = lane.stream.synchronize();
+        }
+    }
+    result
 }

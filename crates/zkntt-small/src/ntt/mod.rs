@@ -361,6 +361,18 @@ impl SmallNtt {
         Ok(batch)
     }
 
+    /// Whether `kernel` exists in this instance's form ([`Kernel::WsxHalf`] only in one).
+    fn check_form(&self, kernel: Kernel) -> Result<()> {
+        if !kernel.has_form(self.form) {
+            return Err(Error::NoFormKernel {
+                kernel: kernel.name(),
+                form: self.form.name(),
+                available: ModMulForm::MontgomeryLazy.name(),
+            });
+        }
+        Ok(())
+    }
+
     fn check(&self, len: usize, log_n: u32) -> Result<u64> {
         self.field.check_log_n(log_n)?;
         if len % (1usize << log_n) != 0 {
@@ -431,13 +443,7 @@ impl SmallNtt {
             !dependent || kernel == Kernel::Wsx,
             "only the WSX kernel waits"
         );
-        if !kernel.has_form(self.form) {
-            return Err(Error::NoFormKernel {
-                kernel: kernel.name(),
-                form: self.form.name(),
-                available: ModMulForm::MontgomeryLazy.name(),
-            });
-        }
+        self.check_form(kernel)?;
         let name = if ordering == Ordering::RN {
             wsx_rn_kernel_name(self.field, self.form)
         } else {
