@@ -106,10 +106,19 @@ static MIN_LOG: AtomicU32 = AtomicU32::new(u32::MAX);
 pub fn gpu_min_log_size() -> u32 {
     match MIN_LOG.load(Ordering::Relaxed) {
         u32::MAX => {
-            let v = std::env::var(GPU_MIN_LOG_ENV)
-                .ok()
-                .and_then(|s| s.trim().parse().ok())
-                .unwrap_or(DEFAULT_GPU_MIN_LOG_SIZE);
+            let v = match std::env::var(GPU_MIN_LOG_ENV) {
+                Ok(s) => s.trim().parse().unwrap_or_else(|_| {
+                    crate::log::log_once(
+                        "gpu-min-log-env",
+                        format_args!(
+                            "{GPU_MIN_LOG_ENV}={s:?} is not a log2 size (0, 1, 2, ...): the default \
+                             {DEFAULT_GPU_MIN_LOG_SIZE} is used"
+                        ),
+                    );
+                    DEFAULT_GPU_MIN_LOG_SIZE
+                }),
+                Err(_) => DEFAULT_GPU_MIN_LOG_SIZE,
+            };
             // Another thread may have set it meanwhile: keep theirs.
             let _ = MIN_LOG.compare_exchange(u32::MAX, v, Ordering::Relaxed, Ordering::Relaxed);
             MIN_LOG.load(Ordering::Relaxed)

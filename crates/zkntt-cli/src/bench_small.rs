@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use zkntt_gpu::Gpu;
 use zkntt_gpu::timing::{median_ms, median_wall_ms};
+use zkntt_small::field::TILE_LOG;
 use zkntt_small::modmul::{BLOG_MODULI, Modulus};
 use zkntt_small::modmul_gpu::{ChainInputs, chain_kernel_name, launch_chain};
 use zkntt_small::{Direction, Kernel, ModMulForm, PinnedBuffer, SmallField, SmallNtt};
@@ -611,10 +612,36 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
     if let Some(k) = args.single.iter().find(|&&k| k > max) {
         return Err(format!("--single {k}: the BabyBear NTT goes up to 2^{max}").into());
     }
+    if args.iters == 0 {
+        return Err("--iters 0: at least one timed launch is needed".into());
+    }
+    // The batched tables transform 2^12-word rows of the batch.
+    let row = 4usize << TILE_LOG;
+    if args.bytes == 0 || args.bytes % row != 0 {
+        return Err(format!(
+            "--bytes {}: must be a positive multiple of {row} (whole transforms of 2^{TILE_LOG} words)",
+            args.bytes
+        )
+        .into());
+    }
     crate::args::check_outputs(args.json.as_deref(), args.plot.as_deref())?;
     let gpu = args.device.open()?;
     let info = gpu.info()?;
     println!("{info}");
+    // The fastest form inside the WSX NTT on the H100 (benches/NOTES.md). Each single size runs
+    // on both kernels: checked on this GPU before any table (the WSX kernel's largest sizes need
+    // thread-block clusters, the baseline stops at 2^24).
+    let bb = SmallNtt::new(&gpu, SmallField::BabyBear, ModMulForm::ShoupLazy)?;
+    for kernel in [Kernel::Wsx, Kernel::BlockSync] {
+        let max = bb.max_log_n(kernel);
+        if let Some(k) = args.single.iter().find(|&&k| k > max) {
+            return Err(format!(
+                "--single {k}: the {} BabyBear NTT goes up to 2^{max} on this GPU",
+                kernel.name()
+            )
+            .into());
+        }
+    }
     let s = gpu.stream().clone();
     let mut run = SmallNttRun {
         bytes: args.bytes,
@@ -646,8 +673,6 @@ pub fn small_ntt(args: SmallNttArgs) -> Result<(), AnyError> {
         "| log2 N | WSX in place (+copy back) | WSX out of place | block-sync out of place |",
     );
     bar.println("|---|---|---|---|");
-    // The fastest form inside the WSX NTT on the H100 (benches/NOTES.md).
-    let bb = SmallNtt::new(&gpu, SmallField::BabyBear, ModMulForm::ShoupLazy)?;
     for &log_n in &args.single {
         bar.0.set_message(format!("single babybear 2^{log_n}"));
         let x = random_field(SmallField::BabyBear, 1 << log_n, log_n as u64);

@@ -61,6 +61,15 @@ fn empty_work_is_refused() {
         &["--bytes 1000 is below"],
     );
     assert_one_line_error(&["bench", "fft", "--iters", "0"], &["--iters 0"]);
+    assert_one_line_error(&["bench", "small-ntt", "--iters", "0"], &["--iters 0"]);
+    for bytes in ["0", "1000"] {
+        assert_one_line_error(
+            &["bench", "small-ntt", "--bytes", bytes],
+            &[&format!(
+                "--bytes {bytes}: must be a positive multiple of 16384"
+            )],
+        );
+    }
 }
 
 #[test]
