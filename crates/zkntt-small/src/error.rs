@@ -65,6 +65,14 @@ pub enum Error {
     #[error("expansion from 2^{log_in} rows to 2^{log_out}: the output must be at least as long")]
     ExpansionShrinks { log_in: u32, log_out: u32 },
 
+    /// A table given to a CPU twin is encoded in another form than the twin's.
+    #[error("the {table} table is in the {got} form, the twin runs in {expected}")]
+    TableForm {
+        table: &'static str,
+        got: &'static str,
+        expected: &'static str,
+    },
+
     /// `TcFft::run_pass` was asked for a launch that the size does not make.
     #[error("no launch {pass} in a 2^{log_n}-point FFT: it has {passes}")]
     NoSuchPass { pass: u32, passes: u32, log_n: u32 },

@@ -163,6 +163,27 @@ fn setup(args: KernelArgs<'_>, len: usize) -> Result<Ctx<'_>> {
             log_n: args.log_n,
         });
     }
+    // The tables as `tables` builds them: in the twin's form, at least 2^12 entries each (the
+    // DIF table is indexed up to 2^12, a 2-D table's lo by e mod 2^12, its hi by e / 2^12).
+    let mut tables = vec![("DIF twiddle", args.twiddles)];
+    if let Some((lo, hi, _)) = args.post {
+        tables.extend([("2-D twiddle (lo)", lo), ("2-D twiddle (hi)", hi)]);
+    }
+    for (table, t) in tables {
+        if t.form != args.form {
+            return Err(Error::TableForm {
+                table,
+                got: t.form.name(),
+                expected: args.form.name(),
+            });
+        }
+        if t.entries.len() < 1 << TILE_LOG {
+            return Err(Error::LengthMismatch {
+                expected: 1 << TILE_LOG,
+                got: t.entries.len(),
+            });
+        }
+    }
     Ok(Ctx {
         m: Modulus::new(args.field.modulus())?,
         args,
@@ -1279,6 +1300,32 @@ mod tests {
         assert!(matches!(
             block(args, &mut [0; 12]),
             Err(Error::NotWholeTransforms { .. })
+        ));
+        // Tables that are not the twin's: refused, not indexed past their end or misread.
+        let empty = Encoded {
+            form: ModMulForm::Montgomery,
+            entries: Vec::new(),
+        };
+        assert!(matches!(
+            wsx(
+                KernelArgs {
+                    twiddles: &empty,
+                    ..args
+                },
+                &mut [0; 8]
+            ),
+            Err(Error::LengthMismatch { got: 0, .. })
+        ));
+        let shoup = tables::dif_twiddles(field, ModMulForm::Shoup, Direction::Forward).unwrap();
+        assert!(matches!(
+            wsx(
+                KernelArgs {
+                    twiddles: &shoup,
+                    ..args
+                },
+                &mut [0; 8]
+            ),
+            Err(Error::TableForm { .. })
         ));
     }
 }
