@@ -30,7 +30,13 @@ pub fn bit_reverse_permute<T>(a: &mut [T]) {
 }
 
 /// The primitive n-th root of unity ark-poly uses for a domain of size n (a power of two).
+/// Panics where 2^log_n is above the field's two-adicity (no such root; callers check first).
 pub fn root_of_unity<F: FftField>(log_n: u32) -> F {
+    assert!(
+        log_n <= F::TWO_ADICITY,
+        "no 2^{log_n}-th root of unity: the two-adicity is {}",
+        F::TWO_ADICITY
+    );
     F::get_root_of_unity(1u64 << log_n).expect("log_n checked against the two-adicity")
 }
 

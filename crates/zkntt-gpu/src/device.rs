@@ -53,7 +53,8 @@ struct Inner {
     stream: Arc<CudaStream>,
     module: OnceLock<std::result::Result<Arc<CudaModule>, String>>,
     functions: Mutex<HashMap<String, CudaFunction>>,
-    /// Most device bytes this handle's allocations may take (usize::MAX: no limit).
+    /// The free device memory this handle's allocations may assume, each request on its own
+    /// (usize::MAX: no limit); what the handle already holds is not counted against it.
     budget: AtomicUsize,
 }
 
@@ -175,7 +176,9 @@ impl Gpu {
 
     /// Caps what allocations through this handle (and its clones) may assume is free: a larger
     /// request is `OutOfMemory` before anything is allocated or launched. `None` lifts the cap.
-    /// For sharing a GPU with other work, and for testing the out-of-memory paths.
+    /// For sharing a GPU with other work, and for testing the out-of-memory paths. Each request
+    /// is checked on its own: the total a call holds at once (a host transform's slots, tables,
+    /// scratch) may exceed the cap.
     pub fn set_memory_budget(&self, bytes: Option<usize>) {
         self.inner
             .budget

@@ -30,19 +30,24 @@ use zkntt_core::{FieldId, GpuField};
 /// # Ok::<(), zkntt_gpu::Error>(())
 /// ```
 ///
-/// A buffer remembers the stream of the last work queued on it. Every use through a [`Gpu`]
-/// handle whose stream is another (a second `Gpu::new` of the same device, or a clone's engine)
-/// first makes that stream wait for it, so a transform queued through one handle is always seen
-/// by a read through another: uses are ordered as they are made, whatever the handles.
+/// A buffer remembers the streams of the work queued on it. Every use through a [`Gpu`] handle
+/// whose stream is another (a second `Gpu::new` of the same device, or a clone's engine) first
+/// makes that stream wait for them, so a transform queued through one handle is always seen by a
+/// read through another: uses are ordered as they are made, whatever the handles. Reads through
+/// several handles at once (threads sharing `&DeviceVec`) all stay remembered until a use that
+/// holds the buffer alone (`&mut`), which waits for every one of them.
 #[derive(Debug)]
 pub struct DeviceVec<F: GpuField> {
     /// Taken out in `Drop` (freed, or leaked when `foreign`) and in `into_buf`.
     pub(crate) buf: ManuallyDrop<CudaSlice<u64>>,
     /// `buf`'s device address, read once: kernel launches take it without cudarc's per-use event
-    /// calls (a wait and a record on every call), the order being `last_stream`'s.
+    /// calls (a wait and a record on every call), the order being `users`'.
     ptr: u64,
     len: usize,
-    last_stream: Mutex<Arc<CudaStream>>,
+    /// The streams that may have work queued on the buffer: since the last use through `&mut`
+    /// (which leaves its own alone), every stream a shared use came from. A shared use cannot
+    /// drop another's stream: that use may not have queued its work yet.
+    users: Mutex<Vec<Arc<CudaStream>>>,
     /// Memory another library owns (`DeviceVec::borrow_raw`): never freed here, wherever the
     /// value ends up.
     foreign: bool,
@@ -126,7 +131,7 @@ impl<F: GpuField> DeviceVec<F> {
             ptr: address(&buf),
             buf: ManuallyDrop::new(buf),
             len,
-            last_stream: Mutex::new(gpu.stream().clone()),
+            users: Mutex::new(vec![gpu.stream().clone()]),
             foreign: false,
             _f: PhantomData,
         })
@@ -144,7 +149,7 @@ impl<F: GpuField> DeviceVec<F> {
             ptr: address(&buf),
             buf: ManuallyDrop::new(buf),
             len,
-            last_stream: Mutex::new(gpu.stream().clone()),
+            users: Mutex::new(vec![gpu.stream().clone()]),
             foreign: false,
             _f: PhantomData,
         })
@@ -158,7 +163,7 @@ impl<F: GpuField> DeviceVec<F> {
             ptr: address(&buf),
             buf: ManuallyDrop::new(buf),
             len,
-            last_stream: Mutex::new(gpu.stream().clone()),
+            users: Mutex::new(vec![gpu.stream().clone()]),
             foreign: false,
             _f: PhantomData,
         }
@@ -177,7 +182,7 @@ impl<F: GpuField> DeviceVec<F> {
             ptr,
             buf: ManuallyDrop::new(buf),
             len,
-            last_stream: Mutex::new(stream),
+            users: Mutex::new(vec![stream]),
             foreign: true,
             _f: PhantomData,
         }
@@ -197,7 +202,7 @@ impl<F: GpuField> DeviceVec<F> {
         // SAFETY: each field is taken out once and `this` is never dropped; `len`, `foreign` and
         // the PhantomData need no drop.
         unsafe {
-            drop(std::ptr::read(&this.last_stream));
+            drop(std::ptr::read(&this.users));
             ManuallyDrop::take(&mut this.buf)
         }
     }
@@ -213,7 +218,7 @@ impl<F: GpuField> DeviceVec<F> {
             ptr: address(&buf),
             buf: ManuallyDrop::new(buf),
             len: host.len(),
-            last_stream: Mutex::new(gpu.stream().clone()),
+            users: Mutex::new(vec![gpu.stream().clone()]),
             foreign: false,
             _f: PhantomData,
         })
@@ -277,7 +282,8 @@ impl<F: GpuField> DeviceVec<F> {
     /// The raw device address of element 0: for kernel parameters, and for handing the buffer to
     /// other CUDA code in the same context (benchmarks against other libraries). The buffer must
     /// outlive that use, and the other code must run on `gpu`'s stream (which waits here for the
-    /// work other handles queued on the buffer).
+    /// work other handles queued on the buffer) and be queued before the buffer's next use
+    /// through `&mut` (which waits only for what `gpu`'s stream holds by then).
     pub fn device_ptr(&self, gpu: &Gpu) -> Result<u64> {
         self.order_on(gpu)?;
         Ok(self.raw_ptr())
@@ -289,16 +295,24 @@ impl<F: GpuField> DeviceVec<F> {
         self.ptr
     }
 
-    /// Makes `gpu`'s stream wait for the work last queued on this buffer on another stream, and
-    /// records `gpu`'s stream as the buffer's last. Uses on one stream need no wait.
+    /// Makes `gpu`'s stream wait for the work queued on this buffer on the other streams that
+    /// used it, and adds `gpu`'s stream to them. Uses on one stream need no wait.
     pub(crate) fn order_on(&self, gpu: &Gpu) -> Result<()> {
-        let mut last = self.last_stream.lock().unwrap_or_else(|p| p.into_inner());
-        if Arc::ptr_eq(&last, gpu.stream()) {
-            return Ok(());
+        let mut users = self.users.lock().unwrap_or_else(|p| p.into_inner());
+        wait_for_others(&users, gpu.stream())?;
+        if !users.iter().any(|s| Arc::ptr_eq(s, gpu.stream())) {
+            users.push(gpu.stream().clone());
         }
-        let done = last.record_event(None).during("cuEventRecord")?;
-        gpu.stream().wait(&done).during("cuStreamWaitEvent")?;
-        *last = gpu.stream().clone();
+        Ok(())
+    }
+
+    /// [`order_on`](Self::order_on) for a use that holds the buffer alone: every earlier use has
+    /// queued its work, so after the wait `gpu`'s stream is the only one to remember.
+    pub(crate) fn order_on_exclusive(&mut self, gpu: &Gpu) -> Result<()> {
+        let users = self.users.get_mut().unwrap_or_else(|p| p.into_inner());
+        wait_for_others(users, gpu.stream())?;
+        users.clear();
+        users.push(gpu.stream().clone());
         Ok(())
     }
 
@@ -312,8 +326,8 @@ impl<F: GpuField> DeviceVec<F> {
         }
         if self.len != expected {
             return Err(Error::LengthMismatch {
-                expected: self.len,
-                got: expected,
+                expected,
+                got: self.len,
             });
         }
         Ok(())
@@ -324,14 +338,9 @@ impl<F: GpuField> DeviceVec<F> {
     /// Makes the stream the memory was allocated on (where it is freed) wait for the buffer's last
     /// use on another stream, so that the free never overtakes work queued through another handle.
     fn settle(&self) {
-        let last = self.last_stream.lock().unwrap_or_else(|p| p.into_inner());
-        let own = self.buf.stream();
-        if !Arc::ptr_eq(&last, own) {
-            // Errors are ignored: a context that fails here has failed the work it waits for.
-            if let Ok(done) = last.record_event(None) {
-                let _ = own.wait(&done);
-            }
-        }
+        let users = self.users.lock().unwrap_or_else(|p| p.into_inner());
+        // Errors are ignored: a context that fails here has failed the work it waits for.
+        let _ = wait_for_others(&users, self.buf.stream());
     }
 }
 
@@ -349,8 +358,17 @@ impl<F: GpuField> Drop for DeviceVec<F> {
     }
 }
 
+/// Makes `stream` wait for the work queued so far on each of `users` that is not `stream`.
+fn wait_for_others(users: &[Arc<CudaStream>], stream: &Arc<CudaStream>) -> Result<()> {
+    for other in users.iter().filter(|s| !Arc::ptr_eq(s, stream)) {
+        let done = other.record_event(None).during("cuEventRecord")?;
+        stream.wait(&done).during("cuStreamWaitEvent")?;
+    }
+    Ok(())
+}
+
 /// A slice's device address. cudarc records a read on the slice's own stream here, once; later
-/// launches through [`DeviceVec::raw_ptr`] are ordered by the buffer's `last_stream` (and the
+/// launches through [`DeviceVec::raw_ptr`] are ordered by the buffer's `users` (and the
 /// slice's own stream waits for it before a free or a return to a pool: `settle`).
 fn address(buf: &CudaSlice<u64>) -> u64 {
     use cudarc::driver::DevicePtr;

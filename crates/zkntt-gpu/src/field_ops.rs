@@ -54,9 +54,9 @@ pub fn binary<F: GpuField>(
     a.check(gpu, n)?;
     b.check(gpu, n)?;
     out.check(gpu, n)?;
-    for v in [a, b, &*out] {
-        v.order_on(gpu)?;
-    }
+    a.order_on(gpu)?;
+    b.order_on(gpu)?;
+    out.order_on_exclusive(gpu)?;
     let f = gpu.field_function(op.kernel(), F::ID)?;
     let n64 = n as u64;
     let mut launch = gpu.stream().launch_builder(&f);
@@ -81,7 +81,7 @@ pub fn binary_in_place<F: GpuField>(
     let n = a.len();
     a.check(gpu, n)?;
     b.check(gpu, n)?;
-    a.order_on(gpu)?;
+    a.order_on_exclusive(gpu)?;
     b.order_on(gpu)?;
     let f = gpu.field_function(op.kernel(), F::ID)?;
     let (a_in, n64) = (a.raw_ptr(), n as u64);
@@ -120,7 +120,7 @@ pub fn scale<F: GpuField>(gpu: &Gpu, a: &DeviceVec<F>, s: F, out: &mut DeviceVec
 pub fn scale_in_place<F: GpuField>(gpu: &Gpu, x: &mut DeviceVec<F>, s: F) -> Result<()> {
     let n = x.len();
     x.check(gpu, n)?;
-    x.order_on(gpu)?;
+    x.order_on_exclusive(gpu)?;
     launch_scale(gpu, x.raw_ptr(), s, x, n)
 }
 
@@ -133,7 +133,7 @@ fn launch_scale<F: GpuField>(
     n: usize,
 ) -> Result<()> {
     out.check(gpu, n)?;
-    out.order_on(gpu)?;
+    out.order_on_exclusive(gpu)?;
     let f = gpu.field_function(&names::field::SCALE, F::ID)?;
     let (s, n64) = (ElementArg::of(s), n as u64);
     let mut launch = gpu.stream().launch_builder(&f);
@@ -150,7 +150,7 @@ pub fn square<F: GpuField>(gpu: &Gpu, a: &DeviceVec<F>, out: &mut DeviceVec<F>) 
     a.check(gpu, n)?;
     out.check(gpu, n)?;
     a.order_on(gpu)?;
-    out.order_on(gpu)?;
+    out.order_on_exclusive(gpu)?;
     let f = gpu.field_function(&names::field::SQR, F::ID)?;
     let n64 = n as u64;
     let mut launch = gpu.stream().launch_builder(&f);
@@ -223,7 +223,7 @@ pub fn product_chain<F: GpuField>(
             got: n,
         });
     }
-    x.order_on(gpu)?;
+    x.order_on_exclusive(gpu)?;
     // The FP64 product's radix is 2^260 against ark's 2^256: its multiplier is stored times 16.
     let steps = DeviceVec::from_host(gpu, &[step, step * F::from(16u64)])?;
     let f = gpu.field_function(form.kernel(), F::ID)?;

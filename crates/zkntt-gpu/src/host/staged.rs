@@ -99,7 +99,17 @@ impl HostPipeline {
         }
         .result()
         .during("cuMemcpyHtoDAsync (upload_with)")?;
-        let done = gpu.stream().record_event(None).during("cuEventRecord")?;
+        let done = match gpu.stream().record_event(None) {
+            Ok(done) => done,
+            Err(e) => {
+                // The copy may still read the pinned buffer: wait for the stream, and keep the
+                // buffer alive (leaked) if even that fails, rather than free it under the DMA.
+                if gpu.stream().synchronize().is_err() {
+                    std::mem::forget(buf);
+                }
+                return Err(e).during("cuEventRecord");
+            }
+        };
         self.lock_uploads().push(PendingUpload {
             buf: Some(buf),
             done,

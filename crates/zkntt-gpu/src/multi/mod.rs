@@ -31,7 +31,12 @@ fn distinct_ordinals(engines: &[Arc<NttEngine>], what: &str) -> Result<Vec<usize
     let mut sorted = ordinals.clone();
     sorted.sort_unstable();
     sorted.dedup();
-    if ordinals.is_empty() || sorted.len() != ordinals.len() {
+    if ordinals.is_empty() {
+        return Err(Error::BadDevices(format!(
+            "{what} needs at least one device, got none"
+        )));
+    }
+    if sorted.len() != ordinals.len() {
         return Err(Error::BadDevices(format!(
             "{what} needs distinct devices, got {ordinals:?}"
         )));

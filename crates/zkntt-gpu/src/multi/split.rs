@@ -204,8 +204,11 @@ impl SplitEngine {
 
     /// One transform on device data in the distributed layouts ([`Self::scatter`] in,
     /// [`Self::gather`] out), in place, asynchronously on each rank's stream. `cfg`: one
-    /// transform (batch 1), NN ordering; any direction and coset. Everything is checked before
-    /// anything is queued.
+    /// transform (batch 1), NN ordering; any direction and coset. The sizes, layout and
+    /// configuration are checked before anything is queued; a failure after that (memory for a
+    /// rank's exchange buffers or tables, the exchange, a launch) returns an error with some
+    /// ranks' blocks already transformed in place: their contents are then undefined, and the
+    /// input must be scattered again.
     pub fn ntt_distributed<F: GpuField>(
         &self,
         blocks: &mut [DeviceVec<F>],
@@ -225,8 +228,9 @@ impl SplitEngine {
             }
             .into());
         }
-        cfg.log_size(1usize << log_n)?;
+        // The split first: it bounds log_n before the shift.
         let split = self.split_for::<F>(log_n)?;
+        cfg.log_size(1usize << log_n)?;
         self.check_blocks(blocks, split)?;
         let k = self.ranks();
         let (log_k, log_n1, log_n2) = (split.log_ranks(), split.log_n1(), split.log_n2());

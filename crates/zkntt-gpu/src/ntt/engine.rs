@@ -336,7 +336,7 @@ impl NttEngine {
                 Err(e) => return Err(e),
             }
         }
-        data.order_on(&self.gpu)?;
+        data.order_on_exclusive(&self.gpu)?;
         for batch in call.batch_chunks() {
             for index in 0..call.launches().len() {
                 self.launch(&call, index, batch.clone(), None)?;
@@ -426,7 +426,7 @@ impl NttEngine {
             }
             None => (self.prepare(data, &forward)?.ok_or_else(empty)?, None),
         };
-        data.order_on(&self.gpu)?;
+        data.order_on_exclusive(&self.gpu)?;
         let run =
             |call: &Prepared, launches: std::ops::Range<usize>, batch: &std::ops::Range<usize>| {
                 launches

@@ -576,6 +576,57 @@ fn uses_through_two_handles_are_ordered() {
     }
 }
 
+/// One buffer read by two threads at once through two more handles (`field_ops::scale` into
+/// their own outputs), then transformed in place through the engine's handle: each read sees the
+/// input, not the transform. A read's stream stays among the buffer's users until the `&mut`
+/// use has waited for it, even when the other thread's read came in between its ordering and its
+/// launch (the CPU emulator runs each launch as it is queued, so only a GPU can show the race).
+#[test]
+fn shared_reads_through_two_handles_are_ordered() {
+    type F = ark_bn254::Fr;
+    let Some(h) = engine("shared_reads_through_two_handles_are_ordered") else {
+        return;
+    };
+    let _large = large_allocations();
+    let readers = [
+        zkntt_gpu::Gpu::new(0).unwrap(),
+        zkntt_gpu::Gpu::new(0).unwrap(),
+    ];
+    let log_n = max_log().min(22);
+    let x: Vec<F> = input(&mut StdRng::seed_from_u64(5), 1 << log_n);
+    let s = F::from(3u64);
+    let want: Vec<F> = x.iter().map(|&v| v * s).collect();
+    for round in 0..4 {
+        let mut d = DeviceVec::from_host(h.gpu(), &x).unwrap();
+        let outs = std::thread::scope(|scope| {
+            let d = &d;
+            let jobs: Vec<_> = readers
+                .iter()
+                .map(|g| {
+                    scope.spawn(move || {
+                        let mut o = DeviceVec::<F>::zeros(g, 1 << log_n).unwrap();
+                        zkntt_gpu::field_ops::scale(g, d, s, &mut o).unwrap();
+                        (g, o)
+                    })
+                })
+                .collect();
+            jobs.into_iter()
+                .map(|j| j.join().unwrap())
+                .collect::<Vec<_>>()
+        });
+        h.engine()
+            .ntt_in_place(&mut d, &NttConfig::forward())
+            .unwrap();
+        for (k, (g, o)) in outs.iter().enumerate() {
+            assert_same(
+                &o.to_host(g).unwrap(),
+                &want,
+                &format!("round {round}, reader {k}"),
+            );
+        }
+    }
+}
+
 /// Vectors written straight into pinned memory (`upload_with`), transformed on the device and
 /// brought back (`download`), against the device-resident path from `DeviceVec::from_host`:
 /// several uploads in flight before one wait, each filled while the one before is copied, and

@@ -175,6 +175,14 @@ fn split_bad_input_is_an_error() {
             .ntt_distributed(&mut blocks, 11, &NttConfig::forward())
             .is_err()
     );
+    // Sizes no shift can take: an error, not an overflow.
+    for log_n in [64, u32::MAX] {
+        assert!(
+            split
+                .ntt_distributed(&mut blocks, log_n, &NttConfig::forward())
+                .is_err()
+        );
+    }
     assert!(
         split
             .ntt_distributed(&mut Vec::<DeviceVec<Fr>>::new(), 10, &NttConfig::forward())
