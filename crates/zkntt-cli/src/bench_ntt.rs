@@ -53,12 +53,12 @@ pub struct NttArgs {
     #[arg(long)]
     copy_threads: Option<usize>,
     /// Where a streamed host call (data above the 2 GiB pinned limit) keeps its input until the
-    /// result is complete: a pageable host copy, or a second device buffer.
-    #[arg(long, value_enum, default_value_t = InputCopyArg::Host)]
-    input_copy: InputCopyArg,
+    /// result is complete: a pageable host copy (the default), or a second device buffer.
+    #[arg(long, value_enum)]
+    input_copy: Option<InputCopyArg>,
     /// zkntt beside sppark: every size x forward/inverse/coset forward/coset inverse x NN/NR/RN,
     /// ratios per cell, zkntt NN against sppark's fastest order (sppark needs the `sppark` feature).
-    #[arg(long, conflicts_with_all = ["host", "host_only", "copy_threads"])]
+    #[arg(long, conflicts_with_all = ["host", "host_only", "copy_threads", "input_copy", "no_ark"])]
     matrix: bool,
     /// With --matrix: run it in K processes of this binary, one after another, and print the
     /// medians over them with each ratio's per-process range, and the cells below 1.00 in every
@@ -134,6 +134,13 @@ fn kept_where(prof: &zkntt_gpu::HostProfile, asked: InputCopy) -> &'static str {
 
 pub fn ntt(args: NttArgs) -> Result<(), AnyError> {
     let (from, to) = args.check()?;
+    if (args.copy_threads.is_some() || args.input_copy.is_some()) && !(args.host || args.host_only)
+    {
+        return Err(
+            "--copy-threads and --input-copy set the host pipeline: add --host or --host-only"
+                .into(),
+        );
+    }
     if args.matrix && (args.processes.unwrap_or(1) > 1 || args.against.is_some()) {
         // The binary by its full path: a bare name would be looked up on PATH by the spawn.
         let against = match &args.against {
@@ -383,7 +390,7 @@ pub(crate) fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
 /// buffers, twiddles built), then the median of the repeated calls, against the PCIe floor.
 fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<HostRun, AnyError> {
     host.set_copy_threads(args.copy_threads);
-    let asked = InputCopy::from(args.input_copy);
+    let asked = InputCopy::from(args.input_copy.unwrap_or(InputCopyArg::Host));
     host.set_input_copy(asked);
     let gpu = host.gpu().clone();
     let (h2d, d2h) = pinned_bandwidth(&gpu)?;

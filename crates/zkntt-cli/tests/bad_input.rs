@@ -62,6 +62,14 @@ fn empty_work_is_refused() {
     );
     assert_one_line_error(&["bench", "fft", "--iters", "0"], &["--iters 0"]);
     assert_one_line_error(&["bench", "small-ntt", "--iters", "0"], &["--iters 0"]);
+    // Host-pipeline settings without the host pipeline, ark's switch with the matrix.
+    for args in [
+        &["bench", "ntt", "--copy-threads", "2"][..],
+        &["bench", "ntt", "--input-copy", "device"],
+    ] {
+        assert_one_line_error(args, &["add --host or --host-only"]);
+    }
+    assert_one_line_error(&["bench", "ntt", "--matrix", "--no-ark"], &["--no-ark"]);
     for bytes in ["0", "1000"] {
         assert_one_line_error(
             &["bench", "small-ntt", "--bytes", bytes],

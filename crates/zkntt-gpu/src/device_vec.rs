@@ -285,6 +285,7 @@ impl<F: GpuField> DeviceVec<F> {
     /// work other handles queued on the buffer) and be queued before the buffer's next use
     /// through `&mut` (which waits only for what `gpu`'s stream holds by then).
     pub fn device_ptr(&self, gpu: &Gpu) -> Result<u64> {
+        self.check(gpu, self.len)?;
         self.order_on(gpu)?;
         Ok(self.raw_ptr())
     }
