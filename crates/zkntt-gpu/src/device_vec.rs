@@ -245,7 +245,7 @@ impl<F: GpuField> DeviceVec<F> {
 
     /// Overwrites the buffer with `host`, which must have the same length.
     pub fn copy_from_host(&mut self, gpu: &Gpu, host: &[F]) -> Result<()> {
-        self.check(gpu, host.len())?;
+        self.check_host(gpu, host.len())?;
         self.order_on(gpu)?;
         gpu.stream()
             .memcpy_htod(words(host), &mut *self.buf)
@@ -254,7 +254,7 @@ impl<F: GpuField> DeviceVec<F> {
 
     /// Copies the buffer into `host`, which must have the same length. Waits for the copy.
     pub fn copy_to_host(&self, gpu: &Gpu, host: &mut [F]) -> Result<()> {
-        self.check(gpu, host.len())?;
+        self.check_host(gpu, host.len())?;
         self.order_on(gpu)?;
         gpu.stream()
             .memcpy_dtoh(&*self.buf, words_mut(host))
@@ -314,6 +314,19 @@ impl<F: GpuField> DeviceVec<F> {
         wait_for_others(users, gpu.stream())?;
         users.clear();
         users.push(gpu.stream().clone());
+        Ok(())
+    }
+
+    /// Checks that this buffer can be used with `gpu` and that a host slice of `host_len`
+    /// elements matches it (the buffer's length is the one expected of the slice).
+    fn check_host(&self, gpu: &Gpu, host_len: usize) -> Result<()> {
+        self.check(gpu, self.len)?;
+        if host_len != self.len {
+            return Err(Error::LengthMismatch {
+                expected: self.len,
+                got: host_len,
+            });
+        }
         Ok(())
     }
 

@@ -215,9 +215,13 @@ fn round_trip_and_bad_input() {
     ));
     let other = DeviceVec::<ark_bn254::Fr>::zeros(&gpu, 10).unwrap();
     let mut out = DeviceVec::<ark_bn254::Fr>::zeros(&gpu, 1000).unwrap();
+    // The operand of the wrong length is the one named as got.
     assert!(matches!(
         field_ops::binary(&gpu, BinaryOp::Mul, &d, &other, &mut out),
-        Err(Error::LengthMismatch { .. })
+        Err(Error::LengthMismatch {
+            expected: 1000,
+            got: 10
+        })
     ));
     assert_eq!(d.to_host(&gpu).unwrap(), host);
 
