@@ -60,6 +60,20 @@ pub fn test_max_log(default: u32) -> u32 {
         .unwrap_or(default)
 }
 
+/// Whether a GPU test runs its transforms of 2^log_n: those up to [`test_max_log`]`(default)`.
+/// A size left out says so in one SKIP line on stderr naming `test`, the size and the bound.
+pub fn within_test_max_log(test: &str, log_n: u32, default: u32) -> bool {
+    let bound = test_max_log(default);
+    let fits = log_n <= bound;
+    if !fits {
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIP {test}: 2^{log_n} above ZKNTT_TEST_MAX_LOG={bound}"
+        );
+    }
+    fits
+}
+
 thread_local! {
     static FAIL_COPY_BACK_AT: Cell<Option<usize>> = const { Cell::new(None) };
     static FAIL_RESTORE: Cell<bool> = const { Cell::new(false) };

@@ -14,20 +14,10 @@ use zkntt_small::{
     Direction, Error, Kernel, ModMulForm, PinnedBuffer, SmallField, SmallNtt, reference,
 };
 
-fn max_log() -> u32 {
-    zkntt_gpu::testing::test_max_log(26)
-}
-
-/// Whether 2^log_n is above the tests' bound ([`max_log`]); says so on stderr when it is.
+/// Whether 2^log_n is above the tests' bound (2^ZKNTT_TEST_MAX_LOG, default 2^26); says so on
+/// stderr when it is.
 fn above_bound(test: &str, log_n: u32) -> bool {
-    let above = log_n > max_log();
-    if above {
-        eprintln!(
-            "SKIP {test} at 2^{log_n}: above ZKNTT_TEST_MAX_LOG={}",
-            max_log()
-        );
-    }
-    above
+    !zkntt_gpu::testing::within_test_max_log(test, log_n, 26)
 }
 
 fn random_below(n: usize, bound: u64, seed: u64) -> Vec<u32> {

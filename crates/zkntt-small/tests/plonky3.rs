@@ -188,14 +188,9 @@ fn conformance<F: GpuField>(test: &str) {
     );
     // Beyond the GPU's largest transform (2^24 rows): the fallback, the same result. KoalaBear's
     // two-adicity is 24, so Plonky3 has no larger transform there to compare with.
-    let bound = test_max_log();
     // Whether the calls below whose largest transform has 2^log rows run.
     let large = |what: &str, log: u32| {
-        let fits = log <= bound;
-        if on_gpu && !fits {
-            eprintln!("SKIP {test}: {what}, 2^{log} rows above ZKNTT_TEST_MAX_LOG={bound}");
-        }
-        on_gpu && fits
+        on_gpu && zkntt_gpu::testing::within_test_max_log(&format!("{test}: {what}"), log, u32::MAX)
     };
     if F::TWO_ADICITY >= 25 && large("coset_lde_batch 2^23 + 2 bits", 25) {
         let m = random_matrix::<F>(1 << 23, 1, 12);

@@ -61,17 +61,10 @@ fn note(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// Whether a GPU test runs its transforms of 2^log_n: up to 2^ZKNTT_TEST_MAX_LOG where that is
-/// set (`make emu-test` sets 14), every size otherwise; a size left out says so on stderr.
+/// Whether a GPU test runs its transforms of 2^log_n: every size, or up to 2^ZKNTT_TEST_MAX_LOG
+/// where that is set (`make emu-test` sets 14).
 fn within_bound(test: &str, log_n: u32) -> bool {
-    let bound = zkntt_gpu::testing::test_max_log(u32::MAX);
-    let fits = log_n <= bound;
-    if !fits {
-        note(&format!(
-            "SKIP {test}: 2^{log_n} above ZKNTT_TEST_MAX_LOG={bound}"
-        ));
-    }
-    fits
+    zkntt_gpu::testing::within_test_max_log(test, log_n, u32::MAX)
 }
 
 /// Transforms per test: one more than a block holds, so the last block is partial, at most a
