@@ -58,6 +58,14 @@ struct Inner {
     budget: AtomicUsize,
 }
 
+impl Drop for Inner {
+    /// The module unloads with the last handle: its functions' raised limits go with it.
+    fn drop(&mut self) {
+        let functions = self.functions.get_mut().unwrap_or_else(|p| p.into_inner());
+        crate::launch::forget_raised(functions.values());
+    }
+}
+
 /// Whether the CUDA driver library can be loaded. Checked before any driver call: cudarc's
 /// dynamic loading panics on first use when the library is missing.
 pub(crate) fn driver_present() -> bool {

@@ -98,17 +98,18 @@ unsafe fn launch_ex<P: DeviceRepr>(
     unsafe { cuLaunchKernelEx(&ex, f.cu_function(), &mut arg, std::ptr::null_mut()) }.result()
 }
 
+/// The dynamic shared memory limits raised so far, by function handle (see [`forget_raised`]).
+static RAISED: std::sync::Mutex<Option<std::collections::HashMap<usize, u32>>> =
+    std::sync::Mutex::new(None);
+
 /// Raises `f`'s dynamic shared memory limit to `cfg`'s where it is above the default 48 KiB,
 /// once per function and size: the driver call is host time that a short launch would pay on
 /// every call with its GPU idle.
 fn allow_shared_memory(f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
-    use std::collections::HashMap;
-    use std::sync::Mutex;
-    static RAISED: Mutex<Option<HashMap<usize, u32>>> = Mutex::new(None);
     if cfg.shared_mem_bytes > 48 * 1024 {
         let key = f.cu_function() as usize;
         let mut raised = RAISED.lock().unwrap_or_else(|p| p.into_inner());
-        let raised = raised.get_or_insert_with(HashMap::new);
+        let raised = raised.get_or_insert_with(Default::default);
         if raised.get(&key).is_some_and(|&b| b >= cfg.shared_mem_bytes) {
             return Ok(());
         }
@@ -124,6 +125,18 @@ fn allow_shared_memory(f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
         raised.insert(key, cfg.shared_mem_bytes);
     }
     Ok(())
+}
+
+/// Forgets the raised limits of `functions`, whose module is being unloaded (a `Gpu` dropped):
+/// the driver may hand a later module's function the same address with the default limit, which
+/// a remembered raise would then skip, failing that launch.
+pub(crate) fn forget_raised<'a>(functions: impl IntoIterator<Item = &'a CudaFunction>) {
+    let mut raised = RAISED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(raised) = raised.as_mut() {
+        for f in functions {
+            raised.remove(&(f.cu_function() as usize));
+        }
+    }
 }
 
 /// How many clusters of `cluster` blocks of `cfg`'s shape the GPU runs at once

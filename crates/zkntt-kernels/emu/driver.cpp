@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "runtime.h"
 
@@ -48,10 +49,18 @@ std::mutex& g_lock = *new std::mutex;
 std::map<uintptr_t, size_t>& g_device = *new std::map<uintptr_t, size_t>;  // device allocations: start -> bytes
 std::map<uintptr_t, size_t>& g_pinned = *new std::map<uintptr_t, size_t>;  // page-locked host allocations
 std::map<uintptr_t, std::pair<void*, size_t>>& g_mappings = *new std::map<uintptr_t, std::pair<void*, size_t>>;
-std::map<std::string, Func*>& g_funcs = *new std::map<std::string, Func*>;
+// A loaded module's functions, each with the driver's default attributes. An unloaded module's
+// handles go back to a pool by name and the next module asking for that name gets the same address,
+// attributes reset: the driver may hand a freed function's address out again, so nothing keyed by
+// a function handle may outlive its module.
+struct Module {
+    std::map<std::string, Func*> funcs;
+};
+std::map<Module*, bool>& g_modules = *new std::map<Module*, bool>;  // the loaded ones
+std::map<std::string, std::vector<Func*>>& g_unloaded_funcs = *new std::map<std::string, std::vector<Func*>>;
 size_t g_used = 0;
 bool g_init = false;
-int g_ctx, g_module;  // their addresses are the handles
+int g_ctx;  // its address is the handle
 
 // `bytes` at a 256-byte aligned address (as cuMemAlloc's), ending less than 256 bytes before a
 // PROT_NONE page, so that most accesses past the end fault. Called under g_lock.
@@ -386,18 +395,41 @@ CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
 CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void*) { return cuMemsetD8_v2(p, v, n); }
 
 CUresult cuModuleLoadData(void** module, const void*) {
-    *module = &g_module;
+    std::lock_guard<std::mutex> l(g_lock);
+    auto* m = new Module;
+    g_modules[m] = true;
+    *module = m;
     return OK;
 }
-CUresult cuModuleUnload(void*) { return OK; }
-CUresult cuModuleGetFunction(void** f, void* module, const char* name) {
-    if (module != &g_module) return INVALID_HANDLE;
+CUresult cuModuleUnload(void* module) {
     std::lock_guard<std::mutex> l(g_lock);
-    auto it = g_funcs.find(name);
-    if (it == g_funcs.end()) {
+    auto* m = static_cast<Module*>(module);
+    if (!g_modules.erase(m)) return INVALID_HANDLE;
+    for (auto& [name, f] : m->funcs) {
+        f->max_dynamic_shared = STATIC_SHARED_LIMIT;
+        f->non_portable_clusters = 0;
+        g_unloaded_funcs[name].push_back(f);
+    }
+    delete m;
+    return OK;
+}
+CUresult cuModuleGetFunction(void** f, void* module, const char* name) {
+    std::lock_guard<std::mutex> l(g_lock);
+    auto* m = static_cast<Module*>(module);
+    if (!g_modules.count(m)) return INVALID_HANDLE;
+    auto it = m->funcs.find(name);
+    if (it == m->funcs.end()) {
         const zkntt_emu::KernelEntry* k = zkntt_emu::find_kernel(name);
         if (!k) return NOT_FOUND;
-        it = g_funcs.emplace(name, new Func{k}).first;
+        Func* fn;
+        auto& pool = g_unloaded_funcs[name];
+        if (pool.empty()) {
+            fn = new Func{k};
+        } else {
+            fn = pool.back();
+            pool.pop_back();
+        }
+        it = m->funcs.emplace(name, fn).first;
     }
     *f = it->second;
     return OK;

@@ -955,3 +955,27 @@ fn bad_requests_are_errors() {
         }
     }
 }
+
+/// A second `Gpu`, opened after the first is dropped, runs the panel kernel with more than 48 KiB
+/// of dynamic shared memory (2^22: 8-tile panels, 144 KiB) as the first did. A raised limit
+/// belongs to the module it was set in, and the driver may give a new module's function the
+/// dropped one's address with the default limit (the emulator does so on purpose), so nothing
+/// may remember the raise by that address past its module. 2^22 is the smallest transform whose
+/// panels pass 48 KiB, so it runs under any ZKNTT_TEST_MAX_LOG (about 2 s on the emulator).
+#[test]
+fn a_second_gpu_after_the_first_is_dropped() {
+    let test = "a_second_gpu_after_the_first_is_dropped";
+    let (field, log_n) = (SmallField::BabyBear, 22);
+    let x = inputs(field, 1 << log_n, 0x5ec0);
+    let mut want = x.clone();
+    reference::ntt_batch(field, &mut want, log_n, Direction::Forward).unwrap();
+    for round in 0..2 {
+        // The round's Gpu, and with it its module, is dropped at the round's end.
+        let Some(gpu) = gpu_or_skip(test) else {
+            return;
+        };
+        let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
+        let got = on_gpu(&gpu, &ntt, &x, log_n, Direction::Forward, Kernel::Wsx);
+        assert_same(&got, &want, log_n, &format!("round {round}"));
+    }
+}
