@@ -50,6 +50,10 @@ pub enum CpuReason {
     /// binary, or a `ZKNTT_DEVICE` that is not a number. `kind` is a stable key
     /// (`zkntt_gpu::Error::kind`, e.g. `"no-device"`, `"kernels-not-built"`; `"device-env"`).
     NoGpu { kind: String, message: String },
+    /// A domain whose fields disagree with one another (size, its log, generator, offset and
+    /// their inverses and powers as `new` and `get_coset` make them): built by hand or
+    /// deserialised. Only ark's own code transforms it as ark does.
+    InconsistentDomain,
     /// `GpuQap`'s witness map on a domain type whose points are not `Radix2EvaluationDomain`'s.
     NotRadix2Domain,
     /// `GpuQap`'s witness map given matrices or an assignment too short for their sizes: ark's own

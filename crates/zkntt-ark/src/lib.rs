@@ -50,10 +50,12 @@ impl<F: FftField> GpuDomain<F> {
     fn transform<T: DomainCoeff<F>>(&self, v: &mut Vec<T>, direction: Direction) {
         let cpu = |v: &mut Vec<T>| self.cpu(v, direction);
         match KernelField::<T, F>::same() {
-            Ok(kernel) => {
-                let log_n = self.inner.log_size_of_group;
-                transform::transform(v, kernel, log_n, self.inner.offset, direction, cpu);
-            }
+            Ok(kernel) => match self.consistent_log_size() {
+                Some(log_n) => {
+                    transform::transform(v, kernel, log_n, self.inner.offset, direction, cpu)
+                }
+                None => transform::on_cpu(v, CpuReason::InconsistentDomain, cpu),
+            },
             Err(reason) => transform::on_cpu(v, reason, cpu),
         }
     }
@@ -78,6 +80,34 @@ mod tests {
             format!("{c:?}"),
             "GPU radix-2 multiplicative subgroup of size 8, coset offset 7"
         );
+    }
+
+    /// The fields checked against one another (the transforms of domains that fail it:
+    /// `tests/common/conformance.rs`).
+    #[test]
+    fn consistent_log_size_checks_every_field() {
+        use ark_ff::Field;
+        let r = Radix2EvaluationDomain::<Fr>::new(1 << 12).unwrap();
+        let coset = r.get_coset(Fr::from(7u64)).unwrap();
+        for good in [r, coset] {
+            assert_eq!(GpuDomain::from(good).consistent_log_size(), Some(12));
+        }
+        let bad: [fn(&mut Radix2EvaluationDomain<Fr>); 9] = [
+            |d| d.size = 1 << 11,
+            |d| d.log_size_of_group = 11,
+            |d| d.log_size_of_group = 64,
+            |d| d.size_as_field_element = Fr::from(4095u64),
+            |d| d.size_inv = d.size_inv.square(),
+            |d| d.group_gen = d.group_gen.square(),
+            |d| d.group_gen_inv = d.group_gen,
+            |d| d.offset_inv = d.offset,
+            |d| d.offset_pow_size = d.offset,
+        ];
+        for (i, spoil) in bad.iter().enumerate() {
+            let mut d = coset;
+            spoil(&mut d);
+            assert_eq!(GpuDomain::from(d).consistent_log_size(), None, "case {i}");
+        }
     }
 
     #[test]

@@ -411,6 +411,43 @@ fn check_other_coefficients(backend: Backend) {
     }
 }
 
+/// Domains whose fields disagree with one another (built by hand; deserialising can do the same)
+/// run ark's own code under every backend and give ark's values: the GPU computes from the size
+/// and offset alone.
+fn check_inconsistent_domains<F: FftField>(backend: Backend) {
+    let mut rng = StdRng::seed_from_u64(9);
+    let log_n = 10;
+    let r = Radix2EvaluationDomain::<F>::new(1 << log_n).unwrap();
+    let coset = r.get_coset(F::GENERATOR).unwrap();
+    let mut cases = Vec::new();
+    let mut d = r;
+    d.group_gen = d.group_gen.square();
+    cases.push(("a generator of the wrong order", d));
+    let mut d = r;
+    d.size_inv = d.size_inv.square();
+    cases.push(("a wrong 1/size", d));
+    let mut d = coset;
+    d.offset = F::GENERATOR.square();
+    cases.push(("an offset without its inverse and power", d));
+    let x: Vec<F> = rand_vec(&mut rng, 1 << log_n);
+    for (what, ark) in cases {
+        let ours = GpuDomain::from(ark);
+        with_backend(backend, || {
+            assert_eq!(ours.fft(&x), ark.fft(&x), "{what}: fft");
+            assert_eq!(
+                last_placement(),
+                Some(Placement::Cpu(CpuReason::InconsistentDomain)),
+                "{what}"
+            );
+            assert_eq!(ours.ifft(&x), ark.ifft(&x), "{what}: ifft");
+            let (mut a, mut b) = (x.clone(), x.clone());
+            ours.fft_in_place(&mut a);
+            ark.fft_in_place(&mut b);
+            assert_eq!(a, b, "{what}: fft_in_place");
+        });
+    }
+}
+
 macro_rules! conformance_suite {
     ($name:ident, $F:ty, $backend:expr, $default_max_log:expr, $gate:expr) => {
         mod $name {
@@ -477,6 +514,14 @@ macro_rules! conformance_suite {
                     return;
                 };
                 check_other_coefficients(BACKEND);
+            }
+
+            #[test]
+            fn inconsistent_domains_run_arks_code() {
+                let Some(_g) = gate("inconsistent_domains_run_arks_code") else {
+                    return;
+                };
+                check_inconsistent_domains::<F>(BACKEND);
             }
 
             #[test]
