@@ -31,7 +31,8 @@ pub enum Backend {
     Cpu,
     /// The GPU at every size, ignoring the threshold and `ZKNTT_FORCE_CPU`; a missing GPU or a GPU
     /// error panics instead of falling back. For tests and benchmarks that must measure or check
-    /// the GPU path itself. Coefficients that are not the field still run on the CPU.
+    /// the GPU path itself. Coefficients that are not the field, and domains whose fields disagree
+    /// ([`CpuReason::InconsistentDomain`]), still run on the CPU.
     Gpu,
 }
 

@@ -50,12 +50,12 @@ impl<F: FftField> GpuDomain<F> {
     fn transform<T: DomainCoeff<F>>(&self, v: &mut Vec<T>, direction: Direction) {
         let cpu = |v: &mut Vec<T>| self.cpu(v, direction);
         match KernelField::<T, F>::same() {
-            Ok(kernel) => match self.consistent_log_size() {
-                Some(log_n) => {
-                    transform::transform(v, kernel, log_n, self.inner.offset, direction, cpu)
-                }
-                None => transform::on_cpu(v, CpuReason::InconsistentDomain, cpu),
-            },
+            Ok(kernel) => {
+                let log_n = self.inner.log_size_of_group;
+                let offset = self.inner.offset;
+                let consistent = || self.consistent();
+                transform::transform(v, kernel, log_n, offset, direction, consistent, cpu);
+            }
             Err(reason) => transform::on_cpu(v, reason, cpu),
         }
     }
@@ -90,7 +90,7 @@ mod tests {
         let r = Radix2EvaluationDomain::<Fr>::new(1 << 12).unwrap();
         let coset = r.get_coset(Fr::from(7u64)).unwrap();
         for good in [r, coset] {
-            assert_eq!(GpuDomain::from(good).consistent_log_size(), Some(12));
+            assert!(GpuDomain::from(good).consistent());
         }
         let bad: [fn(&mut Radix2EvaluationDomain<Fr>); 9] = [
             |d| d.size = 1 << 11,
@@ -106,7 +106,7 @@ mod tests {
         for (i, spoil) in bad.iter().enumerate() {
             let mut d = coset;
             spoil(&mut d);
-            assert_eq!(GpuDomain::from(d).consistent_log_size(), None, "case {i}");
+            assert!(!GpuDomain::from(d).consistent(), "case {i}");
         }
     }
 

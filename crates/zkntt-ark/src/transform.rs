@@ -76,19 +76,24 @@ impl<T: Copy, G: FftField> KernelField<T, G> {
 
 /// One `fft_in_place`/`ifft_in_place` of a domain of `2^log_n` points with coset offset `offset`
 /// (one on the subgroup), of coefficients that are `G` (`kernel`): on the GPU when the backend
-/// says so, else, and after any GPU error, by `cpu` (ark-poly's code) from the caller's input.
+/// says so and the domain's fields agree (`consistent`, asked only then), else, and after any GPU
+/// error, by `cpu` (ark-poly's code) from the caller's input.
 pub(crate) fn transform<T: Copy, G: FftField>(
     v: &mut Vec<T>,
     kernel: KernelField<T, G>,
     log_n: u32,
     offset: G,
     direction: Direction,
+    consistent: impl FnOnce() -> bool,
     cpu: impl FnOnce(&mut Vec<T>),
 ) {
     let pipeline = match backend::choose(log_n) {
         Ok(pipeline) => pipeline,
         Err(reason) => return on_cpu(v, reason, cpu),
     };
+    if !consistent() {
+        return on_cpu(v, CpuReason::InconsistentDomain, cpu);
+    }
     // ark's resize: zero-pads a short vector, truncates an over-long one. (ark's degree-aware path
     // for inputs of at most size/4 computes the same values as the padded transform.)
     v.resize(1 << log_n, kernel.coefficient(G::zero()));

@@ -94,11 +94,10 @@ impl<F: FftField> GpuDomain05<F> {
         // SAFETY: G, F's twin, has kernels and the size, alignment and bytes of every F, which
         // is T (the caller's contract).
         let kernel = unsafe { KernelField::<T, G>::new_unchecked() };
-        let Some(log_n) = self.consistent_log_size() else {
-            return transform::on_cpu(v, CpuReason::InconsistentDomain, cpu);
-        };
         let offset = to_twin::<F, G>(self.inner.offset);
-        transform::transform(v, kernel, log_n, offset, direction, cpu);
+        let log_n = self.inner.log_size_of_group;
+        let consistent = || self.consistent();
+        transform::transform(v, kernel, log_n, offset, direction, consistent, cpu);
     }
 }
 

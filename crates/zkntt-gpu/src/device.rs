@@ -59,7 +59,8 @@ struct Inner {
 }
 
 impl Drop for Inner {
-    /// The module unloads with the last handle: its functions' raised limits go with it.
+    /// The module unloads with the last `Gpu` handle (unless a [`Gpu::function`] handle outlives
+    /// it): its functions' raised limits are forgotten first.
     fn drop(&mut self) {
         let functions = self.functions.get_mut().unwrap_or_else(|p| p.into_inner());
         crate::launch::forget_raised(functions.values());
@@ -227,6 +228,8 @@ impl Gpu {
 
     /// The kernel `name` from the embedded module (any `extern "C"` kernel under `cuda/`), loaded
     /// once and cached. For crates with their own kernels in the shared fatbin (zkntt-small).
+    /// Launch it only while a handle of this `Gpu` lives: the module unloads with the last one,
+    /// and the launch functions' memory of its raised shared-memory limit is cleared then.
     pub fn function(&self, name: &str) -> Result<CudaFunction> {
         let module = self.module()?;
         let mut cache = self

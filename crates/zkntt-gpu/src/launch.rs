@@ -127,9 +127,9 @@ fn allow_shared_memory(f: &CudaFunction, cfg: LaunchConfig) -> Result<()> {
     Ok(())
 }
 
-/// Forgets the raised limits of `functions`, whose module is being unloaded (a `Gpu` dropped):
-/// the driver may hand a later module's function the same address with the default limit, which
-/// a remembered raise would then skip, failing that launch.
+/// Forgets the raised limits of `functions`, whose `Gpu`'s last handle is being dropped (its
+/// module unloads with it): the driver may hand a later module's function the same address with
+/// the default limit, which a remembered raise would then skip, failing that launch.
 pub(crate) fn forget_raised<'a>(functions: impl IntoIterator<Item = &'a CudaFunction>) {
     let mut raised = RAISED.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(raised) = raised.as_mut() {

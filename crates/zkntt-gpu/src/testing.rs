@@ -61,15 +61,14 @@ pub fn test_max_log(default: u32) -> u32 {
 }
 
 /// Whether a GPU test runs its transforms of 2^log_n: those up to [`test_max_log`]`(default)`.
-/// A size left out says so in one SKIP line on stderr naming `test`, the size and the bound.
+/// A size left out says so in one SKIP line naming `test`, the size and the bound, through the
+/// test's captured stderr (shown with `--nocapture` or when the test fails: a bounded run leaves
+/// out many sizes, unlike [`gpu_or_skip`]'s one line a test).
 pub fn within_test_max_log(test: &str, log_n: u32, default: u32) -> bool {
     let bound = test_max_log(default);
     let fits = log_n <= bound;
     if !fits {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIP {test}: 2^{log_n} above ZKNTT_TEST_MAX_LOG={bound}"
-        );
+        eprintln!("SKIP {test}: 2^{log_n} above ZKNTT_TEST_MAX_LOG={bound}");
     }
     fits
 }

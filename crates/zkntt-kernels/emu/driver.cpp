@@ -33,8 +33,11 @@ constexpr int STATIC_SHARED_LIMIT = 48 << 10;
 constexpr size_t TOTAL_MEMORY = size_t(8) << 30;
 const char* const NAME = "zkntt-emu (CPU, H100 shape)";
 
+struct Module;
+
 struct Func {
     const zkntt_emu::KernelEntry* kernel;
+    std::atomic<Module*> module;  // null once its module is unloaded: the handle is then invalid
     std::atomic<int> max_dynamic_shared{STATIC_SHARED_LIMIT};  // set from any thread
     std::atomic<int> non_portable_clusters{0};
 };
@@ -103,9 +106,15 @@ CUresult device_range(CUdeviceptr p, size_t bytes) {
     return OK;
 }
 
+// `f` as a function of a loaded module, or null (a handle of an unloaded module is invalid).
+Func* live(void* f) {
+    auto* fn = static_cast<Func*>(f);
+    return fn && fn->module.load() ? fn : nullptr;
+}
+
 CUresult launch(Func* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                 unsigned shared, void** params, zkntt_emu::dim3 cluster) {
-    if (!f) return INVALID_HANDLE;
+    if (!live(f)) return INVALID_HANDLE;
     if (!params) return INVALID_VALUE;
     if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0 || (uint64_t)bx * by * bz > 1024 ||
         gy > 65535 || gz > 65535) {
@@ -406,6 +415,7 @@ CUresult cuModuleUnload(void* module) {
     auto* m = static_cast<Module*>(module);
     if (!g_modules.erase(m)) return INVALID_HANDLE;
     for (auto& [name, f] : m->funcs) {
+        f->module = nullptr;
         f->max_dynamic_shared = STATIC_SHARED_LIMIT;
         f->non_portable_clusters = 0;
         g_unloaded_funcs[name].push_back(f);
@@ -424,10 +434,11 @@ CUresult cuModuleGetFunction(void** f, void* module, const char* name) {
         Func* fn;
         auto& pool = g_unloaded_funcs[name];
         if (pool.empty()) {
-            fn = new Func{k};
+            fn = new Func{k, {m}};
         } else {
             fn = pool.back();
             pool.pop_back();
+            fn->module = m;
         }
         it = m->funcs.emplace(name, fn).first;
     }
@@ -435,7 +446,8 @@ CUresult cuModuleGetFunction(void** f, void* module, const char* name) {
     return OK;
 }
 CUresult cuFuncSetAttribute(void* f, int attribute, int value) {
-    auto* fn = static_cast<Func*>(f);
+    Func* fn = live(f);
+    if (!fn) return INVALID_HANDLE;
     switch (attribute) {
         case 8:
             if (value < 0 || value > SHARED_OPTIN) return INVALID_VALUE;
@@ -446,7 +458,8 @@ CUresult cuFuncSetAttribute(void* f, int attribute, int value) {
     }
 }
 CUresult cuFuncGetAttribute(int* v, int attribute, void* f) {
-    auto* fn = static_cast<Func*>(f);
+    Func* fn = live(f);
+    if (!fn) return INVALID_HANDLE;
     switch (attribute) {
         case 0: *v = 1024; return OK;  // max threads per block (launch bounds are not seen here)
         case 4: *v = 64; return OK;    // registers
@@ -476,6 +489,7 @@ CUresult cuLaunchKernelEx(const LaunchConfig* c, void* f, void** params, void** 
 // Blocks of `shared` bytes an SM holds, by shared memory alone (1 KiB reserved a block).
 static int blocks_per_sm(size_t shared) { return shared > (size_t)SHARED_OPTIN ? 0 : std::min(32, SHARED_PER_SM / (int)(shared + 1024)); }
 CUresult cuOccupancyMaxActiveClusters(int* n, void* f, const LaunchConfig* c) {
+    if (!live(f)) return INVALID_HANDLE;
     unsigned per = 1;
     for (unsigned i = 0; i < c->num_attrs; i++)
         if (c->attrs[i].id == ATTRIBUTE_CLUSTER_DIMENSION)

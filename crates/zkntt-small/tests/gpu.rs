@@ -1,7 +1,8 @@
 //! GPU tests of the small-word kernels against their CPU references and twins, bit for bit. Each
 //! test skips with one line where no GPU is present and fails instead under ZKNTT_REQUIRE_GPU=1.
 //! Sizes up to 2^ZKNTT_TEST_MAX_LOG (default 26, every size here; `make emu-test` sets 14): a size
-//! above it is left out with one line.
+//! above it is left out with one line; `a_second_gpu_after_the_first_is_dropped` runs its 2^22
+//! under any bound (about 2 s on the emulator).
 
 use cudarc::driver::DevicePtrMut;
 use rand::{Rng, SeedableRng, rngs::StdRng};
