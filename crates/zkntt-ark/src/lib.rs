@@ -85,7 +85,7 @@ mod tests {
     /// The fields checked against one another (the transforms of domains that fail it:
     /// `tests/common/conformance.rs`).
     #[test]
-    fn consistent_log_size_checks_every_field() {
+    fn consistent_checks_every_field() {
         use ark_ff::Field;
         let r = Radix2EvaluationDomain::<Fr>::new(1 << 12).unwrap();
         let coset = r.get_coset(Fr::from(7u64)).unwrap();

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,7 @@ std::map<uintptr_t, std::pair<void*, size_t>>& g_mappings = *new std::map<uintpt
 struct Module {
     std::map<std::string, Func*> funcs;
 };
-std::map<Module*, bool>& g_modules = *new std::map<Module*, bool>;  // the loaded ones
+std::set<Module*>& g_modules = *new std::set<Module*>;  // the loaded ones
 std::map<std::string, std::vector<Func*>>& g_unloaded_funcs = *new std::map<std::string, std::vector<Func*>>;
 size_t g_used = 0;
 bool g_init = false;
@@ -406,7 +407,7 @@ CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void*) { retu
 CUresult cuModuleLoadData(void** module, const void*) {
     std::lock_guard<std::mutex> l(g_lock);
     auto* m = new Module;
-    g_modules[m] = true;
+    g_modules.insert(m);
     *module = m;
     return OK;
 }
