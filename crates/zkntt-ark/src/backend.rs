@@ -31,8 +31,9 @@ pub enum Backend {
     Cpu,
     /// The GPU at every size, ignoring the threshold and `ZKNTT_FORCE_CPU`; a missing GPU or a GPU
     /// error panics instead of falling back. For tests and benchmarks that must measure or check
-    /// the GPU path itself. Coefficients that are not the field, and domains whose fields disagree
-    /// ([`CpuReason::InconsistentDomain`]), still run on the CPU.
+    /// the GPU path itself. What the GPU path cannot take still runs on the CPU, with its
+    /// [`CpuReason`]: coefficients that are not the field, fields without kernels, domains whose
+    /// fields disagree, and `GpuQap`'s domains of other points and malformed input.
     Gpu,
 }
 
@@ -111,25 +112,32 @@ static MIN_LOG: AtomicU32 = AtomicU32::new(u32::MAX);
 pub fn gpu_min_log_size() -> u32 {
     match MIN_LOG.load(Ordering::Relaxed) {
         u32::MAX => {
-            let v = match std::env::var(GPU_MIN_LOG_ENV) {
-                Ok(s) => s.trim().parse().unwrap_or_else(|_| {
-                    crate::log::log_once(
-                        "gpu-min-log-env",
-                        format_args!(
-                            "{GPU_MIN_LOG_ENV}={s:?} is not a log2 size (0, 1, 2, ...): the default \
-                             {DEFAULT_GPU_MIN_LOG_SIZE} is used"
-                        ),
-                    );
-                    DEFAULT_GPU_MIN_LOG_SIZE
-                }),
-                Err(_) => DEFAULT_GPU_MIN_LOG_SIZE,
-            };
+            let v = min_log_from_env(std::env::var(GPU_MIN_LOG_ENV).ok().as_deref());
             // Another thread may have set it meanwhile: keep theirs.
             let _ = MIN_LOG.compare_exchange(u32::MAX, v, Ordering::Relaxed, Ordering::Relaxed);
             MIN_LOG.load(Ordering::Relaxed)
         }
         v => v,
     }
+}
+
+/// The threshold `ZKNTT_GPU_MIN_LOG` gives (unset: the default; not a number: the default and one
+/// WARN line), below u32::MAX, which marks "not read yet" (as in `set_gpu_min_log_size`).
+fn min_log_from_env(value: Option<&str>) -> u32 {
+    let v = match value {
+        Some(s) => s.trim().parse().unwrap_or_else(|_| {
+            crate::log::log_once(
+                "gpu-min-log-env",
+                format_args!(
+                    "{GPU_MIN_LOG_ENV}={s:?} is not a log2 size (0, 1, 2, ...): the default \
+                     {DEFAULT_GPU_MIN_LOG_SIZE} is used"
+                ),
+            );
+            DEFAULT_GPU_MIN_LOG_SIZE
+        }),
+        None => DEFAULT_GPU_MIN_LOG_SIZE,
+    };
+    v.min(u32::MAX - 1)
 }
 
 /// Sets the GPU threshold for the process (log2 of the smallest domain sent to the GPU).
@@ -180,6 +188,17 @@ pub(crate) fn choose(log_n: u32) -> Result<&'static Arc<HostPipeline>, CpuReason
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ZKNTT_GPU_MIN_LOG=4294967295` was read as u32::MAX, the "not read yet" mark, so the
+    /// variable was read again on every call.
+    #[test]
+    fn the_threshold_from_the_environment_is_below_the_unread_mark() {
+        assert_eq!(min_log_from_env(None), DEFAULT_GPU_MIN_LOG_SIZE);
+        assert_eq!(min_log_from_env(Some(" 12 ")), 12);
+        assert_eq!(min_log_from_env(Some("x")), DEFAULT_GPU_MIN_LOG_SIZE);
+        assert_eq!(min_log_from_env(Some("4294967295")), u32::MAX - 1);
+        assert_eq!(min_log_from_env(Some("4294967294")), u32::MAX - 1);
+    }
 
     #[test]
     fn with_backend_restores_the_previous_choice() {

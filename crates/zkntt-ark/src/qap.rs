@@ -8,7 +8,7 @@
 //! LDE, `NttEngine::coset_lde_in_place`), and h comes back once. Field arithmetic is exact,
 //! so the result is ark's bit for bit, and so are the proofs.
 
-use crate::backend::{self, CpuReason, Placement};
+use crate::backend::{self, Backend, CpuReason, Placement};
 use crate::transform::gpu_failed;
 use ark_ff::PrimeField;
 use ark_groth16::r1cs_to_qap::{LibsnarkReduction, R1CSToQAP, evaluate_constraint};
@@ -68,9 +68,14 @@ impl R1CSToQAP for GpuQap {
                 full_assignment,
             )
         };
-        let on_cpu = |reason| {
+        // ark's code throughout (a `GpuDomain` D would otherwise try the GPU again inside it).
+        // The reason is recorded again after it, over the domain's own calls' records, and
+        // before it, for input on which ark's code panics.
+        let on_cpu = |reason: CpuReason| {
+            backend::record(Placement::Cpu(reason.clone()));
+            let h = backend::with_backend(Backend::Cpu, cpu);
             backend::record(Placement::Cpu(reason));
-            cpu()
+            h
         };
         let domain =
             D::new(num_constraints + num_inputs).ok_or(SynthesisError::PolynomialDegreeTooLarge)?;
@@ -91,7 +96,7 @@ impl R1CSToQAP for GpuQap {
         };
         // 1 / Z_H(g) on the coset, as ark computes it (g is outside H: never zero).
         let Some(z_inv) = domain.evaluate_vanishing_polynomial(F::GENERATOR).inverse() else {
-            return cpu();
+            return on_cpu(CpuReason::InconsistentDomain);
         };
         let n = domain.size();
         // The run-time field picks the compile-time one: zkntt-gpu is called with a GpuField type.

@@ -16,6 +16,9 @@ pub enum Error {
     /// The 2-D split asks for more layers than the transform has.
     #[error("2-D split 2^{log_p} x 2^(log_n - log_p) does not fit a transform of 2^{log_n}")]
     BadSplit { log_n: u32, log_p: u32 },
+    /// A plan made for one transform size applied to another.
+    #[error("a plan for 2^{plan_log_n} applied to transforms of 2^{log_n}")]
+    PlanSize { plan_log_n: u32, log_n: u32 },
     /// The distributed NTT's ranks must be a power of two dividing both N1 and N2 (so N >= ranks^2).
     #[error(
         "{ranks} ranks cannot split 2^{log_n1} x 2^{log_n2}: ranks must be a power of two dividing both sides (N >= ranks^2)"

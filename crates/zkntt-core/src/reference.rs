@@ -75,15 +75,10 @@ pub fn radix2_nn<F: FftField>(a: &mut [F], omega: F) {
     }
 }
 
-/// One transform of length 2^log_n, as `cfg` says (its batch fields are ignored).
-pub fn ntt_one<F: FftField>(a: &mut [F], log_n: u32, cfg: &NttConfig<F>) {
-    ntt_one_with(a, log_n, cfg, &radix2_nn);
-}
-
-/// [`ntt_one`] with the natural-order core transform `core(a, omega)`, computing
-/// `a[k] <- sum_j a[j] * omega^(j*k)`, supplied (the radix-2 reference and the 2-D model plug in): orderings, coset scaling and 1/N are
-/// applied around `core` exactly as for the reference.
-pub fn ntt_one_with<F: FftField>(
+/// One transform of `a` (length 2^log_n, which `ntt_with` has checked), as `cfg` says (its batch
+/// fields are ignored), with the natural-order core transform `core`: orderings, coset scaling
+/// and 1/N are applied around it.
+fn ntt_one_with<F: FftField>(
     a: &mut [F],
     log_n: u32,
     cfg: &NttConfig<F>,
@@ -131,7 +126,9 @@ pub fn ntt<F: FftField>(data: &mut [F], cfg: &NttConfig<F>) -> Result<()> {
     ntt_with(data, cfg, &radix2_nn)
 }
 
-/// [`ntt`] with the natural-order core transform supplied (see [`ntt_one_with`]).
+/// [`ntt`] with the natural-order core transform `core(a, omega)` supplied, computing
+/// `a[k] <- sum_j a[j] * omega^(j*k)` (the radix-2 reference and the 2-D model plug in):
+/// orderings, coset scaling and 1/N are applied around `core` exactly as for the reference.
 pub fn ntt_with<F: FftField>(
     data: &mut [F],
     cfg: &NttConfig<F>,

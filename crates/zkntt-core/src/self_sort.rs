@@ -14,7 +14,7 @@
 
 use crate::plan::{self, Form, Kernel, Kernels, Plan, WarpShape, flags};
 use crate::reference::{self, bit_reverse_index, radix2_nn};
-use crate::{Direction, NttConfig, Ordering, Result};
+use crate::{Direction, Error, NttConfig, Ordering, Result};
 use ark_ff::FftField;
 
 /// P-point NTTs down every column of the P x R matrix held in `a`, then `a[k1*R + c] *= w^(c*k1)`
@@ -838,10 +838,15 @@ pub fn run_column_launches<F: FftField>(a: &mut [F], omega: F, launches: Vec<pla
 
 /// The batch `cfg` describes, each transform by the GPU's scheme under `plan`, with the coset
 /// and 1/N scalings at the positions the kernels apply them (a reversed position's exponent is
-/// its reversed index).
+/// its reversed index). A plan for another size is `Error::PlanSize`, `data` untouched.
 pub fn ntt<F: FftField>(data: &mut [F], cfg: &NttConfig<F>, plan: Plan) -> Result<()> {
     let log_n = cfg.log_size(data.len())?;
-    debug_assert_eq!(log_n, plan.log_n());
+    if log_n != plan.log_n() {
+        return Err(Error::PlanSize {
+            plan_log_n: plan.log_n(),
+            log_n,
+        });
+    }
     let ordering = cfg.ordering;
     let omega = reference::root_of_unity::<F>(log_n);
     let scale = |a: &mut [F], x: F, reversed: bool| {
@@ -880,6 +885,23 @@ mod tests {
     use super::*;
     use ark_bn254::Fr;
     use ark_ff::{Field, UniformRand};
+
+    /// A plan for another size is an error and leaves the data as it was (it transformed wrongly
+    /// and returned Ok in release builds).
+    #[test]
+    fn a_plan_for_another_size_is_refused() {
+        let x: Vec<Fr> = (0..1u64 << 12).map(Fr::from).collect();
+        let mut got = x.clone();
+        let r = ntt(&mut got, &NttConfig::forward(), Plan::for_size(10).unwrap());
+        assert_eq!(
+            r,
+            Err(Error::PlanSize {
+                plan_log_n: 10,
+                log_n: 12
+            })
+        );
+        assert_eq!(got, x);
+    }
 
     /// The cluster launch's twin at every size the plan gives it, in every ordering, against the
     /// column launches (and so ark-poly's order), BN254 and BLS12-381.
