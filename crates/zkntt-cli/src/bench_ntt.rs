@@ -49,9 +49,9 @@ pub struct NttArgs {
     /// Only the host pipeline (implies --host; no device-resident or ark-poly columns).
     #[arg(long)]
     host_only: bool,
-    /// Threads of the host pipeline's copy pool (default: the library's).
-    #[arg(long)]
-    copy_threads: Option<usize>,
+    /// Threads of the host pipeline's copy pool, 1 to 256 (default: the library's).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    copy_threads: Option<u16>,
     /// Where a streamed host call (data above the 2 GiB pinned limit) keeps its input until the
     /// result is complete: a pageable host copy (the default), or a second device buffer.
     #[arg(long, value_enum)]
@@ -389,7 +389,7 @@ pub(crate) fn pinned_bandwidth(gpu: &Gpu) -> Result<(f64, f64), AnyError> {
 /// Host memory in and out, forward NN, wall clock: each size's first call (pinned and device
 /// buffers, twiddles built), then the median of the repeated calls, against the PCIe floor.
 fn host_table(args: &NttArgs, from: u32, to: u32, host: HostPipeline) -> Result<HostRun, AnyError> {
-    host.set_copy_threads(args.copy_threads);
+    host.set_copy_threads(args.copy_threads.map(usize::from));
     let asked = InputCopy::from(args.input_copy.unwrap_or(InputCopyArg::Host));
     host.set_input_copy(asked);
     let gpu = host.gpu().clone();

@@ -38,6 +38,9 @@ fn blog_4060_ms(form: ModMulForm, bits: u32) -> Option<f64> {
     }
 }
 
+/// `bench modmul --n`'s largest value.
+const MAX_MODMUL_N: usize = 1 << 30;
+
 #[derive(clap::Args, Debug)]
 pub struct ModmulArgs {
     /// Elements (the blog: 16 M).
@@ -135,6 +138,14 @@ pub fn modmul_json(gpu: &str, timestamp: &str, run: &ModmulRun) -> Value {
 pub fn modmul(args: ModmulArgs) -> Result<(), AnyError> {
     if args.n == 0 {
         return Err("--n 0: the chains need at least one element".into());
+    }
+    // Two operands and a result of 4 bytes an element, generated on the host first.
+    if args.n > MAX_MODMUL_N {
+        return Err(format!(
+            "--n {}: at most 2^30 elements (12 GiB of operands and result)",
+            args.n
+        )
+        .into());
     }
     if args.iters == 0 {
         return Err("--iters 0: at least one timed launch is needed".into());

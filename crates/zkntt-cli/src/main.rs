@@ -145,9 +145,13 @@ type AnyError = Box<dyn std::error::Error>;
 
 fn info() -> Result<(), AnyError> {
     println!("zkntt {}", env!("CARGO_PKG_VERSION"));
-    match zkntt_kernels::NVCC_VERSION {
-        Some(v) => println!("kernels: built ({v}), SASS for {:?}", zkntt_kernels::ARCHS),
-        None => println!("kernels: NOT built ({})", zkntt_kernels::BUILD_NOTE),
+    match (zkntt_kernels::NVCC_VERSION, zkntt_kernels::EMULATOR) {
+        (Some(v), _) => println!("kernels: built ({v}), SASS for {:?}", zkntt_kernels::ARCHS),
+        (None, Some(_)) => println!(
+            "kernels: emulated on the CPU ({})",
+            zkntt_kernels::BUILD_NOTE
+        ),
+        (None, None) => println!("kernels: NOT built ({})", zkntt_kernels::BUILD_NOTE),
     }
     for id in FieldId::ALL {
         let d = id.desc();

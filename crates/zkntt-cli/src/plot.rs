@@ -155,6 +155,27 @@ fn num(v: &Value, key: &str) -> Option<f64> {
     v.get(key).and_then(Value::as_f64)
 }
 
+/// log2 of the largest size a document may give: a plot's x axis has a label a size.
+const MAX_PLOT_LOG: u64 = 40;
+
+/// Every `log_n` of the document, at any depth, a number from 0 to [`MAX_PLOT_LOG`]: a hand-edited
+/// or foreign file is refused in one line rather than overflowing a size or drawing billions of
+/// labels.
+fn check_sizes(v: &Value) -> Result<(), String> {
+    match v {
+        Value::Object(m) => {
+            if let Some(k) = m.get("log_n")
+                && k.as_u64().is_none_or(|k| k > MAX_PLOT_LOG)
+            {
+                return Err(format!("log_n {k} is not a size from 0 to {MAX_PLOT_LOG}"));
+            }
+            m.values().try_for_each(check_sizes)
+        }
+        Value::Array(a) => a.iter().try_for_each(check_sizes),
+        _ => Ok(()),
+    }
+}
+
 fn log_n(v: &Value) -> Option<u32> {
     v.get("log_n")
         .and_then(Value::as_u64)
@@ -212,6 +233,7 @@ fn rows_where(rows: &[Value], key: &str, value: &str) -> Vec<Value> {
 
 /// The figure of a bench document: `--matrix`'s (it has "cells"), else by its "kind".
 pub fn figure(doc: &Value) -> Result<Figure, String> {
+    check_sizes(doc)?;
     let gpu = doc
         .get("gpu")
         .and_then(Value::as_str)

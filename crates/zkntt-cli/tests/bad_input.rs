@@ -83,6 +83,17 @@ fn empty_work_is_refused() {
 #[test]
 fn sizes_out_of_range() {
     assert_one_line_error(&["bench", "ntt", "--to", "29"], &["29 is not in 1..=28"]);
+    // Unbounded, these allocated until memory ran out or started a million threads.
+    assert_one_line_error(
+        &["bench", "modmul", "--n", "18446744073709551615"],
+        &["--n 18446744073709551615: at most 2^30 elements"],
+    );
+    for threads in ["0", "257"] {
+        assert_one_line_error(
+            &["bench", "ntt", "--host", "--copy-threads", threads],
+            &[&format!("{threads} is not in 1..=256")],
+        );
+    }
     assert_one_line_error(
         &["bench", "ntt", "--matrix", "--from", "0"],
         &["0 is not in 1..=28"],
@@ -252,6 +263,18 @@ fn plot_from_saved_json() {
         &plot_args(bad.to_str().unwrap(), svg.to_str().unwrap()),
         &["not JSON"],
     );
+    // Sizes past any plot: a shift overflowed at 2^70, and a range to 2^32 drew a label a size.
+    for doc in [
+        r#"{"kind":"ntt","device":[{"log_n":70,"forward_ms":1.0}]}"#,
+        r#"{"kind":"fft","rows":[{"log_n":1,"zkntt_ms":1.0},{"log_n":4000000000,"zkntt_ms":1.0}]}"#,
+        r#"{"kind":"matrix","cells":[{"log_n":-1}]}"#,
+    ] {
+        std::fs::write(&bad, doc).unwrap();
+        assert_one_line_error(
+            &plot_args(bad.to_str().unwrap(), svg.to_str().unwrap()),
+            &["is not a size from 0 to 40"],
+        );
+    }
     assert_one_line_error(
         &plot_args(json.to_str().unwrap(), &format!("{UNWRITABLE}/m.svg")),
         &["--out /nonexistent-zkntt-dir/m.svg: cannot write"],
@@ -268,11 +291,12 @@ fn info_runs_anywhere() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    // A build without nvcc (ZKNTT_CPU_ONLY=1, or none found) says so instead.
-    let kernels = if zkntt_kernels::built() {
-        "kernels: built"
-    } else {
-        "kernels: NOT built"
+    // A build without nvcc (ZKNTT_CPU_ONLY=1, or none found) says so instead, and the emulator's
+    // build (ZKNTT_EMU=1) that its kernels run on the CPU.
+    let kernels = match (zkntt_kernels::NVCC_VERSION, zkntt_kernels::EMULATOR) {
+        (Some(_), _) => "kernels: built",
+        (None, Some(_)) => "kernels: emulated on the CPU",
+        (None, None) => "kernels: NOT built",
     };
     assert!(stdout.contains(kernels), "{stdout}");
 }

@@ -299,8 +299,11 @@ impl<F: GpuField> GpuDft<F> {
             return Err(mat);
         }
         let log_h = h.trailing_zeros();
-        let log_out = log_h + op.added_bits();
-        let elements_log = log_out + usize::BITS - 1 - w.leading_zeros();
+        // An overflow is beyond every GPU transform: the CPU's (Plonky3 refuses it there).
+        let Some(log_out) = log_h.checked_add(op.added_bits()) else {
+            return Err(mat);
+        };
+        let elements_log = log_out.saturating_add(usize::BITS - 1 - w.leading_zeros());
         let too_small = elements_log < self.cpu_below_log.unwrap_or(DEFAULT_CPU_BELOW_LOG);
         if too_small || log_out > F::FIELD.max_log_n() || u32::try_from(w).is_err() {
             return Err(mat);
@@ -684,6 +687,15 @@ impl Backend {
             expected: 1,
             got: 0,
         })?;
+        // This GPU's largest transform (2^24 without clusters), before anything is staged.
+        let (log_out, max) = (log_h + op.added_bits(), ntt.max_log_n(Kernel::Wsx));
+        if log_out > max {
+            return Err(Error::SizeUnsupported {
+                field: field.name(),
+                log_n: log_out,
+                max,
+            });
+        }
         // Held until this call's copies are over: no other call reuses the memory under a DMA.
         let mut staging = lock(&self.staging);
         let out_len = words.len() << op.added_bits();
@@ -1288,6 +1300,23 @@ fn transpose_host(x: &[u32], rows: usize, cols: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows with the blowup past u32 go to the CPU untouched, before the GPU is opened (the sum
+    /// overflowed: a panic in debug builds, a wrapped size sent to the GPU in release).
+    #[test]
+    fn an_overflowing_blowup_is_the_cpus() {
+        use p3_baby_bear::BabyBear;
+        use p3_field::PrimeCharacteristicRing;
+        let m = RowMajorMatrix::new((0..16u32).map(BabyBear::from_u32).collect(), 1);
+        for added_bits in [u32::MAX, u32::MAX - 3] {
+            let op = Op::CosetLde {
+                added_bits,
+                shift: 1,
+            };
+            let back = GpuDft::<BabyBear>::default().on_gpu(m.clone(), op);
+            assert_eq!(back.map_err(|m| m.values), Err(m.values.clone()));
+        }
+    }
 
     #[test]
     fn words_are_montgomery_form_with_r_2_to_32() {
