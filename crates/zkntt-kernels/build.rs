@@ -210,16 +210,20 @@ fn find_nvcc(toolchain_nvcc: &Path) -> Result<PathBuf, String> {
 /// Stops the build with what went wrong and the one command that fixes it: a dependent crate must
 /// never get a build whose GPU calls quietly run on the CPU.
 fn fail(root: &Path, why: &str) -> ! {
-    let dir = root.join(".toolchain");
+    // Outside the checkout's own .toolchain/ (make setup), which a git or registry dependency's
+    // checkout under ~/.cargo loses at every new revision.
+    let dir = env::var("HOME").map_or_else(
+        |_| "~/.cache/zkntt-cuda".into(),
+        |h| format!("{h}/.cache/zkntt-cuda"),
+    );
     eprintln!(
         "error: zkntt-kernels needs the CUDA 13.0 compiler to build its GPU kernels: {why}.\n\
          Fix (no system CUDA needed; about 300 MB from PyPI):\n\
-         \n    python3 -m pip install --target {dir} {wheels}\n\n\
-         (`make setup` in a zkntt checkout does the same). To keep the compiler elsewhere, install \
-         it with --target DIR and set {TOOLCHAIN_ENV}=DIR; or set NVCC to an nvcc 13.x. To build \
-         without kernels on purpose (every GPU call then returns KernelsNotBuilt), set \
-         {CPU_ONLY_ENV}=1.",
-        dir = dir.display(),
+         \n    python3 -m pip install --target {dir} {wheels}\n    export {TOOLCHAIN_ENV}={dir}\n\n\
+         (in a zkntt checkout, `make setup` installs it into {toolchain} instead). Or set NVCC to an \
+         nvcc 13.x. To build without kernels on purpose (every GPU call then returns \
+         KernelsNotBuilt), set {CPU_ONLY_ENV}=1.",
+        toolchain = root.join(".toolchain").display(),
         wheels = CUDA_WHEELS
             .split_whitespace()
             .map(|w| format!("'{w}'"))

@@ -148,15 +148,38 @@ pub fn set_gpu_min_log_size(log_n: u32) {
 fn force_cpu_env() -> bool {
     static FORCE: OnceLock<bool> = OnceLock::new();
     *FORCE.get_or_init(|| {
-        let on = std::env::var(FORCE_CPU_ENV).is_ok_and(|v| v.trim() == "1");
+        let value = std::env::var(FORCE_CPU_ENV).ok();
+        let on = force_cpu_from_env(value.as_deref());
         if on {
             log_once(
                 "forced-cpu",
-                format_args!("{FORCE_CPU_ENV}=1: GpuDomain runs every transform on the CPU"),
+                format_args!("{FORCE_CPU_ENV}: GpuDomain runs every transform on the CPU"),
             );
         }
         on
     })
+}
+
+/// Whether `ZKNTT_FORCE_CPU`'s value forces the CPU: 1, true or yes (any case) do; unset, empty,
+/// 0, false and no do not; anything else does not, with one WARN line (a typo must not pass
+/// silently for the switch it meant).
+fn force_cpu_from_env(value: Option<&str>) -> bool {
+    let Some(v) = value.map(str::trim) else {
+        return false;
+    };
+    match v.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => true,
+        "" | "0" | "false" | "no" => false,
+        _ => {
+            log_once(
+                "force-cpu-env",
+                format_args!(
+                    "{FORCE_CPU_ENV}={v:?} is not 1/true/yes or 0/false/no: the GPU is not forced off"
+                ),
+            );
+            false
+        }
+    }
 }
 
 /// The pipeline to run a transform of `2^log_n` elements of a field with kernels on, or why it
@@ -188,6 +211,23 @@ pub(crate) fn choose(log_n: u32) -> Result<&'static Arc<HostPipeline>, CpuReason
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn force_cpu_takes_the_usual_spellings() {
+        for v in ["1", " true ", "YES", "Yes"] {
+            assert!(force_cpu_from_env(Some(v)), "{v}");
+        }
+        for v in [
+            None,
+            Some(""),
+            Some("0"),
+            Some("false"),
+            Some("No"),
+            Some("2"),
+        ] {
+            assert!(!force_cpu_from_env(v), "{v:?}");
+        }
+    }
 
     /// `ZKNTT_GPU_MIN_LOG=4294967295` was read as u32::MAX, the "not read yet" mark, so the
     /// variable was read again on every call.
