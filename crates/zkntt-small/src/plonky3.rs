@@ -688,14 +688,7 @@ impl Backend {
             got: 0,
         })?;
         // This GPU's largest transform (2^24 without clusters), before anything is staged.
-        let (log_out, max) = (log_h + op.added_bits(), ntt.max_log_n(Kernel::Wsx));
-        if log_out > max {
-            return Err(Error::SizeUnsupported {
-                field: field.name(),
-                log_n: log_out,
-                max,
-            });
-        }
+        ntt.check_size(log_h + op.added_bits(), Kernel::Wsx)?;
         // Held until this call's copies are over: no other call reuses the memory under a DMA.
         let mut staging = lock(&self.staging);
         let out_len = words.len() << op.added_bits();

@@ -351,14 +351,21 @@ impl SmallNtt {
     /// The batch of transforms of 2^log_n in `len` words, or why `kernel` cannot run them.
     fn check_for(&self, len: usize, log_n: u32, kernel: Kernel) -> Result<u64> {
         let batch = self.check(len, log_n)?;
-        if log_n > self.max_log_n(kernel) {
+        self.check_size(log_n, kernel)?;
+        Ok(batch)
+    }
+
+    /// `SizeUnsupported` where 2^log_n is above [`SmallNtt::max_log_n`]`(kernel)` on this GPU.
+    pub(crate) fn check_size(&self, log_n: u32, kernel: Kernel) -> Result<()> {
+        let max = self.max_log_n(kernel);
+        if log_n > max {
             return Err(Error::SizeUnsupported {
                 field: self.field.name(),
                 log_n,
-                max: self.max_log_n(kernel),
+                max,
             });
         }
-        Ok(batch)
+        Ok(())
     }
 
     /// Whether `kernel` exists in this instance's form ([`Kernel::WsxHalf`] only in one).
