@@ -214,9 +214,15 @@ fn summary(gpu: &Gpu) {
     println!(
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
+    // ZKNTT_BENCH_MIN_LOG / ZKNTT_BENCH_MAX_LOG narrow the table to those sizes (batches included).
+    let (min, max) = (
+        zkntt_benches::env_log("ZKNTT_BENCH_MIN_LOG", 12),
+        zkntt_benches::env_log("ZKNTT_BENCH_MAX_LOG", 26),
+    );
     let cases: Vec<(u32, usize)> = (12..=26)
         .map(|l| (l, 1))
         .chain([(12, 256), (13, 64), (16, 8), (16, 64), (20, 16), (22, 4)])
+        .filter(|&(l, _)| (min..=max).contains(&l))
         .collect();
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         let ntt = SmallNtt::new(gpu, field, ModMulForm::ShoupLazy).unwrap();
