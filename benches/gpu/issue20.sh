@@ -17,6 +17,7 @@
 # (2^13..2^15 one block per transform, 2^16..2^20 the split, rows in bands from 2^18).
 #   .gpu/issue20.sh [tests] [bench] [ntt] [sanitize] [fft] [fft-sanitize]   (default: tests bench)
 #   ZKNTT_P3_LOG_H, ZKNTT_P3_WIDTH, ZKNTT_P3_ADDED_BITS, ZKNTT_P3_REPS pick the bench case;
+#   ZKNTT_BENCH_MIN_LOG / ZKNTT_BENCH_MAX_LOG narrow `ntt`'s table to those sizes;
 #   ZKNTT_SANITIZE_TOOLS and ZKNTT_SANITIZE_TESTS narrow `sanitize`.
 set -uo pipefail
 # shellcheck source=preamble.sh
