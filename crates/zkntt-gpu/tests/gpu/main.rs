@@ -239,5 +239,16 @@ fn round_trip_and_bad_input() {
     let mut back = vec![ark_bn254::Fr::from(0u64); 1000];
     d.copy_to_host(&gpu, &mut back).unwrap();
     assert_eq!(back, host);
+
+    // Empty vectors: a zero-byte allocation (zeroed or uploaded) round-trips nothing and drops.
+    let empty = DeviceVec::<ark_bn254::Fr>::zeros(&gpu, 0).unwrap();
+    assert!(empty.is_empty() && empty.num_bytes() == 0);
+    assert!(empty.to_host(&gpu).unwrap().is_empty());
+    let mut empty = DeviceVec::<ark_bn254::Fr>::from_host(&gpu, &[]).unwrap();
+    empty.copy_from_host(&gpu, &[]).unwrap();
+    empty.copy_to_host(&gpu, &mut []).unwrap();
+    assert!(empty.to_host(&gpu).unwrap().is_empty());
+    drop(empty);
+    gpu.synchronize().unwrap();
     let _ = Gpu::device_count();
 }
