@@ -81,8 +81,8 @@ __global__ void __launch_bounds__(THREADS) tile(const uint32_t* __restrict__ in,
                 butterfly(v[r], v[r | 1u << rb], tw[h + j]);
             }
         }
-        if (grp != 0) __syncthreads();  // the previous group's reads are done
         if (grp != 0) {
+            __syncthreads();  // the previous group's reads are done
 #pragma unroll
             for (uint32_t r = 0; r < REGS; r++) s[pad(tl | r << lo | th << (lo + G))] = v[r];
         }

@@ -142,8 +142,10 @@ pub fn modmul(args: ModmulArgs) -> Result<(), AnyError> {
     // Two operands and a result of 4 bytes an element, generated on the host first.
     if args.n > MAX_MODMUL_N {
         return Err(format!(
-            "--n {}: at most 2^30 elements (12 GiB of operands and result)",
-            args.n
+            "--n {}: at most 2^{} elements ({} GiB of operands and result)",
+            args.n,
+            MAX_MODMUL_N.trailing_zeros(),
+            (3 * 4 * MAX_MODMUL_N) >> 30
         )
         .into());
     }
