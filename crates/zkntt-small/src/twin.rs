@@ -611,6 +611,13 @@ pub fn two_d_panels_split(
     let columns = PanelLayout { t: 0, e: log2 };
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
+    if !bit_reversed && crate::ntt::nn_rows_shape_fits(log1, log2) {
+        // NN's rows kernel (`cuda/small/ntt_nn_rows.cu`): each tile's WSX layers in natural
+        // order, stored across the rows: X[k1 + N1 k2].
+        wsx(args(log2, scale, None), &mut mid)?;
+        transpose_rows(data, &mid, log1, log2);
+        return Ok(());
+    }
     let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, log2);
     if on_tiles {
         // The rows bit-reversed out, in place: on the WSX tile kernel (untwiddled), or above a
@@ -645,6 +652,18 @@ pub fn two_d_panels_split(
     debug_assert!(!bit_reversed, "NR's rows run on the tile kernel");
     let (rows, out) = (PanelLayout { t: log2, e: 0 }, PanelLayout { t: 0, e: log1 });
     panel(args(log2, scale, None), &mid, data, log_n, log1, rows, out)
+}
+
+/// NN's rows kernel's store: row k1 of each matrix of `mid` holds X[k1 + N1 k2] at k2.
+fn transpose_rows(data: &mut [u32], mid: &[u32], log1: u32, log2: u32) {
+    let (n1, n2) = (1usize << log1, 1usize << log2);
+    for (x, m) in data.chunks_mut(n1 * n2).zip(mid.chunks(n1 * n2)) {
+        for k1 in 0..n1 {
+            for k2 in 0..n2 {
+                x[k1 + n1 * k2] = m[k1 * n2 + k2];
+            }
+        }
+    }
 }
 
 /// NN's last step where the rows ran bit-reversed out (`transpose_words` with `rev_cols`): row k1

@@ -727,6 +727,51 @@ fn nr_matches_reference_bit_reversed() {
     }
 }
 
+/// NN's rows kernel (`cuda/small/ntt_nn_rows.cu`: the rows pass on clusters of 8 blocks, stored
+/// across the rows in natural order) at one size of each row length it takes, 2^9..2^12 (8, 4, 2
+/// and 1 rows a tile), and batches: forward and inverse, in place, out of place and by address
+/// at +4 bytes (runs that start mid-sector), BabyBear and KoalaBear in the default form,
+/// BabyBear also in Montgomery form. Where this GPU has no clusters of 8 the same sizes run the older path.
+#[test]
+fn nn_rows_kernel_matches_reference() {
+    let Some(gpu) = gpu_or_skip("nn_rows_kernel_matches_reference") else {
+        return;
+    };
+    let cases = [
+        (SmallField::BabyBear, ModMulForm::ShoupLazy, 17u32, 1usize),
+        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 17, 3),
+        (SmallField::BabyBear, ModMulForm::ShoupLazy, 19, 2),
+        (SmallField::BabyBear, ModMulForm::Montgomery, 20, 2),
+        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 21, 1),
+        (SmallField::BabyBear, ModMulForm::ShoupLazy, 23, 1),
+    ];
+    for (field, form, log_n, batch) in cases {
+        if above_bound("nn_rows_kernel_matches_reference", log_n) {
+            continue;
+        }
+        let ntt = SmallNtt::new(&gpu, field, form).unwrap();
+        let sm90 = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
+        if sm90 {
+            assert!(
+                ntt.takes_nn_rows(log_n),
+                "2^{log_n}: clusters of 8 on sm_90"
+            );
+        }
+        let x = inputs(field, batch << log_n, 900 + log_n as u64);
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let mut want = x.clone();
+            reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+            let what = format!("{field:?} {form:?} {dir:?} NN 2^{log_n} x {batch}");
+            let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+            assert_same(&got, &want, log_n, &format!("{what} in place"));
+            let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+            assert_same(&got, &want, log_n, &format!("{what} run_into"));
+            let got = run_raw_at_plus_4(&gpu, &ntt, &x, log_n, dir, Ordering::NN);
+            assert_same(&got, &want, log_n, &format!("{what} run_raw at +4 bytes"));
+        }
+    }
+}
+
 /// NN at 2^22..2^24 (the columns pass, in 16-transform panels at 2^22/2^23; the rows on the tile
 /// kernel, then the transpose): batches of three and two matrices, forward and inverse, in place
 /// (`run`, through the scratch), out of place (`run_into`) and by address at +4 bytes (`run_raw`:

@@ -5,12 +5,15 @@
 
 mod cluster;
 mod host;
+mod nn_rows;
 mod panel;
 mod two_d;
 
 pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
+pub use nn_rows::nn_rows_kernel_name;
+pub(crate) use nn_rows::shape_fits as nn_rows_shape_fits;
 #[cfg(test)]
 pub(crate) use panel::WIDE_PANEL_WORDS;
 pub use panel::{panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name};
@@ -105,8 +108,8 @@ fn order_code(ordering: Ordering) -> u32 {
 }
 
 /// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
-/// and the WSX kernel's RN symbol, the 2-D panel kernels (NN, NR, RN) and the cluster kernel of
-/// each field and form, and BabyBear's wide tile kernels.
+/// and the WSX kernel's RN symbol, the 2-D panel kernels (NN, NR, RN), the cluster kernel and
+/// NN's rows kernel of each field and form, and BabyBear's wide tile kernels.
 pub fn kernel_names() -> impl Iterator<Item = String> {
     let tiles = Kernel::ALL
         .into_iter()
@@ -127,6 +130,7 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
                 panel_nr_kernel_name(f, m),
                 panel_rn_kernel_name(f, m),
                 cluster_kernel_name(f, m),
+                nn_rows_kernel_name(f, m),
             ]
         })
     });
@@ -229,6 +233,12 @@ pub struct SmallNtt {
     cluster_max_log_n: u32,
     /// The cluster kernel, resolved once (a lone small transform pays its host time).
     cluster_f: CudaFunction,
+    /// NN's rows kernel with the transpose in its store (`nn_rows.rs`), resolved once, and how
+    /// many of its clusters of 8 this GPU holds at once (0: it is not used).
+    nn_rows_f: CudaFunction,
+    nn_rows_clusters: u64,
+    /// `ZKNTT_EXP_NN_ROWS=0` turns it off (session switch for the A/B).
+    nn_rows_on: bool,
     /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
     clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
@@ -304,6 +314,9 @@ impl SmallNtt {
                 4
             };
         let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
+        let nn_rows_f = gpu.function(&nn_rows_kernel_name(field, form))?;
+        let nn_rows_clusters = nn_rows::max_clusters(gpu.stream(), &nn_rows_f, dependent_launch);
+        let nn_rows_on = std::env::var("ZKNTT_EXP_NN_ROWS").map_or(true, |v| v != "0");
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -316,6 +329,9 @@ impl SmallNtt {
             max_grid: (sms.max(1) as u64) * BLOCKS_PER_SM,
             cluster_max_log_n,
             cluster_f,
+            nn_rows_f,
+            nn_rows_clusters,
+            nn_rows_on,
             clusters: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
@@ -724,7 +740,8 @@ mod tests {
             );
         }
         // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the WSX kernel's
-        // RN symbol, the panel (NN, NR, RN) and cluster kernels, BabyBear's wide tile kernels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 5 * 3 * 7 + 2 * 7);
+        // RN symbol, the panel (NN, NR, RN), cluster and NN rows kernels, BabyBear's wide tile
+        // kernels.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 6 * 3 * 7 + 2 * 7);
     }
 }

@@ -211,6 +211,20 @@ impl SmallNtt {
         // NN and NR: the first pass is the N1-point columns (element n1 at word n1 N2 + n2).
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
+        if !nr && self.takes_nn_rows(log_n) {
+            // NN's rows on their own kernel, X stored in natural order (no transpose pass).
+            self.panel(
+                stream,
+                first_pass(log1, log2)?,
+                mid,
+                log_n,
+                log2,
+                columns,
+                columns,
+                false,
+            )?;
+            return self.nn_rows(stream, mid, dst, log1, log2, batch, direction, scale);
+        }
         // Rows on the tile kernel: NR's in place in `dst`, where the columns go straight (`mid`
         // is not used); NN's in place in `mid`.
         let on_tiles = rows_on_tiles(ordering, log_n, log2);

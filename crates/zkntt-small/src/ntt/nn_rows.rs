@@ -1,0 +1,136 @@
+//! NN's rows pass with the transpose in its store (`cuda/small/ntt_nn_rows.cu`): the 2-D path's
+//! second pass in natural order as one launch on clusters of 8 blocks, each group of 8 tiles of
+//! consecutive rows stored as runs of whole sectors across the rows, where the tile kernel's rows
+//! need a transpose pass after them (from 2^22) and the panel kernel's rows-in, columns-out pass
+//! (below) runs slower than the tile kernel.
+
+use super::{NttParams, SmallNtt, THREADS, two_d_split};
+use crate::field::TILE_LOG;
+use crate::{Direction, ModMulForm, Result, SmallField};
+use cudarc::driver::{CudaFunction, CudaStream, DeviceRepr, LaunchConfig};
+use std::sync::Arc;
+
+/// log2 of the kernel's cluster: 8 blocks, one tile each, a group.
+pub(crate) const LOG_CLUSTER: u32 = 3;
+
+/// `small_ntt_nn_rows_{field}_{form}` (the macro `ZKNTT_SMALL_NN_ROWS` of `cuda/small/ntt_nn_rows.cu`).
+pub fn nn_rows_kernel_name(field: SmallField, form: ModMulForm) -> String {
+    format!("small_ntt_nn_rows_{}_{}", field.name(), form.name())
+}
+
+/// `NnRowsParams` of `cuda/small/ntt_nn_rows.cu`, byte for byte.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct NnRowsParams {
+    pub ntt: NttParams,
+    pub out: u64,
+    pub log_cols: u32,
+    pub pad: u32,
+}
+
+// SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
+unsafe impl DeviceRepr for NnRowsParams {}
+
+/// Whether the kernel takes the rows of a 2-D split (2^log1 rows of 2^log2 a matrix): rows of
+/// 2^9..2^12 (a tile holds T = 2^(12 - log2) of them), and a group's 8 T rows inside one matrix.
+pub(crate) fn shape_fits(log1: u32, log2: u32) -> bool {
+    (9..=TILE_LOG).contains(&log2) && log1 >= LOG_CLUSTER + (TILE_LOG - log2)
+}
+
+fn config(clusters: u64) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: ((clusters << LOG_CLUSTER) as u32, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Clusters of the kernel `f` this GPU holds at once (0: none, before sm_90 or where the driver
+/// refuses clusters of 8).
+pub(super) fn max_clusters(stream: &CudaStream, f: &CudaFunction, sm90: bool) -> u64 {
+    if !sm90 {
+        return 0;
+    }
+    zkntt_gpu::launch::max_active_clusters(stream, f, config(1), 1 << LOG_CLUSTER)
+        .map_or(0, u64::from)
+}
+
+impl SmallNtt {
+    /// Whether NN (natural order in and out) of 2^log_n words on the WSX kernel's 2-D path runs
+    /// its rows pass on NN's rows kernel (no transpose pass after it): rows of 2^9..2^12
+    /// ([`shape_fits`] of `two_d_split`: 2^17..2^24), clusters of 8 on this GPU, and not switched
+    /// off (`ZKNTT_EXP_NN_ROWS=0`, a session switch for the A/B). 2^13..2^16 take the cluster
+    /// kernel where the batch is small ([`SmallNtt::takes_cluster`]) and otherwise the panel
+    /// kernel's two passes; 2^25/2^26 the wide tile kernel and a transpose.
+    pub fn takes_nn_rows(&self, log_n: u32) -> bool {
+        let (log1, log2) = two_d_split(log_n);
+        log_n > TILE_LOG && self.nn_rows_clusters > 0 && shape_fits(log1, log2) && self.nn_rows_on
+    }
+
+    /// The 2^log2-point rows of `batch` matrices of 2^log1 rows at `mid` (columns done and
+    /// twiddled), X[k1 + N1 k2] into `dst` (not `mid`), the inverse's outputs times 1/N (`scale`
+    /// = log2 N).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn nn_rows(
+        &self,
+        stream: &Arc<CudaStream>,
+        mid: u64,
+        dst: u64,
+        log1: u32,
+        log2: u32,
+        batch: u64,
+        direction: Direction,
+        scale: Option<u32>,
+    ) -> Result<()> {
+        debug_assert!(shape_fits(log1, log2) && mid != dst);
+        let rows = batch << log1;
+        if rows == 0 {
+            return Ok(());
+        }
+        let tw = self.twiddle_table(direction);
+        let ntt = self.params(tw, mid, rows, log2, scale, None)?;
+        let p = NnRowsParams {
+            ntt,
+            out: dst,
+            log_cols: log1,
+            pad: 0,
+        };
+        let groups = rows >> (LOG_CLUSTER + TILE_LOG - log2);
+        // SAFETY: the kernel takes one NnRowsParams by value; the callers size `mid` and `dst`
+        // to `batch` matrices of 2^(log1 + log2) words, a group's rows lie in one matrix
+        // (`shape_fits`), the table holds the entries it indexes, and `nn_rows_clusters` found
+        // clusters of 8 schedulable on the function.
+        unsafe {
+            zkntt_gpu::launch::launch_cluster(
+                stream,
+                &self.nn_rows_f,
+                config(groups.min(self.nn_rows_clusters)),
+                &p,
+                1 << LOG_CLUSTER,
+            )
+        }?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_the_kernel_takes() {
+        // 2^17 = 2^8 x 2^9 (64-row groups), 2^22 = 2^11 x 2^11, 2^24 = 2^12 x 2^12.
+        assert!(shape_fits(8, 9) && shape_fits(11, 11) && shape_fits(12, 12));
+        // Rows above a tile (2^25, 2^26) or below 2^9; a group larger than a matrix.
+        assert!(!shape_fits(12, 13) && !shape_fits(8, 8) && !shape_fits(5, 9));
+        assert!(shape_fits(6, 9) && shape_fits(3, 12) && !shape_fits(2, 12));
+    }
+
+    #[test]
+    fn params_match_the_c_struct() {
+        // NttParams (72 bytes), a pointer and two words.
+        assert_eq!(std::mem::size_of::<NnRowsParams>(), 88);
+        assert_eq!(std::mem::offset_of!(NnRowsParams, out), 72);
+        assert_eq!(std::mem::offset_of!(NnRowsParams, log_cols), 80);
+    }
+}

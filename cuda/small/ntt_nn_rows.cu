@@ -1,0 +1,141 @@
+// NN's rows pass with the transpose in its store: the 2-D path's second pass (N = N1 x N2, the
+// N1-point columns already done and twiddled) in one launch, where the tile kernel's rows stay
+// where they lie and a transpose pass (or the panel kernel's rows-in, columns-out pass) puts X in
+// natural order. Row k1 of a matrix (2^log_n words, N2 = 2^log_n, log_n 9..12) transforms into
+// X[k1 + N1 k2]: a row's outputs lie N1 words apart, so a store is contiguous only across rows.
+// A store of runs shorter than a sector at a power-of-two stride costs eight times the L2 writes
+// of a coalesced one (benches/NOTES.md, thirty-first session), so the rows are stored in groups:
+// a cluster of C = 8 blocks runs 8 tiles of consecutive rows (T = 2^(12 - log_n) rows a tile, G
+// = 8 T rows a group), each block its tile's WSX layers into its own shared memory in natural
+// order; after a cluster barrier block `me` takes the group's k2 in [me N2 / 8, (me + 1) N2 / 8)
+// and stores, for each, the G rows' entries as one run of G words (32 bytes and more: whole
+// sectors), reading them from the blocks that hold them (distributed shared memory). A warp
+// store of lanes R = tid mod G on the group's rows is 32 / G runs at consecutive k2, as the
+// panel columns pass stores.
+#include "cluster.cuh"
+#include "small/wsx_tile.cuh"
+#include "shared_memory.cuh"
+
+namespace zkntt {
+namespace small {
+namespace nn_rows {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+using zkntt::cluster::arrive;
+using zkntt::cluster::barrier;
+using zkntt::cluster::load_remote;
+using zkntt::cluster::rank;
+using zkntt::cluster::remote;
+using zkntt::cluster::wait;
+#endif
+
+// Mirrored by `NnRowsParams` in crates/zkntt-small/src/ntt/nn_rows.rs. ntt: the rows (ntt.batch
+// rows of 2^ntt.log_n words at ntt.data, no 2-D twiddle, the inverse's scale); out: X, row k1 of
+// matrix m's entry k2 at out[m N + k1 + N1 k2]; log_cols: log2 N1, the rows of a matrix (>= 3
+// + log2 T, so that a group lies in one matrix).
+struct NnRowsParams {
+    NttParams ntt;
+    uint32_t* out;
+    uint32_t log_cols;
+    uint32_t pad;
+};
+
+constexpr uint32_t LOG_C = 3;  // blocks a cluster, tiles a group
+
+// LOG_T: log2 of the rows a tile (log_n = 12 - LOG_T).
+template <class F, class Form, uint32_t LOG_T>
+__device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    using W = typename Form::W;
+    constexpr uint32_t LOG_ROW = TILE_LOG - LOG_T;
+    constexpr uint32_t LOG_G = LOG_C + LOG_T;  // rows a group
+    constexpr uint32_t LOG_STEP = 8 - LOG_G;   // k2 between a thread's registers
+    static_assert(LOG_G <= 8, "a group's rows within one register's 256 words");
+    const NttParams& p = q.ntt;
+    const Form f(p);
+    const uint32_t tid = threadIdx.x, me = rank();
+    // Natural order out: tile position t 2^LOG_ROW + k2 holds row t's output k2, at slot(...).
+    const auto c = wsx::Consts<W>::template make<true>(p.twiddles, LOG_ROW, true);
+    const uint64_t groups = p.batch >> LOG_G;
+    const uint32_t log1 = q.log_cols;
+    // The store: word u = tid + 256 i of this block's share is row R = u mod G of the group at
+    // k2 = k2_0 + u / G (k2_0 = me N2 / 8): row R is row R mod T of block R / T's tile.
+    const uint32_t R = tid & ((1u << LOG_G) - 1);
+    const uint32_t k2_t = (me << (LOG_ROW - LOG_C)) + (tid >> LOG_G);
+    const uint32_t holder = R >> LOG_T;
+    // slot is linear over XOR and the parts below occupy disjoint bits.
+    const uint32_t s_t = wsx::slot(((R & ((1u << LOG_T) - 1)) << LOG_ROW) | k2_t);
+    const uint32_t buf_at = (uint32_t)__cvta_generic_to_shared(buf);
+    const uint64_t mask1 = (1ull << log1) - 1;
+
+    bool first = true;
+    for (uint64_t grp = blockIdx.x >> LOG_C; grp < groups; grp += gridDim.x >> LOG_C) {
+        const uint64_t row0 = grp << LOG_G;
+        // This block's tile, M1 (each warp load 128 contiguous bytes).
+        const uint32_t* src = p.data + ((row0 + (me << LOG_T)) << LOG_ROW) + tid;
+        uint32_t v[PER_THREAD];
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = src[r << 8];
+        if (!first) wait();  // every block has read this block's previous tile
+        first = false;
+        wsx::layers<F, Form, true>(f, c, v, buf, 1, LOG_ROW);
+        barrier();  // every tile of the group is in its block's shared memory
+        uint32_t y[PER_THREAD];
+#pragma unroll
+        for (uint32_t i = 0; i < PER_THREAD; i++) {
+            y[i] = load_remote(remote(buf_at + 4 * (s_t ^ wsx::slot(i << LOG_STEP)), holder));
+        }
+        arrive();  // this block's remote reads are done
+        const uint64_t row = row0 + R;
+        uint32_t* dst = q.out + ((row >> log1) << (log1 + LOG_ROW)) + (row & mask1) + ((uint64_t)k2_t << log1);
+#pragma unroll
+        for (uint32_t i = 0; i < PER_THREAD; i++) {
+            dst[(uint64_t)i << (LOG_STEP + log1)] = finish<F>(f, p, y[i], 0, 0);  // the scale
+        }
+    }
+    if (!first) wait();  // no block exits while another reads its shared memory
+#endif
+}
+
+}  // namespace nn_rows
+}  // namespace small
+}  // namespace zkntt
+
+// Launch (sm_90+ only): 256 threads per block, clusters of 8 blocks (1-D), the grid a multiple
+// of 8 (grid-stride over groups); static shared memory 16 KiB. p.ntt.log_n 9..12, p.ntt.batch a
+// multiple of the group's 2^(15 - log_n) rows, p.ntt.post_lo null, p.out not p.ntt.data.
+#define ZKNTT_SMALL_NN_ROWS(FIELD, FORM, NAME)                                                        \
+    extern "C" __global__ void __launch_bounds__(256, 4)                                            \
+        small_ntt_nn_rows_##NAME(const zkntt::small::nn_rows::NnRowsParams p) {                      \
+        using F = zkntt::small::FIELD;                                                               \
+        using Form = zkntt::small::FORM<F>;                                                          \
+        ZKNTT_STATIC_SHARED(uint32_t, buf, [zkntt::small::TILE]);                                    \
+        switch (p.ntt.log_n) {                                                                       \
+            case 12: zkntt::small::nn_rows::kernel<F, Form, 0>(p, buf); break;                       \
+            case 11: zkntt::small::nn_rows::kernel<F, Form, 1>(p, buf); break;                       \
+            case 10: zkntt::small::nn_rows::kernel<F, Form, 2>(p, buf); break;                       \
+            default: zkntt::small::nn_rows::kernel<F, Form, 3>(p, buf); break;                       \
+        }                                                                                            \
+    }
+
+ZKNTT_SMALL_NN_ROWS(FieldQ28, FormDynamic, q28_dynamic)
+ZKNTT_SMALL_NN_ROWS(FieldQ28, FormConstMod, q28_const_mod)
+ZKNTT_SMALL_NN_ROWS(FieldQ28, FormBarrett, q28_barrett)
+ZKNTT_SMALL_NN_ROWS(FieldQ28, FormShoup, q28_shoup)
+ZKNTT_SMALL_NN_ROWS(FieldQ28, FormShoupLazy, q28_shoup_lazy)
+ZKNTT_SMALL_NN_ROWS(FieldQ28, FormMont, q28_montgomery)
+ZKNTT_SMALL_NN_ROWS(FieldQ28, FormMontLazy, q28_montgomery_lazy)
+ZKNTT_SMALL_NN_ROWS(FieldBabyBear, FormDynamic, babybear_dynamic)
+ZKNTT_SMALL_NN_ROWS(FieldBabyBear, FormConstMod, babybear_const_mod)
+ZKNTT_SMALL_NN_ROWS(FieldBabyBear, FormBarrett, babybear_barrett)
+ZKNTT_SMALL_NN_ROWS(FieldBabyBear, FormShoup, babybear_shoup)
+ZKNTT_SMALL_NN_ROWS(FieldBabyBear, FormShoupLazy, babybear_shoup_lazy)
+ZKNTT_SMALL_NN_ROWS(FieldBabyBear, FormMont, babybear_montgomery)
+ZKNTT_SMALL_NN_ROWS(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)
+ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormDynamic, koalabear_dynamic)
+ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormConstMod, koalabear_const_mod)
+ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormBarrett, koalabear_barrett)
+ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormShoup, koalabear_shoup)
+ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormShoupLazy, koalabear_shoup_lazy)
+ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormMont, koalabear_montgomery)
+ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
