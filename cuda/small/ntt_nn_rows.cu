@@ -13,6 +13,7 @@
 // store of lanes R = tid mod G on the group's rows is 32 / G runs at consecutive k2, as the
 // panel columns pass stores.
 #include "cluster.cuh"
+#include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
 #include "shared_memory.cuh"
 
@@ -37,14 +38,18 @@ struct NnRowsParams {
     NttParams ntt;
     uint32_t* out;
     uint32_t log_cols;
-    uint32_t pad;
+    uint32_t staged;  // session switch: 1 = the staged exchange (below), 0 = each lane its holder
 };
 
 constexpr uint32_t LOG_C = 3;  // blocks a cluster, tiles a group
 
 // LOG_T: log2 of the rows a tile (log_n = 12 - LOG_T).
-template <class F, class Form, uint32_t LOG_T>
-__device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf) {
+// STAGED: block me first copies its share from the holders into `stage` (its own shared memory,
+// G + 1 words a k2: row R of k2 at k2 (G + 1) + R), each warp load one holder's 128-byte run of
+// one row (warp-uniform holder, 32 banks), then stores from `stage`; otherwise each lane reads its
+// row's holder (8 holders a warp load, and from T = 2 several lanes on one bank).
+template <class F, class Form, uint32_t LOG_T, bool STAGED>
+__device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uint32_t* stage) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
     constexpr uint32_t LOG_ROW = TILE_LOG - LOG_T;
@@ -68,6 +73,17 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf) {
     const uint32_t buf_at = (uint32_t)__cvta_generic_to_shared(buf);
     const uint64_t mask1 = (1ull << log1) - 1;
 
+    // STAGED: word v = tid + 256 i of the share is row Rv = v / 2^(9 - LOG_T)'s entry k2_0 + (v mod
+    // 2^(9 - LOG_T)), held by block i / 2; its tile position for i even (sv0) and odd (sv1).
+    constexpr uint32_t LOG_K = LOG_ROW - LOG_C;  // k2 a block stores
+    constexpr uint32_t GP = (1u << LOG_G) + 1;   // stage's words a k2
+    auto pos_v = [&](uint32_t v9) {
+        return ((v9 >> LOG_K) << LOG_ROW) | (me << LOG_K) | (v9 & ((1u << LOG_K) - 1));
+    };
+    const uint32_t sv0 = wsx::slot(pos_v(tid)), sv1 = wsx::slot(pos_v(tid | 256));
+    const uint32_t st_t = (tid & ((1u << LOG_K) - 1)) * GP + (tid >> LOG_K);
+
+    if (q.ntt.dependent) wait_for_previous_grid();
     bool first = true;
     for (uint64_t grp = blockIdx.x >> LOG_C; grp < groups; grp += gridDim.x >> LOG_C) {
         const uint64_t row0 = grp << LOG_G;
@@ -81,11 +97,29 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf) {
         wsx::layers<F, Form, true>(f, c, v, buf, 1, LOG_ROW);
         barrier();  // every tile of the group is in its block's shared memory
         uint32_t y[PER_THREAD];
+        if constexpr (STAGED) {
 #pragma unroll
-        for (uint32_t i = 0; i < PER_THREAD; i++) {
-            y[i] = load_remote(remote(buf_at + 4 * (s_t ^ wsx::slot(i << LOG_STEP)), holder));
+            for (uint32_t i = 0; i < PER_THREAD; i++) {
+                y[i] = load_remote(remote(buf_at + 4 * ((i & 1) ? sv1 : sv0), i >> 1));
+            }
+            arrive();  // this block's remote reads are done
+            // v = tid + 256 i: k2 = v mod 2^LOG_K, R = v >> LOG_K (i's part: (i & 1) 2^(8 - LOG_K)
+            // rows, or (i & 1) 256 k2 where LOG_K = 9).
+#pragma unroll
+            for (uint32_t i = 0; i < PER_THREAD; i++) {
+                const uint32_t v_i = i << 8;
+                stage[st_t + (v_i & ((1u << LOG_K) - 1)) * GP + (v_i >> LOG_K)] = y[i];
+            }
+            __syncthreads();
+#pragma unroll
+            for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = stage[(k2_t - (me << LOG_K) + (i << LOG_STEP)) * GP + R];
+        } else {
+#pragma unroll
+            for (uint32_t i = 0; i < PER_THREAD; i++) {
+                y[i] = load_remote(remote(buf_at + 4 * (s_t ^ wsx::slot(i << LOG_STEP)), holder));
+            }
+            arrive();  // this block's remote reads are done
         }
-        arrive();  // this block's remote reads are done
         const uint64_t row = row0 + R;
         uint32_t* dst = q.out + ((row >> log1) << (log1 + LOG_ROW)) + (row & mask1) + ((uint64_t)k2_t << log1);
 #pragma unroll
@@ -110,11 +144,21 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf) {
         using F = zkntt::small::FIELD;                                                               \
         using Form = zkntt::small::FORM<F>;                                                          \
         ZKNTT_STATIC_SHARED(uint32_t, buf, [zkntt::small::TILE]);                                    \
-        switch (p.ntt.log_n) {                                                                       \
-            case 12: zkntt::small::nn_rows::kernel<F, Form, 0>(p, buf); break;                       \
-            case 11: zkntt::small::nn_rows::kernel<F, Form, 1>(p, buf); break;                       \
-            case 10: zkntt::small::nn_rows::kernel<F, Form, 2>(p, buf); break;                       \
-            default: zkntt::small::nn_rows::kernel<F, Form, 3>(p, buf); break;                       \
+        ZKNTT_STATIC_SHARED(uint32_t, stage, [zkntt::small::TILE + 512]);                            \
+        if (p.staged) {                                                                              \
+            switch (p.ntt.log_n) {                                                                   \
+                case 12: zkntt::small::nn_rows::kernel<F, Form, 0, true>(p, buf, stage); break;      \
+                case 11: zkntt::small::nn_rows::kernel<F, Form, 1, true>(p, buf, stage); break;      \
+                case 10: zkntt::small::nn_rows::kernel<F, Form, 2, true>(p, buf, stage); break;      \
+                default: zkntt::small::nn_rows::kernel<F, Form, 3, true>(p, buf, stage); break;      \
+            }                                                                                        \
+        } else {                                                                                     \
+            switch (p.ntt.log_n) {                                                                   \
+                case 12: zkntt::small::nn_rows::kernel<F, Form, 0, false>(p, buf, stage); break;     \
+                case 11: zkntt::small::nn_rows::kernel<F, Form, 1, false>(p, buf, stage); break;     \
+                case 10: zkntt::small::nn_rows::kernel<F, Form, 2, false>(p, buf, stage); break;     \
+                default: zkntt::small::nn_rows::kernel<F, Form, 3, false>(p, buf, stage); break;     \
+            }                                                                                        \
         }                                                                                            \
     }
 

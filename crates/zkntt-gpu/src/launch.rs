@@ -31,7 +31,8 @@ pub unsafe fn launch<P: DeviceRepr>(
             attribute(CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
         attr.value.programmaticStreamSerializationAllowed = 1;
         // SAFETY: the caller's contract.
-        return unsafe { launch_ex(stream, f, cfg, p, attr) }.during("kernel launch (dependent)");
+        return unsafe { launch_ex(stream, f, cfg, p, &mut [attr]) }
+            .during("kernel launch (dependent)");
     }
     let mut b = stream.launch_builder(f);
     b.arg(p);
@@ -64,7 +65,7 @@ fn cluster_attribute(cluster: u32) -> CUlaunchAttribute {
 fn ex_config(
     stream: &CudaStream,
     cfg: LaunchConfig,
-    attr: &mut CUlaunchAttribute,
+    attrs: &mut [CUlaunchAttribute],
 ) -> CUlaunchConfig {
     CUlaunchConfig {
         gridDimX: cfg.grid_dim.0,
@@ -75,12 +76,12 @@ fn ex_config(
         blockDimZ: cfg.block_dim.2,
         sharedMemBytes: cfg.shared_mem_bytes,
         hStream: stream.cu_stream(),
-        attrs: attr,
-        numAttrs: 1,
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
     }
 }
 
-/// `cuLaunchKernelEx` of `f` with the one by-value parameter `p` and the one attribute `attr`.
+/// `cuLaunchKernelEx` of `f` with the one by-value parameter `p` and the attributes `attrs`.
 ///
 /// # Safety
 /// As for [`launch`].
@@ -89,12 +90,12 @@ unsafe fn launch_ex<P: DeviceRepr>(
     f: &CudaFunction,
     cfg: LaunchConfig,
     p: &P,
-    mut attr: CUlaunchAttribute,
+    attrs: &mut [CUlaunchAttribute],
 ) -> std::result::Result<(), cudarc::driver::DriverError> {
-    let ex = ex_config(stream, cfg, &mut attr);
+    let ex = ex_config(stream, cfg, attrs);
     let mut arg = p as *const P as *mut std::ffi::c_void;
     // SAFETY: the caller's contract; `arg` points at the one by-value parameter, alive for the
-    // call (the driver copies parameters at launch); `attr` outlives `ex`'s use.
+    // call (the driver copies parameters at launch); `attrs` outlives `ex`'s use.
     unsafe { cuLaunchKernelEx(&ex, f.cu_function(), &mut arg, std::ptr::null_mut()) }.result()
 }
 
@@ -162,7 +163,7 @@ pub fn max_active_clusters(
     }
     allow_shared_memory(f, cfg)?;
     let mut attr = cluster_attribute(cluster);
-    let ex = ex_config(stream, cfg, &mut attr);
+    let ex = ex_config(stream, cfg, std::slice::from_mut(&mut attr));
     let mut n: std::ffi::c_int = 0;
     // SAFETY: `ex` and its attribute live across the call; `n` is written by the driver.
     unsafe { cuOccupancyMaxActiveClusters(&mut n, f.cu_function(), &ex) }
@@ -186,6 +187,28 @@ pub unsafe fn launch_cluster<P: DeviceRepr>(
 ) -> Result<()> {
     allow_shared_memory(f, cfg)?;
     // SAFETY: the caller's contract.
-    unsafe { launch_ex(stream, f, cfg, p, cluster_attribute(cluster)) }
+    unsafe { launch_ex(stream, f, cfg, p, &mut [cluster_attribute(cluster)]) }
         .during("kernel launch (cluster)")
+}
+
+/// [`launch_cluster`] as a programmatic dependent of the previous launch on `stream` (sm_90+):
+/// the clusters may be scheduled before that kernel finishes, so `f` must wait for it
+/// (`griddepcontrol.wait`) before its first global memory access.
+///
+/// # Safety
+/// As for [`launch`], and `f` waits as above.
+pub unsafe fn launch_cluster_dependent<P: DeviceRepr>(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    cfg: LaunchConfig,
+    p: &P,
+    cluster: u32,
+) -> Result<()> {
+    allow_shared_memory(f, cfg)?;
+    let mut dep =
+        attribute(CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
+    dep.value.programmaticStreamSerializationAllowed = 1;
+    // SAFETY: the caller's contract.
+    unsafe { launch_ex(stream, f, cfg, p, &mut [cluster_attribute(cluster), dep]) }
+        .during("kernel launch (cluster, dependent)")
 }

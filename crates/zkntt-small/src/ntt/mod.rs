@@ -237,8 +237,9 @@ pub struct SmallNtt {
     /// many of its clusters of 8 this GPU holds at once (0: it is not used).
     nn_rows_f: CudaFunction,
     nn_rows_clusters: u64,
-    /// `ZKNTT_EXP_NN_ROWS=0` turns it off (session switch for the A/B).
-    nn_rows_on: bool,
+    /// `ZKNTT_EXP_NN_ROWS` (session switch for the A/B): 0 off, 1 lanes read their holders, 2
+    /// the staged exchange, 3 (default) staged and dependent.
+    nn_rows_mode: u32,
     /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
     clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
@@ -316,7 +317,10 @@ impl SmallNtt {
         let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
         let nn_rows_f = gpu.function(&nn_rows_kernel_name(field, form))?;
         let nn_rows_clusters = nn_rows::max_clusters(gpu.stream(), &nn_rows_f, dependent_launch);
-        let nn_rows_on = std::env::var("ZKNTT_EXP_NN_ROWS").map_or(true, |v| v != "0");
+        let nn_rows_mode = std::env::var("ZKNTT_EXP_NN_ROWS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(3);
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -331,7 +335,7 @@ impl SmallNtt {
             cluster_f,
             nn_rows_f,
             nn_rows_clusters,
-            nn_rows_on,
+            nn_rows_mode,
             clusters: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),

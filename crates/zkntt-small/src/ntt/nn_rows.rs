@@ -25,7 +25,7 @@ pub(super) struct NnRowsParams {
     pub ntt: NttParams,
     pub out: u64,
     pub log_cols: u32,
-    pub pad: u32,
+    pub staged: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
@@ -64,7 +64,10 @@ impl SmallNtt {
     /// kernel's two passes; 2^25/2^26 the wide tile kernel and a transpose.
     pub fn takes_nn_rows(&self, log_n: u32) -> bool {
         let (log1, log2) = two_d_split(log_n);
-        log_n > TILE_LOG && self.nn_rows_clusters > 0 && shape_fits(log1, log2) && self.nn_rows_on
+        log_n > TILE_LOG
+            && self.nn_rows_clusters > 0
+            && shape_fits(log1, log2)
+            && self.nn_rows_mode > 0
     }
 
     /// The 2^log2-point rows of `batch` matrices of 2^log1 rows at `mid` (columns done and
@@ -88,26 +91,44 @@ impl SmallNtt {
             return Ok(());
         }
         let tw = self.twiddle_table(direction);
-        let ntt = self.params(tw, mid, rows, log2, scale, None)?;
+        // Session switch (ZKNTT_EXP_NN_ROWS): 1 each lane reads its holder, 2 the staged
+        // exchange, 3 (the default) staged and launched as the columns pass's dependent.
+        let dependent = self.nn_rows_mode >= 3 && self.dependent_launch;
+        let ntt = NttParams {
+            dependent: dependent as u32,
+            ..self.params(tw, mid, rows, log2, scale, None)?
+        };
         let p = NnRowsParams {
             ntt,
             out: dst,
             log_cols: log1,
-            pad: 0,
+            staged: (self.nn_rows_mode >= 2) as u32,
         };
         let groups = rows >> (LOG_CLUSTER + TILE_LOG - log2);
         // SAFETY: the kernel takes one NnRowsParams by value; the callers size `mid` and `dst`
         // to `batch` matrices of 2^(log1 + log2) words, a group's rows lie in one matrix
         // (`shape_fits`), the table holds the entries it indexes, and `nn_rows_clusters` found
-        // clusters of 8 schedulable on the function.
+        // clusters of 8 schedulable on the function; with `dependent` the kernel waits for the
+        // previous grid before its first global access.
+        let cfg = config(groups.min(self.nn_rows_clusters));
         unsafe {
-            zkntt_gpu::launch::launch_cluster(
-                stream,
-                &self.nn_rows_f,
-                config(groups.min(self.nn_rows_clusters)),
-                &p,
-                1 << LOG_CLUSTER,
-            )
+            if dependent {
+                zkntt_gpu::launch::launch_cluster_dependent(
+                    stream,
+                    &self.nn_rows_f,
+                    cfg,
+                    &p,
+                    1 << LOG_CLUSTER,
+                )
+            } else {
+                zkntt_gpu::launch::launch_cluster(
+                    stream,
+                    &self.nn_rows_f,
+                    cfg,
+                    &p,
+                    1 << LOG_CLUSTER,
+                )
+            }
         }?;
         Ok(())
     }
@@ -132,5 +153,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<NnRowsParams>(), 88);
         assert_eq!(std::mem::offset_of!(NnRowsParams, out), 72);
         assert_eq!(std::mem::offset_of!(NnRowsParams, log_cols), 80);
+        assert_eq!(std::mem::offset_of!(NnRowsParams, staged), 84);
     }
 }
