@@ -238,7 +238,8 @@ pub struct SmallNtt {
     nn_rows_f: CudaFunction,
     nn_rows_clusters: u64,
     /// `ZKNTT_EXP_NN_ROWS` (session switch for the A/B): 0 off, 1 lanes read their holders, 2
-    /// the staged exchange, 3 (default) staged and dependent.
+    /// the staged exchange, 3 staged and dependent, 4 (default) staged a cluster a group, 5 as 4
+    /// and dependent.
     nn_rows_mode: u32,
     /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
     clusters: std::sync::atomic::AtomicBool,
@@ -320,7 +321,7 @@ impl SmallNtt {
         let nn_rows_mode = std::env::var("ZKNTT_EXP_NN_ROWS")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(3);
+            .unwrap_or(4);
         Ok(Self {
             gpu: gpu.clone(),
             field,

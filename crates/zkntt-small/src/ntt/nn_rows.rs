@@ -92,8 +92,10 @@ impl SmallNtt {
         }
         let tw = self.twiddle_table(direction);
         // Session switch (ZKNTT_EXP_NN_ROWS): 1 each lane reads its holder, 2 the staged
-        // exchange, 3 (the default) staged and launched as the columns pass's dependent.
-        let dependent = self.nn_rows_mode >= 3 && self.dependent_launch;
+        // exchange, 3 staged and launched as the columns pass's dependent; 2 and 3 on one wave
+        // of clusters (grid-stride), 4 and 5 (dependent) as 2 on a cluster a group.
+        let mode = self.nn_rows_mode;
+        let dependent = (mode == 3 || mode == 5) && self.dependent_launch;
         let ntt = NttParams {
             dependent: dependent as u32,
             ..self.params(tw, mid, rows, log2, scale, None)?
@@ -102,7 +104,7 @@ impl SmallNtt {
             ntt,
             out: dst,
             log_cols: log1,
-            staged: (self.nn_rows_mode >= 2) as u32,
+            staged: (mode >= 2) as u32,
         };
         let groups = rows >> (LOG_CLUSTER + TILE_LOG - log2);
         // SAFETY: the kernel takes one NnRowsParams by value; the callers size `mid` and `dst`
@@ -110,7 +112,11 @@ impl SmallNtt {
         // (`shape_fits`), the table holds the entries it indexes, and `nn_rows_clusters` found
         // clusters of 8 schedulable on the function; with `dependent` the kernel waits for the
         // previous grid before its first global access.
-        let cfg = config(groups.min(self.nn_rows_clusters));
+        let cfg = config(if mode >= 4 {
+            groups.min(1 << 27)
+        } else {
+            groups.min(self.nn_rows_clusters)
+        });
         unsafe {
             if dependent {
                 zkntt_gpu::launch::launch_cluster_dependent(
