@@ -1,17 +1,20 @@
 // NN's rows pass with the transpose in its store: the 2-D path's second pass (N = N1 x N2, the
 // N1-point columns already done and twiddled) in one launch, where the tile kernel's rows stay
-// where they lie and a transpose pass (or the panel kernel's rows-in, columns-out pass) puts X in
-// natural order. Row k1 of a matrix (2^log_n words, N2 = 2^log_n, log_n 9..12) transforms into
-// X[k1 + N1 k2]: a row's outputs lie N1 words apart, so a store is contiguous only across rows.
-// A store of runs shorter than a sector at a power-of-two stride costs eight times the L2 writes
-// of a coalesced one (benches/NOTES.md, thirty-first session), so the rows are stored in groups:
-// a cluster of C = 8 blocks runs 8 tiles of consecutive rows (T = 2^(12 - log_n) rows a tile, G
-// = 8 T rows a group), each block its tile's WSX layers into its own shared memory in natural
-// order; after a cluster barrier block `me` takes the group's k2 in [me N2 / 8, (me + 1) N2 / 8)
-// and stores, for each, the G rows' entries as one run of G words (32 bytes and more: whole
-// sectors), reading them from the blocks that hold them (distributed shared memory). A warp
-// store of lanes R = tid mod G on the group's rows is 32 / G runs at consecutive k2, as the
-// panel columns pass stores.
+// where they lie and a transpose pass puts X in natural order. Row k1 of a matrix (N2 = 2^log_n,
+// log_n 9..12) transforms into X[k1 + N1 k2]: a row's outputs lie N1 words apart, so a store is
+// contiguous only across rows. A store of runs shorter than a sector at a power-of-two stride
+// costs eight times the L2 writes of a coalesced one (benches/NOTES.md, thirty-first session), so
+// the rows are stored in groups: a cluster of C = 8 blocks runs 8 tiles of consecutive rows (T =
+// 2^(12 - log_n) rows a tile, G = 8 T rows a group), each block its tile's WSX layers into its
+// own shared memory in natural order; after a cluster barrier block `me` takes the group's k2 in
+// [me N2 / 8, (me + 1) N2 / 8) and stores, for each, the G rows' entries as one run of G words
+// (whole sectors): a warp store is 32 / G runs at consecutive k2, as the panel columns pass
+// stores.
+// The exchange is staged: block `me` first copies its share from the tiles' blocks (distributed
+// shared memory) into `stage`, G + 1 words a k2 (odd pitch: 32 banks both ways), each warp load
+// one block's 128-byte run of one row; then the stores read `stage`. Lanes reading their store
+// order straight from the holders (8 blocks a warp load, from T = 2 several lanes on one bank)
+// measured 1.4-2x slower (benches/NOTES.md, forty-eighth session).
 #include "cluster.cuh"
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
@@ -38,17 +41,13 @@ struct NnRowsParams {
     NttParams ntt;
     uint32_t* out;
     uint32_t log_cols;
-    uint32_t staged;  // session switch: 1 = the staged exchange (below), 0 = each lane its holder
+    uint32_t pad;
 };
 
 constexpr uint32_t LOG_C = 3;  // blocks a cluster, tiles a group
 
-// LOG_T: log2 of the rows a tile (log_n = 12 - LOG_T).
-// STAGED: block me first copies its share from the holders into `stage` (its own shared memory,
-// G + 1 words a k2: row R of k2 at k2 (G + 1) + R), each warp load one holder's 128-byte run of
-// one row (warp-uniform holder, 32 banks), then stores from `stage`; otherwise each lane reads its
-// row's holder (8 holders a warp load, and from T = 2 several lanes on one bank).
-template <class F, class Form, uint32_t LOG_T, bool STAGED>
+// LOG_T: log2 of the rows a tile (log_n = 12 - LOG_T). stage: TILE + 512 words.
+template <class F, class Form, uint32_t LOG_T>
 __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uint32_t* stage) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     using W = typename Form::W;
@@ -66,20 +65,17 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
     // The store: word u = tid + 256 i of this block's share is row R = u mod G of the group at
     // k2 = k2_0 + u / G (k2_0 = me N2 / 8): row R is row R mod T of block R / T's tile.
     const uint32_t R = tid & ((1u << LOG_G) - 1);
-    const uint32_t k2_t = (me << (LOG_ROW - LOG_C)) + (tid >> LOG_G);
-    const uint32_t holder = R >> LOG_T;
-    // slot is linear over XOR and the parts below occupy disjoint bits.
-    const uint32_t s_t = wsx::slot(((R & ((1u << LOG_T) - 1)) << LOG_ROW) | k2_t);
-    const uint32_t buf_at = (uint32_t)__cvta_generic_to_shared(buf);
+    const uint32_t k2_l = tid >> LOG_G;  // k2 - k2_0 of register 0
     const uint64_t mask1 = (1ull << log1) - 1;
-
-    // STAGED: word v = tid + 256 i of the share is row Rv = v / 2^(9 - LOG_T)'s entry k2_0 + (v mod
-    // 2^(9 - LOG_T)), held by block i / 2; its tile position for i even (sv0) and odd (sv1).
+    // The copy: word v = tid + 256 i of the share is row v >> LOG_K's entry k2_0 + (v mod
+    // 2^LOG_K), held by block i / 2: tile position sv0 (i even) or sv1 (i odd) there (slot is
+    // linear over XOR; the parts occupy disjoint bits), stage word st_t + a constant of i.
     constexpr uint32_t LOG_K = LOG_ROW - LOG_C;  // k2 a block stores
     constexpr uint32_t GP = (1u << LOG_G) + 1;   // stage's words a k2
     auto pos_v = [&](uint32_t v9) {
         return ((v9 >> LOG_K) << LOG_ROW) | (me << LOG_K) | (v9 & ((1u << LOG_K) - 1));
     };
+    const uint32_t buf_at = (uint32_t)__cvta_generic_to_shared(buf);
     const uint32_t sv0 = wsx::slot(pos_v(tid)), sv1 = wsx::slot(pos_v(tid | 256));
     const uint32_t st_t = (tid & ((1u << LOG_K) - 1)) * GP + (tid >> LOG_K);
 
@@ -97,31 +93,20 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
         wsx::layers<F, Form, true>(f, c, v, buf, 1, LOG_ROW);
         barrier();  // every tile of the group is in its block's shared memory
         uint32_t y[PER_THREAD];
-        if constexpr (STAGED) {
 #pragma unroll
-            for (uint32_t i = 0; i < PER_THREAD; i++) {
-                y[i] = load_remote(remote(buf_at + 4 * ((i & 1) ? sv1 : sv0), i >> 1));
-            }
-            arrive();  // this block's remote reads are done
-            // v = tid + 256 i: k2 = v mod 2^LOG_K, R = v >> LOG_K (i's part: (i & 1) 2^(8 - LOG_K)
-            // rows, or (i & 1) 256 k2 where LOG_K = 9).
+        for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = load_remote(remote(buf_at + 4 * ((i & 1) ? sv1 : sv0), i >> 1));
+        arrive();  // this block's remote reads are done
 #pragma unroll
-            for (uint32_t i = 0; i < PER_THREAD; i++) {
-                const uint32_t v_i = i << 8;
-                stage[st_t + (v_i & ((1u << LOG_K) - 1)) * GP + (v_i >> LOG_K)] = y[i];
-            }
-            __syncthreads();
-#pragma unroll
-            for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = stage[(k2_t - (me << LOG_K) + (i << LOG_STEP)) * GP + R];
-        } else {
-#pragma unroll
-            for (uint32_t i = 0; i < PER_THREAD; i++) {
-                y[i] = load_remote(remote(buf_at + 4 * (s_t ^ wsx::slot(i << LOG_STEP)), holder));
-            }
-            arrive();  // this block's remote reads are done
+        for (uint32_t i = 0; i < PER_THREAD; i++) {
+            const uint32_t v_i = i << 8;
+            stage[st_t + (v_i & ((1u << LOG_K) - 1)) * GP + (v_i >> LOG_K)] = y[i];
         }
+        __syncthreads();
+#pragma unroll
+        for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = stage[(k2_l + (i << LOG_STEP)) * GP + R];
         const uint64_t row = row0 + R;
-        uint32_t* dst = q.out + ((row >> log1) << (log1 + LOG_ROW)) + (row & mask1) + ((uint64_t)k2_t << log1);
+        const uint64_t k2 = (uint64_t)(me << LOG_K) + k2_l;  // register 0's
+        uint32_t* dst = q.out + ((row >> log1) << (log1 + LOG_ROW)) + (row & mask1) + (k2 << log1);
 #pragma unroll
         for (uint32_t i = 0; i < PER_THREAD; i++) {
             dst[(uint64_t)i << (LOG_STEP + log1)] = finish<F>(f, p, y[i], 0, 0);  // the scale
@@ -136,8 +121,10 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
 }  // namespace zkntt
 
 // Launch (sm_90+ only): 256 threads per block, clusters of 8 blocks (1-D), the grid a multiple
-// of 8 (grid-stride over groups); static shared memory 16 KiB. p.ntt.log_n 9..12, p.ntt.batch a
-// multiple of the group's 2^(15 - log_n) rows, p.ntt.post_lo null, p.out not p.ntt.data.
+// of 8 (grid-stride over groups; the host launches a cluster a group); static shared memory 34
+// KiB. p.ntt.log_n 9..12, p.ntt.batch a multiple of the group's 2^(15 - log_n) rows, p.log_cols
+// >= 15 - log_n, p.ntt.post_lo null, p.out not p.ntt.data; p.ntt.dependent: launched as a
+// programmatic dependent of the columns pass.
 #define ZKNTT_SMALL_NN_ROWS(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256, 4)                                            \
         small_ntt_nn_rows_##NAME(const zkntt::small::nn_rows::NnRowsParams p) {                      \
@@ -145,20 +132,11 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
         using Form = zkntt::small::FORM<F>;                                                          \
         ZKNTT_STATIC_SHARED(uint32_t, buf, [zkntt::small::TILE]);                                    \
         ZKNTT_STATIC_SHARED(uint32_t, stage, [zkntt::small::TILE + 512]);                            \
-        if (p.staged) {                                                                              \
-            switch (p.ntt.log_n) {                                                                   \
-                case 12: zkntt::small::nn_rows::kernel<F, Form, 0, true>(p, buf, stage); break;      \
-                case 11: zkntt::small::nn_rows::kernel<F, Form, 1, true>(p, buf, stage); break;      \
-                case 10: zkntt::small::nn_rows::kernel<F, Form, 2, true>(p, buf, stage); break;      \
-                default: zkntt::small::nn_rows::kernel<F, Form, 3, true>(p, buf, stage); break;      \
-            }                                                                                        \
-        } else {                                                                                     \
-            switch (p.ntt.log_n) {                                                                   \
-                case 12: zkntt::small::nn_rows::kernel<F, Form, 0, false>(p, buf, stage); break;     \
-                case 11: zkntt::small::nn_rows::kernel<F, Form, 1, false>(p, buf, stage); break;     \
-                case 10: zkntt::small::nn_rows::kernel<F, Form, 2, false>(p, buf, stage); break;     \
-                default: zkntt::small::nn_rows::kernel<F, Form, 3, false>(p, buf, stage); break;     \
-            }                                                                                        \
+        switch (p.ntt.log_n) {                                                                       \
+            case 12: zkntt::small::nn_rows::kernel<F, Form, 0>(p, buf, stage); break;                \
+            case 11: zkntt::small::nn_rows::kernel<F, Form, 1>(p, buf, stage); break;                \
+            case 10: zkntt::small::nn_rows::kernel<F, Form, 2>(p, buf, stage); break;                \
+            default: zkntt::small::nn_rows::kernel<F, Form, 3>(p, buf, stage); break;                \
         }                                                                                            \
     }
 

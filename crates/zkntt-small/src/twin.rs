@@ -611,9 +611,9 @@ pub fn two_d_panels_split(
     let columns = PanelLayout { t: 0, e: log2 };
     let first = args(log1, None, Some((&lo, &hi, log2)));
     panel(first, data, &mut mid, log_n, log2, columns, columns)?;
-    if !bit_reversed && crate::ntt::nn_rows_shape_fits(log1, log2) {
-        // NN's rows kernel (`cuda/small/ntt_nn_rows.cu`): each tile's WSX layers in natural
-        // order, stored across the rows: X[k1 + N1 k2].
+    if !bit_reversed && crate::ntt::nn_rows_takes_shape(log1, log2, data.len() as u64) {
+        // NN's rows kernel (`cuda/small/ntt_nn_rows.cu`, from 2^23 words): each tile's WSX
+        // layers in natural order, stored across the rows: X[k1 + N1 k2].
         wsx(args(log2, scale, None), &mut mid)?;
         transpose_rows(data, &mid, log1, log2);
         return Ok(());
@@ -1080,8 +1080,8 @@ mod tests {
 
     #[test]
     fn nn_rows_on_tiles_twin_matches_reference() {
-        // NN from 2^22: the rows on the tile kernel bit-reversed out, then the transpose that
-        // reverses the columns back.
+        // NN from 2^22 below 2^23 words: the rows on the tile kernel bit-reversed out, then the
+        // transpose that reverses the columns back.
         assert!(crate::ntt::rows_on_tiles(Ordering::NN, 22, 11));
         assert!(!crate::ntt::rows_on_tiles(Ordering::NN, 21, 11));
         let x = random(SmallField::BabyBear, 1 << 22, 22);
@@ -1099,6 +1099,32 @@ mod tests {
             .unwrap();
             assert!(got == want, "{dir:?}");
         }
+    }
+
+    #[test]
+    fn nn_rows_kernel_twin_matches_reference() {
+        // From 2^23 words NN's rows run on NN's rows kernel: in natural order, stored across the
+        // rows (2^17 x 64: rows of 2^9, eight a tile).
+        assert!(crate::ntt::nn_rows_takes_shape(8, 9, 64 << 17));
+        let x = random(SmallField::KoalaBear, 64 << 17, 17);
+        let want = expected(
+            SmallField::KoalaBear,
+            &x,
+            17,
+            Direction::Inverse,
+            Ordering::NN,
+        );
+        let mut got = x.clone();
+        two_d_panels(
+            SmallField::KoalaBear,
+            ModMulForm::ShoupLazy,
+            Direction::Inverse,
+            17,
+            &mut got,
+            Ordering::NN,
+        )
+        .unwrap();
+        assert!(got == want);
     }
 
     #[test]

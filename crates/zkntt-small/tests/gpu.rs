@@ -728,35 +728,41 @@ fn nr_matches_reference_bit_reversed() {
 }
 
 /// NN's rows kernel (`cuda/small/ntt_nn_rows.cu`: the rows pass on clusters of 8 blocks, stored
-/// across the rows in natural order) at one size of each row length it takes, 2^9..2^12 (8, 4, 2
-/// and 1 rows a tile), and batches: forward and inverse, in place, out of place and by address
-/// at +4 bytes (runs that start mid-sector), BabyBear and KoalaBear in the default form,
-/// BabyBear also in Montgomery form. Where this GPU has no clusters of 8 the same sizes run the older path.
+/// across the rows in natural order, from 2^23 words) at each row length it takes, 2^9..2^12 (8,
+/// 4, 2 and 1 rows a tile), in batches of 2^23 words: forward and inverse, in place, out of place
+/// and by address at +4 bytes (runs that start mid-sector), BabyBear and KoalaBear in the default
+/// form, BabyBear also in Montgomery form. The first case runs at any ZKNTT_TEST_MAX_LOG: the
+/// one that reaches the kernel on the CPU emulator in CI. Where this GPU has no clusters of 8 the
+/// same cases run the older paths; below 2^23 words (2^22 alone) NN keeps them on every GPU.
 #[test]
 fn nn_rows_kernel_matches_reference() {
     let Some(gpu) = gpu_or_skip("nn_rows_kernel_matches_reference") else {
         return;
     };
     let cases = [
-        (SmallField::BabyBear, ModMulForm::ShoupLazy, 17u32, 1usize),
-        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 17, 3),
-        (SmallField::BabyBear, ModMulForm::ShoupLazy, 19, 2),
-        (SmallField::BabyBear, ModMulForm::Montgomery, 20, 2),
-        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 21, 1),
+        (SmallField::BabyBear, ModMulForm::ShoupLazy, 17u32, 64usize),
+        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 19, 16),
+        (SmallField::BabyBear, ModMulForm::Montgomery, 20, 8),
+        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 21, 4),
+        (SmallField::BabyBear, ModMulForm::ShoupLazy, 22, 2),
         (SmallField::BabyBear, ModMulForm::ShoupLazy, 23, 1),
     ];
-    for (field, form, log_n, batch) in cases {
-        if above_bound("nn_rows_kernel_matches_reference", log_n) {
+    let sm90 = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
+    for (i, (field, form, log_n, batch)) in cases.into_iter().enumerate() {
+        if i > 0 && above_bound("nn_rows_kernel_matches_reference", log_n) {
             continue;
         }
         let ntt = SmallNtt::new(&gpu, field, form).unwrap();
-        let sm90 = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
-        if sm90 {
-            assert!(
-                ntt.takes_nn_rows(log_n),
-                "2^{log_n}: clusters of 8 on sm_90"
-            );
-        }
+        assert_eq!(
+            ntt.takes_nn_rows(log_n, batch as u64),
+            sm90,
+            "2^{log_n} x {batch}"
+        );
+        assert!(
+            !ntt.takes_nn_rows(log_n, (batch / 2) as u64),
+            "2^{log_n} x {}",
+            batch / 2
+        );
         let x = inputs(field, batch << log_n, 900 + log_n as u64);
         for dir in [Direction::Forward, Direction::Inverse] {
             let mut want = x.clone();
@@ -772,11 +778,11 @@ fn nn_rows_kernel_matches_reference() {
     }
 }
 
-/// NN at 2^22..2^24 (the columns pass, in 16-transform panels at 2^22/2^23; the rows on the tile
-/// kernel, then the transpose): batches of three and two matrices, forward and inverse, in place
-/// (`run`, through the scratch), out of place (`run_into`) and by address at +4 bytes (`run_raw`:
-/// the transpose's word-by-word path), BabyBear and KoalaBear, the default form and Montgomery
-/// (2^22).
+/// NN at 2^22..2^24 (the columns pass, in 16-transform panels at 2^22/2^23; then the rows on the
+/// tile kernel and the transpose at 2^22 alone, NN's rows kernel from 2^23 words): one, three and
+/// two matrices, forward and inverse, in place (`run`, through the scratch), out of place
+/// (`run_into`) and by address at +4 bytes (`run_raw`: the transpose's word-by-word path), BabyBear
+/// and KoalaBear, the default form and Montgomery (2^22).
 #[test]
 fn nn_from_2_22_matches_reference() {
     let Some(gpu) = gpu_or_skip("nn_from_2_22_matches_reference") else {
@@ -785,7 +791,7 @@ fn nn_from_2_22_matches_reference() {
     for field in [SmallField::BabyBear, SmallField::KoalaBear] {
         for form in [ModMulForm::ShoupLazy, ModMulForm::Montgomery] {
             let ntt = SmallNtt::new(&gpu, field, form).unwrap();
-            for (log_n, batch) in [(22u32, 3usize), (23, 2), (24, 1)] {
+            for (log_n, batch) in [(22u32, 1usize), (22, 3), (23, 2), (24, 1)] {
                 if above_bound("nn_from_2_22_matches_reference", log_n) {
                     continue;
                 }

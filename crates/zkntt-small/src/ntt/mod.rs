@@ -13,7 +13,7 @@ pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
 pub use nn_rows::nn_rows_kernel_name;
-pub(crate) use nn_rows::shape_fits as nn_rows_shape_fits;
+pub(crate) use nn_rows::takes_shape as nn_rows_takes_shape;
 #[cfg(test)]
 pub(crate) use panel::WIDE_PANEL_WORDS;
 pub use panel::{panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name};
@@ -237,10 +237,6 @@ pub struct SmallNtt {
     /// many of its clusters of 8 this GPU holds at once (0: it is not used).
     nn_rows_f: CudaFunction,
     nn_rows_clusters: u64,
-    /// `ZKNTT_EXP_NN_ROWS` (session switch for the A/B): 0 off, 1 lanes read their holders, 2
-    /// the staged exchange, 3 staged and dependent, 4 (default) staged a cluster a group, 5 as 4
-    /// and dependent.
-    nn_rows_mode: u32,
     /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
     clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
@@ -318,10 +314,6 @@ impl SmallNtt {
         let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
         let nn_rows_f = gpu.function(&nn_rows_kernel_name(field, form))?;
         let nn_rows_clusters = nn_rows::max_clusters(gpu.stream(), &nn_rows_f, dependent_launch);
-        let nn_rows_mode = std::env::var("ZKNTT_EXP_NN_ROWS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(4);
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -336,7 +328,6 @@ impl SmallNtt {
             cluster_f,
             nn_rows_f,
             nn_rows_clusters,
-            nn_rows_mode,
             clusters: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
@@ -507,9 +498,9 @@ impl SmallNtt {
     /// single transforms and small batches of 2^13..2^16 take one cluster launch on sm_90
     /// ([`SmallNtt::takes_cluster`]). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
-    /// [`Kernel::Wsx`] two passes (into the scratch and back; from 2^22 three, the rows in place in
-    /// the scratch on the tile kernel and a transpose back), with the others five passes and a
-    /// final copy back ([`SmallNtt::run_into`] avoids the copy).
+    /// [`Kernel::Wsx`] two passes (into the scratch and back; at 2^22 alone and at 2^25/2^26
+    /// three, the rows in place in the scratch and a transpose back, [`SmallNtt::takes_nn_rows`]),
+    /// with the others five passes and a final copy back ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
         &self,
         data: &mut CudaSlice<u32>,
@@ -655,9 +646,9 @@ impl SmallNtt {
         if !two_d::needs_mid(log_n, ordering) {
             return self.two_d_panels(stream, d, d, d, log_n, batch, direction, ordering);
         }
-        // Through the scratch and back into `d` (NN: columns, then rows, from 2^22 in place in
-        // the scratch and then a transpose back; RN: rows, then columns): no copy. The guard is held while the passes are
-        // queued (a larger scratch replaces this one stream-ordered).
+        // Through the scratch and back into `d` (NN: columns, then rows, or rows in place in the
+        // scratch and then a transpose back; RN: rows, then columns): no copy. The guard is held
+        // while the passes are queued (a larger scratch replaces this one stream-ordered).
         let scratch = self.scratch(len)?;
         let m = scratch
             .as_ref()

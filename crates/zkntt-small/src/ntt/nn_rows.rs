@@ -2,7 +2,7 @@
 //! second pass in natural order as one launch on clusters of 8 blocks, each group of 8 tiles of
 //! consecutive rows stored as runs of whole sectors across the rows, where the tile kernel's rows
 //! need a transpose pass after them (from 2^22) and the panel kernel's rows-in, columns-out pass
-//! (below) runs slower than the tile kernel.
+//! runs below. Taken where a pass has 2^23 words or more ([`takes_shape`]).
 
 use super::{NttParams, SmallNtt, THREADS, two_d_split};
 use crate::field::TILE_LOG;
@@ -25,7 +25,7 @@ pub(super) struct NnRowsParams {
     pub ntt: NttParams,
     pub out: u64,
     pub log_cols: u32,
-    pub staged: u32,
+    pub pad: u32,
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
@@ -35,6 +35,18 @@ unsafe impl DeviceRepr for NnRowsParams {}
 /// 2^9..2^12 (a tile holds T = 2^(12 - log2) of them), and a group's 8 T rows inside one matrix.
 pub(crate) fn shape_fits(log1: u32, log2: u32) -> bool {
     (9..=TILE_LOG).contains(&log2) && log1 >= LOG_CLUSTER + (TILE_LOG - log2)
+}
+
+/// Words of a pass from which NN's rows take the kernel: measured on the H100 (benches/NOTES.md,
+/// forty-eighth session), NN by address BabyBear 2^23 116.2 -> 108.0 us, 2^24 247.5 -> 217.8,
+/// 2^22 x 4 232.2 -> 204.1, 2^20 x 16 202.0 -> 188.2; below, 2^22 59.3 -> 61.9 and 2^17..2^21
+/// 1-5 us slower (its staged exchange costs more than the transpose or the panel pass saves).
+pub(crate) const MIN_WORDS: u64 = 1 << 23;
+
+/// Whether NN's rows of `words` words in 2-D splits (log1, log2) take the kernel where the GPU
+/// has its clusters (the twin follows the same rule).
+pub(crate) fn takes_shape(log1: u32, log2: u32, words: u64) -> bool {
+    shape_fits(log1, log2) && words >= MIN_WORDS
 }
 
 fn config(clusters: u64) -> LaunchConfig {
@@ -56,18 +68,16 @@ pub(super) fn max_clusters(stream: &CudaStream, f: &CudaFunction, sm90: bool) ->
 }
 
 impl SmallNtt {
-    /// Whether NN (natural order in and out) of 2^log_n words on the WSX kernel's 2-D path runs
-    /// its rows pass on NN's rows kernel (no transpose pass after it): rows of 2^9..2^12
-    /// ([`shape_fits`] of `two_d_split`: 2^17..2^24), clusters of 8 on this GPU, and not switched
-    /// off (`ZKNTT_EXP_NN_ROWS=0`, a session switch for the A/B). 2^13..2^16 take the cluster
-    /// kernel where the batch is small ([`SmallNtt::takes_cluster`]) and otherwise the panel
-    /// kernel's two passes; 2^25/2^26 the wide tile kernel and a transpose.
-    pub fn takes_nn_rows(&self, log_n: u32) -> bool {
+    /// Whether NN (natural order in and out) of `batch` transforms of 2^log_n on the WSX
+    /// kernel's 2-D path runs its rows pass on NN's rows kernel, with no transpose pass after it:
+    /// rows of 2^9..2^12 (2^17..2^24), 2^23 words or more ([`MIN_WORDS`]), and clusters of 8 on
+    /// this GPU (sm_90). Otherwise 2^17..2^21 take the panel kernel's rows-in, columns-out pass,
+    /// 2^22..2^24 the tile kernel's rows and a transpose, and 2^25/2^26 the wide tile kernel and
+    /// a transpose.
+    pub fn takes_nn_rows(&self, log_n: u32, batch: u64) -> bool {
         let (log1, log2) = two_d_split(log_n);
-        log_n > TILE_LOG
-            && self.nn_rows_clusters > 0
-            && shape_fits(log1, log2)
-            && self.nn_rows_mode > 0
+        let words = batch.checked_shl(log_n).unwrap_or(u64::MAX);
+        log_n > TILE_LOG && self.nn_rows_clusters > 0 && takes_shape(log1, log2, words)
     }
 
     /// The 2^log2-point rows of `batch` matrices of 2^log1 rows at `mid` (columns done and
@@ -91,11 +101,9 @@ impl SmallNtt {
             return Ok(());
         }
         let tw = self.twiddle_table(direction);
-        // Session switch (ZKNTT_EXP_NN_ROWS): 1 each lane reads its holder, 2 the staged
-        // exchange, 3 staged and launched as the columns pass's dependent; 2 and 3 on one wave
-        // of clusters (grid-stride), 4 and 5 (dependent) as 2 on a cluster a group.
-        let mode = self.nn_rows_mode;
-        let dependent = (mode == 3 || mode == 5) && self.dependent_launch;
+        // As the columns pass's dependent launch, a cluster a group: measured faster than one
+        // wave of clusters looping over the groups, and than either without the dependency.
+        let dependent = self.dependent_launch;
         let ntt = NttParams {
             dependent: dependent as u32,
             ..self.params(tw, mid, rows, log2, scale, None)?
@@ -104,19 +112,16 @@ impl SmallNtt {
             ntt,
             out: dst,
             log_cols: log1,
-            staged: (mode >= 2) as u32,
+            pad: 0,
         };
         let groups = rows >> (LOG_CLUSTER + TILE_LOG - log2);
+        // The kernel loops over the groups beyond its grid (2^30 blocks at most).
+        let cfg = config(groups.min(1 << 27));
         // SAFETY: the kernel takes one NnRowsParams by value; the callers size `mid` and `dst`
         // to `batch` matrices of 2^(log1 + log2) words, a group's rows lie in one matrix
         // (`shape_fits`), the table holds the entries it indexes, and `nn_rows_clusters` found
         // clusters of 8 schedulable on the function; with `dependent` the kernel waits for the
         // previous grid before its first global access.
-        let cfg = config(if mode >= 4 {
-            groups.min(1 << 27)
-        } else {
-            groups.min(self.nn_rows_clusters)
-        });
         unsafe {
             if dependent {
                 zkntt_gpu::launch::launch_cluster_dependent(
@@ -151,6 +156,10 @@ mod tests {
         // Rows above a tile (2^25, 2^26) or below 2^9; a group larger than a matrix.
         assert!(!shape_fits(12, 13) && !shape_fits(8, 8) && !shape_fits(5, 9));
         assert!(shape_fits(6, 9) && shape_fits(3, 12) && !shape_fits(2, 12));
+        // From 2^23 words: 2^23 and 2^24 alone, 2^22 in twos, 2^17 in sixty-fours.
+        assert!(takes_shape(11, 12, 1 << 23) && takes_shape(12, 12, 1 << 24));
+        assert!(!takes_shape(11, 11, 1 << 22) && takes_shape(11, 11, 2 << 22));
+        assert!(takes_shape(8, 9, 64 << 17) && !takes_shape(8, 9, 32 << 17));
     }
 
     #[test]
@@ -159,6 +168,5 @@ mod tests {
         assert_eq!(std::mem::size_of::<NnRowsParams>(), 88);
         assert_eq!(std::mem::offset_of!(NnRowsParams, out), 72);
         assert_eq!(std::mem::offset_of!(NnRowsParams, log_cols), 80);
-        assert_eq!(std::mem::offset_of!(NnRowsParams, staged), 84);
     }
 }

@@ -63,7 +63,8 @@ const RN_TILE_ROWS: u32 = 10;
 /// of 2^9 it reads word by word, slower than the panel's contiguous reads); NN's from 2^22,
 /// bit-reversed out and then transposed with the columns reversed back (below 2^22 the extra
 /// pass costs more than the panel's rows-in, columns-out pass; batches of as many words lost,
-/// 2^20 x 16 by 4-5%). benches/NOTES.md has the measurements.
+/// 2^20 x 16 by 4-5%), where NN's rows kernel does not take them first (from 2^23 words with
+/// rows of 2^9..2^12: [`SmallNtt::takes_nn_rows`]). benches/NOTES.md has the measurements.
 pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
     match ordering {
         Ordering::NR => true,
@@ -110,9 +111,12 @@ impl SmallNtt {
     /// N = N1 x N2 (x[n1 N2 + n2], [`two_d_split`]); X[k1 + N1 k2] from two passes: the N1-point columns
     /// (stride N2) from `src` into the same places of `mid`, times w_N^(n2 k1); then the
     /// N2-point rows of `mid` into `dst` at stride N1. `mid` may be `src`; `dst` must not be `mid`.
-    /// Each buffer holds `batch` transforms of 2^log_n words. From 2^22 the rows run in place in
-    /// `mid` on the WSX tile kernel instead (its wide variant above 2^24), bit-reversed out, and
-    /// a transpose that reverses the columns back writes `dst` ([`rows_on_tiles`]).
+    /// Each buffer holds `batch` transforms of 2^log_n words. NN from 2^23 words with rows of
+    /// 2^9..2^12 (2^17..2^24): the rows pass from `mid` into `dst` on NN's rows kernel, clusters
+    /// of 8 blocks storing across the rows ([`SmallNtt::takes_nn_rows`]). Otherwise from 2^22
+    /// the rows run in place in `mid` on the WSX tile kernel (its wide variant above 2^24),
+    /// bit-reversed out, and a transpose that reverses the columns back writes `dst`
+    /// ([`rows_on_tiles`]).
     ///
     /// `nr`: bit-reversed output, X[k] at rev_N(k) = rev_N1(k1) N2 + rev_N2(k2). The columns'
     /// entry k1 goes to row rev(k1) of `mid` instead of row k1; row j of `mid` (k1 = rev(j))
@@ -211,7 +215,7 @@ impl SmallNtt {
         // NN and NR: the first pass is the N1-point columns (element n1 at word n1 N2 + n2).
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
-        if !nr && self.takes_nn_rows(log_n) {
+        if !nr && self.takes_nn_rows(log_n, batch) {
             // NN's rows on their own kernel, X stored in natural order (no transpose pass).
             self.panel(
                 stream,
