@@ -174,7 +174,9 @@ pub fn max_active_clusters(
 
 /// Launches `f` on `stream` as clusters of `cluster` blocks (1-D; sm_90+, `cfg.grid_dim.0` a
 /// multiple of `cluster`) with the one by-value parameter `p`. Ask [`max_active_clusters`] first:
-/// it also allows sizes above 8 on `f`.
+/// it also allows sizes above 8 on `f`. `dependent`: as a programmatic dependent of the previous
+/// launch on `stream`, as in [`launch`] (the clusters may be scheduled before that kernel
+/// finishes, so `f` must wait for it before its first global memory access).
 ///
 /// # Safety
 /// As for [`launch`].
@@ -184,31 +186,14 @@ pub unsafe fn launch_cluster<P: DeviceRepr>(
     cfg: LaunchConfig,
     p: &P,
     cluster: u32,
-) -> Result<()> {
-    allow_shared_memory(f, cfg)?;
-    // SAFETY: the caller's contract.
-    unsafe { launch_ex(stream, f, cfg, p, &mut [cluster_attribute(cluster)]) }
-        .during("kernel launch (cluster)")
-}
-
-/// [`launch_cluster`] as a programmatic dependent of the previous launch on `stream` (sm_90+):
-/// the clusters may be scheduled before that kernel finishes, so `f` must wait for it
-/// (`griddepcontrol.wait`) before its first global memory access.
-///
-/// # Safety
-/// As for [`launch`], and `f` waits as above.
-pub unsafe fn launch_cluster_dependent<P: DeviceRepr>(
-    stream: &CudaStream,
-    f: &CudaFunction,
-    cfg: LaunchConfig,
-    p: &P,
-    cluster: u32,
+    dependent: bool,
 ) -> Result<()> {
     allow_shared_memory(f, cfg)?;
     let mut dep =
         attribute(CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION);
     dep.value.programmaticStreamSerializationAllowed = 1;
+    let mut attrs = [cluster_attribute(cluster), dep];
+    let n = if dependent { 2 } else { 1 };
     // SAFETY: the caller's contract.
-    unsafe { launch_ex(stream, f, cfg, p, &mut [cluster_attribute(cluster), dep]) }
-        .during("kernel launch (cluster, dependent)")
+    unsafe { launch_ex(stream, f, cfg, p, &mut attrs[..n]) }.during("kernel launch (cluster)")
 }

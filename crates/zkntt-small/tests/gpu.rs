@@ -763,18 +763,25 @@ fn nn_rows_kernel_matches_reference() {
             "2^{log_n} x {}",
             batch / 2
         );
-        let x = inputs(field, batch << log_n, 900 + log_n as u64);
-        for dir in [Direction::Forward, Direction::Inverse] {
-            let mut want = x.clone();
-            reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-            let what = format!("{field:?} {form:?} {dir:?} NN 2^{log_n} x {batch}");
-            let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
-            assert_same(&got, &want, log_n, &format!("{what} in place"));
-            let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
-            assert_same(&got, &want, log_n, &format!("{what} run_into"));
-            let got = run_raw_at_plus_4(&gpu, &ntt, &x, log_n, dir, Ordering::NN);
-            assert_same(&got, &want, log_n, &format!("{what} run_raw at +4 bytes"));
-        }
+        nn_matches_reference(&gpu, &ntt, log_n, batch, 900 + log_n as u64);
+    }
+}
+
+/// NN of `batch` random transforms of 2^log_n against the reference, forward and inverse: in
+/// place (`run`, through the scratch), out of place (`run_into`) and by address at +4 bytes.
+fn nn_matches_reference(gpu: &Gpu, ntt: &SmallNtt, log_n: u32, batch: usize, seed: u64) {
+    let (field, form) = (ntt.field(), ntt.form());
+    let x = inputs(field, batch << log_n, seed);
+    for dir in [Direction::Forward, Direction::Inverse] {
+        let mut want = x.clone();
+        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+        let what = format!("{field:?} {form:?} {dir:?} NN 2^{log_n} x {batch}");
+        let got = on_gpu(gpu, ntt, &x, log_n, dir, Kernel::Wsx);
+        assert_same(&got, &want, log_n, &format!("{what} in place"));
+        let got = on_gpu_into(gpu, ntt, &x, log_n, dir, Kernel::Wsx);
+        assert_same(&got, &want, log_n, &format!("{what} run_into"));
+        let got = run_raw_at_plus_4(gpu, ntt, &x, log_n, dir, Ordering::NN);
+        assert_same(&got, &want, log_n, &format!("{what} run_raw at +4 bytes"));
     }
 }
 
@@ -798,18 +805,7 @@ fn nn_from_2_22_matches_reference() {
                 if form == ModMulForm::Montgomery && log_n > 22 {
                     continue;
                 }
-                let x = inputs(field, batch << log_n, 500 + log_n as u64);
-                for dir in [Direction::Forward, Direction::Inverse] {
-                    let mut want = x.clone();
-                    reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-                    let what = format!("{field:?} {form:?} {dir:?} NN 2^{log_n} x {batch}");
-                    let got = on_gpu(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
-                    assert_same(&got, &want, log_n, &format!("{what} in place"));
-                    let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
-                    assert_same(&got, &want, log_n, &format!("{what} run_into"));
-                    let got = run_raw_at_plus_4(&gpu, &ntt, &x, log_n, dir, Ordering::NN);
-                    assert_same(&got, &want, log_n, &format!("{what} run_raw at +4 bytes"));
-                }
+                nn_matches_reference(&gpu, &ntt, log_n, batch, 500 + log_n as u64);
             }
         }
     }

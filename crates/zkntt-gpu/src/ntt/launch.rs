@@ -358,7 +358,7 @@ impl NttEngine {
             // SAFETY: as in `launch_kernel`; one cluster of `l.blocks` blocks per transform, a
             // size `runs_clusters` found this GPU runs (which also allowed it on the function).
             return unsafe {
-                crate::launch::launch_cluster(self.gpu().stream(), &f, cfg, &p, l.blocks)
+                crate::launch::launch_cluster(self.gpu().stream(), &f, cfg, &p, l.blocks, false)
             };
         }
         self.launch_kernel(&f, &p, (blocks, batch.len() as u32), l, dependent)

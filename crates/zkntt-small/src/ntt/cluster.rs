@@ -130,6 +130,7 @@ impl SmallNtt {
                 config(batch, log_c),
                 &p,
                 1 << log_c,
+                false,
             )
         }?;
         Ok(())

@@ -123,23 +123,14 @@ impl SmallNtt {
         // clusters of 8 schedulable on the function; with `dependent` the kernel waits for the
         // previous grid before its first global access.
         unsafe {
-            if dependent {
-                zkntt_gpu::launch::launch_cluster_dependent(
-                    stream,
-                    &self.nn_rows_f,
-                    cfg,
-                    &p,
-                    1 << LOG_CLUSTER,
-                )
-            } else {
-                zkntt_gpu::launch::launch_cluster(
-                    stream,
-                    &self.nn_rows_f,
-                    cfg,
-                    &p,
-                    1 << LOG_CLUSTER,
-                )
-            }
+            zkntt_gpu::launch::launch_cluster(
+                stream,
+                &self.nn_rows_f,
+                cfg,
+                &p,
+                1 << LOG_CLUSTER,
+                dependent,
+            )
         }?;
         Ok(())
     }

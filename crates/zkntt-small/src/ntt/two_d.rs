@@ -215,23 +215,11 @@ impl SmallNtt {
         // NN and NR: the first pass is the N1-point columns (element n1 at word n1 N2 + n2).
         let nr = ordering == Ordering::NR;
         let columns = Layout { t: 0, e: log2 };
-        if !nr && self.takes_nn_rows(log_n, batch) {
-            // NN's rows on their own kernel, X stored in natural order (no transpose pass).
-            self.panel(
-                stream,
-                first_pass(log1, log2)?,
-                mid,
-                log_n,
-                log2,
-                columns,
-                columns,
-                false,
-            )?;
-            return self.nn_rows(stream, mid, dst, log1, log2, batch, direction, scale);
-        }
-        // Rows on the tile kernel: NR's in place in `dst`, where the columns go straight (`mid`
-        // is not used); NN's in place in `mid`.
-        let on_tiles = rows_on_tiles(ordering, log_n, log2);
+        // NN's rows on their own kernel from `mid`, X stored in natural order (no transpose
+        // pass); or rows on the tile kernel: NR's in place in `dst`, where the columns go straight
+        // (`mid` is not used); NN's in place in `mid`.
+        let nn_rows = !nr && self.takes_nn_rows(log_n, batch);
+        let on_tiles = !nn_rows && rows_on_tiles(ordering, log_n, log2);
         let rows_out = if nr { dst } else { mid };
         self.panel(
             stream,
@@ -243,6 +231,9 @@ impl SmallNtt {
             columns,
             false,
         )?;
+        if nn_rows {
+            return self.nn_rows(stream, mid, dst, log1, log2, batch, direction, scale);
+        }
         if on_tiles {
             // The rows bit-reversed out into `rows_out`, in place (rows in and out, contiguous,
             // untwiddled; the tile stays in the DIF's order), as the columns pass's dependent
