@@ -498,9 +498,10 @@ impl SmallNtt {
     /// single transforms and small batches of 2^13..2^16 take one cluster launch on sm_90
     /// ([`SmallNtt::takes_cluster`]). Other sizes
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
-    /// [`Kernel::Wsx`] two passes (into the scratch and back; at 2^22 alone and at 2^25/2^26
-    /// three, the rows in place in the scratch and a transpose back, [`SmallNtt::takes_nn_rows`]),
-    /// with the others five passes and a final copy back ([`SmallNtt::run_into`] avoids the copy).
+    /// [`Kernel::Wsx`] two passes (into the scratch and back; from 2^22 three, the rows in place in
+    /// the scratch and a transpose back, where NN's rows kernel does not take the rows:
+    /// [`SmallNtt::takes_nn_rows`], on sm_90 2^22 alone and 2^25/2^26), with the others five
+    /// passes and a final copy back ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
         &self,
         data: &mut CudaSlice<u32>,
