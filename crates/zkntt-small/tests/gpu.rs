@@ -812,11 +812,11 @@ fn nn_from_2_22_matches_reference() {
 }
 
 /// BabyBear 2^25 and 2^26: columns of one tile (a panel pass), rows of 2^13 / 2^14 on the wide
-/// tile kernel (NR, NN; NN then through a transpose); RN the input's rows first, on the wide tile
-/// kernel's RN symbol.
+/// tile kernel (NR) or on NN's wide rows kernel (NN: clusters of 8 rows stored across the rows;
+/// on sm_90); RN the input's rows first, on the wide tile kernel's RN symbol.
 /// NN, NR and RN against the reference, forward and inverse, in place, out of place and by
-/// address, a batch of two at 2^25 (RN there also by address at +4 bytes: the wide kernel's
-/// word-by-word loads). The other kernels,
+/// address, a batch of two at 2^25 (RN and NN there also by address at +4 bytes: the wide
+/// kernel's word-by-word loads, NN's stores of runs that straddle sectors). The other kernels,
 /// KoalaBear (two-adicity 24) and GPUs without clusters answer `SizeUnsupported`.
 #[test]
 fn babybear_above_two_tiles() {
@@ -852,6 +852,8 @@ fn babybear_above_two_tiles() {
         return;
     }
     drop(big);
+    // Where 2^25 runs on this GPU (clusters of 8), NN's rows take NN's wide rows kernel.
+    assert!(ntt.takes_nn_rows(25, 1) && ntt.takes_nn_rows(26, 1));
     let mont = SmallNtt::new(&gpu, field, ModMulForm::Montgomery).unwrap();
     let barrett = SmallNtt::new(&gpu, field, ModMulForm::Barrett).unwrap();
     for (log_n, batch) in [(25u32, 2usize), (26, 1)] {
@@ -902,6 +904,10 @@ fn babybear_above_two_tiles() {
                 // 16-byte aligned: one word past an allocation.
                 let got = run_raw_at_plus_4(&gpu, &ntt, &reversed, log_n, dir, Ordering::RN);
                 let what = format!("BabyBear {dir:?} RN 2^{log_n} x {batch} run_raw at +4 bytes");
+                assert_same(&got, &natural, log_n, &what);
+                // NN's wide rows store runs of 8 words that straddle sectors there.
+                let got = run_raw_at_plus_4(&gpu, &ntt, &x, log_n, dir, Ordering::NN);
+                let what = format!("BabyBear {dir:?} NN 2^{log_n} x {batch} run_raw at +4 bytes");
                 assert_same(&got, &natural, log_n, &what);
                 let mut d = gpu.stream().clone_htod(&reversed).unwrap();
                 mont.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)

@@ -12,7 +12,7 @@ mod two_d;
 pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
-pub use nn_rows::nn_rows_kernel_name;
+pub use nn_rows::{nn_rows_kernel_name, nn_rows_wide_kernel_name};
 pub(crate) use nn_rows::takes_shape as nn_rows_takes_shape;
 #[cfg(test)]
 pub(crate) use panel::WIDE_PANEL_WORDS;
@@ -109,7 +109,7 @@ fn order_code(ordering: Ordering) -> u32 {
 
 /// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
 /// and the WSX kernel's RN symbol, the 2-D panel kernels (NN, NR, RN), the cluster kernel and
-/// NN's rows kernel of each field and form, and BabyBear's wide tile kernels.
+/// NN's rows kernel of each field and form, and BabyBear's wide tile kernels and NN's wide rows.
 pub fn kernel_names() -> impl Iterator<Item = String> {
     let tiles = Kernel::ALL
         .into_iter()
@@ -138,6 +138,7 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
         [
             wsx_wide_kernel_name(SmallField::BabyBear, m),
             wsx_wide_rn_kernel_name(SmallField::BabyBear, m),
+            nn_rows_wide_kernel_name(m),
         ]
     });
     tiles.chain(panels).chain(wide)
@@ -237,6 +238,10 @@ pub struct SmallNtt {
     /// many of its clusters of 8 this GPU holds at once (0: it is not used).
     nn_rows_f: CudaFunction,
     nn_rows_clusters: u64,
+    /// NN's rows of 2^13/2^14 on the same store (BabyBear's only), and its clusters of 8 at
+    /// once for rows of 2^14 (0: not used).
+    nn_rows_wide_f: Option<CudaFunction>,
+    nn_rows_wide_clusters: u64,
     /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
     clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
@@ -314,6 +319,18 @@ impl SmallNtt {
         let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
         let nn_rows_f = gpu.function(&nn_rows_kernel_name(field, form))?;
         let nn_rows_clusters = nn_rows::max_clusters(gpu.stream(), &nn_rows_f, dependent_launch);
+        let nn_rows_wide_f = match field {
+            SmallField::BabyBear => Some(gpu.function(&nn_rows_wide_kernel_name(form))?),
+            _ => None,
+        };
+        let nn_rows_wide_clusters = nn_rows_wide_f.as_ref().map_or(0, |f| {
+            nn_rows::max_wide_clusters(gpu.stream(), f, dependent_launch)
+        });
+        // EXPERIMENT (session switch, not for landing): 0 keeps the old path above 2^24.
+        let nn_rows_wide_clusters = match std::env::var("ZKNTT_EXP_NN_WIDE").as_deref() {
+            Ok("0") => 0,
+            _ => nn_rows_wide_clusters,
+        };
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -328,6 +345,8 @@ impl SmallNtt {
             cluster_f,
             nn_rows_f,
             nn_rows_clusters,
+            nn_rows_wide_f,
+            nn_rows_wide_clusters,
             clusters: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
@@ -739,6 +758,6 @@ mod tests {
         // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the WSX kernel's
         // RN symbol, the panel (NN, NR, RN), cluster and NN rows kernels, BabyBear's wide tile
         // kernels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 6 * 3 * 7 + 2 * 7);
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 6 * 3 * 7 + 3 * 7);
     }
 }
