@@ -12,8 +12,8 @@ mod two_d;
 pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
-pub use nn_rows::{nn_rows_kernel_name, nn_rows_wide_kernel_name};
 pub(crate) use nn_rows::takes_shape as nn_rows_takes_shape;
+pub use nn_rows::{nn_rows_kernel_name, nn_rows_wide_kernel_name};
 #[cfg(test)]
 pub(crate) use panel::WIDE_PANEL_WORDS;
 pub use panel::{panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name};
@@ -519,7 +519,7 @@ impl SmallNtt {
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
     /// [`Kernel::Wsx`] two passes (into the scratch and back; from 2^22 three, the rows in place in
     /// the scratch and a transpose back, where NN's rows kernel does not take the rows:
-    /// [`SmallNtt::takes_nn_rows`], on sm_90 2^22 alone and 2^25/2^26), with the others five
+    /// [`SmallNtt::takes_nn_rows`], on sm_90 2^22 alone), with the others five
     /// passes and a final copy back ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
         &self,

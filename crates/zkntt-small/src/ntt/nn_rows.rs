@@ -106,8 +106,9 @@ pub(super) fn max_wide_clusters(stream: &CudaStream, f: &CudaFunction, sm90: boo
 impl SmallNtt {
     /// Whether NN (natural order in and out) of `batch` transforms of 2^log_n on the WSX
     /// kernel's 2-D path runs its rows pass on NN's rows kernel, with no transpose pass after it:
-    /// rows of 2^9..2^12 (2^17..2^24), 2^23 words or more ([`MIN_WORDS`]), and clusters of 8 on
-    /// this GPU (sm_90). Otherwise 2^17..2^21 take the panel kernel's rows-in, columns-out pass,
+    /// rows of 2^9..2^12 (2^17..2^24) in 2^23 words or more ([`MIN_WORDS`]), or BabyBear's rows
+    /// of 2^13/2^14 (2^25, 2^26) on its wide variant, where this GPU holds the kernel's clusters
+    /// of 8 (sm_90). Otherwise 2^17..2^21 take the panel kernel's rows-in, columns-out pass,
     /// 2^22..2^24 the tile kernel's rows and a transpose, and 2^25/2^26 the wide tile kernel and
     /// a transpose.
     pub fn takes_nn_rows(&self, log_n: u32, batch: u64) -> bool {
@@ -136,7 +137,11 @@ impl SmallNtt {
     ) -> Result<()> {
         let wide = log2 > TILE_LOG;
         debug_assert!(mid != dst);
-        debug_assert!(if wide { wide_shape_fits(log1, log2) } else { shape_fits(log1, log2) });
+        debug_assert!(if wide {
+            wide_shape_fits(log1, log2)
+        } else {
+            shape_fits(log1, log2)
+        });
         let rows = batch << log1;
         if rows == 0 {
             return Ok(());
@@ -183,14 +188,7 @@ impl SmallNtt {
         // `nn_rows_wide_clusters` found clusters of 8 schedulable on the function; with
         // `dependent` the kernel waits for the previous grid before its first global access.
         unsafe {
-            zkntt_gpu::launch::launch_cluster(
-                stream,
-                f,
-                cfg,
-                &p,
-                1 << LOG_CLUSTER,
-                dependent,
-            )
+            zkntt_gpu::launch::launch_cluster(stream, f, cfg, &p, 1 << LOG_CLUSTER, dependent)
         }?;
         Ok(())
     }
