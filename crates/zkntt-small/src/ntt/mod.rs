@@ -326,11 +326,6 @@ impl SmallNtt {
         let nn_rows_wide_clusters = nn_rows_wide_f.as_ref().map_or(0, |f| {
             nn_rows::max_wide_clusters(gpu.stream(), f, dependent_launch)
         });
-        // EXPERIMENT (session switch, not for landing): 0 keeps the old path above 2^24.
-        let nn_rows_wide_clusters = match std::env::var("ZKNTT_EXP_NN_WIDE").as_deref() {
-            Ok("0") => 0,
-            _ => nn_rows_wide_clusters,
-        };
         Ok(Self {
             gpu: gpu.clone(),
             field,

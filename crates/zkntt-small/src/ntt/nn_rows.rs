@@ -148,9 +148,9 @@ impl SmallNtt {
         }
         let tw = self.twiddle_table(direction);
         // As the columns pass's dependent launch, a cluster a group: measured faster than one
-        // wave of clusters looping over the groups, and than either without the dependency.
-        let dependent = self.dependent_launch
-            && !(wide && std::env::var("ZKNTT_EXP_NN_WIDE").as_deref() == Ok("2"));
+        // wave of clusters looping over the groups, and than either without the dependency
+        // (the wide variant: level with it, benches/NOTES.md forty-ninth session).
+        let dependent = self.dependent_launch;
         // The wide rows' own 2-D twiddle (columns of 2^(log2 - 12) points, then tiles).
         let post = match wide {
             true => {
