@@ -752,7 +752,7 @@ mod tests {
         }
         // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the WSX kernel's
         // RN symbol, the panel (NN, NR, RN), cluster and NN rows kernels, BabyBear's wide tile
-        // kernels.
+        // kernels (NR, RN) and NN's wide rows.
         assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 6 * 3 * 7 + 3 * 7);
     }
 }
