@@ -116,6 +116,103 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
 #endif
 }
 
+// NN's rows of 2^13/2^14 (BabyBear 2^25/2^26: rows of W = 2^LOG_W tiles, as ntt_wsx.cu's
+// kernel_wide runs them, one row a block), with the same store across the rows: block `me` of a
+// cluster runs row 8 grp + me's column phase and W tiles' WSX layers into `stash` in natural order
+// (tile k1 holds X[k1 + W k2] at slot(k2)), and after the cluster barrier stores the group's K in
+// [me N2 / 8, (me + 1) N2 / 8) in chunks of 256 K (2048 words) through `stage`: thread tid copies
+// K = K0 + 256 j + tid of the 8 rows (register i: row i, held by block i; a warp load 32
+// consecutive K, on 32 banks since the tiles lie TP = 4096 + 32 / W words apart), then stores 4 K
+// x 8 rows a warp store, runs of 32 bytes. smem: W TP + 256 (8 + 1) words.
+template <class F, class Form, uint32_t LOG_W>
+__device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* smem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr uint32_t W = 1u << LOG_W;
+    constexpr uint32_t IS = PER_THREAD / W;         // columns a chunk of 16 registers holds
+    constexpr uint32_t LOG_ROW = TILE_LOG + LOG_W;  // a row's words
+    constexpr uint32_t TP = TILE + 32 / W;          // stash words a tile
+    constexpr uint32_t GP = (1u << LOG_C) + 1;      // stage words a K
+    constexpr uint32_t CHUNKS = 1u << (LOG_ROW - LOG_C - 8);
+    static_assert(PER_THREAD >= (1u << LOG_C), "a chunk's 8 rows in one thread's registers");
+    uint32_t* const stash = smem;
+    uint32_t* const stage = smem + W * TP;
+    const NttParams& p = q.ntt;
+    const Form f(p);
+    const uint32_t tid = threadIdx.x, me = rank();
+    const auto c = wsx::Consts<typename Form::W>::template make<true>(p.twiddles, TILE_LOG, true);
+    const wsx::WideParams w(p);  // columns: w_N2^(n2 k1)
+    const uint64_t groups = p.batch >> LOG_C;
+    const uint32_t log1 = q.log_cols;
+    const uint64_t mask1 = (1ull << log1) - 1;
+    const uint32_t K0 = me << (LOG_ROW - LOG_C);
+    // The copy: K = K0 + 256 j + tid lies in tile K mod W at slot(K >> LOG_W); the parts of
+    // K >> LOG_W (tid's, j's, me's) occupy disjoint bits, and slot is linear over XOR.
+    const uint32_t stash_at = (uint32_t)__cvta_generic_to_shared(stash);
+    const uint32_t tile_t = (tid & (W - 1)) * TP;
+    const uint32_t s_t = wsx::slot(tid >> LOG_W) ^ wsx::slot(K0 >> LOG_W);
+    // The store: register i of thread tid is row R = tid mod 8 of the group, K = K0 + 256 j + k_l
+    // + 32 i.
+    const uint32_t R = tid & ((1u << LOG_C) - 1), k_l = tid >> LOG_C;
+
+    if (p.dependent) wait_for_previous_grid();
+    bool first = true;
+    for (uint64_t grp = blockIdx.x >> LOG_C; grp < groups; grp += gridDim.x >> LOG_C) {
+        const uint32_t* base = p.data + (((grp << LOG_C) + me) << LOG_ROW);
+#pragma unroll
+        for (uint32_t chunk = 0; chunk < W; chunk++) {
+            uint32_t y[PER_THREAD];
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                const uint32_t i = chunk * IS + r / W;
+                y[r] = base[((r % W) << TILE_LOG) + tid + (i << 8)];
+            }
+            if (chunk == 0 && !first) wait();  // every block has read this block's previous stash
+            wsx::column_dif<F>(f, p, y, LOG_W);
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) {
+                const uint32_t i = chunk * IS + r / W;
+                const uint32_t k1 = rev_bits<LOG_W>(r % W);
+                const uint32_t x = k1 == 0 ? finish<F>(f, w.canonical, y[r], 0, 0)
+                                           : finish<F>(f, w.columns, y[r], tid + (i << 8), k1);
+                stash[k1 * TP + (c.s_m1 ^ wsx::slot(i << 8))] = x;
+            }
+        }
+        first = false;
+#pragma unroll 1
+        for (uint32_t k1 = 0; k1 < W; k1++) {
+            uint32_t* tile = stash + k1 * TP;
+            uint32_t v[PER_THREAD];
+#pragma unroll
+            for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[c.s_m1 ^ wsx::slot(r << 8)];
+            wsx::layers<F, Form, true>(f, c, v, tile, 1, TILE_LOG);
+        }
+        barrier();  // every row of the group is in its block's shared memory
+        const uint64_t row = (grp << LOG_C) + R;
+        uint32_t* const dst0 = q.out + ((row >> log1) << (log1 + LOG_ROW)) + (row & mask1);
+#pragma unroll
+        for (uint32_t j = 0; j < CHUNKS; j++) {
+            const uint32_t at = stash_at + 4 * (tile_t + (s_t ^ wsx::slot((j << 8) >> LOG_W)));
+            uint32_t y[1u << LOG_C];
+#pragma unroll
+            for (uint32_t i = 0; i < (1u << LOG_C); i++) y[i] = load_remote(remote(at, i));
+            if (j == CHUNKS - 1) arrive();  // this block's remote reads are done
+#pragma unroll
+            for (uint32_t i = 0; i < (1u << LOG_C); i++) stage[tid * GP + i] = y[i];
+            __syncthreads();
+#pragma unroll
+            for (uint32_t i = 0; i < (1u << LOG_C); i++) y[i] = stage[(k_l + 32 * i) * GP + R];
+            uint32_t* dst = dst0 + ((uint64_t)(K0 + (j << 8) + k_l) << log1);
+#pragma unroll
+            for (uint32_t i = 0; i < (1u << LOG_C); i++) {
+                dst[(uint64_t)(32 * i) << log1] = finish<F>(f, w.rows, y[i], 0, 0);  // the scale
+            }
+            if (j + 1 < CHUNKS) __syncthreads();  // the stage's next chunk
+        }
+    }
+    if (!first) wait();  // no block exits while another reads its shared memory
+#endif
+}
+
 }  // namespace nn_rows
 }  // namespace small
 }  // namespace zkntt
@@ -161,3 +258,28 @@ ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormShoup, koalabear_shoup)
 ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormShoupLazy, koalabear_shoup_lazy)
 ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormMont, koalabear_montgomery)
 ZKNTT_SMALL_NN_ROWS(FieldKoalaBear, FormMontLazy, koalabear_montgomery_lazy)
+
+// NN's rows of 2^13/2^14 (BabyBear, as the wide tile kernel): the same launch as above with
+// p.ntt.log_n 13 or 14, p.ntt.post_lo / post_hi the 2-D tables of the row (post_log_rows 12), a
+// group 8 rows, p.log_cols >= 3, and dynamic shared memory 4 (W (4096 + 32 / W) + 2304) bytes
+// (W = 2^(log_n - 12)).
+#define ZKNTT_SMALL_NN_ROWS_WIDE(FIELD, FORM, NAME)                                                   \
+    extern "C" __global__ void __launch_bounds__(256, 4)                                            \
+        small_ntt_nn_rows_wide_##NAME(const zkntt::small::nn_rows::NnRowsParams p) {                 \
+        using F = zkntt::small::FIELD;                                                               \
+        using Form = zkntt::small::FORM<F>;                                                          \
+        ZKNTT_DYNAMIC_SHARED(uint32_t, smem);                                                        \
+        if (p.ntt.log_n == 13) {                                                                     \
+            zkntt::small::nn_rows::kernel_wide<F, Form, 1>(p, smem);                                 \
+        } else {                                                                                     \
+            zkntt::small::nn_rows::kernel_wide<F, Form, 2>(p, smem);                                 \
+        }                                                                                            \
+    }
+
+ZKNTT_SMALL_NN_ROWS_WIDE(FieldBabyBear, FormDynamic, babybear_dynamic)
+ZKNTT_SMALL_NN_ROWS_WIDE(FieldBabyBear, FormConstMod, babybear_const_mod)
+ZKNTT_SMALL_NN_ROWS_WIDE(FieldBabyBear, FormBarrett, babybear_barrett)
+ZKNTT_SMALL_NN_ROWS_WIDE(FieldBabyBear, FormShoup, babybear_shoup)
+ZKNTT_SMALL_NN_ROWS_WIDE(FieldBabyBear, FormShoupLazy, babybear_shoup_lazy)
+ZKNTT_SMALL_NN_ROWS_WIDE(FieldBabyBear, FormMont, babybear_montgomery)
+ZKNTT_SMALL_NN_ROWS_WIDE(FieldBabyBear, FormMontLazy, babybear_montgomery_lazy)

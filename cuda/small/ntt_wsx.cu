@@ -134,20 +134,6 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
 // rev(k2). In place: a row's reads all precede its stores, and a row is one block's.
 // p: log_n = 12 + LOG_C, the 4096-entry DIF table, post_lo / post_hi the 2-D tables of N =
 // 2^log_n (post_log_rows 12), the scale of the whole transform.
-// The wide kernels' three parameter sets: `columns` the 2-D twiddle w_N^(j k1) on the C-point
-// columns (no scale), `canonical` its k1 = 0 or n1 = 0 case (w^0: the canonical form only), `rows`
-// the scale without the 2-D twiddle.
-struct WideParams {
-    NttParams columns, canonical, rows;
-    __device__ __forceinline__ explicit WideParams(const NttParams& p) : columns(p), canonical(p), rows(p) {
-        columns.has_scale = 0;
-        columns.post_log_rows = TILE_LOG;
-        canonical = columns;
-        canonical.post_lo = nullptr;
-        rows.post_lo = nullptr;
-    }
-};
-
 template <class F, class Form, uint32_t LOG_C>
 __device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash) {
     constexpr uint32_t C = 1u << LOG_C;

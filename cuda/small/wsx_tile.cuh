@@ -244,6 +244,20 @@ __device__ __forceinline__ void column_dif(const Form& f, const NttParams& p, ui
     }
 }
 
+// The wide rows' three parameter sets (ntt_wsx.cu's wide kernels, ntt_nn_rows.cu's wide rows):
+// `columns` the 2-D twiddle w_N^(j k1) on the C-point columns (no scale), `canonical` its k1 = 0
+// or n1 = 0 case (w^0: the canonical form only), `rows` the scale without the 2-D twiddle.
+struct WideParams {
+    NttParams columns, canonical, rows;
+    __device__ __forceinline__ explicit WideParams(const NttParams& p) : columns(p), canonical(p), rows(p) {
+        columns.has_scale = 0;
+        columns.post_log_rows = TILE_LOG;
+        canonical = columns;
+        canonical.post_lo = nullptr;
+        rows.post_lo = nullptr;
+    }
+};
+
 }  // namespace wsx
 }  // namespace small
 }  // namespace zkntt

@@ -621,7 +621,10 @@ pub fn two_d_panels_split(
     let on_tiles = crate::ntt::rows_on_tiles(ordering, log_n, log2);
     if on_tiles {
         // The rows bit-reversed out, in place: on the WSX tile kernel (untwiddled), or above a
-        // tile on its wide variant; NN then transposes with the columns reversed back.
+        // tile on its wide variant; NN then transposes with the columns reversed back. Above a
+        // tile this is also NN's wide rows kernel's result: the same column DIF and tile layers,
+        // its tiles left in natural order and stored across the rows (the same words at the same
+        // places).
         if log2 > TILE_LOG {
             let scale_log_n = (direction == crate::Direction::Inverse).then_some(log_n);
             wide_rows(

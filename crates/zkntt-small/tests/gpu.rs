@@ -767,6 +767,37 @@ fn nn_rows_kernel_matches_reference() {
     }
 }
 
+/// NN's wide rows kernel (BabyBear's rows of 2^13/2^14, 8 rows a cluster stored across the rows):
+/// 2^25 forward and inverse out of place (`run_into`) against the reference, at any
+/// ZKNTT_TEST_MAX_LOG, so that CI's CPU emulator runs the kernel (`babybear_above_two_tiles`
+/// takes it at 2^25 x 2 and 2^26 in every entry point where the bound allows). Where this GPU
+/// has no 2^25 (no clusters) the test says so and stops.
+#[test]
+fn nn_rows_wide_kernel_matches_reference() {
+    let Some(gpu) = gpu_or_skip("nn_rows_wide_kernel_matches_reference") else {
+        return;
+    };
+    let (field, log_n) = (SmallField::BabyBear, 25u32);
+    let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
+    if ntt.max_log_n(Kernel::Wsx) < log_n {
+        eprintln!("SKIP nn_rows_wide_kernel_matches_reference: no 2^25 on this GPU");
+        return;
+    }
+    assert!(ntt.takes_nn_rows(log_n, 1));
+    let x = inputs(field, 1 << log_n, 925);
+    for dir in [Direction::Forward, Direction::Inverse] {
+        let mut want = x.clone();
+        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+        let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+        assert_same(
+            &got,
+            &want,
+            log_n,
+            &format!("BabyBear {dir:?} NN 2^{log_n} run_into"),
+        );
+    }
+}
+
 /// NN of `batch` random transforms of 2^log_n against the reference, forward and inverse: in
 /// place (`run`, through the scratch), out of place (`run_into`) and by address at +4 bytes.
 fn nn_matches_reference(gpu: &Gpu, ntt: &SmallNtt, log_n: u32, batch: usize, seed: u64) {
@@ -812,11 +843,11 @@ fn nn_from_2_22_matches_reference() {
 }
 
 /// BabyBear 2^25 and 2^26: columns of one tile (a panel pass), rows of 2^13 / 2^14 on the wide
-/// tile kernel (NR, NN; NN then through a transpose); RN the input's rows first, on the wide tile
-/// kernel's RN symbol.
+/// tile kernel (NR) or on NN's wide rows kernel (NN: clusters of 8 rows stored across the rows;
+/// on sm_90); RN the input's rows first, on the wide tile kernel's RN symbol.
 /// NN, NR and RN against the reference, forward and inverse, in place, out of place and by
-/// address, a batch of two at 2^25 (RN there also by address at +4 bytes: the wide kernel's
-/// word-by-word loads). The other kernels,
+/// address, a batch of two at 2^25 (RN and NN there also by address at +4 bytes: the wide
+/// kernel's word-by-word loads, NN's stores of runs that straddle sectors). The other kernels,
 /// KoalaBear (two-adicity 24) and GPUs without clusters answer `SizeUnsupported`.
 #[test]
 fn babybear_above_two_tiles() {
@@ -852,6 +883,8 @@ fn babybear_above_two_tiles() {
         return;
     }
     drop(big);
+    // Where 2^25 runs on this GPU (clusters of 8), NN's rows take NN's wide rows kernel.
+    assert!(ntt.takes_nn_rows(25, 1) && ntt.takes_nn_rows(26, 1));
     let mont = SmallNtt::new(&gpu, field, ModMulForm::Montgomery).unwrap();
     let barrett = SmallNtt::new(&gpu, field, ModMulForm::Barrett).unwrap();
     for (log_n, batch) in [(25u32, 2usize), (26, 1)] {
@@ -902,6 +935,10 @@ fn babybear_above_two_tiles() {
                 // 16-byte aligned: one word past an allocation.
                 let got = run_raw_at_plus_4(&gpu, &ntt, &reversed, log_n, dir, Ordering::RN);
                 let what = format!("BabyBear {dir:?} RN 2^{log_n} x {batch} run_raw at +4 bytes");
+                assert_same(&got, &natural, log_n, &what);
+                // NN's wide rows store runs of 8 words that straddle sectors there.
+                let got = run_raw_at_plus_4(&gpu, &ntt, &x, log_n, dir, Ordering::NN);
+                let what = format!("BabyBear {dir:?} NN 2^{log_n} x {batch} run_raw at +4 bytes");
                 assert_same(&got, &natural, log_n, &what);
                 let mut d = gpu.stream().clone_htod(&reversed).unwrap();
                 mont.run_ordered(&mut d, log_n, dir, Kernel::Wsx, Ordering::RN)

@@ -12,8 +12,8 @@ mod two_d;
 pub(crate) use cluster::MAX_LOG_CLUSTER;
 pub use cluster::cluster_kernel_name;
 pub use host::PinnedBuffer;
-pub use nn_rows::nn_rows_kernel_name;
 pub(crate) use nn_rows::takes_shape as nn_rows_takes_shape;
+pub use nn_rows::{nn_rows_kernel_name, nn_rows_wide_kernel_name};
 #[cfg(test)]
 pub(crate) use panel::WIDE_PANEL_WORDS;
 pub use panel::{panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name};
@@ -109,7 +109,7 @@ fn order_code(ordering: Ordering) -> u32 {
 
 /// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
 /// and the WSX kernel's RN symbol, the 2-D panel kernels (NN, NR, RN), the cluster kernel and
-/// NN's rows kernel of each field and form, and BabyBear's wide tile kernels.
+/// NN's rows kernel of each field and form, and BabyBear's wide tile kernels and NN's wide rows.
 pub fn kernel_names() -> impl Iterator<Item = String> {
     let tiles = Kernel::ALL
         .into_iter()
@@ -138,6 +138,7 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
         [
             wsx_wide_kernel_name(SmallField::BabyBear, m),
             wsx_wide_rn_kernel_name(SmallField::BabyBear, m),
+            nn_rows_wide_kernel_name(m),
         ]
     });
     tiles.chain(panels).chain(wide)
@@ -237,6 +238,10 @@ pub struct SmallNtt {
     /// many of its clusters of 8 this GPU holds at once (0: it is not used).
     nn_rows_f: CudaFunction,
     nn_rows_clusters: u64,
+    /// NN's rows of 2^13/2^14 on the same store (BabyBear's only), and its clusters of 8 at
+    /// once for rows of 2^14 (0: not used).
+    nn_rows_wide_f: Option<CudaFunction>,
+    nn_rows_wide_clusters: u64,
     /// Whether the cluster kernel is on ([`SmallNtt::set_clusters`]).
     clusters: std::sync::atomic::AtomicBool,
     post: Mutex<HashMap<(u32, Direction), PostTables>>,
@@ -314,6 +319,13 @@ impl SmallNtt {
         let cluster_max_log_n = cluster::max_log_n(gpu.stream(), &cluster_f, dependent_launch);
         let nn_rows_f = gpu.function(&nn_rows_kernel_name(field, form))?;
         let nn_rows_clusters = nn_rows::max_clusters(gpu.stream(), &nn_rows_f, dependent_launch);
+        let nn_rows_wide_f = match field {
+            SmallField::BabyBear => Some(gpu.function(&nn_rows_wide_kernel_name(form))?),
+            _ => None,
+        };
+        let nn_rows_wide_clusters = nn_rows_wide_f.as_ref().map_or(0, |f| {
+            nn_rows::max_wide_clusters(gpu.stream(), f, dependent_launch)
+        });
         Ok(Self {
             gpu: gpu.clone(),
             field,
@@ -328,6 +340,8 @@ impl SmallNtt {
             cluster_f,
             nn_rows_f,
             nn_rows_clusters,
+            nn_rows_wide_f,
+            nn_rows_wide_clusters,
             clusters: std::sync::atomic::AtomicBool::new(true),
             post: Mutex::new(HashMap::new()),
             scratch: Mutex::new(None),
@@ -500,7 +514,7 @@ impl SmallNtt {
     /// above 2^12 use the 2-D decomposition with an internal scratch buffer: with
     /// [`Kernel::Wsx`] two passes (into the scratch and back; from 2^22 three, the rows in place in
     /// the scratch and a transpose back, where NN's rows kernel does not take the rows:
-    /// [`SmallNtt::takes_nn_rows`], on sm_90 2^22 alone and 2^25/2^26), with the others five
+    /// [`SmallNtt::takes_nn_rows`], on sm_90 2^22 alone), with the others five
     /// passes and a final copy back ([`SmallNtt::run_into`] avoids the copy).
     pub fn run(
         &self,
@@ -738,7 +752,7 @@ mod tests {
         }
         // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the WSX kernel's
         // RN symbol, the panel (NN, NR, RN), cluster and NN rows kernels, BabyBear's wide tile
-        // kernels.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 6 * 3 * 7 + 2 * 7);
+        // kernels (NR, RN) and NN's wide rows.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 6 * 3 * 7 + 3 * 7);
     }
 }

@@ -1,8 +1,8 @@
 //! Sizes above one tile (2^13..2^26): the 2-D decomposition N = N1 x N2. With the WSX kernel,
 //! two passes: panel passes (the transposes folded into their loads and stores), rows that are
 //! contiguous both ways in place on the WSX tile kernel ([`rows_on_tiles`]; above 2^24 NR's and
-//! NN's and RN's rows of two or four tiles on its wide variant); with the others (up to
-//! 2^24), five passes: three transposes and the one-tile kernels.
+//! RN's rows of two or four tiles on its wide variant, NN's on NN's wide rows kernel); with the
+//! others (up to 2^24), five passes: three transposes and the one-tile kernels.
 
 use super::panel::Layout;
 use super::{Kernel, NttParams, SmallNtt, Table, lock};
@@ -64,7 +64,8 @@ const RN_TILE_ROWS: u32 = 10;
 /// bit-reversed out and then transposed with the columns reversed back (below 2^22 the extra
 /// pass costs more than the panel's rows-in, columns-out pass; batches of as many words lost,
 /// 2^20 x 16 by 4-5%), where NN's rows kernel does not take them first (from 2^23 words with
-/// rows of 2^9..2^12: [`SmallNtt::takes_nn_rows`]). benches/NOTES.md has the measurements.
+/// rows of 2^9..2^12, and BabyBear's rows of 2^13/2^14 on its wide variant:
+/// [`SmallNtt::takes_nn_rows`]). benches/NOTES.md has the measurements.
 pub(crate) fn rows_on_tiles(ordering: Ordering, log_n: u32, log_rows: u32) -> bool {
     match ordering {
         Ordering::NR => true,
@@ -112,11 +113,11 @@ impl SmallNtt {
     /// (stride N2) from `src` into the same places of `mid`, times w_N^(n2 k1); then the
     /// N2-point rows of `mid` into `dst` at stride N1. `mid` may be `src`; `dst` must not be `mid`.
     /// Each buffer holds `batch` transforms of 2^log_n words. NN from 2^23 words with rows of
-    /// 2^9..2^12 (2^17..2^24): the rows pass from `mid` into `dst` on NN's rows kernel, clusters
-    /// of 8 blocks storing across the rows ([`SmallNtt::takes_nn_rows`]). Otherwise from 2^22
-    /// the rows run in place in `mid` on the WSX tile kernel (its wide variant above 2^24),
-    /// bit-reversed out, and a transpose that reverses the columns back writes `dst`
-    /// ([`rows_on_tiles`]).
+    /// 2^9..2^12 (2^17..2^24), and above 2^24 (rows of 2^13/2^14 on its wide variant): the rows
+    /// pass from `mid` into `dst` on NN's rows kernel, clusters of 8 blocks storing across the
+    /// rows ([`SmallNtt::takes_nn_rows`]). Otherwise from 2^22 the rows run in place in `mid` on
+    /// the WSX tile kernel (its wide variant above 2^24), bit-reversed out, and a transpose that
+    /// reverses the columns back writes `dst` ([`rows_on_tiles`]).
     ///
     /// `nr`: bit-reversed output, X[k] at rev_N(k) = rev_N1(k1) N2 + rev_N2(k2). The columns'
     /// entry k1 goes to row rev(k1) of `mid` instead of row k1; row j of `mid` (k1 = rev(j))
@@ -127,7 +128,9 @@ impl SmallNtt {
     ///
     /// Above 2^24 (BabyBear 2^25, 2^26) the rows are 2^13 or 2^14 points, two or four tiles: they
     /// run on the wide tile kernel, one row a block ([`SmallNtt::wide_rows`]), bit-reversed out
-    /// as below, followed in natural order by the transpose.
+    /// as below; NN's on NN's wide rows kernel (a row a block, the same split, 8 rows a cluster
+    /// stored across the rows), or where the GPU cannot hold its clusters as NR's followed by
+    /// the transpose.
     ///
     /// RN (`ordering`; input bit-reversed): x[n1 N2 + n2] lies at rev_N(n1 N2 + n2)
     /// = rev_N2(n2) N1 + rev_N1(n1), so row r of the input (N2 rows of N1 words) is column n2 =
