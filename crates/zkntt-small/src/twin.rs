@@ -1133,8 +1133,8 @@ mod tests {
     #[test]
     fn two_d_wide_rows_match_reference() {
         // The path of 2^25/2^26 (columns of one panel tile, rows of 2^13/2^14 on the wide tile kernel, NN
-        // then a transpose; RN rows first), on 2^4 x 2^13 and 2^3 x 2^14 columns so that it
-        // runs here; the GPU tests run 2^25 and 2^26 themselves.
+        // then a transpose, the words NN's wide rows kernel stores; RN rows first), on 2^4 x 2^13
+        // and 2^3 x 2^14 columns so that it runs here; the GPU tests run 2^25 and 2^26 themselves.
         for field in [SmallField::BabyBear, SmallField::KoalaBear] {
             for (form, log1, log2, batch) in [
                 (ModMulForm::ShoupLazy, 4, 13, 2),

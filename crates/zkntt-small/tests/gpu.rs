@@ -928,8 +928,8 @@ fn babybear_above_two_tiles() {
                 assert_same(&got, &want, log_n, &format!("{what} run_raw"));
             }
             // RN's 2-D twiddle chain (on the columns pass's loads) in a Montgomery form too
-            // (above: Shoup lazy), and NR's and NN's rows on the wide tile kernel in forms whose
-            // symbols spill (Montgomery, Barrett).
+            // (above: Shoup lazy), and NR's rows on the wide tile kernel and NN's on NN's wide
+            // rows kernel in forms whose symbols spill (Montgomery, Barrett).
             if log_n == 25 {
                 // RN's rows on the wide tile kernel read word by word where the input is not
                 // 16-byte aligned: one word past an allocation.
