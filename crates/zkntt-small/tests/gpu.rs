@@ -777,33 +777,36 @@ fn nn_rows_kernel_matches_reference() {
 }
 
 /// NN's wide rows kernel (BabyBear's rows of 2^13/2^14, 8 rows a cluster stored across the rows):
-/// 2^25 forward and inverse out of place (`run_into`) against the reference, at any
-/// ZKNTT_TEST_MAX_LOG, so that CI's CPU emulator runs the kernel (`babybear_above_two_tiles`
-/// takes it at 2^25 x 2 and 2^26 in every entry point where the bound allows). Where this GPU
-/// has no 2^25 (no clusters) the test says so and stops.
+/// 2^25 and 2^26 (rows of two and of four tiles) forward and inverse out of place (`run_into`)
+/// against the reference, at any ZKNTT_TEST_MAX_LOG, so that CI's CPU emulator runs both shapes of
+/// the kernel's copy (`babybear_above_two_tiles` takes it at 2^25 x 2 and 2^26 in every entry
+/// point where the bound allows). Where this GPU has no 2^25 (no clusters) the test says so and
+/// stops.
 #[test]
 fn nn_rows_wide_kernel_matches_reference() {
     let Some(gpu) = gpu_or_skip("nn_rows_wide_kernel_matches_reference") else {
         return;
     };
-    let (field, log_n) = (SmallField::BabyBear, 25u32);
+    let field = SmallField::BabyBear;
     let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
-    if ntt.max_log_n(Kernel::Wsx) < log_n {
-        eprintln!("SKIP nn_rows_wide_kernel_matches_reference: no 2^25 on this GPU");
+    if ntt.max_log_n(Kernel::Wsx) < 26 {
+        eprintln!("SKIP nn_rows_wide_kernel_matches_reference: no 2^25, 2^26 on this GPU");
         return;
     }
-    assert!(ntt.takes_nn_rows(log_n, 1));
-    let x = inputs(field, 1 << log_n, 925);
-    for dir in [Direction::Forward, Direction::Inverse] {
-        let mut want = x.clone();
-        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-        let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
-        assert_same(
-            &got,
-            &want,
-            log_n,
-            &format!("BabyBear {dir:?} NN 2^{log_n} run_into"),
-        );
+    for log_n in [25u32, 26] {
+        assert!(ntt.takes_nn_rows(log_n, 1));
+        let x = inputs(field, 1 << log_n, 900 + log_n as u64);
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let mut want = x.clone();
+            reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+            let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+            assert_same(
+                &got,
+                &want,
+                log_n,
+                &format!("BabyBear {dir:?} NN 2^{log_n} run_into"),
+            );
+        }
     }
 }
 
