@@ -11,10 +11,12 @@
 // (whole sectors): a warp store is 32 / G runs at consecutive k2, as the panel columns pass
 // stores.
 // The exchange is staged: block `me` first copies its share from the tiles' blocks (distributed
-// shared memory) into `stage`, G + 1 words a k2 (odd pitch: 32 banks both ways), each warp load
-// one block's 128-byte run of one row; then the stores read `stage`. Lanes reading their store
-// order straight from the holders (8 blocks a warp load, from T = 2 several lanes on one bank)
-// measured 1.4-2x slower (benches/NOTES.md, forty-eighth session).
+// shared memory) into `stage`, then the stores read `stage`. Rows of 2^12 (T = 1) copy 16-byte
+// groups of the holder's slots into a row-major stage (one remote load moves four words); rows
+// of 2^9..2^11 copy word by word into G + 1 words a k2 (odd pitch: 32 banks both ways), each
+// warp load one block's 128-byte run of one row. Lanes reading their store order straight from
+// the holders (8 blocks a warp load, from T = 2 several lanes on one bank) measured 1.4-2x
+// slower (benches/NOTES.md, forty-eighth session).
 #include "cluster.cuh"
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
@@ -145,10 +147,11 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
 // kernel_wide runs them, one row a block), with the same store across the rows: block `me` of a
 // cluster runs row 8 grp + me's column phase and W tiles' WSX layers into `stash` in natural order
 // (tile k1 holds X[k1 + W k2] at slot(k2)), and after the cluster barrier stores the group's K in
-// [me N2 / 8, (me + 1) N2 / 8) in chunks of 256 K (2048 words) through `stage`: thread tid copies
-// K = K0 + 256 j + tid of the 8 rows (register i: row i, held by block i; a warp load 32
-// consecutive K, on 32 banks since the tiles lie TP = 4096 + 32 / W words apart), then stores 4 K
-// x 8 rows a warp store, runs of 32 bytes. smem: W TP + 256 (8 + 1) words.
+// [me N2 / 8, (me + 1) N2 / 8) in chunks of 256 K (2048 words) through `stage`: each thread copies
+// two 16-byte groups of a holder's tile (four consecutive k2 of one tile of one row) into a
+// row-major stage, then stores 4 K x 8 rows a warp store, runs of 32 bytes. smem: W TP + 256 (8 +
+// 1) words (TP = 4096 + 32 / W: the word copy's padding, which put a warp's 32 consecutive K on 32
+// banks; the stage uses 8 x 260 of its 2304 words).
 template <class F, class Form, uint32_t LOG_W>
 __device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* smem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
