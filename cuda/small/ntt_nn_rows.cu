@@ -147,11 +147,10 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
 // kernel_wide runs them, one row a block), with the same store across the rows: block `me` of a
 // cluster runs row 8 grp + me's column phase and W tiles' WSX layers into `stash` in natural order
 // (tile k1 holds X[k1 + W k2] at slot(k2)), and after the cluster barrier stores the group's K in
-// [me N2 / 8, (me + 1) N2 / 8) in chunks of 256 K (2048 words) through `stage`: each thread copies
-// two 16-byte groups of a holder's tile (four consecutive k2 of one tile of one row) into a
-// row-major stage, then stores 4 K x 8 rows a warp store, runs of 32 bytes. smem: W TP + 256 (8 +
-// 1) words (TP = 4096 + 32 / W: the word copy's padding, which put a warp's 32 consecutive K on 32
-// banks; the stage uses 8 x 260 of its 2304 words).
+// [me N2 / 8, (me + 1) N2 / 8) in chunks of 256 K (2048 words) through `stage`: thread tid copies
+// K = K0 + 256 j + tid of the 8 rows (register i: row i, held by block i; a warp load 32
+// consecutive K, on 32 banks since the tiles lie TP = 4096 + 32 / W words apart), then stores 4 K
+// x 8 rows a warp store, runs of 32 bytes. smem: W TP + 256 (8 + 1) words.
 template <class F, class Form, uint32_t LOG_W>
 __device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* smem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -173,32 +172,14 @@ __device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* sme
     const uint32_t log1 = q.log_cols;
     const uint64_t mask1 = (1ull << log1) - 1;
     const uint32_t K0 = me << (LOG_ROW - LOG_C);
-    // The copy, in 16-byte groups: chunk j's K = K0 + 256 j + k1 + W k2' (k2' < 256 / W) lies in
-    // tile k1 at slot(k2c + k2'), k2c = (K0 + 256 j) / W, and a tile's slots 4a..4a+3 are one
-    // aligned group holding k2 = 4a + (b ^ x) at b, x = (slot(4a) ^ 4a) mod 4 (the swizzle's part,
-    // from k2's bits 5..8). Quad jj of thread tid is row (tid >> 6) + 4 jj's quad qi of tile k1q
-    // (tid mod 64 = k1q QT + qi), stored as it lies at stage[row RP + k1q KT + 4 qi] (RP = 4 mod
-    // 32). The parts of k2c + 4 qi (qi's, j's, me's) occupy disjoint bits, and slot is linear.
-    constexpr uint32_t QT = 64 / W;     // quads of a tile in a chunk
-    constexpr uint32_t KT = 4 * QT;     // stage words of a tile's part of a row
-    constexpr uint32_t RP = 256 + 4;    // stage words a row
-    static_assert((1u << LOG_C) * RP <= 256 * GP, "the stage holds a chunk's 8 rows");
+    // The copy: K = K0 + 256 j + tid lies in tile K mod W at slot(K >> LOG_W); the parts of
+    // K >> LOG_W (tid's, j's, me's) occupy disjoint bits, and slot is linear over XOR.
     const uint32_t stash_at = (uint32_t)__cvta_generic_to_shared(stash);
-    const uint32_t qq = tid & 63, k1q = qq / QT, qi = qq % QT;
-    const uint32_t q_tile = stash_at + 4 * k1q * TP;
-    const uint32_t q_s = wsx::slot(4 * qi) ^ wsx::slot(K0 >> LOG_W);
-    const uint32_t q_st = (tid >> 6) * RP + k1q * KT + 4 * qi;
-    // The store: register i of thread tid is row R = tid mod 8 of the group at K = K0 + 256 j +
-    // K_l + 32 i, K_l = k1r + W (kq + 4 hi) for k_l = tid >> 3 = kq + 4 k1r + 4 W hi: a warp's 4 K
-    // are one quad's (kq) of one tile, so its 32 stage reads fall on 32 banks (kq ^ x spans the
-    // quad, R the rows). Its stage word: R RP + k1r KT + 4 hi + 32 i / W + (kq ^ x), where x
-    // depends on k2's bits 5..8, i's and j's here: one of four offsets `rd`, and an immediate.
+    const uint32_t tile_t = (tid & (W - 1)) * TP;
+    const uint32_t s_t = wsx::slot(tid >> LOG_W) ^ wsx::slot(K0 >> LOG_W);
+    // The store: register i of thread tid is row R = tid mod 8 of the group, K = K0 + 256 j + k_l
+    // + 32 i.
     const uint32_t R = tid & ((1u << LOG_C) - 1), k_l = tid >> LOG_C;
-    const uint32_t kq = k_l & 3, k1r = (k_l >> 2) & (W - 1), hi = k_l >> (2 + LOG_W);
-    const uint32_t K_l = k1r | kq << LOG_W | hi << (LOG_W + 2);
-    uint32_t rd[4];
-#pragma unroll
-    for (uint32_t x = 0; x < 4; x++) rd[x] = R * RP + k1r * KT + 4 * hi + (kq ^ x);
 
     if (p.dependent) wait_for_previous_grid();
     bool first = true;
@@ -237,21 +218,17 @@ __device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* sme
         uint32_t* const dst0 = q.out + ((row >> log1) << (log1 + LOG_ROW)) + (row & mask1);
 #pragma unroll
         for (uint32_t j = 0; j < CHUNKS; j++) {
-            const uint32_t at = q_tile + 4 * ((q_s ^ wsx::slot(j << (8 - LOG_W))) & ~3u);
-            uint4 z[2];
-#pragma unroll
-            for (uint32_t jj = 0; jj < 2; jj++) z[jj] = load_remote4(remote(at, (tid >> 6) + 4 * jj));
-            if (j == CHUNKS - 1) arrive();  // this block's remote reads are done
-#pragma unroll
-            for (uint32_t jj = 0; jj < 2; jj++) *reinterpret_cast<uint4*>(stage + q_st + 4 * jj * RP) = z[jj];
-            __syncthreads();
+            const uint32_t at = stash_at + 4 * (tile_t + (s_t ^ wsx::slot((j << 8) >> LOG_W)));
             uint32_t y[1u << LOG_C];
 #pragma unroll
-            for (uint32_t i = 0; i < (1u << LOG_C); i++) {
-                const uint32_t k2 = (j << (8 - LOG_W)) | (i << (5 - LOG_W));  // k2's bits 5..8
-                y[i] = stage[rd[(wsx::slot(k2) ^ k2) & 3] + (i << (5 - LOG_W))];
-            }
-            uint32_t* dst = dst0 + ((uint64_t)(K0 + (j << 8) + K_l) << log1);
+            for (uint32_t i = 0; i < (1u << LOG_C); i++) y[i] = load_remote(remote(at, i));
+            if (j == CHUNKS - 1) arrive();  // this block's remote reads are done
+#pragma unroll
+            for (uint32_t i = 0; i < (1u << LOG_C); i++) stage[tid * GP + i] = y[i];
+            __syncthreads();
+#pragma unroll
+            for (uint32_t i = 0; i < (1u << LOG_C); i++) y[i] = stage[(k_l + 32 * i) * GP + R];
+            uint32_t* dst = dst0 + ((uint64_t)(K0 + (j << 8) + k_l) << log1);
 #pragma unroll
             for (uint32_t i = 0; i < (1u << LOG_C); i++) {
                 dst[(uint64_t)(32 * i) << log1] = finish<F>(f, w.rows, y[i], 0, 0);  // the scale
