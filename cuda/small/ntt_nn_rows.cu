@@ -84,9 +84,9 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
     // Rows of 2^12 (T = 1) copy 16-byte groups: a tile's slots 4a..4a+3 are one aligned group
     // holding k2 = 4a + (b ^ x) at b, x = slot(4a) mod 4 (slot(4a + b) = slot(4a) ^ b). Quad
     // j of thread tid is row (tid >> 7) + 2 j's k2 = K0 + 4 (tid mod 128), stored as it lies into
-    // row-major `stage` (RP words a row, RP = 4 mod 32); the reads undo the XOR. k2 = K0 + k2_l + 32 i
-    // has x = slot(32 i) mod 4 (K0's bits lie above 8), a constant of i, so a thread's reads
-    // take one of four offsets `rd` and an immediate.
+    // row-major `stage` (RP words a row, RP = 4 mod 32); the reads undo the XOR. Read i's k2 =
+    // K0 + k2_l + 32 i has x = slot(32 i) mod 4 (K0's bits lie above 8), a constant of i, so a
+    // thread's reads take one of four offsets `rd` and an immediate.
     constexpr uint32_t RP = (1u << LOG_K) + 4;
     const uint32_t q_at = buf_at + 4 * (wsx::slot((me << LOG_K) | ((tid & 127) << 2)) & ~3u);
     const uint32_t q_st = (tid >> 7) * RP + ((tid & 127) << 2);

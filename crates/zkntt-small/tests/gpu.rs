@@ -740,8 +740,8 @@ fn nn_rows_kernel_matches_reference() {
     let Some(gpu) = gpu_or_skip("nn_rows_kernel_matches_reference") else {
         return;
     };
-    // The last field: run at any ZKNTT_TEST_MAX_LOG, so that CI's emulator runs the kernel's rows
-    // of 2^9 (eight a tile, copied word by word) and of 2^12 (one a tile, copied in 16-byte groups).
+    // The last field: run at any ZKNTT_TEST_MAX_LOG, so that CI's emulator runs the kernel's rows of
+    // 2^9 (eight a tile, copied word by word) and of 2^12 (one a tile, copied in 16-byte groups).
     let cases = [
         (
             SmallField::BabyBear,
@@ -778,8 +778,8 @@ fn nn_rows_kernel_matches_reference() {
 
 /// NN's wide rows kernel (BabyBear's rows of 2^13/2^14, 8 rows a cluster stored across the rows):
 /// 2^25 and 2^26 (rows of two and of four tiles) forward and inverse out of place (`run_into`)
-/// against the reference, at any ZKNTT_TEST_MAX_LOG, so that CI's CPU emulator runs both shapes of
-/// the kernel's copy (`babybear_above_two_tiles` takes it at 2^25 x 2 and 2^26 in every entry
+/// against the reference, at any ZKNTT_TEST_MAX_LOG, so that CI's CPU emulator runs the kernel at
+/// both row lengths (`babybear_above_two_tiles` takes it at 2^25 x 2 and 2^26 in every entry
 /// point where the bound allows). Where this GPU has no 2^25 (no clusters) the test says so and
 /// stops.
 #[test]
