@@ -26,6 +26,10 @@ inline void arrive_started() { zkntt_emu::cluster_arrive(); }
 inline void wait_started() { zkntt_emu::cluster_wait(); }
 inline uint32_t remote(uint32_t local, uint32_t block) { return zkntt_emu::cluster_remote(local, block); }
 inline uint32_t load_remote(uint32_t addr) { return zkntt_emu::cluster_load(addr); }
+inline uint4 load_remote4(uint32_t addr) {
+    return make_uint4(zkntt_emu::cluster_load(addr), zkntt_emu::cluster_load(addr + 4),
+                      zkntt_emu::cluster_load(addr + 8), zkntt_emu::cluster_load(addr + 12));
+}
 inline void store_remote(uint32_t addr, uint32_t v) { zkntt_emu::cluster_store(addr, v); }
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 __device__ __forceinline__ uint32_t rank() {
@@ -62,6 +66,15 @@ __device__ __forceinline__ uint32_t remote(uint32_t local, uint32_t block) {
 __device__ __forceinline__ uint32_t load_remote(uint32_t addr) {
     uint32_t v;
     asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+    return v;
+}
+// 16 bytes at a 16-byte aligned `addr`.
+__device__ __forceinline__ uint4 load_remote4(uint32_t addr) {
+    uint4 v;
+    asm volatile("ld.shared::cluster.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "r"(addr)
+                 : "memory");
     return v;
 }
 __device__ __forceinline__ void store_remote(uint32_t addr, uint32_t v) {

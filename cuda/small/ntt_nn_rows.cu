@@ -11,10 +11,12 @@
 // (whole sectors): a warp store is 32 / G runs at consecutive k2, as the panel columns pass
 // stores.
 // The exchange is staged: block `me` first copies its share from the tiles' blocks (distributed
-// shared memory) into `stage`, G + 1 words a k2 (odd pitch: 32 banks both ways), each warp load
-// one block's 128-byte run of one row; then the stores read `stage`. Lanes reading their store
-// order straight from the holders (8 blocks a warp load, from T = 2 several lanes on one bank)
-// measured 1.4-2x slower (benches/NOTES.md, forty-eighth session).
+// shared memory) into `stage`, then the stores read `stage`. Rows of 2^12 (T = 1) copy 16-byte
+// groups of the holder's slots into a row-major stage (one remote load moves four words); rows
+// of 2^9..2^11 copy word by word into G + 1 words a k2 (odd pitch: 32 banks both ways), each
+// warp load one block's 128-byte run of one row. Lanes reading their store order straight from
+// the holders (8 blocks a warp load, from T = 2 several lanes on one bank) measured 1.4-2x
+// slower (benches/NOTES.md, forty-eighth session).
 #include "cluster.cuh"
 #include "launch_dependent.cuh"
 #include "small/wsx_tile.cuh"
@@ -28,6 +30,7 @@ namespace nn_rows {
 using zkntt::cluster::arrive;
 using zkntt::cluster::barrier;
 using zkntt::cluster::load_remote;
+using zkntt::cluster::load_remote4;
 using zkntt::cluster::rank;
 using zkntt::cluster::remote;
 using zkntt::cluster::wait;
@@ -78,6 +81,18 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
     const uint32_t buf_at = (uint32_t)__cvta_generic_to_shared(buf);
     const uint32_t sv0 = wsx::slot(pos_v(tid)), sv1 = wsx::slot(pos_v(tid | 256));
     const uint32_t st_t = (tid & ((1u << LOG_K) - 1)) * GP + (tid >> LOG_K);
+    // Rows of 2^12 (T = 1) copy 16-byte groups: a tile's slots 4a..4a+3 are one aligned group
+    // holding k2 = 4a + (b ^ x) at b, x = slot(4a) mod 4 (slot(4a + b) = slot(4a) ^ b). Quad
+    // j of thread tid is row (tid >> 7) + 2 j's k2 = K0 + 4 (tid mod 128), stored as it lies into
+    // row-major `stage` (RP words a row, RP = 4 mod 32); the reads undo the XOR. Read i's k2 =
+    // K0 + k2_l + 32 i has x = slot(32 i) mod 4 (K0's bits lie above 8), a constant of i, so a
+    // thread's reads take one of four offsets `rd` and an immediate.
+    constexpr uint32_t RP = (1u << LOG_K) + 4;
+    const uint32_t q_at = buf_at + 4 * (wsx::slot((me << LOG_K) | ((tid & 127) << 2)) & ~3u);
+    const uint32_t q_st = (tid >> 7) * RP + ((tid & 127) << 2);
+    uint32_t rd[4];
+#pragma unroll
+    for (uint32_t x = 0; x < 4; x++) rd[x] = R * RP + (k2_l & ~3u) + ((k2_l & 3) ^ x);
 
     if (q.ntt.dependent) wait_for_previous_grid();
     bool first = true;
@@ -93,17 +108,29 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
         wsx::layers<F, Form, true>(f, c, v, buf, 1, LOG_ROW);
         barrier();  // every tile of the group is in its block's shared memory
         uint32_t y[PER_THREAD];
+        if constexpr (LOG_T == 0) {
+            uint4 z[4];
 #pragma unroll
-        for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = load_remote(remote(buf_at + 4 * ((i & 1) ? sv1 : sv0), i >> 1));
-        arrive();  // this block's remote reads are done
+            for (uint32_t j = 0; j < 4; j++) z[j] = load_remote4(remote(q_at, (tid >> 7) + 2 * j));
+            arrive();  // this block's remote reads are done
 #pragma unroll
-        for (uint32_t i = 0; i < PER_THREAD; i++) {
-            const uint32_t v_i = i << 8;
-            stage[st_t + (v_i & ((1u << LOG_K) - 1)) * GP + (v_i >> LOG_K)] = y[i];
+            for (uint32_t j = 0; j < 4; j++) *reinterpret_cast<uint4*>(stage + q_st + 2 * j * RP) = z[j];
+            __syncthreads();
+#pragma unroll
+            for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = stage[rd[wsx::slot(i << 5) & 3] + (i << 5)];
+        } else {
+#pragma unroll
+            for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = load_remote(remote(buf_at + 4 * ((i & 1) ? sv1 : sv0), i >> 1));
+            arrive();  // this block's remote reads are done
+#pragma unroll
+            for (uint32_t i = 0; i < PER_THREAD; i++) {
+                const uint32_t v_i = i << 8;
+                stage[st_t + (v_i & ((1u << LOG_K) - 1)) * GP + (v_i >> LOG_K)] = y[i];
+            }
+            __syncthreads();
+#pragma unroll
+            for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = stage[(k2_l + (i << LOG_STEP)) * GP + R];
         }
-        __syncthreads();
-#pragma unroll
-        for (uint32_t i = 0; i < PER_THREAD; i++) y[i] = stage[(k2_l + (i << LOG_STEP)) * GP + R];
         const uint64_t row = row0 + R;
         const uint64_t k2 = (uint64_t)(me << LOG_K) + k2_l;  // register 0's
         uint32_t* dst = q.out + ((row >> log1) << (log1 + LOG_ROW)) + (row & mask1) + (k2 << log1);
@@ -227,8 +254,11 @@ __device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* sme
         small_ntt_nn_rows_##NAME(const zkntt::small::nn_rows::NnRowsParams p) {                      \
         using F = zkntt::small::FIELD;                                                               \
         using Form = zkntt::small::FORM<F>;                                                          \
-        ZKNTT_STATIC_SHARED(uint32_t, buf, [zkntt::small::TILE]);                                    \
-        ZKNTT_STATIC_SHARED(uint32_t, stage, [zkntt::small::TILE + 512]);                            \
+        /* uint4: 16-byte aligned, for the quads' copies */                                       \
+        ZKNTT_STATIC_SHARED(uint4, buf4, [zkntt::small::TILE / 4]);                                  \
+        ZKNTT_STATIC_SHARED(uint4, stage4, [(zkntt::small::TILE + 512) / 4]);                        \
+        uint32_t* const buf = reinterpret_cast<uint32_t*>(buf4);                                     \
+        uint32_t* const stage = reinterpret_cast<uint32_t*>(stage4);                                 \
         switch (p.ntt.log_n) {                                                                       \
             case 12: zkntt::small::nn_rows::kernel<F, Form, 0>(p, buf, stage); break;                \
             case 11: zkntt::small::nn_rows::kernel<F, Form, 1>(p, buf, stage); break;                \

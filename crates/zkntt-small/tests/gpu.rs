@@ -731,25 +731,34 @@ fn nr_matches_reference_bit_reversed() {
 /// across the rows in natural order, from 2^23 words) at each row length it takes, 2^9..2^12 (8,
 /// 4, 2 and 1 rows a tile), in batches of 2^23 words: forward and inverse, in place, out of place
 /// and by address at +4 bytes (runs that start mid-sector), BabyBear and KoalaBear in the default
-/// form, BabyBear also in Montgomery form. The first case runs at any ZKNTT_TEST_MAX_LOG: the
-/// one that reaches the kernel on the CPU emulator in CI. Where this GPU has no clusters of 8 the
+/// form, BabyBear also in Montgomery form. The first and last cases (rows of 2^9 and of 2^12)
+/// run at any ZKNTT_TEST_MAX_LOG, so that the CPU emulator in CI runs both of the kernel's
+/// copies. Where this GPU has no clusters of 8 the
 /// same cases run the older paths; below 2^23 words (2^22 alone) NN keeps them on every GPU.
 #[test]
 fn nn_rows_kernel_matches_reference() {
     let Some(gpu) = gpu_or_skip("nn_rows_kernel_matches_reference") else {
         return;
     };
+    // The last field: run at any ZKNTT_TEST_MAX_LOG, so that CI's emulator runs the kernel's rows of
+    // 2^9 (eight a tile, copied word by word) and of 2^12 (one a tile, copied in 16-byte groups).
     let cases = [
-        (SmallField::BabyBear, ModMulForm::ShoupLazy, 17u32, 64usize),
-        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 19, 16),
-        (SmallField::BabyBear, ModMulForm::Montgomery, 20, 8),
-        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 21, 4),
-        (SmallField::BabyBear, ModMulForm::ShoupLazy, 22, 2),
-        (SmallField::BabyBear, ModMulForm::ShoupLazy, 23, 1),
+        (
+            SmallField::BabyBear,
+            ModMulForm::ShoupLazy,
+            17u32,
+            64usize,
+            true,
+        ),
+        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 19, 16, false),
+        (SmallField::BabyBear, ModMulForm::Montgomery, 20, 8, false),
+        (SmallField::KoalaBear, ModMulForm::ShoupLazy, 21, 4, false),
+        (SmallField::BabyBear, ModMulForm::ShoupLazy, 22, 2, false),
+        (SmallField::BabyBear, ModMulForm::ShoupLazy, 23, 1, true),
     ];
     let sm90 = gpu.info().is_ok_and(|i| i.compute_capability.0 >= 9);
-    for (i, (field, form, log_n, batch)) in cases.into_iter().enumerate() {
-        if i > 0 && above_bound("nn_rows_kernel_matches_reference", log_n) {
+    for (field, form, log_n, batch, always) in cases {
+        if !always && above_bound("nn_rows_kernel_matches_reference", log_n) {
             continue;
         }
         let ntt = SmallNtt::new(&gpu, field, form).unwrap();
@@ -768,33 +777,36 @@ fn nn_rows_kernel_matches_reference() {
 }
 
 /// NN's wide rows kernel (BabyBear's rows of 2^13/2^14, 8 rows a cluster stored across the rows):
-/// 2^25 forward and inverse out of place (`run_into`) against the reference, at any
-/// ZKNTT_TEST_MAX_LOG, so that CI's CPU emulator runs the kernel (`babybear_above_two_tiles`
-/// takes it at 2^25 x 2 and 2^26 in every entry point where the bound allows). Where this GPU
-/// has no 2^25 (no clusters) the test says so and stops.
+/// 2^25 and 2^26 (rows of two and of four tiles) forward and inverse out of place (`run_into`)
+/// against the reference, at any ZKNTT_TEST_MAX_LOG, so that CI's CPU emulator runs the kernel at
+/// both row lengths (`babybear_above_two_tiles` takes it at 2^25 x 2 and 2^26 in every entry
+/// point where the bound allows). Where this GPU has no 2^25 (no clusters) the test says so and
+/// stops.
 #[test]
 fn nn_rows_wide_kernel_matches_reference() {
     let Some(gpu) = gpu_or_skip("nn_rows_wide_kernel_matches_reference") else {
         return;
     };
-    let (field, log_n) = (SmallField::BabyBear, 25u32);
+    let field = SmallField::BabyBear;
     let ntt = SmallNtt::new(&gpu, field, ModMulForm::ShoupLazy).unwrap();
-    if ntt.max_log_n(Kernel::Wsx) < log_n {
-        eprintln!("SKIP nn_rows_wide_kernel_matches_reference: no 2^25 on this GPU");
+    if ntt.max_log_n(Kernel::Wsx) < 26 {
+        eprintln!("SKIP nn_rows_wide_kernel_matches_reference: no 2^25, 2^26 on this GPU");
         return;
     }
-    assert!(ntt.takes_nn_rows(log_n, 1));
-    let x = inputs(field, 1 << log_n, 925);
-    for dir in [Direction::Forward, Direction::Inverse] {
-        let mut want = x.clone();
-        reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
-        let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
-        assert_same(
-            &got,
-            &want,
-            log_n,
-            &format!("BabyBear {dir:?} NN 2^{log_n} run_into"),
-        );
+    for log_n in [25u32, 26] {
+        assert!(ntt.takes_nn_rows(log_n, 1));
+        let x = inputs(field, 1 << log_n, 900 + log_n as u64);
+        for dir in [Direction::Forward, Direction::Inverse] {
+            let mut want = x.clone();
+            reference::ntt_batch(field, &mut want, log_n, dir).unwrap();
+            let got = on_gpu_into(&gpu, &ntt, &x, log_n, dir, Kernel::Wsx);
+            assert_same(
+                &got,
+                &want,
+                log_n,
+                &format!("BabyBear {dir:?} NN 2^{log_n} run_into"),
+            );
+        }
     }
 }
 
