@@ -307,9 +307,10 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t s
 // global load queue, where a quarter of the columns pass waited on `load`'s 4-byte requests
 // (benches/NOTES.md), holds four times the bytes. Each word goes to its own transform's place.
 // e0 is the thread's row with bits 2..4 rotated (x's bits 4, 2, 3 to 2, 3, 4), which puts a
-// warp's stores on 32 banks at columns of 2^12 in 8 tiles, 2 ways at most elsewhere (`load`'s
-// take 2 to 8 ways). Needs tp >= 4, log_n >= 9 (de >= 32), in_e >= 2, the input 16-byte aligned
-// and avail a multiple of 4 (transforms past it read as 0, four at a time).
+// warp's stores on 32 banks at columns of 2^12 in 4 or 8 tiles, on 2 ways at most at columns of
+// 2^9..2^12 (4 at 2^9 in 2 tiles), where `load`'s take 2 to 8 (2^9: 8). Needs tp >= 4,
+// log_n >= 9 (the tile's bits from log_n up pass the slot unchanged), in_e >= 2, the input
+// 16-byte aligned and avail a multiple of 4 (transforms past it read as 0, four at a time).
 template <uint32_t GROUPS>
 __device__ __forceinline__ void load_quads(const PanelParams& pp, uint32_t* panel, uint32_t stride, uint32_t tid,
                                            uint64_t u0, uint32_t log_n, uint32_t log_tp, uint32_t avail) {
