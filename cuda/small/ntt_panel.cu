@@ -302,65 +302,6 @@ __device__ __forceinline__ void load(const Walk& in, uint32_t* panel, uint32_t s
     load<FAST, REV, GROUPS>(in, panel, stride, [](uint32_t x) { return x; });
 }
 
-// The columns load (transforms fastest, natural order) in 16-byte requests: thread tid reads
-// transforms 4q..4q+3 (q = tid mod tp / 4) of rows e0 + k de, one 16-byte load a row, so the
-// global load queue, where a quarter of the columns pass waited on `load`'s 4-byte requests
-// (benches/NOTES.md), holds four times the bytes. Each word goes to its own transform's place.
-// e0 is the thread's row with bits 2..4 rotated (x's bits 4, 2, 3 to 2, 3, 4), which puts a
-// warp's stores on 32 banks at columns of 2^12 in 4 or 8 tiles, on 2 ways at most at columns of
-// 2^9..2^12 (4 at 2^9 in 2 tiles), where `load`'s take 2 to 8 (2^9: 8). Needs tp >= 4,
-// log_n >= 9 (the tile's bits from log_n up pass the slot unchanged), in_e >= 2, the input
-// 16-byte aligned and avail a multiple of 4 (transforms past it read as 0, four at a time).
-template <uint32_t GROUPS>
-__device__ __forceinline__ void load_quads(const PanelParams& pp, uint32_t* panel, uint32_t stride, uint32_t tid,
-                                           uint64_t u0, uint32_t log_n, uint32_t log_tp, uint32_t avail) {
-    constexpr uint32_t QUADS = LOADS<GROUPS> / 4;
-    constexpr uint32_t LOG_QUADS = LOG_LOADS<GROUPS> - 2;
-    constexpr uint32_t ROUND = 4;  // 16 words in flight, as `load`
-    const uint32_t lq = log_tp - 2;
-    const uint32_t q = tid & ((1u << lq) - 1), x = tid >> lq;
-    const uint32_t e0 = (x & ~31u) | (x & 3u) | ((x >> 2 & 3u) << 3) | ((x >> 4 & 1u) << 2);
-    const uint32_t log_de = 31 - __clz(blockDim.x) - lq;  // e0 < de: rows e0 | k de
-    const uint64_t matrix = (u0 >> pp.log_g) << pp.log_m;
-    const uint64_t row0 = u0 & ((1ull << pp.log_g) - 1);
-    const uint4* src = reinterpret_cast<const uint4*>(pp.ntt.data + (matrix + row0 + 4 * q + ((uint64_t)e0 << pp.in_e)));
-    const uint32_t step = 1u << (log_de + pp.in_e - 2);  // 16-byte words from row e0 + k de to the next
-    const bool have = 4 * q < avail;
-    // Word i of a load is transform uo = 4q + i: tile uo >> log_tpt, tile position
-    // (uo mod 2^log_tpt) 2^log_n + e. The slot passes bits from 9 up, so the position's slot is
-    // that high part plus slot(e), and slot(e0 | k de) = slot(e0) ^ slot(k de) (linear).
-    const uint32_t log_tpt = TILE_LOG - log_n;
-    uint32_t c[4];
-#pragma unroll
-    for (uint32_t i = 0; i < 4; i++) {
-        const uint32_t uo = 4 * q + i;
-        c[i] = ((uo & ((1u << log_tpt) - 1)) << log_n) * stride + (uo >> log_tpt);
-    }
-    const uint32_t s0 = wsx::slot(e0);
-    uint32_t ks[LOG_QUADS];
-#pragma unroll
-    for (uint32_t b = 0; b < LOG_QUADS; b++) ks[b] = wsx::slot(1u << (log_de + b));
-#pragma unroll
-    for (uint32_t k0 = 0; k0 < QUADS; k0 += ROUND) {
-        uint4 v[ROUND];
-#pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) v[k] = have ? src[(k0 + k) * step] : make_uint4(0, 0, 0, 0);
-#pragma unroll
-        for (uint32_t k = 0; k < ROUND; k++) {
-            uint32_t s = s0;
-#pragma unroll
-            for (uint32_t b = 0; b < LOG_QUADS; b++) {
-                if ((k0 + k) >> b & 1u) s ^= ks[b];
-            }
-            uint32_t* w = panel + s * stride;
-            w[c[0]] = v[k].x;
-            w[c[1]] = v[k].y;
-            w[c[2]] = v[k].z;
-            w[c[3]] = v[k].w;
-        }
-    }
-}
-
 // The RN kernel's columns load with the 2-D twiddle (the 2-D path's second pass where its rows
 // ran untwiddled on the tile kernel or its wide variant): the thread's transform u (column k1 = u mod
 // 2^post_log_rows) has elements e + k de at rows rev(e) + rev(k), and element n2 takes
@@ -444,8 +385,6 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
                                                                 : Leave::Chain;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
     const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;  // RN rows: 16-byte loads
-    // Columns in, natural order: 16-byte loads (`load_quads`) where the layout allows.
-    const bool quads = !RN && in_fast && vec && log_tp >= 2 && log_n >= 9 && pp.in_e >= 2;
 
     // Twiddles and slots above are set up before the previous kernel's writes are waited for.
     if (pp.dependent) wait_for_previous_grid();
@@ -464,8 +403,6 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
                 } else {
                     load<true, true, GROUPS>(in, panel, stride);
                 }
-            } else if (quads && (avail & 3) == 0) {
-                load_quads<GROUPS>(pp, panel, stride, tid, u0, log_n, log_tp, avail);
             } else {
                 load<true, false, GROUPS>(in, panel, stride);
             }
