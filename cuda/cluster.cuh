@@ -20,6 +20,10 @@ inline void barrier() {
     zkntt_emu::cluster_arrive();
     zkntt_emu::cluster_wait();
 }
+inline void barrier_own_shared() {
+    zkntt_emu::cluster_arrive();
+    zkntt_emu::cluster_wait();
+}
 inline void arrive() { zkntt_emu::cluster_arrive(); }
 inline void wait() { zkntt_emu::cluster_wait(); }
 inline void arrive_started() { zkntt_emu::cluster_arrive(); }
@@ -40,6 +44,17 @@ __device__ __forceinline__ uint32_t rank() {
 // Every thread of every block of the cluster; orders shared (local and remote) and global memory.
 __device__ __forceinline__ void barrier() {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// A cluster barrier that publishes only each block's writes to its own shared memory: after it,
+// every block may read them remotely. It orders nothing else (global memory, a block's writes to
+// another's shared memory), and its release is a CTA-scope fence where `barrier`'s compiles to a
+// GPU-scope one (MEMBAR.ALL.GPU, where the rows kernels' warps waited: benches/NOTES.md).
+__device__ __forceinline__ void barrier_own_shared() {
+    asm volatile(
+        "fence.release.sync_restrict::shared::cta.cluster;\n\t"
+        "barrier.cluster.arrive.relaxed.aligned;\n\t"
+        "barrier.cluster.wait.aligned;\n\t"
+        "fence.acquire.sync_restrict::shared::cluster.cluster;" ::: "memory");
 }
 // The two halves of `barrier`, apart: what a thread did to memory before `arrive` is seen by every
 // thread of the cluster after its `wait`.

@@ -32,6 +32,7 @@ namespace cluster {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 using zkntt::cluster::arrive;
 using zkntt::cluster::barrier;
+using zkntt::cluster::barrier_own_shared;
 using zkntt::cluster::load_remote;
 using zkntt::cluster::rank;
 using zkntt::cluster::remote;
@@ -92,7 +93,9 @@ __device__ __forceinline__ void kernel_nr(const ClusterParams& cp, uint32_t* seg
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) seg[tid | r << 8] = v[r];
     }
-    barrier();
+    // The global reads (in place: other blocks write these words in step 3) are ordered before
+    // the writes by the next barrier, which every block's reads here precede.
+    barrier_own_shared();
 
     // 2. Columns: register r = i C + n1 holds x[4096 n1 + n2], n2 = n2_0 + 256 i.
     const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
@@ -190,7 +193,11 @@ __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* 
     }
     // 2. The 4096-point transform of x[me + C n2].
     wsx::layers<F, Form, true>(f, c, v, seg, 1, TILE_LOG);  // output k1 at seg[slot(k1)]
-    barrier();
+    // In place, block n1's global reads must precede the other blocks' writes of those words,
+    // which this barrier does not order: every word a block writes depends on every block's
+    // `seg`, which depends on all of that block's reads, and PTX's No Thin Air axiom forbids a
+    // read returning a write that depends on it.
+    barrier_own_shared();
 
     // 3. The C-point columns k1 of this block's output run.
     const uint32_t seg_at = (uint32_t)__cvta_generic_to_shared(seg);
@@ -220,8 +227,9 @@ __device__ __forceinline__ void kernel_split(const ClusterParams& cp, uint32_t* 
 
 // Launch (sm_90+ only): 256 threads per block, clusters of C = 2^(log_n - 12) blocks (1-D), one
 // cluster per transform (grid = batch x C); static shared memory 32 KiB. p.order 0: natural
-// order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. In place (every block's
-// global reads precede a cluster barrier that every block's global writes follow).
+// order in and out; 1 (NR): out bit-reversed; 2 (RN): in bit-reversed. In place (NR: every
+// block's global reads precede a cluster barrier that every block's global writes follow; NN and
+// RN: every write depends on every read of the transform, see `kernel_split`).
 #define ZKNTT_SMALL_CLUSTER(FIELD, FORM, NAME)                                                        \
     extern "C" __global__ void __launch_bounds__(256)                                               \
         small_ntt_cluster_##NAME(const zkntt::small::cluster::ClusterParams p) {                    \

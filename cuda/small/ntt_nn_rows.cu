@@ -28,7 +28,7 @@ namespace nn_rows {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 using zkntt::cluster::arrive;
-using zkntt::cluster::barrier;
+using zkntt::cluster::barrier_own_shared;
 using zkntt::cluster::load_remote;
 using zkntt::cluster::load_remote4;
 using zkntt::cluster::rank;
@@ -106,7 +106,7 @@ __device__ __forceinline__ void kernel(const NnRowsParams& q, uint32_t* buf, uin
         if (!first) wait();  // every block has read this block's previous tile
         first = false;
         wsx::layers<F, Form, true>(f, c, v, buf, 1, LOG_ROW);
-        barrier();  // every tile of the group is in its block's shared memory
+        barrier_own_shared();  // every tile of the group is in its block's shared memory
         uint32_t y[PER_THREAD];
         if constexpr (LOG_T == 0) {
             uint4 z[4];
@@ -213,7 +213,7 @@ __device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* sme
             for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[c.s_m1 ^ wsx::slot(r << 8)];
             wsx::layers<F, Form, true>(f, c, v, tile, 1, TILE_LOG);
         }
-        barrier();  // every row of the group is in its block's shared memory
+        barrier_own_shared();  // every row of the group is in its block's shared memory
         const uint64_t row = (grp << LOG_C) + R;
         uint32_t* const dst0 = q.out + ((row >> log1) << (log1 + LOG_ROW)) + (row & mask1);
 #pragma unroll
