@@ -201,7 +201,7 @@ __device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* sme
                 const uint32_t k1 = rev_bits<LOG_W>(r % W);
                 const uint32_t x = k1 == 0 ? finish<F>(f, w.canonical, y[r], 0, 0)
                                            : finish<F>(f, w.columns, y[r], tid + (i << 8), k1);
-                stash[k1 * TP + (c.s_m1 ^ wsx::slot(i << 8))] = x;
+                *wsx::m1_at(stash + k1 * TP, c.s_m1, 1, i) = x;
             }
         }
         first = false;
@@ -210,8 +210,8 @@ __device__ __forceinline__ void kernel_wide(const NnRowsParams& q, uint32_t* sme
             uint32_t* tile = stash + k1 * TP;
             uint32_t v[PER_THREAD];
 #pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[c.s_m1 ^ wsx::slot(r << 8)];
-            wsx::layers<F, Form, true>(f, c, v, tile, 1, TILE_LOG);
+            for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = *wsx::m1_at(tile, c.s_m1, 1, r);
+            wsx::layers<F, Form, true, false, true>(f, c, v, tile, 1, TILE_LOG);
         }
         barrier_own_shared();  // every row of the group is in its block's shared memory
         const uint64_t row = (grp << LOG_C) + R;

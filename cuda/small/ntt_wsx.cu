@@ -98,14 +98,14 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
             }
         }
         if (tile + gridDim.x >= tiles) allow_dependent_launch();  // this block's reads are done
-        layers<F, Form, EXCHANGE>(f, c, v, smem, 1, log_n);
+        layers<F, Form, EXCHANGE, false, true>(f, c, v, smem, 1, log_n);
 
         // Read back in M1 order, which is also the coalesced store order.
         uint32_t* dst = base + tid;
         if (plain) {
 #pragma unroll
             for (uint32_t r = 0; r < PER_THREAD; r++) {
-                const uint32_t x = smem[c.s_m1 ^ slot(r << 8)];
+                const uint32_t x = *m1_at(smem, c.s_m1, 1, r);
                 if (full || (tid | r << 8) < valid) dst[r << 8] = Form::LAZY ? reduce_once(x, F::Q) : x;
             }
         } else {
@@ -113,7 +113,7 @@ __device__ __forceinline__ void kernel(const NttParams& p) {
 #pragma unroll
             for (uint32_t r = 0; r < PER_THREAD; r++) {
                 const uint32_t g = tid | r << 8;
-                const uint32_t x = smem[c.s_m1 ^ slot(r << 8)];
+                const uint32_t x = *m1_at(smem, c.s_m1, 1, r);
                 if (full || g < valid) dst[r << 8] = finish<F>(f, p, x, first_transform + (g >> log_n), g & low);
             }
         }
@@ -163,7 +163,7 @@ __device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash)
                 const uint32_t k1 = rev_bits<LOG_C>(r % C);
                 const uint32_t x = k1 == 0 ? finish<F>(f, w.canonical, y[r], 0, 0)
                                            : finish<F>(f, w.columns, y[r], tid + (i << 8), k1);
-                stash[(k1 << TILE_LOG) + (c.s_m1 ^ slot(i << 8))] = x;
+                *m1_at(stash + (k1 << TILE_LOG), c.s_m1, 1, i) = x;
             }
         }
         if (row + gridDim.x >= p.batch) allow_dependent_launch();  // this block's reads are done
@@ -172,11 +172,11 @@ __device__ __forceinline__ void kernel_wide(const NttParams& p, uint32_t* stash)
             uint32_t* tile = stash + (k1 << TILE_LOG);
             uint32_t v[PER_THREAD];
 #pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[c.s_m1 ^ slot(r << 8)];
-            layers<F, Form, true>(f, c, v, tile, 1, TILE_LOG);
+            for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = *m1_at(tile, c.s_m1, 1, r);
+            layers<F, Form, true, false, true>(f, c, v, tile, 1, TILE_LOG);
             uint32_t* dst = base + (bitrev(k1, LOG_C) << TILE_LOG) + tid;
 #pragma unroll
-            for (uint32_t r = 0; r < PER_THREAD; r++) dst[r << 8] = finish<F>(f, w.rows, tile[c.s_m1 ^ slot(r << 8)], 0, 0);
+            for (uint32_t r = 0; r < PER_THREAD; r++) dst[r << 8] = finish<F>(f, w.rows, *m1_at(tile, c.s_m1, 1, r), 0, 0);
         }
         __syncthreads();  // the next row's stash
     }
@@ -215,7 +215,7 @@ __device__ __forceinline__ void kernel_wide_rn(const NttParams& p, uint32_t* sta
 #pragma unroll
                 for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = seg[out_pos(tid | r << 8, TILE_LOG)];
             }
-            layers<F, Form, true>(f, c, v, stash + (n1 << TILE_LOG), 1, TILE_LOG);  // Y_n1[k1] at slot(k1)
+            layers<F, Form, true, false, true>(f, c, v, stash + (n1 << TILE_LOG), 1, TILE_LOG);  // Y_n1[k1] at slot(k1)
         }
         if (row + gridDim.x >= p.batch) allow_dependent_launch();  // this block's reads are done
 #pragma unroll

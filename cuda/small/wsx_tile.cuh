@@ -45,6 +45,22 @@ __device__ __forceinline__ uint32_t out_pos(uint32_t g, uint32_t log_n) {
     return (g & ~low) | bitrev(g & low, log_n);
 }
 
+// slot() changes only bits 0..4 of a position (checked below for every position of a tile).
+__host__ __device__ constexpr bool slot_keeps_bits_above_4() {
+    for (uint32_t p = 0; p < (1u << TILE_LOG); p++) {
+        if ((slot(p) ^ p) >= 32u) return false;
+    }
+    return true;
+}
+static_assert(slot_keeps_bits_above_4() && slot(1u << 8) == (1u << 8 | 17u), "the M1 split below");
+
+// Register r's slot in M1, s_m1 ^ slot(r << 8) (s_m1 = slot(tid), tid < 256): s_m1 < 256 and
+// slot(r << 8) = (r << 8) ^ 17 (r & 1), so it is (s_m1 ^ 17 (r & 1)) + (r << 8), one of two bases
+// plus a constant a register, which the compiler folds into the access (no XOR an access).
+__device__ __forceinline__ uint32_t* m1_at(uint32_t* buf, uint32_t s_m1, uint32_t stride, uint32_t r) {
+    return buf + (s_m1 ^ (r & 1 ? 17u : 0u)) * stride + (r << 8) * stride;
+}
+
 // What every tile of a launch shares: twiddle pointers and this thread's slots.
 template <class W>
 struct Consts {
@@ -54,6 +70,9 @@ struct Consts {
     uint32_t m2;     // this thread's M2 position for r = 0
     uint32_t s_m1, s_m2, s_out;
     uint32_t b_out[4];
+    // The output exchange of a whole tile in natural order: register r's slot is then
+    // (s_out ^ 17 (r >> 3 & 1)) + (rev4(r) << 8) (s_out < 256), as in M1.
+    bool out_split;
     // Output slots: register r holds tile index t_out | sum of reg_bit[k] over the bits k of r;
     // out_pos and slot are linear, so its slot is s_out ^ (XOR of b_out[k] over those bits).
     // natural: the output exchange leaves the tile in natural order (out_pos); otherwise in the
@@ -73,6 +92,7 @@ struct Consts {
         c.s_out = slot(out_pos(t_out, log_out));
 #pragma unroll
         for (uint32_t k = 0; k < 4; k++) c.b_out[k] = slot(out_pos(1u << (EXCHANGE ? k : k + 4), log_out));
+        c.out_split = EXCHANGE && log_out == TILE_LOG;
         return c;
     }
 };
@@ -119,13 +139,18 @@ __device__ __forceinline__ void tile_barrier() {
 #endif
 }
 
+// FOLD: the M1 stores and a natural-order output exchange address slots as two bases plus
+// constants (`m1_at`), which fold into the accesses' offsets where the stride is a constant.
+// Taken by the tile kernel and the wide NN-rows kernel, where it measured faster; the NN-rows
+// kernel and the panel (whose one-group launches share the symbol with its two groups) measured
+// slower with it, the cluster kernel level (benches/NOTES.md, fifty-fifth session).
 // The layers of one tile. In: v in M1 (log_n > 8) or M2 (log_n <= 8). Out, after a barrier
 // (the block's, or with TILE_BARRIER the tile's own): buf[slot(g) * stride] holds output g in
 // natural order (or output rev(g), as Consts::make was asked), every slot written. The caller
 // must not let another thread still read `buf` when this starts (the M1 -> M2 exchange and the
 // output exchange write it); with TILE_BARRIER all 256 threads of the tile call this, and no
 // thread outside the tile touches `buf` until the caller's next block barrier.
-template <class F, class Form, bool EXCHANGE, bool TILE_BARRIER = false>
+template <class F, class Form, bool EXCHANGE, bool TILE_BARRIER = false, bool FOLD = false>
 __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form::W>& c,
                                        uint32_t (&v)[PER_THREAD], uint32_t* buf, uint32_t stride,
                                        uint32_t log_n) {
@@ -144,7 +169,13 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
         register_layers<F, Form, 8>(f, v, c.tw_m1, log_n);
         // M1 -> M2 through shared memory.
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) buf[(c.s_m1 ^ slot(r << 8)) * S] = v[r];
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            if constexpr (FOLD) {
+                *m1_at(buf, c.s_m1, S, r) = v[r];
+            } else {
+                buf[(c.s_m1 ^ slot(r << 8)) * S] = v[r];
+            }
+        }
         sync();
 #pragma unroll
         for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = buf[(c.s_m2 ^ slot(r << 4)) * S];
@@ -202,14 +233,19 @@ __device__ __forceinline__ void layers(const Form& f, const Consts<typename Form
     }
 
     // Output exchange: the value of tile index g goes to slot(out_pos(g)).
+    if (FOLD && c.out_split) {
 #pragma unroll
-    for (uint32_t r = 0; r < PER_THREAD; r++) {
-        uint32_t s = c.s_out;
+        for (uint32_t r = 0; r < PER_THREAD; r++) *m1_at(buf, c.s_out, S, rev_bits<4>(r)) = v[r];
+    } else {
 #pragma unroll
-        for (uint32_t k = 0; k < 4; k++) {
-            if (r & (1u << k)) s ^= c.b_out[k];
+        for (uint32_t r = 0; r < PER_THREAD; r++) {
+            uint32_t s = c.s_out;
+#pragma unroll
+            for (uint32_t k = 0; k < 4; k++) {
+                if (r & (1u << k)) s ^= c.b_out[k];
+            }
+            buf[s * S] = v[r];
         }
-        buf[s * S] = v[r];
     }
     sync();
 }
