@@ -362,7 +362,9 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     const Form f(p);
     const uint32_t log_n = p.log_n;
     const uint64_t count = p.batch;
-    const uint32_t tiles = GROUPS * blockDim.x / THREADS;  // pp.tiles
+    // pp.tiles; two groups are 2 x 4 tiles on 1024 threads (their own symbol, `_g2`), so there the
+    // stride is a constant and the tile's slot offsets fold into its accesses.
+    const uint32_t tiles = GROUPS == 2 ? 2 * GROUP_TILES : blockDim.x / THREADS;
     const uint32_t stride = tiles == 1 ? 1 : tiles + 1;
     const uint32_t log_tp = TILE_LOG + (31 - __clz(tiles)) - log_n;  // transforms per panel
     const uint64_t panels = (count + (1u << log_tp) - 1) >> log_tp;
@@ -427,7 +429,9 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
             uint32_t v[PER_THREAD];
             if (log_n > 8) {
 #pragma unroll
-                for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[(c.s_m1 ^ wsx::slot(r << 8)) * stride];
+                for (uint32_t r = 0; r < PER_THREAD; r++) {
+                    v[r] = GROUPS == 2 ? *wsx::m1_at(tile, c.s_m1, stride, r) : tile[(c.s_m1 ^ wsx::slot(r << 8)) * stride];
+                }
             } else {
 #pragma unroll
                 for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = tile[(c.s_m2 ^ wsx::slot(r << 4)) * stride];
@@ -435,7 +439,7 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
             }
             // A tile's threads touch only its own column of the panel from the load's barrier
             // to the store's: the layers sync per tile.
-            wsx::layers<F, Form, true, true>(f, c, v, tile, stride, log_n);
+            wsx::layers<F, Form, true, true, GROUPS == 2>(f, c, v, tile, stride, log_n);
         }
         __syncthreads();  // the store reads every tile
 
@@ -481,8 +485,9 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
 }  // namespace small
 }  // namespace zkntt
 
-// Launch: 256 x T threads per block for T (p.tiles) in {1, 2, 4}, 1024 for T = 8 (two groups; the
-// kernel takes a second group wherever T x 256 > blockDim); 4096 x (T == 1 ? 1 : T + 1) words of
+// Launch: 256 x T threads per block for T (p.tiles) in {1, 2, 4} on NAME, 1024 threads for T = 8 on
+// NAME_g2 (two groups of 4, a symbol of their own so that neither path's registers and schedule
+// move the other's: benches/NOTES.md, fifty-sixth session); 4096 x (T == 1 ? 1 : T + 1) words of
 // dynamic shared memory; any grid (grid stride over panels of T x 4096 / 2^log_n transforms).
 // log_n in 4..12; each layout either columns (t = 0) or rows (t = log_n, e_shift = 0); a panel's
 // transforms inside one matrix (T x 4096 / 2^log_n <= 2^log_g). The NR kernel: 2-D twiddles only
@@ -493,14 +498,15 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
     extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
         NAME(const zkntt::small::panel::PanelParams p) {                                            \
         using F = zkntt::small::FIELD;                                                               \
-        if (p.tiles * zkntt::small::THREADS > blockDim.x) {                                         \
-            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 2, NR, RN>(p);                    \
-        } else {                                                                                    \
-            zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 1, NR, RN>(p);                    \
-        }                                                                                           \
+        zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 1, NR, RN>(p);                        \
+    }                                                                                               \
+    extern "C" __global__ void __launch_bounds__(1024, 1)                                           \
+        NAME##_g2(const zkntt::small::panel::PanelParams p) {                                       \
+        using F = zkntt::small::FIELD;                                                               \
+        zkntt::small::panel::kernel<F, zkntt::small::FORM<F>, 2, NR, RN>(p);                        \
     }
 // small_ntt_panel_{NAME} (natural order in and out), small_ntt_panel_nr_{NAME} (bit-reversed out)
-// and small_ntt_panel_rn_{NAME} (bit-reversed in).
+// and small_ntt_panel_rn_{NAME} (bit-reversed in), each with its two-group symbol ({...}_g2).
 #define ZKNTT_SMALL_PANEL(FIELD, FORM, NAME)                                                          \
     ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_##NAME, false, false)                      \
     ZKNTT_SMALL_PANEL_KERNEL(FIELD, FORM, small_ntt_panel_nr_##NAME, true, false)                    \

@@ -16,7 +16,9 @@ pub(crate) use nn_rows::takes_shape as nn_rows_takes_shape;
 pub use nn_rows::{nn_rows_kernel_name, nn_rows_wide_kernel_name};
 #[cfg(test)]
 pub(crate) use panel::WIDE_PANEL_WORDS;
-pub use panel::{panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name};
+pub use panel::{
+    panel_kernel_name, panel_nr_kernel_name, panel_rn_kernel_name, panel_two_group_kernel_name,
+};
 pub(crate) use panel::{panel_stride, pass_tiles};
 pub(crate) use two_d::{rn_split, rows_on_tiles, two_d_split};
 
@@ -108,8 +110,9 @@ fn order_code(ordering: Ordering) -> u32 {
 }
 
 /// Every NTT kernel symbol [`SmallNtt`] can launch: each kernel in each field and form it has,
-/// and the WSX kernel's RN symbol, the 2-D panel kernels (NN, NR, RN), the cluster kernel and
-/// NN's rows kernel of each field and form, and BabyBear's wide tile kernels and NN's wide rows.
+/// and the WSX kernel's RN symbol, the 2-D panel kernels (NN, NR, RN, each one- and two-group),
+/// the cluster kernel and NN's rows kernel of each field and form, and BabyBear's wide tile
+/// kernels and NN's wide rows.
 pub fn kernel_names() -> impl Iterator<Item = String> {
     let tiles = Kernel::ALL
         .into_iter()
@@ -129,6 +132,9 @@ pub fn kernel_names() -> impl Iterator<Item = String> {
                 panel_kernel_name(f, m),
                 panel_nr_kernel_name(f, m),
                 panel_rn_kernel_name(f, m),
+                panel_two_group_kernel_name(&panel_kernel_name(f, m)),
+                panel_two_group_kernel_name(&panel_nr_kernel_name(f, m)),
+                panel_two_group_kernel_name(&panel_rn_kernel_name(f, m)),
                 cluster_kernel_name(f, m),
                 nn_rows_kernel_name(f, m),
             ]
@@ -290,9 +296,14 @@ impl SmallNtt {
             gpu.function(&kernel_name(k, field, form))?;
         }
         gpu.function(&wsx_rn_kernel_name(field, form))?;
-        gpu.function(&panel_kernel_name(field, form))?;
-        gpu.function(&panel_nr_kernel_name(field, form))?;
-        gpu.function(&panel_rn_kernel_name(field, form))?;
+        for panel in [
+            panel_kernel_name(field, form),
+            panel_nr_kernel_name(field, form),
+            panel_rn_kernel_name(field, form),
+        ] {
+            gpu.function(&panel_two_group_kernel_name(&panel))?;
+            gpu.function(&panel)?;
+        }
         let cluster_f = gpu.function(&cluster_kernel_name(field, form))?;
         let sms = gpu
             .context()
@@ -751,8 +762,8 @@ mod tests {
             );
         }
         // 2 kernels x 3 fields x 7 forms, the ablation in one form per field, the WSX kernel's
-        // RN symbol, the panel (NN, NR, RN), cluster and NN rows kernels, BabyBear's wide tile
-        // kernels (NR, RN) and NN's wide rows.
-        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 6 * 3 * 7 + 3 * 7);
+        // RN symbol, the panel (NN, NR, RN, each one- and two-group), cluster and NN rows
+        // kernels, BabyBear's wide tile kernels (NR, RN) and NN's wide rows.
+        assert_eq!(kernel_names().count(), 2 * 3 * 7 + 3 + 9 * 3 * 7 + 3 * 7);
     }
 }

@@ -35,6 +35,10 @@ pub(crate) fn pass_tiles(log_n: u32, words: u64, rows_in: bool, rows_out: bool) 
 /// Tiles a panel holds at most (`cuda/small/ntt_panel.cu`: two groups of 4 on 1024 threads).
 pub(crate) const MAX_PANEL_TILES: u32 = 8;
 
+/// Tiles a block runs side by side at most (1024 threads); more are two groups of these, on the
+/// two-group symbol ([`panel_two_group_kernel_name`]).
+pub(crate) const GROUP_TILES: u32 = 4;
+
 /// Transforms a panel holds at least, where the size allows: 8, so a row of a column load or
 /// store is a whole 32-byte sector (measured: 4 transforms, half sectors, 1.5x slower at 2^24);
 /// 16 (two sectors) in a columns pass (columns in) over columns of 2^11 points in [`WIDE_PANEL_WORDS`]
@@ -64,7 +68,7 @@ pub(crate) fn panel_smem_bytes(tiles: u32) -> u32 {
 /// of 4, one after the other). Measured: 4-tile panels as two groups on 512 threads (two blocks a
 /// multiprocessor) gained 4% at 2^22 and lost 27% at 2^21 (benches/NOTES.md).
 pub(crate) fn panel_threads(tiles: u32) -> u32 {
-    THREADS * tiles.min(4)
+    THREADS * tiles.min(GROUP_TILES)
 }
 
 /// Words between a panel tile's consecutive slots: T + 1 (odd, so the tiles' slots fall on
@@ -88,6 +92,13 @@ pub fn panel_nr_kernel_name(field: SmallField, form: crate::ModMulForm) -> Strin
 /// `order` is 2): element e of each transform read at position rev(e) of the input layout.
 pub fn panel_rn_kernel_name(field: SmallField, form: crate::ModMulForm) -> String {
     format!("small_ntt_panel_rn_{}_{}", field.name(), form.name())
+}
+
+/// A panel kernel's two-group symbol (`{name}_g2`): panels of 8 tiles, two groups of 4 on 1024
+/// threads, in a symbol of their own, so that neither path's registers and schedule move the
+/// other's (measured: benches/NOTES.md, fifty-sixth session).
+pub fn panel_two_group_kernel_name(name: &str) -> String {
+    format!("{name}_g2")
 }
 
 /// `PanelParams` of `cuda/small/ntt_panel.cu`, byte for byte.
@@ -153,15 +164,20 @@ impl SmallNtt {
                 reason: "the NR panel kernel's output is columns",
             });
         }
+        let words = params.batch << params.log_n;
+        let tiles =
+            pass_tiles(params.log_n, words, input.t != 0, output.t != 0).min(self.max_panel_tiles);
         let name = match params.order {
             1 => panel_nr_kernel_name(self.field, self.form),
             2 => panel_rn_kernel_name(self.field, self.form),
             _ => panel_kernel_name(self.field, self.form),
         };
+        let name = if tiles > GROUP_TILES {
+            panel_two_group_kernel_name(&name)
+        } else {
+            name
+        };
         let f = self.gpu.function(&name)?;
-        let words = params.batch << params.log_n;
-        let tiles =
-            pass_tiles(params.log_n, words, input.t != 0, output.t != 0).min(self.max_panel_tiles);
         // The kernel's walks (`cuda/small/ntt_panel.cu`): columns or whole rows, panels inside
         // one matrix, at least 16-point transforms. `two_d_panels` always asks for these.
         let rows_or_columns = |l: Layout| l.t == 0 || (l.t == params.log_n && l.e == 0);
