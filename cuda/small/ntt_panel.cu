@@ -352,6 +352,23 @@ __device__ __forceinline__ void load_rn_rows(const Walk& in, uint32_t* panel, ui
     }
 }
 
+// NN's rows in (one group): a thread's 16 words of its tile in M1 (tile position tid mod 256 +
+// 256 r, tile j = tid / 256 the panel's words j 4096..) lie at stride 256 from one word, so they
+// load straight into registers, as the tile kernel's do, with no trip through the panel (whose
+// shared-memory writes, reads and addresses were ~300 instructions a warp: benches/NOTES.md,
+// fifty-sixth session). Words past the batch are 0.
+__device__ __forceinline__ void load_rows_m1(const Walk& in, uint32_t (&v)[PER_THREAD], uint32_t panel_words) {
+    const uint32_t tid = threadIdx.x, first = (tid / THREADS) * TILE + tid % THREADS;
+    const uint32_t* src = in.ptr + (first - tid);  // in.ptr is the panel's word tid
+    if (in.limit >= panel_words) {
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = src[r << 8];
+    } else {
+#pragma unroll
+        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = first + (r << 8) < in.limit ? src[r << 8] : 0;
+    }
+}
+
 // NR: the bit-reversed-output kernel (small_ntt_panel_nr_*; ntt.order is 1). A symbol of its own,
 // so the natural-order kernel's registers are allocated as before (its stores are fewer). RN: the
 // bit-reversed-input kernel (small_ntt_panel_rn_*; ntt.order is 2), natural out.
@@ -386,6 +403,8 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
                         : p.post_lo == nullptr || load_twiddled ? (p.has_scale ? Leave::Scale : Leave::Plain)
                                                                 : Leave::Chain;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
+    // NN's rows in (the 2-D path's second pass below 2^22): straight into M1's registers.
+    const bool rows_m1 = !NR && !RN && GROUPS == 1 && !in_fast && log_n > 8;
     const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;  // RN rows: 16-byte loads
 
     // Twiddles and slots above are set up before the previous kernel's writes are waited for.
@@ -398,7 +417,10 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         uint32_t tid = threadIdx.x;
         asm volatile("" : "+r"(tid));
         const Walk in = walk<GROUPS>(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail, RN && in_fast);
-        if (in_fast) {
+        uint32_t v[PER_THREAD];
+        if (rows_m1) {
+            load_rows_m1(in, v, tiles << TILE_LOG);
+        } else if (in_fast) {
             if constexpr (RN) {
                 if (load_twiddled) {
                     load_rn_twiddled<F, Form, GROUPS>(f, p, in, panel, stride, u0);
@@ -420,14 +442,15 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
             load<false, false, GROUPS>(in, panel, stride);
         }
         if (pi + gridDim.x >= panels) allow_dependent_launch();  // this block's reads are done
-        __syncthreads();
+        if (!rows_m1) __syncthreads();  // registers loaded alone need no barrier: no tile is read
 
 #pragma unroll 1
         for (uint32_t g = 0; g < GROUPS; g++) {
             // Group g's tiles: the g-th blockDim / 256 columns; the other group's stay untouched.
             uint32_t* tile = col + g * (blockDim.x / THREADS);
-            uint32_t v[PER_THREAD];
-            if (log_n > 8) {
+            if (rows_m1) {
+                // v holds M1 already; the previous panel's store is behind the loop's last barrier.
+            } else if (log_n > 8) {
 #pragma unroll
                 for (uint32_t r = 0; r < PER_THREAD; r++) {
                     v[r] = GROUPS == 2 ? *wsx::m1_at(tile, c.s_m1, stride, r) : tile[(c.s_m1 ^ wsx::slot(r << 8)) * stride];
