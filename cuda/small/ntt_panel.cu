@@ -63,6 +63,9 @@ struct PanelParams {
     uint32_t out_t, out_e;
     uint32_t dependent;  // 1: launched as a programmatic dependent of the previous kernel
     uint32_t tiles;      // T: 1, 2, 4 (blockDim 256 T) or 8 (blockDim 1024, two groups)
+    // `Walk::ks` of the input's and the output's walk, from the host (uniform: they depend on
+    // the layout, log_n and T only, and computed here they were ~100 instructions a warp).
+    uint32_t ks_in[5], ks_out[5];
 };
 
 // Where a thread's k-th word of a panel lies (k < LOADS), in global and shared memory. The panel's
@@ -84,7 +87,8 @@ struct Walk {
     uint32_t limit;  // rows: words i = tid + k * blockDim of the panel that exist are i < limit
     bool fast;
     // Bit b of k moves the panel word by h = 2^(sh + b) (sh: log_n - LOG_LOADS with the
-    // transforms fastest, log2 blockDim otherwise): ks[b] = slot(h mod 4096).
+    // transforms fastest, log2 blockDim otherwise): ks[b] = slot(h mod 4096), from the host
+    // (`PanelParams::ks_in`, `ks_out`).
     uint32_t ks[5];
 };
 
@@ -93,7 +97,7 @@ struct Walk {
 template <uint32_t GROUPS>
 __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool fast, uint32_t t,
                                      uint32_t e_shift, uint32_t tid, uint64_t u0, uint32_t log_n,
-                                     uint32_t log_tp, uint32_t avail, bool rev = false) {
+                                     uint32_t log_tp, uint32_t avail, const uint32_t (&ks)[5], bool rev = false) {
     const uint64_t matrix = (u0 >> pp.log_g) << pp.log_m;
     const uint64_t row0 = u0 & ((1ull << pp.log_g) - 1);
     Walk w;
@@ -118,12 +122,8 @@ __device__ __forceinline__ Walk walk(const PanelParams& pp, uint32_t* data, bool
         w.j = 0;
         w.limit = avail << log_n;
     }
-    const uint32_t sh = fast ? log_n - LOG_LOADS<GROUPS> : 31 - __clz(blockDim.x);
 #pragma unroll
-    for (uint32_t b = 0; b < LOG_LOADS<GROUPS>; b++) {
-        const uint32_t h = 1u << (sh + b);
-        w.ks[b] = wsx::slot(h & (TILE - 1));
-    }
+    for (uint32_t b = 0; b < LOG_LOADS<GROUPS>; b++) w.ks[b] = ks[b];
     return w;
 }
 
@@ -356,17 +356,13 @@ __device__ __forceinline__ void load_rn_rows(const Walk& in, uint32_t* panel, ui
 // 256 r, tile j = tid / 256 the panel's words j 4096..) lie at stride 256 from one word, so they
 // load straight into registers, as the tile kernel's do, with no trip through the panel (whose
 // shared-memory writes, reads and addresses were ~300 instructions a warp: benches/NOTES.md,
-// fifty-sixth session). Words past the batch are 0.
-__device__ __forceinline__ void load_rows_m1(const Walk& in, uint32_t (&v)[PER_THREAD], uint32_t panel_words) {
-    const uint32_t tid = threadIdx.x, first = (tid / THREADS) * TILE + tid % THREADS;
-    const uint32_t* src = in.ptr + (first - tid);  // in.ptr is the panel's word tid
-    if (in.limit >= panel_words) {
+// fifty-sixth session). Whole panels only (the 2-D path's always are); a short one is staged.
+__device__ __forceinline__ void load_rows_m1(const Walk& in, uint32_t (&v)[PER_THREAD]) {
+    const uint32_t tid = threadIdx.x;
+    // in.ptr is the panel's word tid; this thread's register 0 is word (tid / 256) 4096 + tid mod 256.
+    const uint32_t* src = in.ptr + (tid / THREADS) * (TILE - THREADS);
 #pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = src[r << 8];
-    } else {
-#pragma unroll
-        for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = first + (r << 8) < in.limit ? src[r << 8] : 0;
-    }
+    for (uint32_t r = 0; r < PER_THREAD; r++) v[r] = src[r << 8];
 }
 
 // NR: the bit-reversed-output kernel (small_ntt_panel_nr_*; ntt.order is 1). A symbol of its own,
@@ -403,8 +399,6 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
                         : p.post_lo == nullptr || load_twiddled ? (p.has_scale ? Leave::Scale : Leave::Plain)
                                                                 : Leave::Chain;
     uint32_t* col = panel + threadIdx.x / THREADS;  // this thread's tile
-    // NN's rows in (the 2-D path's second pass below 2^22): straight into M1's registers.
-    const bool rows_m1 = !NR && !RN && GROUPS == 1 && !in_fast && log_n > 8;
     const bool vec = (reinterpret_cast<uintptr_t>(p.data) & 15) == 0;  // RN rows: 16-byte loads
 
     // Twiddles and slots above are set up before the previous kernel's writes are waited for.
@@ -416,10 +410,12 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         // Recomputed per panel: hoisting the index maps out of the loop would spill.
         uint32_t tid = threadIdx.x;
         asm volatile("" : "+r"(tid));
-        const Walk in = walk<GROUPS>(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail, RN && in_fast);
+        const Walk in = walk<GROUPS>(pp, p.data, in_fast, pp.in_t, pp.in_e, tid, u0, log_n, log_tp, avail, pp.ks_in, RN && in_fast);
+        // NN's rows in (the 2-D path's second pass below 2^22), a whole panel: straight into M1.
+        const bool rows_m1 = !NR && !RN && GROUPS == 1 && !in_fast && log_n > 8 && avail == 1u << log_tp;
         uint32_t v[PER_THREAD];
         if (rows_m1) {
-            load_rows_m1(in, v, tiles << TILE_LOG);
+            load_rows_m1(in, v);
         } else if (in_fast) {
             if constexpr (RN) {
                 if (load_twiddled) {
@@ -467,7 +463,7 @@ __device__ __forceinline__ void kernel(const PanelParams& pp) {
         __syncthreads();  // the store reads every tile
 
         // Store, with the 2-D twiddle and scale of output element e of transform u.
-        const Walk out = walk<GROUPS>(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail, NR && out_fast);
+        const Walk out = walk<GROUPS>(pp, pp.out, out_fast, pp.out_t, pp.out_e, tid, u0, log_n, log_tp, avail, pp.ks_out, NR && out_fast);
         uint32_t n2 = (uint32_t)((u0 + out.uo) & ((1ull << p.post_log_rows) - 1));
         if (RN) n2 = bitrev(n2, p.post_log_rows);
 #define ZKNTT_PANEL_STORE(L, FAST, REV) store<F, Form, Leave::L, FAST, REV, GROUPS, RN>(f, p, out, panel, stride, log_n, u0, n2)

@@ -193,7 +193,7 @@ fn setup(args: KernelArgs<'_>, len: usize) -> Result<Ctx<'_>> {
 }
 
 /// `slot` of ntt_wsx.cu: bits 5..8 of the tile position flip bits 0..4 (bank-conflict swizzle).
-fn slot(p: u32) -> usize {
+pub(crate) fn slot(p: u32) -> usize {
     let h =
         (((p >> 5) & 1) * 3) ^ (((p >> 6) & 1) * 5) ^ (((p >> 7) & 1) * 9) ^ (((p >> 8) & 1) * 17);
     (p ^ h) as usize

@@ -115,6 +115,8 @@ pub(super) struct PanelParams {
     pub out_e: u32,
     pub dependent: u32,
     pub tiles: u32,
+    pub ks_in: [u32; 5],
+    pub ks_out: [u32; 5],
 }
 
 // SAFETY: plain-old-data with the C layout the kernel declares (checked by size in a test).
@@ -126,6 +128,25 @@ pub(crate) fn panel_blocks_per_sm(tiles: u32, smem_per_sm: u32) -> u32 {
     (1024 / panel_threads(tiles))
         .min(super::blocks_by_smem(panel_smem_bytes(tiles), smem_per_sm))
         .max(1)
+}
+
+/// `Walk::ks` of `cuda/small/ntt_panel.cu` for a walk over `layout` (columns: the transforms
+/// fastest): bit b of a thread's word number k moves its panel word by 2^(sh + b), sh = log_n -
+/// log2(words a thread) for columns, log2(threads a block) for rows; entry b is that move's
+/// shared-memory slot, slot(2^(sh + b) mod 4096). Uniform over a launch, so the host computes them.
+fn walk_slots(layout: Layout, log_n: u32, tiles: u32) -> [u32; 5] {
+    // Words a thread moves per panel: 16, or 32 with two groups.
+    let log_loads = if tiles > GROUP_TILES { 5 } else { 4 };
+    let sh = if layout.t == 0 {
+        log_n.saturating_sub(log_loads)
+    } else {
+        panel_threads(tiles).trailing_zeros()
+    };
+    let mut ks = [0; 5];
+    for (b, k) in ks.iter_mut().enumerate().take(log_loads as usize) {
+        *k = crate::twin::slot((1u32 << (sh + b as u32)) & ((1 << TILE_LOG) - 1)) as u32;
+    }
+    ks
 }
 
 /// Where element e of transform u lies: word `(u >> log_g) << log_m | (u mod 2^log_g) << t | e << e`.
@@ -209,6 +230,8 @@ impl SmallNtt {
             out_e: output.e,
             dependent: (dependent && self.dependent_launch) as u32,
             tiles,
+            ks_in: walk_slots(input, params.log_n, tiles),
+            ks_out: walk_slots(output, params.log_n, tiles),
         };
         let grid =
             panels.min(self.sms * panel_blocks_per_sm(tiles, self.smem_per_sm) as u64) as u32;
@@ -249,6 +272,31 @@ mod tests {
     }
 
     #[test]
+    fn walk_slots_move_a_word_by_its_number() {
+        // Word k of a walk is k << sh panel words past word 0 (mod a tile); its slot is word 0's
+        // XOR the entries of k's bits (slot is linear over XOR).
+        for log_n in 4..=TILE_LOG {
+            for tiles in [1, 2, 4, 8] {
+                for layout in [Layout { t: 0, e: 9 }, Layout { t: log_n, e: 0 }] {
+                    let ks = walk_slots(layout, log_n, tiles);
+                    let log_loads = if tiles > GROUP_TILES { 5 } else { 4 };
+                    let sh = if layout.t == 0 {
+                        log_n.saturating_sub(log_loads)
+                    } else {
+                        8 + tiles.min(GROUP_TILES).trailing_zeros()
+                    };
+                    for k in 0u32..1 << log_loads {
+                        let x = (0..log_loads).filter(|b| k >> b & 1 == 1).fold(0, |x, b| x ^ ks[b as usize]);
+                        let word = (k << sh) & ((1 << TILE_LOG) - 1);
+                        assert_eq!(x as usize, crate::twin::slot(word), "2^{log_n}, {tiles} tiles, k {k}");
+                    }
+                    assert!(ks[log_loads as usize..].iter().all(|&k| k == 0));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn wide_panels_from_2_22_words() {
         // Columns of 2^11 in (the columns pass of 2^22, 2^23): 8 tiles from 2^22 words, 4 below;
         // 2^12 columns take 8 either way; 2^10 columns (2^20 x 16) 2 at any size; rows of 2^11
@@ -265,7 +313,7 @@ mod tests {
     #[test]
     fn params_match_the_c_struct() {
         // NttParams (72 bytes), a pointer, 8 x u32: 112 bytes, no padding.
-        assert_eq!(std::mem::size_of::<PanelParams>(), 112);
+        assert_eq!(std::mem::size_of::<PanelParams>(), 152);
         assert_eq!(std::mem::align_of::<PanelParams>(), 8);
     }
 }
