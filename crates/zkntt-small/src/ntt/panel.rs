@@ -286,9 +286,15 @@ mod tests {
                         8 + tiles.min(GROUP_TILES).trailing_zeros()
                     };
                     for k in 0u32..1 << log_loads {
-                        let x = (0..log_loads).filter(|b| k >> b & 1 == 1).fold(0, |x, b| x ^ ks[b as usize]);
+                        let x = (0..log_loads)
+                            .filter(|b| k >> b & 1 == 1)
+                            .fold(0, |x, b| x ^ ks[b as usize]);
                         let word = (k << sh) & ((1 << TILE_LOG) - 1);
-                        assert_eq!(x as usize, crate::twin::slot(word), "2^{log_n}, {tiles} tiles, k {k}");
+                        assert_eq!(
+                            x as usize,
+                            crate::twin::slot(word),
+                            "2^{log_n}, {tiles} tiles, k {k}"
+                        );
                     }
                     assert!(ks[log_loads as usize..].iter().all(|&k| k == 0));
                 }
