@@ -63,8 +63,8 @@ struct PanelParams {
     uint32_t out_t, out_e;
     uint32_t dependent;  // 1: launched as a programmatic dependent of the previous kernel
     uint32_t tiles;      // T: 1, 2, 4 (blockDim 256 T) or 8 (blockDim 1024, two groups)
-    // `Walk::ks` of the input's and the output's walk, from the host (uniform: they depend on
-    // the layout, log_n and T only, and computed here they were ~100 instructions a warp).
+    // `Walk::ks` of the input's and the output's walk, from the host: uniform (the layout, log_n
+    // and T decide them), so no thread need compute them.
     uint32_t ks_in[5], ks_out[5];
 };
 
@@ -354,9 +354,9 @@ __device__ __forceinline__ void load_rn_rows(const Walk& in, uint32_t* panel, ui
 
 // NN's rows in (one group): a thread's 16 words of its tile in M1 (tile position tid mod 256 +
 // 256 r, tile j = tid / 256 the panel's words j 4096..) lie at stride 256 from one word, so they
-// load straight into registers, as the tile kernel's do, with no trip through the panel (whose
-// shared-memory writes, reads and addresses were ~300 instructions a warp: benches/NOTES.md,
-// fifty-sixth session). Whole panels only (the 2-D path's always are); a short one is staged.
+// load straight into registers, as the tile kernel's do, with no trip through the panel's shared
+// memory and its addresses (benches/NOTES.md, fifty-seventh session). Whole panels only (the 2-D
+// path's always are); a short one is staged.
 __device__ __forceinline__ void load_rows_m1(const Walk& in, uint32_t (&v)[PER_THREAD]) {
     const uint32_t tid = threadIdx.x;
     // in.ptr is the panel's word tid; this thread's register 0 is word (tid / 256) 4096 + tid mod 256.

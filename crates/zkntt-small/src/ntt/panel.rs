@@ -318,7 +318,7 @@ mod tests {
 
     #[test]
     fn params_match_the_c_struct() {
-        // NttParams (72 bytes), a pointer, 8 x u32: 112 bytes, no padding.
+        // NttParams (72 bytes), a pointer, 8 x u32, the two walks' 5 x u32 slots: 152 bytes, no padding.
         assert_eq!(std::mem::size_of::<PanelParams>(), 152);
         assert_eq!(std::mem::align_of::<PanelParams>(), 8);
     }
