@@ -607,7 +607,7 @@ fn bit_reverse_each(x: &[u32], log_n: u32) -> Vec<u32> {
 /// NR (natural in, bit-reversed out: against the reference bit-reversed) and RN (bit-reversed
 /// in, natural out: the reference of the input bit-reversed), in place, out of place and by
 /// address, forward and inverse, BabyBear and KoalaBear, at every path's sizes: one tile (2^1,
-/// 2^4, 2^8, 2^10, 2^11, 2^12, batches, whole and partial tiles), the cluster kernel
+/// 2^4, 2^8, 2^9, 2^10, 2^11, 2^12, batches, whole and partial tiles), the cluster kernel
 /// (2^13..2^16, on sm_90) and the panel passes forced there too, the 2-D panels to 2^24 (8-tile
 /// panels) and batches of them, RN also on an input only 4-byte aligned; the default form (Shoup
 /// lazy) and Montgomery (to 2^20). The name keeps the `nr_matches` filter of `issue20.sh
@@ -622,6 +622,7 @@ fn nr_matches_reference_bit_reversed() {
         (1u32, 5usize),
         (4, 3),
         (8, 2),
+        (9, 9),
         (10, 5),
         (11, 3),
         (12, 2),
