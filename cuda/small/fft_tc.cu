@@ -223,7 +223,8 @@ __device__ __forceinline__ void step2(float (&out)[4][4], const uint32_t (&a2)[2
 // transform. For N < 16 (log_r = 0, log_c = log_n) a row is 16 / N transforms and step 2 keeps
 // every output in place.
 // The kernels' constant fragments and twiddles, lane-indexed (conflict-free 16-byte reads) and read
-// before each use (in registers they would cost occupancy, too few loads in flight). They depend
+// before each use (in registers they would cost occupancy, too few loads in flight; only 2^13's
+// one-block kernel, L1-bound and running four tiles of an image a warp, holds them: TileRegs). They depend
 // only on the size and direction, so `fft_tc_f16_consts` builds every such image once (in global
 // memory, the host keeps it) and each block copies its image into shared memory (6 or 9 KiB from
 // L2) instead of computing it (hundreds of instructions and dependent table loads per block):
@@ -239,6 +240,11 @@ __device__ __forceinline__ void step2(float (&out)[4][4], const uint32_t (&a2)[2
 struct TileConsts {
     uint4 frag[2][4][32];  // [matrix][4 regs][lane]
     float2 w1[8][32];      // [mt][nt][e][lane]
+    // What a tile reads of it (tile_first, tile_rest), at each use: step 1's A block, step 2's
+    // B blocks i < 2, twiddle i.
+    __device__ __forceinline__ uint4 a(uint32_t lane) const { return frag[0][0][lane]; }
+    __device__ __forceinline__ uint4 b(uint32_t i, uint32_t lane) const { return frag[1][i][lane]; }
+    __device__ __forceinline__ float2 w(uint32_t i, uint32_t lane) const { return w1[i][lane]; }
 };
 struct LargeConsts {
     uint4 frag[2][4][32];  // as TileConsts'
@@ -359,10 +365,12 @@ __device__ __forceinline__ void get_b(uint32_t (&f)[NT][2][2], const uint4 (&src
 // FULL reads all four blocks instead: for the large kernel's radix-16 step, where the twelve sign
 // flips measured slower than the three reads they save (the 256-point tiles' step 1 measured the
 // other way round; benches/NOTES.md, "fragments derived from a quarter of the images").
-template <uint32_t LOG_R, bool FULL = false>
-__device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&src)[4][32],
-                                          const uint32_t (&x)[2][2][2], uint32_t lane) {
-    const uint4 v = src[0][lane];
+// `frag(i)` gives the lane's part of block i (i = 2 mt + kb) of the image's matrix; only block 0
+// unless FULL.
+template <uint32_t LOG_R, bool FULL = false, typename Frag>
+__device__ __forceinline__ void step1_frags(float (&acc)[2][2][4], Frag frag,
+                                            const uint32_t (&x)[2][2][2], uint32_t lane) {
+    const uint4 v = frag(0);
     const uint32_t a[4] = {v.x, v.y, v.z, v.w};
     if constexpr (LOG_R < 4 && !FULL) {
 #pragma unroll
@@ -385,7 +393,7 @@ __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&s
             for (uint32_t kb = 0; kb < 2; kb++) {
                 uint32_t f[4];
                 if constexpr (FULL) {
-                    const uint4 w = src[2 * mt + kb][lane];
+                    const uint4 w = frag(2 * mt + kb);
                     f[0] = w.x, f[1] = w.y, f[2] = w.z, f[3] = w.w;
                 } else {
                     const uint32_t m = (mt ? sq : 0u) ^ (kb ? sg : 0u);
@@ -399,13 +407,18 @@ __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&s
     }
 }
 
+template <uint32_t LOG_R, bool FULL = false>
+__device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&src)[4][32],
+                                          const uint32_t (&x)[2][2][2], uint32_t lane) {
+    step1_frags<LOG_R, FULL>(acc, [&](uint32_t i) { return src[i][lane]; }, x, lane);
+}
+
 // Step 2 with an image's DFT_16 as a B operand (load_g2<INV, false>(4)), reading its blocks
 // nt = 0, 1 only: output k_b = 4 nt + (g >> 1) of input b = 2 q + 8 j + h (h the register's
 // half), so nt + 2 is nt times w_16^(8 b) = (-1)^h, the high halves' signs flipped.
-__device__ __forceinline__ void step2_img(float (&out)[4][4], const uint32_t (&a2)[2][4],
-                                          const uint4 (&src)[4][32], uint32_t lane) {
-    uint32_t b[2][2][2];  // [nt][kb][reg]
-    get_b<2>(b, src, lane);
+// b0, b1: the lane's part of the image's blocks 0 and 1 (get_b's layout).
+__device__ __forceinline__ void step2_frags(float (&out)[4][4], const uint32_t (&a2)[2][4], uint4 b0, uint4 b1) {
+    const uint32_t b[2][2][2] = {{{b0.x, b0.y}, {b0.z, b0.w}}, {{b1.x, b1.y}, {b1.z, b1.w}}};  // [nt][kb][reg]
 #pragma unroll
     for (uint32_t nt = 0; nt < 4; nt++) {
         const uint32_t m = nt < 2 ? 0u : 0x80000000u;
@@ -419,31 +432,60 @@ __device__ __forceinline__ void step2_img(float (&out)[4][4], const uint32_t (&a
     }
 }
 
+__device__ __forceinline__ void step2_img(float (&out)[4][4], const uint32_t (&a2)[2][4],
+                                          const uint4 (&src)[4][32], uint32_t lane) {
+    step2_frags(out, a2, src[0][lane], src[1][lane]);
+}
+
+// A TILE image's operands held in registers, for a warp that runs several tiles of one image in a
+// row (fft_whole): read once instead of once a tile (the image in shared memory, TileConsts'
+// accessors, is the default).
+template <uint32_t LOG_R>
+struct TileRegs {
+    uint4 a_, b_[2];
+    float2 w_[LOG_R < 4 ? 4 : 8];  // tile_rest reads w1[4..8) only at R = 16
+    __device__ __forceinline__ TileRegs(const TileConsts& c, uint32_t lane) : a_(c.a(lane)), b_{c.b(0, lane), c.b(1, lane)} {
+#pragma unroll
+        for (uint32_t i = 0; i < (LOG_R < 4 ? 4 : 8); i++) w_[i] = c.w(i, lane);
+    }
+    __device__ __forceinline__ uint4 a(uint32_t) const { return a_; }
+    __device__ __forceinline__ uint4 b(uint32_t i, uint32_t) const { return b_[i]; }
+    __device__ __forceinline__ float2 w(uint32_t i, uint32_t) const { return w_[i]; }
+};
+
+// The operands tiles of one image read: the image in shared memory itself, or with REGS a
+// TileRegs of it.
+template <bool REGS, uint32_t LOG_R>
+__device__ __forceinline__ decltype(auto) tile_operands(const TileConsts& c, uint32_t lane) {
+    if constexpr (REGS) return TileRegs<LOG_R>(c, lane);
+    else return (c);
+}
+
 // A TILE image's two steps on one warp tile, split where the callers issue their next loads:
 // step 1 (block-diag DFT_{2^LOG_R}) on the B fragments x (see step1), then the twiddle, step 2,
-// outputs as step2's.
-template <uint32_t LOG_R>
-__device__ __forceinline__ void tile_first(const TileConsts& c, const uint32_t (&x)[2][2][2],
+// outputs as step2's. C: the image (TileConsts in shared memory, or TileRegs).
+template <uint32_t LOG_R, typename C>
+__device__ __forceinline__ void tile_first(const C& c, const uint32_t (&x)[2][2][2],
                                            float (&acc)[2][2][4], uint32_t lane) {
-    step1_img<LOG_R>(acc, c.frag[0], x, lane);
+    step1_frags<LOG_R>(acc, [&](uint32_t) { return c.a(lane); }, x, lane);
 }
 
 // The twiddle of row k_a = 8 mt + g is w^{b (k_a & (R - 1))}: for R <= 8 the same for mt = 0 and
 // 1, so those tiles read half of w1 (8 of the 16 wavefronts of its reads).
-template <uint32_t LOG_R>
-__device__ __forceinline__ void tile_rest(const TileConsts& c, float (&acc)[2][2][4],
+template <uint32_t LOG_R, typename C>
+__device__ __forceinline__ void tile_rest(const C& c, float (&acc)[2][2][4],
                                           float (&y)[4][4], uint32_t lane) {
 #pragma unroll
     for (uint32_t nt = 0; nt < 2; nt++)
 #pragma unroll
         for (uint32_t e = 0; e < 2; e++) {
-            const float2 w0 = c.w1[2 * nt + e][lane];
+            const float2 w0 = c.w(2 * nt + e, lane);
             twiddle(acc[0][nt], e, w0);
-            twiddle(acc[1][nt], e, LOG_R < 4 ? w0 : c.w1[4 + 2 * nt + e][lane]);
+            twiddle(acc[1][nt], e, LOG_R < 4 ? w0 : c.w(4 + 2 * nt + e, lane));
         }
     uint32_t a2[2][4];
     to_a2(a2, acc);
-    step2_img(y, a2, c.frag[1], lane);
+    step2_frags(y, a2, c.b(0, lane), c.b(1, lane));
 }
 
 template <bool INV, uint32_t LOG_N>
@@ -942,9 +984,9 @@ __device__ __forceinline__ void tile_words(uint32_t (&x)[2][2][2], Word word) {
 // tile's first column, d the register's), w^{n2 k1} = w^{n2_0 a} w^{d a} w^{n2 c_h} (w^{n2 c_nt})^nt:
 // the caller gives lane0 = w^{n2_0 a}, w_a = w^a and w_n(m) = w^m for the uniform factors (the
 // same in every lane); the rest are fp32 products, not a twiddle computed or gathered a point.
-template <uint32_t LOG_N1, typename WofN, typename Pad>
+template <uint32_t LOG_N1, typename C, typename WofN, typename Pad>
 __device__ __forceinline__ void column_tile(uint32_t* data, uint32_t b_ld, uint32_t b_st,
-                                            const TileConsts& c, uint32_t n2_0, float2 lane0, float2 w_a,
+                                            const C& c, uint32_t n2_0, float2 lane0, float2 w_a,
                                             WofN w_n, Pad pad, uint32_t lane) {
     constexpr uint32_t log_r = LOG_N1 - 4, r = 1u << log_r, N1 = 1u << LOG_N1, c_nt = 4u << log_r;
     static_assert(LOG_N1 >= 7, "a lane's stores within one column (the lane's offset < N1)");
@@ -1109,7 +1151,9 @@ struct WholeHead {
 };
 static_assert(sizeof(WholeHead) == 12416, "the host's WHOLE_HEAD_BYTES (crates/zkntt-small/src/fft/gpu.rs)");
 
-template <bool INV, uint32_t LOG_N1, uint32_t LOG_N2>
+// REGS: each warp holds a phase's tile image in registers (TileRegs) across its tiles of that
+// phase, instead of reading it from shared memory a tile.
+template <bool INV, uint32_t LOG_N1, uint32_t LOG_N2, bool REGS = false>
 __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t* __restrict__ out,
                                           const float2* tw, const uint4* images, uint64_t total) {
     ZKNTT_DYNAMIC_SHARED(unsigned char, whole_smem);
@@ -1179,16 +1223,18 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
         // tile to tile (times w^{8 C a}), the second is w^a or 1, the third the same in every lane
         // (broadcast loads): no per-lane table gathers (those cost up to 32 L1 wavefronts each).
         float2 carried = w_lane0;
+        decltype(auto) c1 = tile_operands<REGS, log_r1>(hd.c1, lane);
 #pragma unroll 1
         for (uint32_t T = warp; T < (N >> 8); T += WARPS) {
             column_tile<LOG_N1>(data, pad_whole<LOG_N1>(256 * T + lane_ld), pad_whole<LOG_N1>(256 * T + st1),
-                                hd.c1, C * T, carried, w_a, w_uniform,
+                                c1, C * T, carried, w_a, w_uniform,
                                 [](uint32_t a) { return pad_whole<LOG_N1>(a); }, lane);
             carried = cmul(carried, w_step);
         }
         __syncthreads();
 
         // Row tiles: rows T 256 / N2 + [0, 256 / N2), output k2 of row k1 at k2 N1 + k1.
+        decltype(auto) c2 = tile_operands<REGS, log_r2>(hd.c2, lane);
 #pragma unroll 1
         for (uint32_t T = warp; T < (N >> 8); T += WARPS) {
             const uint32_t k1_0 = T << (8 - LOG_N2);
@@ -1197,8 +1243,8 @@ __device__ __forceinline__ void fft_whole(const uint4* __restrict__ in, uint32_t
             tile_words(x, [&](uint32_t at) { return data[b_ld + pad_whole<LOG_N1>(row_at(at))]; });
             __syncwarp();
             float acc[2][2][4], y[4][4];
-            tile_first<log_r2>(hd.c2, x, acc, lane);
-            tile_rest<log_r2>(hd.c2, acc, y, lane);
+            tile_first<log_r2>(c2, x, acc, lane);
+            tile_rest<log_r2>(c2, acc, y, lane);
 #pragma unroll
             for (uint32_t nt = 0; nt < 4; nt++)
 #pragma unroll
@@ -1294,21 +1340,25 @@ ZKNTT_FFT_LARGE(12)
 // Launch: block 256, dynamic shared memory whole_smem_bytes(log_n) (crates/zkntt-small/src/fft/
 // gpu.rs: the WholeHead, then pad_whole(N - 1) + 1 words; 52, 93 and 173 KiB), any grid. In/out: as
 // the one-launch kernels' (total a multiple of 2^log_n), in != out.
-#define ZKNTT_FFT_WHOLE(LOG_N, LOG_N1, MIN_BLOCKS)                                                   \
+#define ZKNTT_FFT_WHOLE(LOG_N, LOG_N1, MIN_BLOCKS, REGS)                                             \
     extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS) fft_tc_f16_whole_forward_##LOG_N( \
         const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,            \
         uint64_t total) {                                                                           \
-        zkntt::fft::fft_whole<false, LOG_N1, LOG_N - LOG_N1>(in, out, tw, images, total);           \
+        zkntt::fft::fft_whole<false, LOG_N1, LOG_N - LOG_N1, REGS>(in, out, tw, images, total);     \
     }                                                                                               \
     extern "C" __global__ void __launch_bounds__(256, MIN_BLOCKS) fft_tc_f16_whole_inverse_##LOG_N( \
         const uint4* in, uint32_t* out, const float2* tw, const uint4* images, uint32_t,            \
         uint64_t total) {                                                                           \
-        zkntt::fft::fft_whole<true, LOG_N1, LOG_N - LOG_N1>(in, out, tw, images, total);            \
+        zkntt::fft::fft_whole<true, LOG_N1, LOG_N - LOG_N1, REGS>(in, out, tw, images, total);      \
     }
-// (log N1 as model::split gives it; blocks a multiprocessor as the shared memory allows.)
-ZKNTT_FFT_WHOLE(13, 7, 4)
-ZKNTT_FFT_WHOLE(14, 7, 2)
-ZKNTT_FFT_WHOLE(15, 8, 1)
+// (log N1 as model::split gives it.) 2^13 holds the tile images in registers (REGS: a third of
+// its shared-memory wavefronts gone; it was L1-bound), so 80 registers and 3 blocks a
+// multiprocessor: at 64 (4 blocks) that spills and measured slower than without REGS; 2^14 with
+// REGS measured level, so it and 2^15 read the images a tile (benches/NOTES.md, "tile images in
+// registers").
+ZKNTT_FFT_WHOLE(13, 7, 3, true)
+ZKNTT_FFT_WHOLE(14, 7, 2, false)
+ZKNTT_FFT_WHOLE(15, 8, 1, false)
 #undef ZKNTT_FFT_WHOLE
 
 // Launch: block 256 (a slab of 4096 points = N1 rows of 4096 / N1 adjacent columns per step of

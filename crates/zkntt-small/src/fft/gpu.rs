@@ -37,11 +37,20 @@ const SMALL_MAX_LOG: u32 = 8;
 const IMAGES: u64 = 26;
 const IMAGE_BYTES: u64 = 9 << 10;
 /// Pieces of work per block by kernel (small, large, columns, rows small, rows large, one block
-/// per transform, rows in bands), chosen by sweeps of `zkntt bench fft --work-per-block`
-/// (benches/NOTES.md, "grid"; the large kernel's, the column kernel's and one block per
-/// transform's again in the eleventh session; the bands' not swept apart): see
-/// [`TcFft::set_work_per_block`].
-pub const DEFAULT_WORK_PER_BLOCK: [u32; 7] = [2, 2, 4, 2, 4, 1, 2];
+/// per transform at 2^14/2^15, rows in bands, one block per transform at 2^13), chosen by sweeps
+/// of `zkntt bench fft --work-per-block` (benches/NOTES.md, "grid"; the large kernel's, the column
+/// kernel's and one block per transform's again in the eleventh session, 2^13's in the
+/// fifty-ninth, its kernel holding its tile images in registers; the bands' not swept apart):
+/// see [`TcFft::set_work_per_block`].
+pub const DEFAULT_WORK_PER_BLOCK: [u32; 8] = [2, 2, 4, 2, 4, 1, 2, 2];
+/// The slot of DEFAULT_WORK_PER_BLOCK of one block per transform at 2^log_n.
+const fn whole_slot(log_n: u32) -> usize {
+    if log_n == TcFft::ONE_LAUNCH_MAX_LOG + 1 {
+        7
+    } else {
+        5
+    }
+}
 /// `work_per_block` when no override is set.
 const NO_OVERRIDE: u32 = u32::MAX;
 
@@ -187,8 +196,9 @@ pub struct TcFft {
     /// NO_OVERRIDE for DEFAULT_WORK_PER_BLOCK.
     work_per_block: AtomicU32,
     /// Resident blocks on the whole GPU: small kernel, large kernel, column kernel, row kernels
-    /// (small, large) with the transpose folded in, one block per transform, rows in bands.
-    resident: [u64; 7],
+    /// (small, large) with the transpose folded in, one block per transform at 2^14/2^15, rows in
+    /// bands, one block per transform at 2^13 (DEFAULT_WORK_PER_BLOCK's slots).
+    resident: [u64; 8],
     /// Largest log2 size run as one block per transform: the largest of 13..=WHOLE_MAX_LOG whose
     /// shared memory the GPU lets a block opt into (12: none).
     whole_max_log: u32,
@@ -276,7 +286,7 @@ impl TcFft {
                 allow_smem(gpu, band_kernel_name(dir), band_smem_bytes(band_max_log))?;
             }
         }
-        let mut resident = [0u64; 7];
+        let mut resident = [0u64; 8];
         for (slot, res) in resident.iter_mut().enumerate() {
             // Every kernel of the slot (the one-launch ones: every size), both directions, with
             // its dynamic shared memory.
@@ -292,7 +302,8 @@ impl TcFft {
                     2 => vec![(column_kernel_name(dir), 0)],
                     3 => vec![(rows_kernel_name(SMALL_MAX_LOG, dir), 0)],
                     4 => vec![(rows_kernel_name(SMALL_MAX_LOG + 1, dir), 0)],
-                    5 => (Self::ONE_LAUNCH_MAX_LOG + 1..=whole_max_log)
+                    5 | 7 => (Self::ONE_LAUNCH_MAX_LOG + 1..=whole_max_log)
+                        .filter(|&l| whole_slot(l) == slot)
                         .filter_map(|l| whole_kernel_name(l, dir).map(|n| (n, whole_smem_bytes(l))))
                         .collect(),
                     _ => (*BAND_LOGS.start()..=band_max_log)
@@ -606,7 +617,10 @@ impl TcFft {
         } else if log_n <= Self::ONE_LAUNCH_MAX_LOG {
             (self.grid(total.div_ceil(CHUNK), 1), 0)
         } else {
-            (self.grid(total >> log_n, 5), whole_smem_bytes(log_n))
+            (
+                self.grid(total >> log_n, whole_slot(log_n)),
+                whole_smem_bytes(log_n),
+            )
         };
         let name = kernel_name(log_n, dir)
             .or(whole_kernel_name(log_n, dir))
@@ -700,7 +714,8 @@ mod tests {
                 seen[p] = true;
             }
             // H100: 227 KiB a block at most, 228 KiB a multiprocessor (1 KiB reserved a block):
-            // 4, 2 and 1 blocks of 2^13, 2^14, 2^15.
+            // 4, 2 and 1 blocks of 2^13, 2^14, 2^15 as far as shared memory goes (2^13's 80
+            // registers allow 3: cuda/small/fft_tc.cu, ZKNTT_FFT_WHOLE).
             let bytes = whole_smem_bytes(log_n);
             assert_eq!(bytes, WHOLE_HEAD_BYTES + 4 * words);
             assert!(bytes <= 227 * 1024, "2^{log_n}: {bytes} B");
