@@ -338,18 +338,20 @@ __device__ __forceinline__ void fetch_image(T& dst, const uint4* images, uint32_
     }
 }
 
+// One block of a B-operand matrix, the lane's 16 bytes of it, as [kb][reg] (put_b's layout).
+__device__ __forceinline__ void b_block(uint32_t (&f)[2][2], uint4 v) {
+    f[0][0] = v.x;
+    f[0][1] = v.y;
+    f[1][0] = v.z;
+    f[1][1] = v.w;
+}
+
 // A lane's fragments of one B-operand matrix of an image (its blocks nt < NT), in the layout put_b
 // of build_image wrote: [nt][kb][reg].
 template <uint32_t NT = 4>
 __device__ __forceinline__ void get_b(uint32_t (&f)[NT][2][2], const uint4 (&src)[4][32], uint32_t lane) {
 #pragma unroll
-    for (uint32_t i = 0; i < NT; i++) {
-        const uint4 v = src[i][lane];
-        f[i][0][0] = v.x;
-        f[i][0][1] = v.y;
-        f[i][1][0] = v.z;
-        f[i][1][1] = v.w;
-    }
+    for (uint32_t i = 0; i < NT; i++) b_block(f[i], src[i][lane]);
 }
 
 // Step 1 on the B fragments x[kb][nt][reg] (word (a = 8 kb + q + 4 reg, b = 8 nt + g)): the
@@ -416,9 +418,11 @@ __device__ __forceinline__ void step1_img(float (&acc)[2][2][4], const uint4 (&s
 // Step 2 with an image's DFT_16 as a B operand (load_g2<INV, false>(4)), reading its blocks
 // nt = 0, 1 only: output k_b = 4 nt + (g >> 1) of input b = 2 q + 8 j + h (h the register's
 // half), so nt + 2 is nt times w_16^(8 b) = (-1)^h, the high halves' signs flipped.
-// b0, b1: the lane's part of the image's blocks 0 and 1 (get_b's layout).
+// b0, b1: the lane's part of the image's blocks 0 and 1.
 __device__ __forceinline__ void step2_frags(float (&out)[4][4], const uint32_t (&a2)[2][4], uint4 b0, uint4 b1) {
-    const uint32_t b[2][2][2] = {{{b0.x, b0.y}, {b0.z, b0.w}}, {{b1.x, b1.y}, {b1.z, b1.w}}};  // [nt][kb][reg]
+    uint32_t b[2][2][2];  // [nt][kb][reg]
+    b_block(b[0], b0);
+    b_block(b[1], b1);
 #pragma unroll
     for (uint32_t nt = 0; nt < 4; nt++) {
         const uint32_t m = nt < 2 ? 0u : 0x80000000u;
@@ -442,11 +446,12 @@ __device__ __forceinline__ void step2_img(float (&out)[4][4], const uint32_t (&a
 // accessors, is the default).
 template <uint32_t LOG_R>
 struct TileRegs {
+    static constexpr uint32_t W = LOG_R < 4 ? 4 : 8;  // tile_rest reads w1[4..8) only at R = 16
     uint4 a_, b_[2];
-    float2 w_[LOG_R < 4 ? 4 : 8];  // tile_rest reads w1[4..8) only at R = 16
+    float2 w_[W];
     __device__ __forceinline__ TileRegs(const TileConsts& c, uint32_t lane) : a_(c.a(lane)), b_{c.b(0, lane), c.b(1, lane)} {
 #pragma unroll
-        for (uint32_t i = 0; i < (LOG_R < 4 ? 4 : 8); i++) w_[i] = c.w(i, lane);
+        for (uint32_t i = 0; i < W; i++) w_[i] = c.w(i, lane);
     }
     __device__ __forceinline__ uint4 a(uint32_t) const { return a_; }
     __device__ __forceinline__ uint4 b(uint32_t i, uint32_t) const { return b_[i]; }
